@@ -1,0 +1,52 @@
+// swift-tools-version:6.0
+// The emulator: Foundation, Dispatch, Glibc and OpenSSL only (no third-party packages, by design).
+import PackageDescription
+
+let package = Package(
+    name: "FirebaseStyleEmulator",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "emulator", targets: ["emulator"]),
+        .library(name: "Emulator", targets: ["Emulator"]),
+    ],
+    targets: [
+        // System library: OpenSSL's libcrypto, found with pkg-config (Debian: libssl-dev).
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl"])]
+        ),
+        // Pure model: JSON, paths, clock, ids, canonical errors, auth context. No I/O.
+        .target(name: "EmulatorCore"),
+        // Hand-written HTTP/1.1 server, request parser and router.
+        .target(name: "EmulatorHTTP", dependencies: ["EmulatorCore"]),
+        // The only importer of OpenSSL: RS256, JWKS, hashes, password KDFs, secure random.
+        .target(name: "EmulatorCrypto", dependencies: ["EmulatorCore", "COpenSSL"]),
+        // Security Rules language: lexer, parser, checker, evaluator.
+        .target(name: "EmulatorRules", dependencies: ["EmulatorCore"]),
+        // Services. They never import each other or EmulatorHTTP.
+        .target(name: "EmulatorAuth", dependencies: ["EmulatorCore", "EmulatorCrypto"]),
+        .target(name: "EmulatorStore", dependencies: ["EmulatorCore"]),
+        .target(name: "EmulatorFunctions", dependencies: ["EmulatorCore"]),
+        // Wiring, configuration, REST mapping, admin API, the one error-to-response mapper.
+        .target(
+            name: "Emulator",
+            dependencies: [
+                "EmulatorCore", "EmulatorHTTP", "EmulatorCrypto", "EmulatorRules",
+                "EmulatorAuth", "EmulatorStore", "EmulatorFunctions",
+            ],
+            resources: []
+        ),
+        .executableTarget(name: "emulator", dependencies: ["Emulator"]),
+
+        .testTarget(name: "EmulatorCoreTests", dependencies: ["EmulatorCore"]),
+        .testTarget(name: "EmulatorHTTPTests", dependencies: ["EmulatorHTTP"]),
+        .testTarget(name: "EmulatorCryptoTests", dependencies: ["EmulatorCrypto"]),
+        .testTarget(name: "EmulatorRulesTests", dependencies: ["EmulatorRules"], resources: [.copy("Conformance")]),
+        .testTarget(name: "EmulatorAuthTests", dependencies: ["EmulatorAuth", "EmulatorCrypto"]),
+        .testTarget(name: "EmulatorStoreTests", dependencies: ["EmulatorStore"]),
+        .testTarget(name: "EmulatorFunctionsTests", dependencies: ["EmulatorFunctions"]),
+        .testTarget(name: "EmulatorTests", dependencies: ["Emulator"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

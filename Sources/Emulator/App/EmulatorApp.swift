@@ -1,0 +1,60 @@
+import EmulatorCore
+import EmulatorHTTP
+
+/// The request pipeline: CORS, admin-token check, routing, error mapping and the request log.
+/// Immutable after construction, so it is shared by every connection without locks.
+public final class EmulatorApp: Sendable {
+    /// The services the routes call.
+    public let services: EmulatorServices
+    /// Every route of every API (all ports serve all of them).
+    public let router: Router
+
+    /// Builds the services and the router.
+    public init(services: EmulatorServices) {
+        self.services = services
+        self.router = Routes.makeRouter(services)
+    }
+
+    /// Answers one request; never throws.
+    public func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        let started = WallClock().now()
+        var response = await route(request)
+        CORS.apply(to: &response, for: request)
+        let ms = Double(WallClock().now().microseconds - started.microseconds) / 1000
+        services.logger.log(.debug, "http", "\(request.method) \(request.path) \(response.status) \(String(format3(ms)))ms")
+        return response
+    }
+
+    private func route(_ request: HTTPRequest) async -> HTTPResponse {
+        if let preflight = CORS.preflight(for: request) { return preflight }
+        if let token = services.config.adminToken, request.path.hasPrefix("/emulator/v1"),
+           request.bearerToken != token
+        {
+            return ErrorResponder.response(for: .unauthenticated(
+                "This emulator requires an admin token for /emulator/v1: send Authorization: Bearer <token>."))
+        }
+        switch router.resolve(method: request.method, path: request.path) {
+        case .found(let handler, let match):
+            do {
+                return try await handler(request, match)
+            } catch {
+                return ErrorResponder.response(for: error, logger: services.logger)
+            }
+        case .methodNotAllowed(let allowed):
+            var r = ErrorResponder.response(for: EmulatorError(
+                .invalidArgument, "Method \(request.method) is not allowed on \(request.path); allowed: \(allowed.joined(separator: ", ")).",
+                httpStatus: 405))
+            r.headers.set("Allow", allowed.joined(separator: ", "))
+            return r
+        case .notFound:
+            return ErrorResponder.response(for: .notFound("No route for \(request.method) \(request.path)."))
+        }
+    }
+}
+
+/// Milliseconds with three decimals, without Foundation's formatter.
+func format3(_ v: Double) -> String {
+    let scaled = Int64((v * 1000).rounded())
+    let frac = String(scaled % 1000)
+    return "\(scaled / 1000).\(String(repeating: "0", count: 3 - frac.count))\(frac)"
+}

@@ -1,0 +1,48 @@
+import EmulatorCore
+
+/// The effective configuration of one emulator process: defaults, then a config file
+/// (`emulator.json` or a Firebase `firebase.json`), then command-line flags.
+public struct EmulatorConfig: Sendable, Equatable {
+    /// The default project (`demo-project`).
+    public var projectId: String = "demo-project"
+    /// The host every listener binds (`127.0.0.1`).
+    public var host: String = "127.0.0.1"
+    /// When set, every API is served on this one port only (0 = ephemeral).
+    public var singlePort: Int?
+    /// Per-service ports (Firebase's defaults); each port serves every API.
+    public var ports: [String: Int] = ["hub": 4400, "auth": 9099, "firestore": 8080, "functions": 5001]
+    /// Firestore rules file, if any (absolute, or relative to the working directory).
+    public var rulesPath: String?
+    /// Log threshold.
+    public var logLevel: LogLevel = .info
+    /// Required for `/emulator/v1/*` when set; mandatory for non-loopback hosts.
+    public var adminToken: String?
+    /// Raw `auth` section, decoded by the Auth service.
+    public var auth: JSON = .object([:])
+    /// Raw `firestore` section, decoded by the document store.
+    public var firestore: JSON = .object([:])
+    /// Raw `functions` section, decoded by the functions host.
+    public var functions: JSON = .object([:])
+    /// Durable data directory (journal + snapshot); nil = in memory.
+    public var dataDir: String?
+    /// Export directory to import at start.
+    public var importDir: String?
+    /// Export directory written on clean exit.
+    public var exportOnExit: String?
+
+    /// The built-in defaults.
+    public init() {}
+
+    /// The service names in display order.
+    public static let serviceNames = ["hub", "auth", "firestore", "functions"]
+}
+
+/// A service's advertised address (after binding, so port 0 shows the real port).
+public struct ServiceAddress: Sendable, Equatable {
+    /// `auth`, `firestore`, `functions` or `hub`.
+    public var name: String
+    /// Host.
+    public var host: String
+    /// Port.
+    public var port: Int
+}

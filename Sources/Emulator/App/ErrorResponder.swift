@@ -1,0 +1,33 @@
+import EmulatorCore
+import EmulatorHTTP
+
+/// The one place that turns errors into HTTP responses (Google's error shape). Internal causes
+/// are logged here and never sent to the client.
+public enum ErrorResponder {
+    /// The response for `error`, logging anything that is not an `EmulatorError`.
+    public static func response(for error: any Error, logger: any LogSink) -> HTTPResponse {
+        switch error {
+        case let e as EmulatorError:
+            return response(for: e)
+        case let e as JSONParseError:
+            return response(for: .invalidArgument("Invalid JSON payload received. \(e.description)."))
+        default:
+            logger.log(.error, "http", "unhandled error: \(String(reflecting: error))")
+            return response(for: .internal("Internal error encountered."))
+        }
+    }
+
+    /// The wire body of an `EmulatorError` in its declared style.
+    public static func response(for e: EmulatorError) -> HTTPResponse {
+        var body: [String: JSON] = ["code": .int(Int64(e.status)), "message": .string(e.message)]
+        switch e.style {
+        case .google:
+            body["status"] = .string(e.code.rawValue)
+        case .identityToolkit(let reason, let omitStatus):
+            body["errors"] = [["message": .string(e.message), "reason": .string(reason), "domain": "global"]]
+            if !omitStatus { body["status"] = .string(e.code.rawValue) }
+        }
+        if let details = e.details { body["details"] = details }
+        return .json(["error": .object(body)], status: e.status, pretty: true)
+    }
+}

@@ -1,0 +1,41 @@
+import EmulatorCore
+import EmulatorHTTP
+
+extension HTTPRequest {
+    /// The body parsed as JSON; an empty body is `{}`. Bad JSON → INVALID_ARGUMENT naming the problem.
+    public func jsonBody() throws -> JSON {
+        if body.isEmpty || body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return .object([:]) }
+        do {
+            return try JSON.parse(body)
+        } catch {
+            throw EmulatorError.invalidArgument("Invalid JSON payload received. \(error.description).")
+        }
+    }
+
+    /// The body as a JSON object; any other JSON kind → INVALID_ARGUMENT.
+    public func jsonObjectBody() throws -> [String: JSON] {
+        let v = try jsonBody()
+        guard case .object(let o) = v else {
+            throw EmulatorError.invalidArgument("Invalid JSON payload received. Expected a JSON object, got \(v.kindName).")
+        }
+        return o
+    }
+
+    /// The bearer token of the `Authorization` header, if the scheme is Bearer (case-insensitive).
+    public var bearerToken: String? {
+        guard let h = headers["Authorization"] else { return nil }
+        let parts = h.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return String(parts[1]).trimmingSpaces
+    }
+}
+
+extension String {
+    /// The string without leading/trailing spaces and tabs.
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while s.first == " " || s.first == "\t" { s = s.dropFirst() }
+        while s.last == " " || s.last == "\t" { s = s.dropLast() }
+        return String(s)
+    }
+}

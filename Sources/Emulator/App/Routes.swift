@@ -1,0 +1,11 @@
+import EmulatorHTTP
+
+/// Assembles every API's routes into one router. Each API registers its own routes in its own
+/// file (`StatusRoutes`, `AuthRoutes`, `StoreRoutes`, `FunctionsRoutes`, `AdminRoutes`).
+enum Routes {
+    static func makeRouter(_ s: EmulatorServices) -> Router {
+        var r = Router()
+        StatusRoutes.register(&r, s)
+        return r
+    }
+}

@@ -1,0 +1,2 @@
+/// Marker for the EmulatorAuth module (its contents arrive with its issue).
+enum EmulatorAuthModule {}

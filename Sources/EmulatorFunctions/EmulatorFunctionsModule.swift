@@ -1,0 +1,2 @@
+/// Marker for the EmulatorFunctions module (its contents arrive with its issue).
+enum EmulatorFunctionsModule {}

@@ -1,0 +1,59 @@
+/// An ordered list of header fields with case-insensitive lookup.
+public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+    /// The fields in arrival (or insertion) order; names keep their original case.
+    public private(set) var fields: [(name: String, value: String)] = []
+
+    /// Creates an empty set of headers.
+    public init() {}
+
+    /// Creates headers from name/value pairs.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        for (n, v) in elements { add(n, v) }
+    }
+
+    /// Appends a field (duplicates allowed).
+    public mutating func add(_ name: String, _ value: String) { fields.append((name, value)) }
+
+    /// Replaces every field called `name` with one field.
+    public mutating func set(_ name: String, _ value: String) {
+        remove(name)
+        fields.append((name, value))
+    }
+
+    /// Removes every field called `name`.
+    public mutating func remove(_ name: String) {
+        fields.removeAll { $0.name.caseInsensitiveEquals(name) }
+    }
+
+    /// The first value of `name`, case-insensitively.
+    public subscript(_ name: String) -> String? {
+        fields.first { $0.name.caseInsensitiveEquals(name) }?.value
+    }
+
+    /// All values of `name`.
+    public func values(_ name: String) -> [String] {
+        fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
+    }
+
+    /// Iterates the fields in order.
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
+
+    /// Field-by-field equality (names compared case-insensitively).
+    public static func == (a: HTTPHeaders, b: HTTPHeaders) -> Bool {
+        a.fields.count == b.fields.count
+            && zip(a.fields, b.fields).allSatisfy { $0.name.caseInsensitiveEquals($1.name) && $0.value == $1.value }
+    }
+}
+
+extension String {
+    /// ASCII case-insensitive equality (header names are ASCII tokens).
+    func caseInsensitiveEquals(_ other: String) -> Bool {
+        let a = utf8, b = other.utf8
+        guard a.count == b.count else { return false }
+        for (x, y) in zip(a, b) where x != y {
+            let lx = x | 0x20, ly = y | 0x20
+            if lx != ly || lx < 0x61 || lx > 0x7A { return false }
+        }
+        return true
+    }
+}

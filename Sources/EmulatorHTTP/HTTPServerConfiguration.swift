@@ -1,0 +1,31 @@
+/// Listening addresses and limits of the HTTP server.
+public struct HTTPServerConfiguration: Sendable {
+    /// One address to listen on; port 0 asks the kernel for a free port.
+    public struct Listener: Sendable, Equatable {
+        /// Host name or literal address (`127.0.0.1`, `::1`, `localhost`, `0.0.0.0`).
+        public var host: String
+        /// Port; 0 = ephemeral.
+        public var port: Int
+        /// Creates a listener.
+        public init(host: String, port: Int) {
+            self.host = host
+            self.port = port
+        }
+    }
+
+    /// Where to listen. Every listener serves the same responder.
+    public var listeners: [Listener]
+    /// Largest accepted request line plus headers (431 beyond).
+    public var maxHeaderBytes: Int = 64 * 1024
+    /// Largest accepted body (413 beyond).
+    public var maxBodyBytes: Int = 32 * 1024 * 1024
+    /// How long a client may take to send a complete request head (seconds); 408 and close after.
+    public var headerTimeout: Double = 10
+    /// How long an idle keep-alive connection is kept open (seconds).
+    public var idleTimeout: Double = 60
+    /// How long shutdown waits for in-flight requests before closing anyway (seconds).
+    public var shutdownGrace: Double = 5
+
+    /// Creates a configuration.
+    public init(listeners: [Listener]) { self.listeners = listeners }
+}

@@ -1,0 +1,2 @@
+/// Marker for the EmulatorRules module (its contents arrive with its issue).
+enum EmulatorRulesModule {}

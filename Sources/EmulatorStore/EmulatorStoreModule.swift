@@ -1,0 +1,2 @@
+/// Marker for the EmulatorStore module (its contents arrive with its issue).
+enum EmulatorStoreModule {}
