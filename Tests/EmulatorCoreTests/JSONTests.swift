@@ -82,3 +82,18 @@ import Testing
         #expect(g.documentID() != g.documentID())
     }
 }
+
+@Suite struct Base64Tests {
+    @Test(arguments: [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg==")])
+    func roundTripsStandard(plain: String, encoded: String) {
+        #expect(Base64.encode(Array(plain.utf8)) == encoded)
+        #expect(Base64.decode(encoded) == Array(plain.utf8))
+    }
+
+    @Test func urlSafeIsUnpadded() {
+        #expect(Base64.urlEncode([0xFB, 0xFF]) == "-_8")
+        #expect(Base64.decode("-_8") == [0xFB, 0xFF])
+        #expect(Base64.decode("a b") == nil)
+        #expect(Base64.decode("Zg=x") == nil)
+    }
+}
