@@ -1,0 +1,131 @@
+import EmulatorCore
+import Foundation
+
+/// Reads configuration files: our own `emulator.json` and a Firebase project's `firebase.json`
+/// (`emulators.{auth,firestore,functions,hub}.{host,port}`, `firestore.rules`), so an existing
+/// Firebase project switches with no new config. Relative paths resolve against the file's folder.
+public enum ConfigLoader {
+    /// The keys `emulator.json` accepts at the top level (anything else is a typo, reported).
+    static let knownKeys: Set<String> = [
+        "$schema", "project", "host", "port", "ports", "rules", "logLevel", "adminToken",
+        "auth", "firestore", "functions", "dataDir", "import", "exportOnExit",
+    ]
+
+    /// Loads the file at `path` over the defaults. Errors name the file and the key.
+    public static func load(path: String, into config: inout EmulatorConfig) throws(CLIError) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CLIError("cannot read config file '\(path)': no such file or not readable")
+        }
+        let json: JSON
+        do { json = try JSON.parse(Array(data)) } catch {
+            throw CLIError("config file '\(path)' is not valid JSON: \(error.description)")
+        }
+        guard case .object(let root) = json else { throw CLIError("config file '\(path)' must hold a JSON object") }
+        let dir = (path as NSString).deletingLastPathComponent
+        if root["emulators"] != nil || (path as NSString).lastPathComponent == "firebase.json" {
+            try loadFirebaseJSON(root, path: path, dir: dir, into: &config)
+        } else {
+            try loadEmulatorJSON(root, path: path, dir: dir, into: &config)
+        }
+    }
+
+    /// True for ids we accept as project ids.
+    public static func isValidProjectId(_ id: String) -> Bool {
+        !id.isEmpty && id.count <= 128 && !id.contains(where: { $0 == "/" || $0 == ":" || $0 == " " || $0 == "\t" || $0 == "\n" })
+    }
+
+    static func resolve(_ p: String, _ dir: String) -> String {
+        if p.hasPrefix("/") || dir.isEmpty { return p }
+        return (dir as NSString).appendingPathComponent(p)
+    }
+
+    static func loadEmulatorJSON(_ root: [String: JSON], path: String, dir: String, into c: inout EmulatorConfig) throws(CLIError) {
+        if let bad = root.keys.sorted().first(where: { !knownKeys.contains($0) }) {
+            throw CLIError("config file '\(path)': unknown key '\(bad)' (known: \(knownKeys.filter { $0 != "$schema" }.sorted().joined(separator: ", ")))")
+        }
+        func string(_ key: String) throws(CLIError) -> String? {
+            guard let v = root[key], !v.isNull else { return nil }
+            guard let s = v.stringValue else { throw CLIError("config file '\(path)': '\(key)' must be a string, got \(v.kindName)") }
+            return s
+        }
+        func port(_ v: JSON, _ name: String) throws(CLIError) -> Int {
+            guard let n = v.intValue, (0...65535).contains(n) else { throw CLIError("config file '\(path)': '\(name)' must be a port number 0-65535, got \(v)") }
+            return Int(n)
+        }
+        if let p = try string("project") {
+            guard isValidProjectId(p) else { throw CLIError("config file '\(path)': 'project' '\(p)' is not a valid project id") }
+            c.projectId = p
+        }
+        if let h = try string("host") { c.host = h }
+        if let v = root["port"], !v.isNull { c.singlePort = try port(v, "port") }
+        if let v = root["ports"], !v.isNull {
+            guard case .object(let ports) = v else { throw CLIError("config file '\(path)': 'ports' must be an object like {\"auth\": 9099}") }
+            for (name, p) in ports {
+                guard EmulatorConfig.serviceNames.contains(name) else {
+                    throw CLIError("config file '\(path)': unknown service '\(name)' in 'ports' (known: \(EmulatorConfig.serviceNames.joined(separator: ", ")))")
+                }
+                c.ports[name] = try port(p, "ports.\(name)")
+            }
+        }
+        if let r = try string("rules") { c.rulesPath = resolve(r, dir) }
+        if let l = try string("logLevel") {
+            guard let level = LogLevel(name: l) else { throw CLIError("config file '\(path)': 'logLevel' must be debug, info, warning or error, got '\(l)'") }
+            c.logLevel = level
+        }
+        if let t = try string("adminToken") { c.adminToken = t }
+        for key in ["auth", "firestore", "functions"] {
+            guard let v = root[key], !v.isNull else { continue }
+            guard case .object = v else { throw CLIError("config file '\(path)': '\(key)' must be an object") }
+            switch key {
+            case "auth": c.auth = v
+            case "firestore": c.firestore = v
+            default: c.functions = resolveFunctionPaths(v, dir)
+            }
+        }
+        if let d = try string("dataDir") { c.dataDir = resolve(d, dir) }
+        if let d = try string("import") { c.importDir = resolve(d, dir) }
+        if let d = try string("exportOnExit") { c.exportOnExit = resolve(d, dir) }
+    }
+
+    /// Codebase working directories and watched folders are relative to the config file.
+    static func resolveFunctionPaths(_ v: JSON, _ dir: String) -> JSON {
+        guard case .object(var o) = v, case .array(let codebases)? = o["codebases"] else { return v }
+        o["codebases"] = .array(codebases.map { cb in
+            guard case .object(var c) = cb else { return cb }
+            for k in ["workingDirectory", "watch"] { if let s = c[k]?.stringValue { c[k] = .string(resolve(s, dir)) } }
+            return .object(c)
+        })
+        return .object(o)
+    }
+
+    static func loadFirebaseJSON(_ root: [String: JSON], path: String, dir: String, into c: inout EmulatorConfig) throws(CLIError) {
+        if case .object(let emulators)? = root["emulators"] {
+            for (name, section) in emulators {
+                guard EmulatorConfig.serviceNames.contains(name), case .object(let s) = section else { continue }
+                if let h = s["host"]?.stringValue { c.host = h }
+                if let p = s["port"] {
+                    // firebase.json allows ports as numbers or numeric strings.
+                    guard let n = p.intValue ?? p.stringValue.flatMap({ Int64($0) }), (0...65535).contains(n) else {
+                        throw CLIError("config file '\(path)': 'emulators.\(name).port' must be a port number, got \(p)")
+                    }
+                    c.ports[name] = Int(n)
+                }
+            }
+        }
+        // `firestore` is an object or (multi-database) an array; the first entry with rules wins.
+        var rules: String?
+        switch root["firestore"] {
+        case .object(let f)?: rules = f["rules"]?.stringValue
+        case .array(let dbs)?: rules = dbs.lazy.compactMap { $0["rules"]?.stringValue }.first
+        default: break
+        }
+        if let rules { c.rulesPath = resolve(rules, dir) }
+        // The project comes from .firebaserc beside firebase.json, as the Firebase CLI reads it.
+        let rc = resolve(".firebaserc", dir)
+        if let data = FileManager.default.contents(atPath: rc), let j = try? JSON.parse(Array(data)),
+           let p = j["projects"]?["default"]?.stringValue, isValidProjectId(p)
+        {
+            c.projectId = p
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import EmulatorCore
+import EmulatorHTTP
+
+/// A running emulator: the services, the request pipeline and the listening server.
+/// This is also the embedding API: a Swift program or test suite calls `start` (with port 0
+/// for ephemeral ports) and `stop`. Immutable after `start`.
+public final class EmulatorRuntime: Sendable {
+    /// The request pipeline (routes can be called directly with `app.handle(_:)` in tests).
+    public let app: EmulatorApp
+    /// Where each service ended up listening (`auth`, `firestore`, `functions`, `hub`).
+    public let addresses: [ServiceAddress]
+    private let server: HTTPServer
+
+    private init(app: EmulatorApp, server: HTTPServer, addresses: [ServiceAddress]) {
+        self.app = app
+        self.server = server
+        self.addresses = addresses
+    }
+
+    /// The services (for registering in-process functions, reading state in tests, ...).
+    public var services: EmulatorServices { app.services }
+
+    /// The address of one service.
+    public func address(of service: String) -> ServiceAddress? { addresses.first { $0.name == service } }
+
+    /// Validates the configuration, builds the services and binds every listener.
+    /// A single port (`singlePort`) serves every API; otherwise each service port does (and
+    /// every one of them still answers every API, so one port is always enough).
+    public static func start(config: EmulatorConfig, logger: any LogSink) async throws -> EmulatorRuntime {
+        if !isLoopback(config.host) && config.adminToken == nil {
+            throw CLIError("refusing to listen on non-loopback host '\(config.host)' without --admin-token: anyone on the network could read and reset your data; pass --admin-token TOKEN (then /emulator/v1/* requires 'Authorization: Bearer TOKEN')")
+        }
+        let services = try EmulatorServices(config: config, logger: logger)
+        let app = EmulatorApp(services: services)
+        // One listener per distinct port, in a fixed order so results map back to services.
+        var ports: [Int] = []
+        var serviceForPort: [(String, Int)] = []
+        for name in EmulatorConfig.serviceNames {
+            let p = config.singlePort ?? config.ports[name] ?? 0
+            serviceForPort.append((name, p))
+            if p == 0 && config.singlePort == nil { ports.append(0) } else if !ports.contains(p) { ports.append(p) }
+        }
+        var serverConfig = HTTPServerConfiguration(listeners: ports.map { .init(host: config.host, port: $0) })
+        serverConfig.maxBodyBytes = 32 * 1024 * 1024
+        let server = HTTPServer(configuration: serverConfig, responder: { [app] in await app.handle($0) })
+        let bound = try server.start()
+        var addresses: [ServiceAddress] = []
+        var zeroIndex = 0
+        for (name, p) in serviceForPort {
+            let index: Int
+            if config.singlePort != nil { index = 0 } else if p == 0 {
+                index = ports.indices.filter { ports[$0] == 0 }[zeroIndex]
+                zeroIndex += 1
+            } else { index = ports.firstIndex(of: p)! }
+            addresses.append(ServiceAddress(name: name, host: config.host, port: bound[index].port))
+        }
+        services.directory.set(addresses)
+        return EmulatorRuntime(app: app, server: server, addresses: addresses)
+    }
+
+    /// Stops accepting, finishes in-flight requests (bounded), and releases the ports.
+    public func stop() async {
+        await server.shutdown()
+    }
+
+    /// The environment a child process needs to talk to this emulator (`exec` sets it).
+    public var clientEnvironment: [String: String] {
+        func hp(_ s: String) -> String? { address(of: s).map { hostPort($0) } }
+        var env: [String: String] = [
+            "GCLOUD_PROJECT": app.services.config.projectId,
+            "GOOGLE_CLOUD_PROJECT": app.services.config.projectId,
+        ]
+        env["FIREBASE_AUTH_EMULATOR_HOST"] = hp("auth")
+        env["FIRESTORE_EMULATOR_HOST"] = hp("firestore")
+        env["FIREBASE_FIRESTORE_EMULATOR_ADDRESS"] = hp("firestore")
+        env["FIREBASE_EMULATOR_HUB"] = hp("hub")
+        env["FUNCTIONS_EMULATOR_HOST"] = hp("functions")
+        return env
+    }
+
+    func hostPort(_ a: ServiceAddress) -> String {
+        let host = a.host == "0.0.0.0" ? "127.0.0.1" : (a.host == "::" ? "::1" : a.host)
+        return host.contains(":") ? "[\(host)]:\(a.port)" : "\(host):\(a.port)"
+    }
+
+    /// Loopback names and addresses (`localhost`, `127.0.0.0/8`, `::1`).
+    public static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+    }
+}

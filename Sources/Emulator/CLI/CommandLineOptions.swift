@@ -1,0 +1,139 @@
+/// What the command line asked for, before it is merged with the config file.
+public struct CommandLineOptions: Equatable {
+    /// The sub-command.
+    public enum Command: Equatable {
+        /// Run until interrupted.
+        case start
+        /// Start, run a command with the emulator's environment, stop, exit with its code.
+        case exec([String])
+        /// Print usage.
+        case help
+        /// Print the version.
+        case version
+    }
+
+    /// The sub-command.
+    public var command: Command = .help
+    /// `--config PATH`.
+    public var configPath: String?
+    /// Flag values by canonical flag name (`project`, `port`, `auth-port`, ...).
+    public var values: [String: String] = [:]
+
+    /// Flags that take a value, in help order.
+    public static let valueFlags: [(name: String, help: String)] = [
+        ("config", "PATH  emulator.json or firebase.json (default: built-in settings)"),
+        ("project", "ID  default project (demo-project)"),
+        ("host", "HOST  address to bind (127.0.0.1); non-loopback needs --admin-token"),
+        ("port", "N  serve every API on this one port (0 = ephemeral)"),
+        ("auth-port", "N  Auth port (9099)"),
+        ("firestore-port", "N  Firestore port (8080)"),
+        ("functions-port", "N  Functions port (5001)"),
+        ("hub-port", "N  hub/admin port (4400)"),
+        ("rules", "PATH  Firestore security rules file"),
+        ("log-level", "LEVEL  debug|info|warning|error (info)"),
+        ("admin-token", "TOKEN  require 'Authorization: Bearer TOKEN' on /emulator/v1/*"),
+        ("data-dir", "DIR  keep data durably in DIR"),
+        ("import", "DIR  import an export at start"),
+        ("export-on-exit", "DIR  export on clean exit"),
+    ]
+
+    /// Parses `arguments` (without the program name). Accepts `--flag value` and `--flag=value`.
+    public static func parse(_ arguments: [String]) throws(CLIError) -> CommandLineOptions {
+        var o = CommandLineOptions()
+        var args = arguments[...]
+        guard let first = args.first else { return o }
+        switch first {
+        case "start": o.command = .start; args = args.dropFirst()
+        case "exec": o.command = .exec([]); args = args.dropFirst()
+        case "help", "--help", "-h": o.command = .help; return o
+        case "--version", "version": o.command = .version; return o
+        default:
+            if first.hasPrefix("-") { o.command = .start } else {
+                throw CLIError("unknown command '\(first)' (expected start, exec, help or --version)")
+            }
+        }
+        while let arg = args.first {
+            args = args.dropFirst()
+            if arg == "--" {
+                guard case .exec = o.command else { throw CLIError("'--' is only valid with 'exec'") }
+                guard !args.isEmpty else { throw CLIError("exec needs a command after '--'") }
+                o.command = .exec(Array(args))
+                return o
+            }
+            if arg == "--help" || arg == "-h" { o.command = .help; return o }
+            if arg == "--version" { o.command = .version; return o }
+            guard arg.hasPrefix("--") else {
+                if case .exec = o.command { throw CLIError("exec runs the command after '--': emulator exec [flags] -- \(arg) ...") }
+                throw CLIError("unexpected argument '\(arg)'")
+            }
+            var name = String(arg.dropFirst(2))
+            var value: String?
+            if let eq = name.firstIndex(of: "=") {
+                value = String(name[name.index(after: eq)...])
+                name = String(name[..<eq])
+            }
+            guard valueFlags.contains(where: { $0.name == name }) else { throw CLIError("unknown flag '--\(name)' (see --help)") }
+            if value == nil {
+                guard let next = args.first, !next.hasPrefix("--") else { throw CLIError("flag '--\(name)' needs a value") }
+                value = next
+                args = args.dropFirst()
+            }
+            if name == "config" { o.configPath = value } else { o.values[name] = value }
+        }
+        if case .exec(let cmd) = o.command, cmd.isEmpty { throw CLIError("exec needs a command after '--': emulator exec [flags] -- CMD [ARGS...]") }
+        return o
+    }
+
+    /// Applies the flags on top of `config` (flags override the config file).
+    public func apply(to config: inout EmulatorConfig) throws(CLIError) {
+        func port(_ flag: String) throws(CLIError) -> Int? {
+            guard let v = values[flag] else { return nil }
+            guard let n = Int(v), (0...65535).contains(n) else { throw CLIError("--\(flag) must be a port number 0-65535, got '\(v)'") }
+            return n
+        }
+        if let v = values["project"] {
+            guard ConfigLoader.isValidProjectId(v) else { throw CLIError("--project '\(v)' is not a valid project id (1-128 characters, no '/', ':' or spaces)") }
+            config.projectId = v
+        }
+        if let v = values["host"] { config.host = v }
+        if let p = try port("port") { config.singlePort = p }
+        for service in ["auth", "firestore", "functions", "hub"] {
+            if let p = try port("\(service)-port") { config.ports[service] = p; if values["port"] == nil { config.singlePort = nil } }
+        }
+        if let v = values["rules"] { config.rulesPath = v }
+        if let v = values["log-level"] {
+            guard let l = LogLevel(name: v) else { throw CLIError("--log-level must be debug, info, warning or error, got '\(v)'") }
+            config.logLevel = l
+        }
+        if let v = values["admin-token"] { config.adminToken = v }
+        if let v = values["data-dir"] { config.dataDir = v }
+        if let v = values["import"] { config.importDir = v }
+        if let v = values["export-on-exit"] { config.exportOnExit = v }
+    }
+
+    /// The usage text.
+    public static var usage: String {
+        var s = """
+            emulator \(EmulatorVersion.current): local Firebase-style Auth, Firestore and Functions emulator
+
+            Usage:
+              emulator start [flags]              run until Ctrl-C
+              emulator exec [flags] -- CMD [ARGS]  start, run CMD with FIREBASE_AUTH_EMULATOR_HOST,
+                                                  FIRESTORE_EMULATOR_HOST, FIREBASE_EMULATOR_HUB,
+                                                  GCLOUD_PROJECT set, stop, exit with CMD's code
+              emulator --version | --help
+
+            Flags:
+
+            """
+        for f in valueFlags {
+            let parts = f.help.split(separator: " ", maxSplits: 1)
+            let left = "  --\(f.name) \(parts[0])"
+            s += left.padding(toLength: 36, withPad: " ", startingAt: 0) + (parts.count > 1 ? String(parts[1]).trimmingSpaces : "") + "\n"
+        }
+        return s
+    }
+}
+
+import EmulatorCore
+import Foundation

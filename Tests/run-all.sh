@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Runs every test: the Swift suites, then the Python real-client suites against the built
+# emulator. Installs what it needs (OpenSSL headers via apt when missing; Python packages in a
+# local virtualenv). Exit status is non-zero when anything fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! pkg-config --exists openssl 2>/dev/null; then
+  echo "== installing libssl-dev and pkg-config"
+  if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq libssl-dev pkg-config
+  else sudo apt-get update -qq && sudo apt-get install -y -qq libssl-dev pkg-config; fi
+fi
+
+mkdir -p .build
+echo "== swift build"
+if ! swift build --build-tests >.build/build.log 2>&1; then
+  grep -E 'error' .build/build.log | head -50
+  echo "swift build failed (full log: .build/build.log)"
+  exit 1
+fi
+
+echo "== swift test"
+set +e
+swift test --skip-build >.build/swift-test.log 2>&1
+swift_status=$?
+set -e
+grep -E '✘|Test run with|error:|Executed [0-9]+ tests' .build/swift-test.log || tail -20 .build/swift-test.log
+
+echo "== python real-client suites"
+if [ ! -x .venv/bin/python ]; then python3 -m venv --system-site-packages .venv; fi
+.venv/bin/python -m pip install -q --disable-pip-version-check -r Tests/python/requirements.txt
+set +e
+EMULATOR_BIN="$PWD/.build/debug/emulator" .venv/bin/python -m pytest -q -p no:cacheprovider Tests/python
+py_status=$?
+set -e
+
+echo "== summary: swift exit $swift_status, python exit $py_status"
+[ "$swift_status" = 0 ] && [ "$py_status" = 0 ]
