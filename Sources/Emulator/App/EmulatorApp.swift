@@ -36,6 +36,7 @@ public final class EmulatorApp: Sendable {
         switch router.resolve(method: request.method, path: request.path) {
         case .found(let handler, let match):
             do {
+                try await injectFault(request, match)
                 return try await handler(request, match)
             } catch {
                 return ErrorResponder.response(for: error, logger: services.logger)
@@ -49,6 +50,16 @@ public final class EmulatorApp: Sendable {
         case .notFound:
             return ErrorResponder.response(for: .notFound("No route for \(request.method) \(request.path)."))
         }
+    }
+}
+
+extension EmulatorApp {
+    /// Applies the first matching injected fault: waits `delayMs`, then throws its error if any.
+    func injectFault(_ request: HTTPRequest, _ match: RouteMatch) async throws {
+        guard let (project, target) = RequestClassifier.classify(request, match, projects: services.projects),
+              let rule = services.faults.fire(projectId: project, target: target) else { return }
+        if rule.delayMs > 0 { try? await Task.sleep(nanoseconds: UInt64(rule.delayMs) * 1_000_000) }
+        if let e = rule.error { throw e }
     }
 }
 

@@ -9,6 +9,8 @@ public struct EmulatorServices: Sendable {
     public let projects: ProjectRegistry
     /// Process logger.
     public let logger: any LogSink
+    /// Injected faults per project.
+    public let faults = FaultInjector()
     /// Bound service addresses (filled after listening starts).
     public let directory = ServiceDirectory()
     /// Process start, for `uptimeMs`.

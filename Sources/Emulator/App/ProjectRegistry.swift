@@ -7,6 +7,7 @@ public final class ProjectRegistry: ProjectEnvironmentProvider {
     struct Entry {
         var environment: ProjectEnvironment
         var apiKey: String?
+        var seed: UInt64?
     }
 
     /// The project used when a request names none (and for unknown API keys).
@@ -26,7 +27,7 @@ public final class ProjectRegistry: ProjectEnvironmentProvider {
         entries.withLock { e in
             if let x = e[projectId] { return x.environment }
             let env = ProjectEnvironment(projectId: projectId, clock: ProjectClock(base: base))
-            e[projectId] = Entry(environment: env, apiKey: nil)
+            e[projectId] = Entry(environment: env, apiKey: nil, seed: nil)
             return env
         }
     }
@@ -43,6 +44,33 @@ public final class ProjectRegistry: ProjectEnvironmentProvider {
     public func projectId(forAPIKey key: String?) -> String {
         guard let key else { return defaultProjectId }
         return entries.withLock { e in e.first { $0.value.apiKey == key }?.key } ?? defaultProjectId
+    }
+
+    /// Seeds the project's id generator (nil = system randomness) and remembers the seed, so a
+    /// reset can restart the same sequence.
+    public func setSeed(_ seed: UInt64?, for projectId: String) {
+        let env = environment(for: projectId)
+        entries.withLock { $0[projectId]?.seed = seed }
+        env.ids.reseed(seed)
+    }
+
+    /// The seed last set for the project.
+    public func seed(of projectId: String) -> UInt64? { entries.withLock { $0[projectId]?.seed } }
+
+    /// The API key registered for the project.
+    public func apiKey(of projectId: String) -> String? { entries.withLock { $0[projectId]?.apiKey } }
+
+    /// Restarts the project's id sequence from its seed (reset keeps the seed).
+    public func restartSequence(of projectId: String) {
+        let env = environment(for: projectId)
+        env.ids.reseed(seed(of: projectId))
+    }
+
+    /// Throws NOT_FOUND for a project never used nor registered (admin endpoints answer 404).
+    public func requireKnown(_ projectId: String) throws {
+        guard contains(projectId) else {
+            throw EmulatorError.notFound("Project '\(projectId)' is unknown: register it with POST /emulator/v1/projects or use it first.")
+        }
     }
 
     /// True when the project has been used or registered.

@@ -6,6 +6,8 @@ enum Routes {
     static func makeRouter(_ s: EmulatorServices) -> Router {
         var r = Router()
         StatusRoutes.register(&r, s)
+        ProjectAdminRoutes.register(&r, s)
+        FaultRoutes.register(&r, s)
         return r
     }
 }

@@ -1,0 +1,41 @@
+import EmulatorHTTP
+
+/// Works out which project, service and operation a routed request is, so faults can match it.
+enum RequestClassifier {
+    /// The project and fault target of a request, or nil for admin/status routes.
+    static func classify(_ req: HTTPRequest, _ match: RouteMatch, projects: ProjectRegistry) -> (String, FaultTarget)? {
+        let template = match.template.description
+        let path = req.path
+        if template.hasPrefix("/emulator") || template == "/" || template == "/emulators" { return nil }
+        if path.hasPrefix("/v1/projects/") {
+            let project = match.params["project"] ?? ""
+            let docPath = match.params["path"] ?? ""
+            let method: String
+            if let verb = match.template.verb {
+                method = verb
+            } else {
+                let depth = docPath.isEmpty ? 0 : docPath.split(separator: "/").count
+                switch req.method {
+                case "GET": method = depth % 2 == 0 ? "get" : "list"
+                case "POST": method = "create"
+                case "PATCH": method = "update"
+                case "DELETE": method = "delete"
+                default: method = req.method.lowercased()
+                }
+            }
+            return (project, FaultTarget(service: "firestore", method: method, path: docPath))
+        }
+        if path.hasPrefix("/identitytoolkit.googleapis.com/") || path.hasPrefix("/securetoken.googleapis.com/")
+            || path.hasPrefix("/www.googleapis.com/")
+        {
+            let method = match.template.verb ?? String(path.split(separator: "/").last ?? "")
+            let project = match.params["project"] ?? match.params["targetProjectId"]
+                ?? projects.projectId(forAPIKey: req.query("key") ?? req.headers["x-goog-api-key"])
+            return (project, FaultTarget(service: "auth", method: method, path: path))
+        }
+        if let project = match.params["project"], let name = match.params["name"], match.params["region"] != nil {
+            return (project, FaultTarget(service: "functions", method: "call", path: path, function: name))
+        }
+        return nil
+    }
+}
