@@ -9,12 +9,17 @@ public struct EmulatorServices: Sendable {
     public let projects: ProjectRegistry
     /// Process logger.
     public let logger: any LogSink
+    /// Named in-memory project snapshots.
+    public let snapshots = SnapshotStore()
     /// Injected faults per project.
     public let faults = FaultInjector()
     /// Bound service addresses (filled after listening starts).
     public let directory = ServiceDirectory()
     /// Process start, for `uptimeMs`.
     public let startedAt: Timestamp
+
+    /// Every service whose per-project data can be reset, captured and restored.
+    public var participants: [any ProjectStateParticipant] { [] }
 
     /// Builds every service from the configuration.
     public init(config: EmulatorConfig, logger: any LogSink, baseClock: any EmulatorClock = WallClock()) throws {

@@ -8,6 +8,7 @@ enum Routes {
         StatusRoutes.register(&r, s)
         ProjectAdminRoutes.register(&r, s)
         FaultRoutes.register(&r, s)
+        ResetRoutes.register(&r, s)
         return r
     }
 }

@@ -1,0 +1,51 @@
+import EmulatorCore
+import Synchronization
+
+/// Named in-memory snapshots of whole projects across every participating service.
+/// State is behind a `Mutex`; a snapshot holds each participant's copy-on-write value, so taking
+/// and restoring one costs no copy of the data.
+public final class SnapshotStore: Sendable {
+    struct Snapshot: Sendable {
+        var name: String
+        var createdAt: Timestamp
+        var parts: [String: any Sendable]
+        var seed: UInt64?
+    }
+
+    private let state: Mutex<[String: [String: Snapshot]]> = Mutex([:])
+
+    /// Creates an empty store.
+    public init() {}
+
+    /// Captures `projectId` from every participant under `name` (replacing an older one).
+    public func save(name: String, projectId: String, participants: [any ProjectStateParticipant], at time: Timestamp, seed: UInt64?) {
+        var parts: [String: any Sendable] = [:]
+        for p in participants { parts[p.participantName] = p.captureProject(projectId) }
+        let snap = Snapshot(name: name, createdAt: time, parts: parts, seed: seed)
+        state.withLock { $0[projectId, default: [:]][name] = snap }
+    }
+
+    /// Restores snapshot `name` into every participant; NOT_FOUND when it does not exist.
+    public func restore(name: String, projectId: String, participants: [any ProjectStateParticipant]) throws {
+        guard let snap = state.withLock({ $0[projectId]?[name] }) else {
+            throw EmulatorError.notFound("No snapshot '\(name)' in project '\(projectId)'.")
+        }
+        for p in participants {
+            guard let part = snap.parts[p.participantName] else { p.resetProject(projectId); continue }
+            try p.restoreProject(projectId, from: part)
+        }
+    }
+
+    /// Names and creation times of the project's snapshots, sorted by name.
+    public func list(projectId: String) -> [(name: String, createdAt: Timestamp)] {
+        state.withLock { ($0[projectId] ?? [:]).values.map { ($0.name, $0.createdAt) }.sorted { $0.name < $1.name } }
+    }
+
+    /// Deletes one snapshot; false when it did not exist.
+    public func delete(name: String, projectId: String) -> Bool {
+        state.withLock { $0[projectId]?.removeValue(forKey: name) != nil }
+    }
+
+    /// Forgets every snapshot.
+    public func clearAll() { state.withLock { $0 = [:] } }
+}

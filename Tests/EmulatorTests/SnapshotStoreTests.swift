@@ -1,0 +1,43 @@
+import EmulatorCore
+import Synchronization
+import Testing
+@testable import Emulator
+
+/// A participant whose data is a counter per project.
+final class CounterParticipant: ProjectStateParticipant {
+    let counts = Mutex<[String: Int]>([:])
+    var participantName: String { "counter" }
+    func bump(_ p: String) { counts.withLock { $0[p, default: 0] += 1 } }
+    func value(_ p: String) -> Int { counts.withLock { $0[p] ?? 0 } }
+    func resetProject(_ p: String) { counts.withLock { $0[p] = nil } }
+    func resetAll() { counts.withLock { $0 = [:] } }
+    func captureProject(_ p: String) -> any Sendable { value(p) }
+    func restoreProject(_ p: String, from snapshot: any Sendable) throws {
+        guard let v = snapshot as? Int else { throw EmulatorError.internal("not a counter snapshot") }
+        counts.withLock { $0[p] = v }
+    }
+}
+
+@Suite struct SnapshotStoreTests {
+    @Test func savesRestoresListsAndDeletes() throws {
+        let c = CounterParticipant()
+        let store = SnapshotStore()
+        c.bump("p"); c.bump("p")
+        store.save(name: "two", projectId: "p", participants: [c], at: Timestamp(seconds: 1), seed: nil)
+        c.bump("p")
+        #expect(c.value("p") == 3)
+        try store.restore(name: "two", projectId: "p", participants: [c])
+        #expect(c.value("p") == 2)
+        #expect(store.list(projectId: "p").map(\.name) == ["two"])
+        #expect(throws: EmulatorError.self) { try store.restore(name: "nope", projectId: "p", participants: [c]) }
+        #expect(store.delete(name: "two", projectId: "p"))
+        #expect(!store.delete(name: "two", projectId: "p"))
+    }
+
+    @Test func snapshotNamesAreValidated() {
+        #expect(throws: EmulatorError.self) { try ResetRoutes.snapshotName("../x") }
+        #expect(throws: EmulatorError.self) { try ResetRoutes.snapshotName("") }
+        #expect(throws: EmulatorError.self) { try ResetRoutes.snapshotName(3) }
+        #expect(try ResetRoutes.snapshotName("before-login_1.0") == "before-login_1.0")
+    }
+}
