@@ -34,7 +34,7 @@ final class CounterParticipant: ProjectStateParticipant {
         #expect(!store.delete(name: "two", projectId: "p"))
     }
 
-    @Test func snapshotNamesAreValidated() {
+    @Test func snapshotNamesAreValidated() throws {
         #expect(throws: EmulatorError.self) { try ResetRoutes.snapshotName("../x") }
         #expect(throws: EmulatorError.self) { try ResetRoutes.snapshotName("") }
         #expect(throws: EmulatorError.self) { try ResetRoutes.snapshotName(3) }
