@@ -1,3 +1,4 @@
+import Foundation
 import EmulatorCore
 import EmulatorHTTP
 import Testing
@@ -111,5 +112,24 @@ import Testing
     ])
     func globMatching(pattern: String, path: String, expected: Bool) {
         #expect(Glob.matches(pattern, path) == expected)
+    }
+}
+
+@Suite struct AdminOpenAPITests {
+    @Test func everyDocumentedPathIsRouted() async throws {
+        let app = try AppPipelineTests.app()
+        let r = await app.handle(HTTPRequest(method: "GET", target: "/emulator/v1/openapi.json"))
+        #expect(r.status == 200)
+        let doc = try JSON.parse(r.body)
+        let paths = try #require(doc["paths"]?.objectValue)
+        for (path, ops) in paths {
+            for method in ops.objectValue?.keys ?? [:].keys {
+                let concrete = path.replacingOccurrences(of: "{project}", with: "demo-project").replacingOccurrences(of: "{name}", with: "n")
+                guard case .found = app.router.resolve(method: method.uppercased(), path: concrete) else {
+                    Issue.record("\(method.uppercased()) \(path) is documented but not routed")
+                    continue
+                }
+            }
+        }
     }
 }

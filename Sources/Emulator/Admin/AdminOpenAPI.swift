@@ -1,0 +1,79 @@
+import EmulatorCore
+import EmulatorHTTP
+
+/// The OpenAPI 3 document of the control plane, served at `GET /emulator/v1/openapi.json`
+/// (for tooling such as schemathesis and for people). Kept next to the routes it describes.
+enum AdminOpenAPI {
+    static func register(_ r: inout Router, _ s: EmulatorServices) {
+        r.get("/emulator/v1/openapi.json") { _, _ in .json(document) }
+    }
+
+    static let errorRef: JSON = ["$ref": "#/components/schemas/Error"]
+
+    static func op(_ summary: String, body: JSON? = nil, params: [String] = ["project"]) -> JSON {
+        var o: [String: JSON] = [
+            "summary": .string(summary),
+            "responses": [
+                "200": ["description": "OK", "content": ["application/json": ["schema": ["type": "object"]]]],
+                "400": ["description": "Bad input", "content": ["application/json": ["schema": errorRef]]],
+                "404": ["description": "Unknown project or resource", "content": ["application/json": ["schema": errorRef]]],
+            ],
+        ]
+        if !params.isEmpty {
+            o["parameters"] = .array(params.map { ["name": .string($0), "in": "path", "required": true, "schema": ["type": "string", "pattern": "^[A-Za-z0-9._-]{1,100}$"]] })
+        }
+        if let body { o["requestBody"] = ["required": true, "content": ["application/json": ["schema": body]]] }
+        return .object(o)
+    }
+
+    static func object(_ props: [String: JSON], required: [String] = []) -> JSON {
+        ["type": "object", "properties": .object(props), "required": .array(required.map { .string($0) }), "additionalProperties": false]
+    }
+
+    static let document: JSON = [
+        "openapi": "3.0.3",
+        "info": ["title": "Emulator control plane", "version": .string(EmulatorVersion.current)],
+        "paths": [
+            "/emulator/v1/status": ["get": op("Process status", params: [])],
+            "/emulator/v1/projects": [
+                "get": op("List projects", params: []),
+                "post": op("Register a project", body: object(["projectId": ["type": "string"], "apiKey": ["type": "string"]], required: ["projectId"]), params: []),
+            ],
+            "/emulator/v1/projects/{project}/clock": [
+                "get": op("Read the project's clock"),
+                "put": op("Freeze or release the clock", body: object(["mode": ["type": "string", "enum": ["system", "frozen"]], "time": ["type": "string", "format": "date-time"]], required: ["mode"])),
+            ],
+            "/emulator/v1/projects/{project}/clock:advance": [
+                "post": op("Advance the clock", body: object(["seconds": ["type": "number"]], required: ["seconds"])),
+            ],
+            "/emulator/v1/projects/{project}/seed": [
+                "get": op("Read the seed"),
+                "put": op("Seed generated ids", body: object(["seed": ["type": "integer", "minimum": 0, "nullable": true]], required: ["seed"])),
+            ],
+            "/emulator/v1/projects/{project}/faults": [
+                "get": op("List injected faults"),
+                "post": op("Inject a fault", body: object([
+                    "match": object(["service": ["type": "string", "enum": ["firestore", "auth", "functions"]], "method": ["type": "string"], "path": ["type": "string"], "function": ["type": "string"]], required: ["service"]),
+                    "error": object(["status": ["type": "string"], "message": ["type": "string"]], required: ["status"]),
+                    "delayMs": ["type": "integer", "minimum": 0, "maximum": 60000],
+                    "times": ["type": "integer", "minimum": 1],
+                    "probability": ["type": "number", "minimum": 0, "maximum": 1],
+                ], required: ["match"])),
+                "delete": op("Clear injected faults"),
+            ],
+            "/emulator/v1/projects/{project}:reset": ["post": op("Clear one project's data in every service")],
+            "/emulator/v1/reset": ["post": op("Clear every project's data, clocks, faults and seeds", params: [])],
+            "/emulator/v1/projects/{project}/snapshots": [
+                "get": op("List snapshots"),
+                "post": op("Save a snapshot", body: object(["name": ["type": "string", "pattern": "^[A-Za-z0-9._-]{1,100}$"]], required: ["name"])),
+            ],
+            "/emulator/v1/projects/{project}/snapshots/{name}:restore": ["post": op("Restore a snapshot", params: ["project", "name"])],
+            "/emulator/v1/projects/{project}/snapshots/{name}": ["delete": op("Delete a snapshot", params: ["project", "name"])],
+        ],
+        "components": [
+            "schemas": [
+                "Error": object(["error": object(["code": ["type": "integer"], "message": ["type": "string"], "status": ["type": "string"]], required: ["code", "message"])], required: ["error"]),
+            ],
+        ],
+    ]
+}
