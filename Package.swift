@@ -18,8 +18,10 @@ let package = Package(
         ),
         // Pure model: JSON, paths, clock, ids, canonical errors, auth context. No I/O.
         .target(name: "EmulatorCore"),
+        // epoll/eventfd for the HTTP event loop (not in Swift's Glibc module map).
+        .target(name: "CEpoll"),
         // Hand-written HTTP/1.1 server, request parser and router.
-        .target(name: "EmulatorHTTP", dependencies: ["EmulatorCore"]),
+        .target(name: "EmulatorHTTP", dependencies: ["EmulatorCore", "CEpoll"]),
         // The only importer of OpenSSL: RS256, JWKS, hashes, password KDFs, secure random.
         .target(name: "EmulatorCrypto", dependencies: ["EmulatorCore", "COpenSSL"]),
         // Security Rules language: lexer, parser, checker, evaluator.

@@ -26,11 +26,14 @@ public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// The hand-written HTTP/1.1 server (placeholder API; implemented in HTTPServer+*.swift).
+/// The hand-written HTTP/1.1 server: one epoll event-loop thread for all sockets, the
+/// responder running in Swift concurrency. See `EventLoop` for the connection rules.
+/// `loop` is set once by `start()` and then only read (behind a `Mutex`).
 public final class HTTPServer: Sendable {
     /// The configuration it was created with.
     public let configuration: HTTPServerConfiguration
     let responder: HTTPResponder
+    private let loop = Mutex<EventLoop?>(nil)
 
     /// Creates a server; nothing is bound until `start()`.
     public init(configuration: HTTPServerConfiguration, responder: @escaping HTTPResponder) {
@@ -39,12 +42,37 @@ public final class HTTPServer: Sendable {
     }
 
     /// Binds every listener and starts serving. Returns the bound addresses in listener order.
+    /// On any bind failure nothing stays bound and the error names the address.
     public func start() throws -> [BoundAddress] {
-        fatalError("HTTPServer is being implemented")
+        signal(SIGPIPE, SIG_IGN)
+        Socket.raiseFileLimit()
+        var fds: [Int32] = []
+        var bound: [BoundAddress] = []
+        do {
+            for l in configuration.listeners {
+                let (fd, port) = try Socket.listen(host: l.host, port: l.port)
+                fds.append(fd)
+                bound.append(BoundAddress(host: l.host, port: port))
+            }
+            let ev = try EventLoop(config: configuration, responder: responder, listenFds: fds)
+            loop.withLock { $0 = ev }
+            ev.start()
+        } catch {
+            for fd in fds { close(fd) }
+            throw error
+        }
+        return bound
     }
 
     /// Stops accepting, lets in-flight requests finish (bounded by `shutdownGrace`), closes all.
+    /// Safe to call more than once.
     public func shutdown() async {
-        fatalError("HTTPServer is being implemented")
+        guard let ev = loop.withLock({ $0 }) else { return }
+        await ev.stop()
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization

@@ -1,0 +1,295 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CEpoll
+import Foundation
+import Synchronization
+
+/// The epoll loop behind `HTTPServer`: accepts, reads, parses, hands complete requests to the
+/// responder in a `Task`, and writes responses back in request order per connection.
+///
+/// Thread confinement: everything but `inbox` is touched only by the loop thread; `inbox`
+/// (responses and commands from other threads) is behind a `Mutex` and the loop is woken
+/// through an eventfd.
+final class EventLoop: @unchecked Sendable {
+    enum Message {
+        case response(fd: Int32, id: UInt64, bytes: [UInt8], close: Bool)
+        case stop
+    }
+
+    private let config: HTTPServerConfiguration
+    private let responder: HTTPResponder
+    private let epfd: Int32
+    private let wakeFd: Int32
+    private var listeners: Set<Int32> = []
+    private var connections: [Int32: Connection] = [:]
+    private let inbox = Mutex<[Message]>([])
+    private var nextId: UInt64 = 1
+    private var stopDeadline: UInt64?
+    private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    private let finished = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    init(config: HTTPServerConfiguration, responder: @escaping HTTPResponder, listenFds: [Int32]) throws {
+        self.config = config
+        self.responder = responder
+        epfd = cepoll_create()
+        wakeFd = cepoll_eventfd()
+        guard epfd >= 0, wakeFd >= 0 else { throw HTTPServerError("cannot create event loop: \(Socket.errorText())") }
+        register(wakeFd, events: cepoll_in)
+        for fd in listenFds {
+            listeners.insert(fd)
+            register(fd, events: cepoll_in)
+        }
+    }
+
+    /// Starts the loop thread.
+    func start() {
+        let t = Thread { [self] in self.run() }
+        t.name = "http-event-loop"
+        t.stackSize = 1 << 20
+        t.start()
+    }
+
+    /// Asks the loop to stop and waits until it has.
+    func stop() async {
+        send(.stop)
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let resumeNow = finished.withLock { s -> Bool in
+                if s.done { return true }
+                s.waiters.append(c)
+                return false
+            }
+            if resumeNow { c.resume() }
+        }
+    }
+
+    private func send(_ m: Message) {
+        inbox.withLock { $0.append(m) }
+        var one: UInt64 = 1
+        _ = write(wakeFd, &one, 8)
+    }
+
+    private func register(_ fd: Int32, events: UInt32) { _ = cepoll_ctl(epfd, 1, fd, events) }
+
+    private func modify(_ fd: Int32, events: UInt32) { _ = cepoll_ctl(epfd, 3, fd, events) }
+
+    private func unregister(_ fd: Int32) { _ = cepoll_ctl(epfd, 2, fd, 0) }
+
+    private func run() {
+        var readyFds = [Int32](repeating: 0, count: 512)
+        var readyEvents = [UInt32](repeating: 0, count: 512)
+        var nextScan = Socket.monotonicNanos() + 100_000_000
+        while true {
+            let n = cepoll_wait(epfd, &readyFds, &readyEvents, 512, 100)
+            if n < 0 && errno != EINTR { break }
+            for i in 0..<max(0, Int(n)) {
+                let fd = readyFds[i]
+                let flags = readyEvents[i]
+                if fd == wakeFd {
+                    var v: UInt64 = 0
+                    _ = read(wakeFd, &v, 8)
+                } else if listeners.contains(fd) {
+                    acceptAll(fd)
+                } else if let c = connections[fd] {
+                    if flags & (cepoll_in | cepoll_hup | cepoll_err | cepoll_rdhup) != 0 { readable(c) }
+                    if flags & cepoll_out != 0, connections[fd] === c { flush(c) }
+                }
+            }
+            processInbox()
+            let now = Socket.monotonicNanos()
+            if now >= nextScan {
+                scanTimeouts(now)
+                nextScan = now + 100_000_000
+            }
+            if let deadline = stopDeadline {
+                if connections.isEmpty || now >= deadline { break }
+            }
+        }
+        for c in Array(connections.values) { closeConnection(c) }
+        for fd in listeners { close(fd) }
+        listeners = []
+        close(epfd)
+        close(wakeFd)
+        let waiters = finished.withLock { s -> [CheckedContinuation<Void, Never>] in
+            s.done = true
+            defer { s.waiters = [] }
+            return s.waiters
+        }
+        for w in waiters { w.resume() }
+    }
+
+    private func acceptAll(_ lfd: Int32) {
+        while true {
+            var storage = sockaddr_storage()
+            var len = UInt32(MemoryLayout<sockaddr_storage>.size)
+            let fd = withUnsafeMutablePointer(to: &storage) { cepoll_accept(lfd, $0, &len) }
+            if fd < 0 { return }  // EAGAIN, or out of fds (retried on the next readiness)
+            var one: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            let c = Connection(fd: fd, id: nextId, remote: Socket.describe(&storage),
+                               parser: HTTPRequestParser(maxHeaderBytes: config.maxHeaderBytes, maxBodyBytes: config.maxBodyBytes))
+            nextId += 1
+            c.idleDeadline = Socket.monotonicNanos() + UInt64(config.idleTimeout * 1e9)
+            connections[fd] = c
+            register(fd, events: cepoll_in | cepoll_rdhup)
+        }
+    }
+
+    private func readable(_ c: Connection) {
+        while true {
+            let n = readBuffer.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 {
+                readBuffer.withUnsafeBytes { c.parser.feed(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+                if n < readBuffer.count { break }
+            } else if n == 0 {
+                c.peerClosed = true
+                break
+            } else {
+                if errno == EAGAIN || errno == EWOULDBLOCK { break }
+                if errno == EINTR { continue }
+                closeConnection(c)
+                return
+            }
+        }
+        advance(c)
+        if c.peerClosed && !c.inFlight && !c.hasPendingOutput, connections[c.fd] === c { closeConnection(c) }
+    }
+
+    /// Parses and dispatches the next request when none is in flight.
+    private func advance(_ c: Connection) {
+        guard connections[c.fd] === c else { return }
+        while !c.inFlight && !c.closeAfterWrite {
+            switch c.parser.next() {
+            case .needMore:
+                if c.parser.hasPartialRequest && c.requestDeadline == nil {
+                    c.requestDeadline = Socket.monotonicNanos() + UInt64(config.headerTimeout * 1e9)
+                    c.idleDeadline = nil
+                }
+                flush(c)
+                return
+            case .expectContinue:
+                c.output.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
+            case .error(let e):
+                c.output.append(contentsOf: Self.errorResponse(status: e.status, message: e.message).wireBytes(head: false, close: true))
+                c.closeAfterWrite = true
+            case .request(var request):
+                c.requestDeadline = nil
+                c.idleDeadline = nil
+                c.inFlight = true
+                request.remoteAddress = c.remote
+                let close = Self.wantsClose(request) || stopDeadline != nil
+                let head = request.method == "HEAD"
+                let fd = c.fd, id = c.id, responder = self.responder
+                Task { [self] in
+                    let response = await responder(request)
+                    self.send(.response(fd: fd, id: id, bytes: response.wireBytes(head: head, close: close), close: close))
+                }
+            }
+        }
+        flush(c)
+    }
+
+    private func processInbox() {
+        let messages = inbox.withLock { m -> [Message] in
+            defer { m.removeAll(keepingCapacity: true) }
+            return m
+        }
+        for m in messages {
+            switch m {
+            case .stop:
+                guard stopDeadline == nil else { continue }
+                stopDeadline = Socket.monotonicNanos() + UInt64(config.shutdownGrace * 1e9)
+                for fd in listeners {
+                    unregister(fd)
+                    close(fd)
+                }
+                listeners = []
+                for c in Array(connections.values) where !c.inFlight && !c.hasPendingOutput { closeConnection(c) }
+            case .response(let fd, let id, let bytes, let close):
+                guard let c = connections[fd], c.id == id else { continue }
+                c.output.append(contentsOf: bytes)
+                c.inFlight = false
+                c.servedRequests += 1
+                if close || stopDeadline != nil { c.closeAfterWrite = true }
+                flush(c)
+                guard connections[fd] === c else { continue }
+                if !c.closeAfterWrite {
+                    c.idleDeadline = Socket.monotonicNanos() + UInt64(config.idleTimeout * 1e9)
+                    advance(c)
+                }
+                if c.peerClosed && !c.inFlight && !c.hasPendingOutput, connections[fd] === c { closeConnection(c) }
+            }
+        }
+    }
+
+    private func flush(_ c: Connection) {
+        guard connections[c.fd] === c else { return }
+        while c.hasPendingOutput {
+            let n = c.output.withUnsafeBytes { p in
+                Glibc.send(c.fd, p.baseAddress! + c.outputOffset, p.count - c.outputOffset, Int32(MSG_NOSIGNAL))
+            }
+            if n > 0 {
+                c.outputOffset += n
+            } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                if !c.wantsWrite {
+                    c.wantsWrite = true
+                    modify(c.fd, events: cepoll_in | cepoll_out | cepoll_rdhup)
+                }
+                return
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                closeConnection(c)
+                return
+            }
+        }
+        c.output.removeAll(keepingCapacity: c.output.capacity <= 256 * 1024)
+        c.outputOffset = 0
+        if c.wantsWrite {
+            c.wantsWrite = false
+            modify(c.fd, events: cepoll_in | cepoll_rdhup)
+        }
+        if c.closeAfterWrite { closeConnection(c) }
+    }
+
+    private func scanTimeouts(_ now: UInt64) {
+        for c in Array(connections.values) where !c.inFlight && !c.hasPendingOutput {
+            if let d = c.requestDeadline, now >= d {
+                c.output.append(contentsOf: Self.errorResponse(status: 408, message: "Timed out waiting for the complete request.").wireBytes(head: false, close: true))
+                c.closeAfterWrite = true
+                flush(c)
+            } else if let d = c.idleDeadline, now >= d, !c.parser.hasPartialRequest {
+                closeConnection(c)
+            }
+        }
+    }
+
+    private func closeConnection(_ c: Connection) {
+        guard connections[c.fd] === c else { return }
+        connections[c.fd] = nil
+        unregister(c.fd)
+        close(c.fd)
+    }
+
+    static func wantsClose(_ r: HTTPRequest) -> Bool {
+        let tokens = r.headers.values("Connection").flatMap { $0.lowercased().split(separator: ",").map { $0.trimmingCharacters(in: " \t") } }
+        if tokens.contains("close") { return true }
+        if r.version == "HTTP/1.0" { return !tokens.contains("keep-alive") }
+        return false
+    }
+
+    static func errorResponse(status: Int, message: String) -> HTTPResponse {
+        let code: String
+        switch status {
+        case 408: code = "DEADLINE_EXCEEDED"
+        case 413, 431: code = "RESOURCE_EXHAUSTED"
+        case 501, 505: code = "UNIMPLEMENTED"
+        default: code = "INVALID_ARGUMENT"
+        }
+        var h = HTTPHeaders()
+        h.add("Content-Type", "application/json; charset=utf-8")
+        let escaped = message.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        let body = "{\"error\":{\"code\":\(status),\"message\":\"\(escaped)\",\"status\":\"\(code)\"}}"
+        return HTTPResponse(status: status, headers: h, body: Array(body.utf8))
+    }
+}

@@ -1,0 +1,290 @@
+/// An incremental HTTP/1.x request parser: a pure state machine with no I/O. Feed it bytes in
+/// any chunking; `next()` yields complete requests in order. The same input always gives the same
+/// requests however it is split (the byte-replay tests check this).
+public struct HTTPRequestParser: Sendable {
+    /// What `next()` found.
+    public enum Event: Sendable {
+        /// A complete request.
+        case request(HTTPRequest)
+        /// The head of a request with `Expect: 100-continue` arrived and its body has not; the
+        /// server should send `100 Continue` (reported once per request).
+        case expectContinue
+        /// More bytes are needed.
+        case needMore
+        /// The input is invalid; the connection must be answered with `status` and closed.
+        case error(HTTPParseError)
+    }
+
+    /// Methods the server implements; other valid tokens get 501.
+    public static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+    private enum Framing: Sendable {
+        case length(Int)
+        case chunked
+    }
+
+    private struct Head: Sendable {
+        var method: String
+        var target: String
+        var version: String
+        var headers: HTTPHeaders
+        var framing: Framing
+        var expectsContinue: Bool
+    }
+
+    private enum ChunkState: Sendable {
+        case size
+        case data(Int)
+        case dataCRLF
+        case trailers
+    }
+
+    private let maxHeaderBytes: Int
+    private let maxBodyBytes: Int
+    private var buffer: [UInt8] = []
+    private var start = 0  // first unconsumed byte
+    private var scan = 0  // where the search for the end of the head resumes
+    private var head: Head?
+    private var body: [UInt8] = []
+    private var chunk: ChunkState = .size
+    private var continueSent = false
+    private var failed: HTTPParseError?
+
+    /// Creates a parser with the given limits.
+    public init(maxHeaderBytes: Int = 64 * 1024, maxBodyBytes: Int = 32 * 1024 * 1024) {
+        self.maxHeaderBytes = maxHeaderBytes
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    /// Appends received bytes.
+    public mutating func feed(_ bytes: some Collection<UInt8>) {
+        if start > 0 && start == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            scan = 0
+            start = 0
+        }
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Appends received bytes from a raw buffer.
+    public mutating func feed(_ bytes: UnsafeRawBufferPointer) {
+        feed(bytes.bindMemory(to: UInt8.self))
+    }
+
+    /// True when bytes of an unfinished request are buffered.
+    public var hasPartialRequest: Bool { head != nil || start < buffer.count }
+
+    /// Parses as far as the buffered bytes allow.
+    public mutating func next() -> Event {
+        if let failed { return .error(failed) }
+        let e = step()
+        if case .error(let err) = e { failed = err }
+        return e
+    }
+
+    private mutating func step() -> Event {
+        if head == nil {
+            guard let end = findHeadEnd() else {
+                if buffer.count - start > maxHeaderBytes { return .error(.headersTooLarge) }
+                return .needMore
+            }
+            if end - start > maxHeaderBytes { return .error(.headersTooLarge) }
+            switch parseHead(buffer[start..<end]) {
+            case .failure(let e): return .error(e)
+            case .success(let h):
+                head = h
+                start = end + 4
+                scan = start
+                body = []
+                chunk = .size
+                continueSent = false
+            }
+        }
+        guard let h = head else { return .needMore }
+        switch h.framing {
+        case .length(let n):
+            let available = buffer.count - start
+            if available < n {
+                if h.expectsContinue && !continueSent && available == 0 { continueSent = true; return .expectContinue }
+                return .needMore
+            }
+            body = Array(buffer[start..<(start + n)])
+            start += n
+        case .chunked:
+            switch readChunks() {
+            case .error(let e): return .error(e)
+            case .needMore:
+                if h.expectsContinue && !continueSent && body.isEmpty { continueSent = true; return .expectContinue }
+                return .needMore
+            default: break
+            }
+        }
+        head = nil
+        scan = start
+        compact()
+        let request = HTTPRequest(method: h.method, target: h.target, headers: h.headers, body: body, version: h.version)
+        body = []
+        return .request(request)
+    }
+
+    private mutating func compact() {
+        if start > 64 * 1024 && start > buffer.count / 2 {
+            buffer.removeSubrange(0..<start)
+            scan -= start
+            start = 0
+        }
+    }
+
+    private mutating func findHeadEnd() -> Int? {
+        var i = max(scan, start)
+        let n = buffer.count
+        while i + 3 < n {
+            if buffer[i] == 13 && buffer[i + 1] == 10 && buffer[i + 2] == 13 && buffer[i + 3] == 10 { return i }
+            i += 1
+        }
+        scan = max(start, n - 3)
+        return nil
+    }
+
+    private func parseHead(_ bytes: ArraySlice<UInt8>) -> Result<Head, HTTPParseError> {
+        var lines: [ArraySlice<UInt8>] = []
+        var lineStart = bytes.startIndex
+        var i = bytes.startIndex
+        while i < bytes.endIndex {
+            if bytes[i] == 13 {
+                guard i + 1 < bytes.endIndex, bytes[i + 1] == 10 else { return .failure(.badRequest("bare CR in request head")) }
+                lines.append(bytes[lineStart..<i])
+                i += 2
+                lineStart = i
+                continue
+            }
+            if bytes[i] == 10 { return .failure(.badRequest("bare LF in request head")) }
+            i += 1
+        }
+        lines.append(bytes[lineStart..<bytes.endIndex])
+        let requestLine = lines[0].split(separator: 32, omittingEmptySubsequences: false)
+        guard requestLine.count == 3, !requestLine[0].isEmpty, !requestLine[1].isEmpty else {
+            return .failure(.badRequest("malformed request line"))
+        }
+        guard requestLine[0].allSatisfy(Self.isTokenByte) else { return .failure(.badRequest("invalid method")) }
+        let method = String(decoding: requestLine[0], as: UTF8.self)
+        guard requestLine[1].allSatisfy({ $0 > 32 && $0 < 127 }) else { return .failure(.badRequest("invalid request target")) }
+        let target = String(decoding: requestLine[1], as: UTF8.self)
+        guard target.hasPrefix("/") || (method == "OPTIONS" && target == "*") else {
+            return .failure(.badRequest("request target must start with '/'"))
+        }
+        let versionBytes = requestLine[2]
+        let version = String(decoding: versionBytes, as: UTF8.self)
+        guard version.hasPrefix("HTTP/"), version.count == 8 else { return .failure(.badRequest("malformed HTTP version")) }
+        guard version == "HTTP/1.1" || version == "HTTP/1.0" else {
+            let v = version.dropFirst(5)
+            if v.first?.isNumber == true && v.last?.isNumber == true && v.dropFirst().first == "." { return .failure(.versionNotSupported) }
+            return .failure(.badRequest("malformed HTTP version"))
+        }
+        guard Self.knownMethods.contains(method) else { return .failure(.notImplemented("method \(method)")) }
+        var headers = HTTPHeaders()
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: 58), colon > line.startIndex else {
+                return .failure(.badRequest("malformed header line"))
+            }
+            let name = line[line.startIndex..<colon]
+            guard name.allSatisfy(Self.isTokenByte) else { return .failure(.badRequest("invalid header name")) }
+            var v = line[(colon + 1)...]
+            while let f = v.first, f == 32 || f == 9 { v = v.dropFirst() }
+            while let l = v.last, l == 32 || l == 9 { v = v.dropLast() }
+            guard v.allSatisfy({ $0 == 9 || $0 >= 32 && $0 != 127 }) else { return .failure(.badRequest("invalid header value")) }
+            headers.add(String(decoding: name, as: UTF8.self), String(decoding: v, as: UTF8.self))
+        }
+        if version == "HTTP/1.1" && headers["Host"] == nil {
+            // RFC 9112 requires Host; be lenient (tools like raw sockets in tests omit it).
+        }
+        let te = headers.values("Transfer-Encoding")
+        let cl = headers.values("Content-Length")
+        var framing: Framing = .length(0)
+        if !te.isEmpty {
+            guard cl.isEmpty else { return .failure(.badRequest("both Content-Length and Transfer-Encoding")) }
+            let codings = te.joined(separator: ",").split(separator: ",").map { $0.trimmingCharacters(in: " \t").lowercased() }
+            guard codings == ["chunked"] else { return .failure(.notImplemented("transfer coding \(te.joined(separator: ","))")) }
+            framing = .chunked
+        } else if !cl.isEmpty {
+            let values = Set(cl.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: " \t") } })
+            guard values.count == 1, let text = values.first, !text.isEmpty, text.utf8.count <= 18,
+                  text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let n = Int(text) else {
+                return .failure(.badRequest("invalid Content-Length"))
+            }
+            guard n <= maxBodyBytes else { return .failure(.bodyTooLarge) }
+            framing = .length(n)
+        }
+        let expects = headers["Expect"]?.lowercased() == "100-continue" && version == "HTTP/1.1"
+        return .success(Head(method: method, target: target, version: version, headers: headers, framing: framing, expectsContinue: expects))
+    }
+
+    /// Consumes chunked framing; `.request` placeholder means "body complete".
+    private mutating func readChunks() -> Event {
+        while true {
+            switch chunk {
+            case .size:
+                guard let eol = findCRLF(from: start) else {
+                    if buffer.count - start > 4096 { return .error(.badRequest("chunk size line too long")) }
+                    return .needMore
+                }
+                var line = buffer[start..<eol]
+                if let semi = line.firstIndex(of: 59) { line = line[..<semi] }  // chunk extensions
+                while let l = line.last, l == 32 || l == 9 { line = line.dropLast() }
+                guard !line.isEmpty, line.count <= 15, let size = Int(String(decoding: line, as: UTF8.self), radix: 16), size >= 0 else {
+                    return .error(.badRequest("invalid chunk size"))
+                }
+                start = eol + 2
+                if size == 0 { chunk = .trailers; continue }
+                guard body.count + size <= maxBodyBytes else { return .error(.bodyTooLarge) }
+                chunk = .data(size)
+            case .data(let remaining):
+                let available = buffer.count - start
+                if available == 0 { return .needMore }
+                let take = min(available, remaining)
+                body.append(contentsOf: buffer[start..<(start + take)])
+                start += take
+                chunk = take == remaining ? .dataCRLF : .data(remaining - take)
+                if take < remaining { return .needMore }
+            case .dataCRLF:
+                guard buffer.count - start >= 2 else { return .needMore }
+                guard buffer[start] == 13, buffer[start + 1] == 10 else { return .error(.badRequest("missing CRLF after chunk data")) }
+                start += 2
+                chunk = .size
+            case .trailers:
+                guard let eol = findCRLF(from: start) else {
+                    if buffer.count - start > maxHeaderBytes { return .error(.headersTooLarge) }
+                    return .needMore
+                }
+                let empty = eol == start
+                start = eol + 2
+                if empty { return .request(HTTPRequest(method: "", target: "/")) }
+            }
+        }
+    }
+
+    private func findCRLF(from: Int) -> Int? {
+        var i = from
+        while i + 1 < buffer.count {
+            if buffer[i] == 13 && buffer[i + 1] == 10 { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    static func isTokenByte(_ b: UInt8) -> Bool {
+        switch b {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): return true
+        default: return "!#$%&'*+-.^_`|~".utf8.contains(b)
+        }
+    }
+}
+
+extension StringProtocol {
+    func trimmingCharacters(in set: String) -> String {
+        var s = Substring(self)
+        while let f = s.first, set.contains(f) { s = s.dropFirst() }
+        while let l = s.last, set.contains(l) { s = s.dropLast() }
+        return String(s)
+    }
+}

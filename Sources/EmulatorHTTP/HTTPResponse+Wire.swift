@@ -1,0 +1,24 @@
+extension HTTPResponse {
+    /// The response as bytes on the wire. `head` omits the body (but keeps its length);
+    /// 1xx, 204 and 304 carry neither body nor length. The server owns framing headers.
+    func wireBytes(head: Bool, close: Bool) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(128 + body.count)
+        out.append(contentsOf: "HTTP/1.1 \(status) \(HTTPResponse.reasonPhrase(status))\r\n".utf8)
+        for (name, value) in headers {
+            if name.caseInsensitiveEquals("Content-Length") || name.caseInsensitiveEquals("Connection")
+                || name.caseInsensitiveEquals("Transfer-Encoding") { continue }
+            out.append(contentsOf: name.utf8)
+            out.append(contentsOf: ": ".utf8)
+            // Never let a header value break the framing.
+            out.append(contentsOf: value.utf8.filter { $0 != 13 && $0 != 10 })
+            out.append(contentsOf: "\r\n".utf8)
+        }
+        let bodyless = status == 204 || status == 304 || (100..<200).contains(status)
+        if !bodyless { out.append(contentsOf: "Content-Length: \(body.count)\r\n".utf8) }
+        if close { out.append(contentsOf: "Connection: close\r\n".utf8) }
+        out.append(contentsOf: "\r\n".utf8)
+        if !head && !bodyless { out.append(contentsOf: body) }
+        return out
+    }
+}
