@@ -86,6 +86,7 @@ public struct HTTPRequestParser: Sendable {
         if head == nil {
             guard let end = findHeadEnd() else {
                 if buffer.count - start > maxHeaderBytes { return .error(.headersTooLarge) }
+                if bareLineFeed { return .error(.badRequest("bare LF in request head")) }
                 return .needMore
             }
             if end - start > maxHeaderBytes { return .error(.headersTooLarge) }
@@ -135,11 +136,15 @@ public struct HTTPRequestParser: Sendable {
         }
     }
 
+    private var bareLineFeed = false
+
     private mutating func findHeadEnd() -> Int? {
         var i = max(scan, start)
         let n = buffer.count
         while i + 3 < n {
             if buffer[i] == 13 && buffer[i + 1] == 10 && buffer[i + 2] == 13 && buffer[i + 3] == 10 { return i }
+            // A LF without CR would never end the head: fail now instead of waiting for a timeout.
+            if buffer[i + 1] == 10 && buffer[i] != 13 { bareLineFeed = true; return nil }
             i += 1
         }
         scan = max(start, n - 3)

@@ -1,0 +1,127 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// A minimal HTTP/1.1 client (one request per connection, `Connection: close`), used by tests and
+/// by the functions host to reach worker processes on loopback. Blocking socket I/O runs on a
+/// background thread; the call is `async`.
+public enum HTTPClient {
+    /// Sends `request` to `host:port` and reads the whole response (Content-Length, chunked or
+    /// close-delimited). `timeout` bounds connecting, and each read and write.
+    public static func send(_ request: HTTPRequest, host: String, port: Int, timeout: Double = 30) async throws -> HTTPResponse {
+        try await withCheckedThrowingContinuation { cont in
+            let t = Thread {
+                do { cont.resume(returning: try sendBlocking(request, host: host, port: port, timeout: timeout)) } catch {
+                    cont.resume(throwing: error)
+                }
+            }
+            t.stackSize = 512 * 1024
+            t.start()
+        }
+    }
+
+    /// The same, blocking the calling thread.
+    public static func sendBlocking(_ request: HTTPRequest, host: String, port: Int, timeout: Double = 30) throws -> HTTPResponse {
+        let fd = try connect(host: host, port: port, timeout: timeout)
+        defer { close(fd) }
+        var head = "\(request.method) \(request.target) HTTP/1.1\r\n"
+        var headers = request.headers
+        if headers["Host"] == nil { headers.add("Host", host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)") }
+        headers.set("Connection", "close")
+        if !request.body.isEmpty || ["POST", "PUT", "PATCH"].contains(request.method) {
+            headers.set("Content-Length", String(request.body.count))
+        }
+        for (n, v) in headers { head += "\(n): \(v)\r\n" }
+        head += "\r\n"
+        try writeAll(fd, Array(head.utf8) + request.body)
+        var data: [UInt8] = []
+        var buf = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 { data.append(contentsOf: buf[0..<n]) } else if n == 0 { break } else if errno == EINTR { continue } else {
+                if errno == EAGAIN || errno == EWOULDBLOCK { throw HTTPServerError("timed out reading the response from \(host):\(port)") }
+                throw HTTPServerError("reading from \(host):\(port) failed: \(Socket.errorText())")
+            }
+            if let response = (try? parseResponse(data, isHead: request.method == "HEAD")) ?? nil { return response }
+        }
+        guard let response = try parseResponse(data, isHead: request.method == "HEAD", atEOF: true) else {
+            throw HTTPServerError("connection to \(host):\(port) closed before a complete response")
+        }
+        return response
+    }
+
+    static func connect(host: String, port: Int, timeout: Double) throws -> Int32 {
+        var last = "no address"
+        for (family, addr) in try Socket.resolve(host: host, port: port, passive: false) {
+            let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            guard fd >= 0 else { continue }
+            var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1e6))
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+            let rc = addr.withUnsafeBytes { p in Glibc.connect(fd, p.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(addr.count)) }
+            if rc == 0 { return fd }
+            last = Socket.errorText()
+            close(fd)
+        }
+        throw HTTPServerError("cannot connect to \(host):\(port): \(last)")
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
+        var off = 0
+        while off < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + off, bytes.count - off, Int32(MSG_NOSIGNAL)) }
+            if n > 0 { off += n } else if n < 0 && errno == EINTR { continue } else {
+                throw HTTPServerError("writing the request failed: \(Socket.errorText())")
+            }
+        }
+    }
+
+    /// Parses a complete response from `data`, or nil when more bytes are needed.
+    static func parseResponse(_ data: [UInt8], isHead: Bool, atEOF: Bool = false) throws -> HTTPResponse? {
+        guard let end = find(data, [13, 10, 13, 10]) else { return nil }
+        let lines = String(decoding: data[0..<end], as: UTF8.self).components(separatedBy: "\r\n")
+        let statusParts = lines[0].split(separator: " ", maxSplits: 2)
+        guard statusParts.count >= 2, let status = Int(statusParts[1]) else { throw HTTPServerError("malformed status line") }
+        var headers = HTTPHeaders()
+        for line in lines.dropFirst() {
+            guard let c = line.firstIndex(of: ":") else { continue }
+            headers.add(String(line[..<c]), line[line.index(after: c)...].trimmingCharacters(in: " \t"))
+        }
+        let bodyStart = end + 4
+        if (100..<200).contains(status) {
+            // Skip interim responses such as 100 Continue.
+            return try parseResponse(Array(data[bodyStart...]), isHead: isHead, atEOF: atEOF)
+        }
+        if isHead || status == 204 || status == 304 { return HTTPResponse(status: status, headers: headers) }
+        if headers["Transfer-Encoding"]?.lowercased().contains("chunked") == true {
+            var body: [UInt8] = []
+            var i = bodyStart
+            while true {
+                guard let eol = find(data, [13, 10], from: i) else { return nil }
+                let sizeText = String(decoding: data[i..<eol], as: UTF8.self).split(separator: ";").first ?? ""
+                guard let size = Int(sizeText.trimmingCharacters(in: " "), radix: 16) else { throw HTTPServerError("bad chunk size") }
+                i = eol + 2
+                if size == 0 { return HTTPResponse(status: status, headers: headers, body: body) }
+                guard data.count >= i + size + 2 else { return nil }
+                body.append(contentsOf: data[i..<(i + size)])
+                i += size + 2
+            }
+        }
+        if let cl = headers["Content-Length"], let n = Int(cl) {
+            guard data.count >= bodyStart + n else { return nil }
+            return HTTPResponse(status: status, headers: headers, body: Array(data[bodyStart..<(bodyStart + n)]))
+        }
+        return atEOF ? HTTPResponse(status: status, headers: headers, body: Array(data[bodyStart...])) : nil
+    }
+
+    static func find(_ data: [UInt8], _ pattern: [UInt8], from: Int = 0) -> Int? {
+        guard data.count >= pattern.count else { return nil }
+        var i = from
+        while i + pattern.count <= data.count {
+            if data[i] == pattern[0] && Array(data[i..<(i + pattern.count)]) == pattern { return i }
+            i += 1
+        }
+        return nil
+    }
+}

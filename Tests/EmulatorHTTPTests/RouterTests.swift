@@ -1,0 +1,55 @@
+import Testing
+@testable import EmulatorHTTP
+
+@Suite struct RouterTests {
+    static func router() -> Router {
+        var r = Router()
+        let tag: (String) -> RouteHandler = { name in { _, m in HTTPResponse.text(name + " " + m.params.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")) } }
+        r.get("/emulator/v1/status", tag("status"))
+        r.add("*", "/{project}/{region}/{name}", tag("function"))
+        r.post("/identitytoolkit.googleapis.com/v1/accounts:signUp", tag("signUp"))
+        r.put("/emulator/v1/projects/{project}:securityRules", tag("rules"))
+        r.get("/v1/projects/{project}/databases/{database}/documents/{path=**}", tag("get"))
+        r.post("/v1/projects/{project}/databases/{database}/documents/{path=**}:runQuery", tag("runQuery"))
+        r.post("/v1/projects/{project}/databases/{database}/documents:runQuery", tag("rootQuery"))
+        return r
+    }
+
+    func resolve(_ method: String, _ path: String) async -> String {
+        switch Self.router().resolve(method: method, path: path) {
+        case .found(let h, let m): return String(decoding: (try? await h(HTTPRequest(method: method, target: path), m))?.body ?? [], as: UTF8.self)
+        case .methodNotAllowed(let allowed): return "405 \(allowed)"
+        case .notFound: return "404"
+        }
+    }
+
+    @Test func literalRoutesWinOverPatterns() async {
+        #expect(await resolve("GET", "/emulator/v1/status") == "status ")
+        #expect(await resolve("POST", "/emulator/v1/status") == "405 [\"GET\"]")
+        #expect(await resolve("POST", "/demo/us-central1/migrateTasks") == "function name=migrateTasks,project=demo,region=us-central1")
+    }
+
+    @Test func verbsAreMatchedOnTheLastSegment() async {
+        #expect(await resolve("POST", "/identitytoolkit.googleapis.com/v1/accounts:signUp") == "signUp ")
+        #expect(await resolve("PUT", "/emulator/v1/projects/p1:securityRules") == "rules project=p1")
+        #expect(await resolve("POST", "/v1/projects/p/databases/(default)/documents:runQuery") == "rootQuery database=(default),project=p")
+        #expect(await resolve("POST", "/v1/projects/p/databases/d/documents/a/b:runQuery") == "runQuery database=d,path=a/b,project=p")
+        #expect(await resolve("GET", "/v1/projects/p/databases/d/documents/a/b:c") == "get database=d,path=a/b:c,project=p")
+    }
+
+    @Test func segmentsArePercentDecoded() async {
+        #expect(await resolve("GET", "/v1/projects/p/databases/%28default%29/documents/c/d%20x") == "get database=(default),path=c/d x,project=p")
+        #expect(await resolve("GET", "/v1/projects/p/databases/%zz/documents/c/d") == "404")
+    }
+
+    @Test func wildcardKeepsEncodedSlashInsideASegment() {
+        guard case .found(_, let m) = Self.router().resolve(method: "GET", path: "/v1/projects/p/databases/d/documents/c/a%2Fb") else {
+            Issue.record("no match"); return
+        }
+        #expect(m.wildcardSegments["path"] == ["c", "a/b"])
+    }
+
+    @Test func headFallsBackToGet() async {
+        #expect(await resolve("HEAD", "/emulator/v1/status") == "status ")
+    }
+}
