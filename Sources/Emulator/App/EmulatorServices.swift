@@ -1,4 +1,5 @@
 import EmulatorCore
+import EmulatorStore
 
 /// The services of one emulator process and what they share. Route registration functions get
 /// this bundle; each service issue adds its service here.
@@ -15,17 +16,22 @@ public struct EmulatorServices: Sendable {
     public let faults = FaultInjector()
     /// Bound service addresses (filled after listening starts).
     public let directory = ServiceDirectory()
+    /// The document store.
+    public let store: StoreService
     /// Process start, for `uptimeMs`.
     public let startedAt: Timestamp
 
     /// Every service whose per-project data can be reset, captured and restored.
-    public var participants: [any ProjectStateParticipant] { [] }
+    public var participants: [any ProjectStateParticipant] { [store] }
 
     /// Builds every service from the configuration.
     public init(config: EmulatorConfig, logger: any LogSink, baseClock: any EmulatorClock = WallClock()) throws {
         self.config = config
         self.logger = logger
         self.projects = ProjectRegistry(defaultProjectId: config.projectId, base: baseClock)
+        let storeOptions: StoreOptions
+        do { storeOptions = try StoreOptions(json: config.firestore) } catch let e as EmulatorError { throw CLIError("config: \(e.message)") }
+        self.store = StoreService(environments: projects, options: storeOptions, logger: logger)
         self.startedAt = WallClock().now()
     }
 }

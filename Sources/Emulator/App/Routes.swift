@@ -10,6 +10,7 @@ enum Routes {
         FaultRoutes.register(&r, s)
         ResetRoutes.register(&r, s)
         AdminOpenAPI.register(&r, s)
+        StoreRoutes.register(&r, s)
         return r
     }
 }
