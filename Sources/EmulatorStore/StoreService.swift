@@ -65,6 +65,9 @@ public final class StoreService: Sendable {
         return try box(project, database).data.withLock { try body(&$0, env, h) }
     }
 
+    /// Every database box (for exports).
+    func allBoxes() -> [DatabaseKey: DatabaseBox] { boxes.withLock { $0 } }
+
     /// Databases of a project that have been used.
     func databases(of project: String) -> [String] {
         boxes.withLock { $0.keys.filter { $0.project == project }.map(\.database).sorted() }

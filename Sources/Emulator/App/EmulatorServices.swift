@@ -1,5 +1,6 @@
 import EmulatorCore
 import EmulatorStore
+import Foundation
 
 /// The services of one emulator process and what they share. Route registration functions get
 /// this bundle; each service issue adds its service here.
@@ -21,8 +22,20 @@ public struct EmulatorServices: Sendable {
     /// Process start, for `uptimeMs`.
     public let startedAt: Timestamp
 
+    /// Durable storage when `--data-dir` is set.
+    public let dataDirectory: DataDirectory?
+
     /// Every service whose per-project data can be reset, captured and restored.
     public var participants: [any ProjectStateParticipant] { [store] }
+
+    /// Every service whose data can be exported, imported and journaled.
+    public var persistentParticipants: [any PersistentParticipant] { [store] }
+
+    /// After a reset, restore or import: journal the project's new data so a restart sees it.
+    public func journalReplace(project: String) {
+        guard let d = dataDirectory else { return }
+        for p in persistentParticipants { d.appendReplace(participant: p.participantName, project: project) }
+    }
 
     /// Builds every service from the configuration.
     public init(config: EmulatorConfig, logger: any LogSink, baseClock: any EmulatorClock = WallClock()) throws {
@@ -31,7 +44,20 @@ public struct EmulatorServices: Sendable {
         self.projects = ProjectRegistry(defaultProjectId: config.projectId, base: baseClock)
         let storeOptions: StoreOptions
         do { storeOptions = try StoreOptions(json: config.firestore) } catch let e as EmulatorError { throw CLIError("config: \(e.message)") }
-        self.store = StoreService(environments: projects, options: storeOptions, logger: logger)
+        let store = StoreService(environments: projects, options: storeOptions, logger: logger)
+        self.store = store
+        if let dir = config.dataDir {
+            let d = try DataDirectory(path: dir, participants: [store], logger: logger, policy: config.fsync)
+            try d.load()
+            self.dataDirectory = d
+        } else {
+            self.dataDirectory = nil
+        }
+        let journal = dataDirectory
+        store.setObserver { batch in
+            journal?.append(participant: "firestore", project: batch.project, entry: StoreService.journalEntry(batch))
+        }
+        for p in store.projectsWithData { _ = projects.environment(for: p) }
         self.startedAt = WallClock().now()
     }
 }
