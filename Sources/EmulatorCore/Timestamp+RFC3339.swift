@@ -63,7 +63,8 @@ extension Timestamp {
     }
 
     // Howard Hinnant's civil-date algorithms (public domain), proleptic Gregorian calendar.
-    static func daysFromCivil(_ y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {
+    /// Days since 1970-01-01 of a civil date.
+    public static func daysFromCivil(_ y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {
         let y = m <= 2 ? y0 - 1 : y0
         let era = floorDiv(y, 400)
         let yoe = y - era * 400
@@ -72,7 +73,8 @@ extension Timestamp {
         return era * 146_097 + doe - 719_468
     }
 
-    static func civilFromDays(_ z0: Int64) -> (Int64, Int64, Int64) {
+    /// The civil date (year, month, day) of a day count since 1970-01-01.
+    public static func civilFromDays(_ z0: Int64) -> (Int64, Int64, Int64) {
         let z = z0 + 719_468
         let era = floorDiv(z, 146_097)
         let doe = z - era * 146_097

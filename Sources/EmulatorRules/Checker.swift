@@ -1,0 +1,131 @@
+/// Load-time checks: unknown variables and functions, arity, recursion and production limits.
+struct Checker {
+    let source: SourceText
+    var diagnostics: [Diagnostic] = []
+    var declared: [String: FunctionDecl] = [:]
+    var callGraph: [String: Set<String>] = [:]
+
+    static let globals: Set<String> = ["request", "resource"]
+    static let namespaceFunctions: [String: Set<String>] = [
+        "math": ["abs", "ceil", "floor", "round", "sqrt", "pow", "isInfinite", "isNaN"],
+        "hashing": ["crc32", "crc32c", "md5", "sha256"],
+        "timestamp": ["date", "value"],
+        "duration": ["value", "time", "abs"],
+        "latlng": ["value"],
+    ]
+
+    init(source: SourceText) { self.source = source }
+
+    mutating func error(_ loc: SourceLocation, _ message: String) { diagnostics.append(source.diagnostic(loc, message)) }
+
+    mutating func check(_ ast: RulesAST) {
+        if ast.service != "cloud.firestore" { error(SourceLocation(file: source.name, line: 1, column: 1), "unsupported service '\(ast.service)' (expected cloud.firestore)") }
+        var scope: [String: FunctionDecl] = [:]
+        checkFunctions(ast.functions, vars: Self.globals, scope: &scope)
+        for m in ast.matches { checkMatch(m, vars: Self.globals, functions: scope, depth: 1) }
+        checkRecursion()
+    }
+
+    mutating func checkFunctions(_ fns: [FunctionDecl], vars: Set<String>, scope: inout [String: FunctionDecl]) {
+        var here: Set<String> = []
+        for f in fns {
+            if !here.insert(f.name).inserted { error(f.location, "function '\(f.name)' is declared twice in the same scope") }
+            scope[f.name] = f
+            declared[f.name] = f
+        }
+        for f in fns {
+            if f.params.count > 7 { error(f.location, "function '\(f.name)' has \(f.params.count) parameters; the limit is 7") }
+            if f.lets.count > 10 { error(f.location, "function '\(f.name)' has \(f.lets.count) let bindings; the limit is 10") }
+            var local = vars.union(f.params)
+            for (name, value) in f.lets {
+                checkExpr(value, vars: local, functions: scope, caller: f.name)
+                local.insert(name)
+            }
+            checkExpr(f.body, vars: local, functions: scope, caller: f.name)
+        }
+    }
+
+    mutating func checkMatch(_ m: MatchBlock, vars: Set<String>, functions: [String: FunctionDecl], depth: Int) {
+        if depth > 10 { error(m.location, "match blocks are nested deeper than 10 levels") }
+        var v = vars
+        for seg in m.path {
+            switch seg {
+            case .variable(let n), .recursive(let n): v.insert(n)
+            case .literal: break
+            }
+        }
+        var scope = functions
+        checkFunctions(m.functions, vars: v, scope: &scope)
+        for a in m.allows { if let c = a.condition { checkExpr(c, vars: v, functions: scope, caller: nil) } }
+        for c in m.children { checkMatch(c, vars: v, functions: scope, depth: depth + 1) }
+    }
+
+    mutating func checkExpr(_ e: Expr, vars: Set<String>, functions: [String: FunctionDecl], caller: String?) {
+        switch e.kind {
+        case .identifier(let n):
+            if !vars.contains(n) {
+                if Self.namespaceFunctions[n] != nil || n == "debug" { error(e.location, "'\(n)' is a namespace; call one of its functions") } else {
+                    error(e.location, "unknown variable '\(n)'")
+                }
+            }
+        case .call(let callee, let args):
+            for a in args { checkExpr(a, vars: vars, functions: functions, caller: caller) }
+            switch callee.kind {
+            case .identifier(let n):
+                if let f = functions[n] {
+                    if f.params.count != args.count { error(e.location, "function '\(n)' takes \(f.params.count) argument(s), called with \(args.count)") }
+                    if let caller { callGraph[caller, default: []].insert(n) }
+                } else if let arity = Evaluation.globalFunctions[n] {
+                    if arity != args.count { error(e.location, "\(n)() takes \(arity) argument(s), called with \(args.count)") }
+                } else {
+                    error(e.location, "unknown function '\(n)'")
+                }
+            case .member(let obj, let fn):
+                if case .identifier(let ns) = obj.kind, !vars.contains(ns), let known = Self.namespaceFunctions[ns] {
+                    if !known.contains(fn) { error(e.location, "unknown function '\(ns).\(fn)'") }
+                } else {
+                    checkExpr(obj, vars: vars, functions: functions, caller: caller)
+                }
+            default:
+                checkExpr(callee, vars: vars, functions: functions, caller: caller)
+            }
+        default:
+            for c in e.children { checkExpr(c, vars: vars, functions: functions, caller: caller) }
+        }
+    }
+
+    mutating func checkRecursion() {
+        for start in callGraph.keys.sorted() {
+            var stack: [(String, [String])] = [(start, [start])]
+            var seen: Set<String> = []
+            while let (node, trail) = stack.popLast() {
+                for next in callGraph[node] ?? [] {
+                    if next == start {
+                        if let f = declared[start] { error(f.location, "recursion is not allowed: \((trail + [start]).joined(separator: " → "))") }
+                        return
+                    }
+                    if seen.insert(next).inserted { stack.append((next, trail + [next])) }
+                }
+            }
+        }
+    }
+}
+
+extension Expr {
+    /// Direct sub-expressions.
+    var children: [Expr] {
+        switch kind {
+        case .null, .bool, .int, .float, .string, .bytes, .identifier: return []
+        case .list(let l): return l
+        case .map(let m): return m.flatMap { [$0.0, $0.1] }
+        case .path(let parts): return parts.compactMap { if case .interpolation(let e) = $0 { e } else { nil } }
+        case .member(let o, _): return [o]
+        case .index(let o, let i): return [o, i]
+        case .slice(let o, let a, let b): return [o] + [a, b].compactMap { $0 }
+        case .call(let c, let args): return [c] + args
+        case .not(let x), .negate(let x), .isType(let x, _): return [x]
+        case .binary(_, let l, let r): return [l, r]
+        case .ternary(let a, let b, let c): return [a, b, c]
+        }
+    }
+}
