@@ -1,0 +1,67 @@
+import EmulatorCore
+import Synchronization
+
+/// The Auth service: users, providers, linking rules, tokens. One instance per process.
+///
+/// Every project's `AuthProjectState` lives in one `Mutex`-guarded dictionary; operations copy
+/// what they need out, do slow work (hashing, signing, blocking hooks) outside the lock, and
+/// commit in a second short critical section. Time and ids come from each project's
+/// `ProjectEnvironment`.
+public final class AuthService: Sendable {
+    /// Service-wide settings (`auth` config section).
+    public let config: AuthServiceConfig
+    /// The process's signing key.
+    public let keyring: TokenKeyring
+    let environments: any ProjectEnvironmentProvider
+    let logger: any LogSink
+    private let states: Mutex<[String: AuthProjectState]> = Mutex([:])
+    private let hooksBox: Mutex<any AuthHooks> = Mutex(NoAuthHooks())
+    private let warnedUnsigned = Atomic<Bool>(false)
+
+    /// Creates the service. Key generation starts in the background unless `keyring` is given.
+    public init(config: AuthServiceConfig = AuthServiceConfig(), environments: any ProjectEnvironmentProvider,
+                logger: any LogSink = NullLogSink(), keyring: TokenKeyring? = nil)
+    {
+        self.config = config
+        self.environments = environments
+        self.logger = logger
+        self.keyring = keyring ?? TokenKeyring()
+    }
+
+    /// Installs the functions host's hooks.
+    public func setHooks(_ hooks: any AuthHooks) { hooksBox.withLock { $0 = hooks } }
+
+    var hooks: any AuthHooks { hooksBox.withLock { $0 } }
+
+    func env(_ projectId: String) -> ProjectEnvironment { environments.environment(for: projectId) }
+
+    func now(_ projectId: String) -> Timestamp { env(projectId).clock.now() }
+
+    /// Reads a project's state.
+    func read<T>(_ projectId: String, _ body: (AuthProjectState) throws -> T) rethrows -> T {
+        try states.withLock { s in try body(s[projectId] ?? AuthProjectState()) }
+    }
+
+    /// Mutates a project's state; a thrown error leaves it unchanged.
+    func write<T>(_ projectId: String, _ body: (inout AuthProjectState) throws -> T) rethrows -> T {
+        try states.withLock { s in
+            var st = s[projectId] ?? AuthProjectState()
+            let r = try body(&st)
+            s[projectId] = st
+            return r
+        }
+    }
+
+    /// A copy of the project's state (O(1): copy-on-write), for snapshots and persistence.
+    public func snapshot(projectId: String) -> AuthProjectState { read(projectId) { $0 } }
+
+    /// Replaces the project's state (restore a snapshot, or reset with `AuthProjectState()`).
+    public func restore(projectId: String, _ state: AuthProjectState) { states.withLock { $0[projectId] = state } }
+
+    /// Logs the unsigned-token warning the first time only.
+    func warnUnsignedOnce() {
+        if !warnedUnsigned.exchange(true, ordering: .relaxed) {
+            logger.log(.warning, "auth", "accepting unsigned (alg: none) ID tokens; set auth.acceptUnsignedTokens=false to require RS256 signatures")
+        }
+    }
+}
