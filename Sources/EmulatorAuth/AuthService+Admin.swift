@@ -182,3 +182,18 @@ extension AuthService {
         }
     }
 }
+
+extension AuthService {
+    /// Sign-in methods for `email` (`createAuthUri`); empty under email-enumeration protection.
+    public func signInMethods(projectId: String, email: String) throws -> [String] {
+        let e = try AuthValidation.email(email)
+        return read(projectId) { st in
+            guard !st.config.enableImprovedEmailPrivacy, let u = st.user(email: e) else { return [] }
+            var m: [String] = []
+            if u.password != nil { m.append("password") }
+            if u.emailLinkSignin { m.append("emailLink") }
+            m += u.providers.map(\.providerId).filter { $0 != "password" && $0 != "phone" }
+            return m
+        }
+    }
+}

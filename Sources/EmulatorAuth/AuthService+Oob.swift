@@ -70,7 +70,8 @@ extension AuthService {
         return .object(o)
     }
 
-    static func percentEncode(_ s: String) -> String {
+    /// RFC 3986 percent-encoding of everything but unreserved characters.
+    public static func percentEncode(_ s: String) -> String {
         var out = ""
         for b in s.utf8 {
             switch b {

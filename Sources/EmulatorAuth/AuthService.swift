@@ -58,6 +58,9 @@ public final class AuthService: Sendable {
     /// Replaces the project's state (restore a snapshot, or reset with `AuthProjectState()`).
     public func restore(projectId: String, _ state: AuthProjectState) { states.withLock { $0[projectId] = state } }
 
+    /// Projects that have Auth state.
+    func projectIdsWithState() -> [String] { states.withLock { Array($0.keys) } }
+
     /// Logs the unsigned-token warning the first time only.
     func warnUnsignedOnce() {
         if !warnedUnsigned.exchange(true, ordering: .relaxed) {

@@ -1,3 +1,4 @@
+import EmulatorAuth
 import EmulatorCore
 
 /// The services of one emulator process and what they share. Route registration functions get
@@ -17,9 +18,11 @@ public struct EmulatorServices: Sendable {
     public let directory = ServiceDirectory()
     /// Process start, for `uptimeMs`.
     public let startedAt: Timestamp
+    /// The Auth service (users, tokens, keys).
+    public let auth: AuthService
 
     /// Every service whose per-project data can be reset, captured and restored.
-    public var participants: [any ProjectStateParticipant] { [] }
+    public var participants: [any ProjectStateParticipant] { [auth] }
 
     /// Builds every service from the configuration.
     public init(config: EmulatorConfig, logger: any LogSink, baseClock: any EmulatorClock = WallClock()) throws {
@@ -27,5 +30,6 @@ public struct EmulatorServices: Sendable {
         self.logger = logger
         self.projects = ProjectRegistry(defaultProjectId: config.projectId, base: baseClock)
         self.startedAt = WallClock().now()
+        self.auth = AuthService(config: try AuthServiceConfig(json: config.auth), environments: projects, logger: logger)
     }
 }
