@@ -14,6 +14,8 @@ extension AuthService {
 
         if b.string("idToken") == nil && b.string("email") == nil && b.string("password") == nil {
             if cfg.disableSignUp || cfg.disabledProviders.contains("anonymous") { throw EmulatorError.authBadRequest("ADMIN_ONLY_OPERATION") }
+            // New anonymous users are when stale ones pile up, so the TTL purge runs here.
+            await purgeExpiredAnonymous(projectId: projectId)
             var u = AuthUser(localId: e.ids.uid(), now: now)
             u.displayName = b.nonEmpty("displayName")
             write(projectId) { $0.put(u) }
