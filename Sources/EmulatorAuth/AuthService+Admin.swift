@@ -197,3 +197,21 @@ extension AuthService {
         }
     }
 }
+
+extension AuthService {
+    /// Admin `createUser` for in-process callers (the functions admin context): `properties` uses
+    /// the REST field names (`localId`, `email`, `password`, `displayName`, `phoneNumber`, ...).
+    public func createUser(projectId: String, properties: [String: JSON]) async throws -> AuthUser {
+        let r = try await adminCreate(projectId: projectId, Body(properties))
+        return try getUser(projectId: projectId, uid: r["localId"]?.stringValue ?? "")
+    }
+
+    /// Admin `updateUser` for in-process callers: REST field names (`email`, `password`,
+    /// `displayName`, `disableUser`, `emailVerified`, `customAttributes`, `validSince`, ...).
+    public func updateUser(projectId: String, uid: String, properties: [String: JSON]) async throws -> AuthUser {
+        var p = properties
+        p["localId"] = .string(uid)
+        _ = try await update(projectId: projectId, body: p, privileged: true)
+        return try getUser(projectId: projectId, uid: uid)
+    }
+}

@@ -155,3 +155,24 @@ import Testing
     #expect(a.snapshot(projectId: project).users.keys.sorted() == ["u2"])
     #expect(await message { try await a.signUp(projectId: project, body: ["localId": "u2"], privileged: true) } == "DUPLICATE_LOCAL_ID")
 }
+
+@Test func inProcessAdminOperations() async throws {
+    let (a, _) = makeService()
+    let u = try await a.createUser(projectId: project, properties: ["localId": "fn1", "email": "fn@example.com", "phoneNumber": "+15550001"])
+    #expect(u.email == "fn@example.com" && u.phoneNumber == "+15550001")
+    let v = try await a.updateUser(projectId: project, uid: "fn1", properties: ["displayName": "Fn", "disableUser": true])
+    #expect(v.displayName == "Fn" && v.disabled)
+    #expect(await message { try await a.createUser(projectId: project, properties: ["phoneNumber": "+15550001"]) } == "PHONE_NUMBER_EXISTS")
+    #expect(await message { try await a.updateUser(projectId: project, uid: "missing", properties: [:]) } == "USER_NOT_FOUND")
+    #expect(try a.signInMethods(projectId: project, email: "fn@example.com") == [])
+}
+
+@Test func createAuthUriListsMethods() async throws {
+    let (a, _) = makeService()
+    _ = try await signUp(a, "m@example.com")
+    _ = try await a.signInWithIdp(projectId: project, body: idp("apple.com", sub: "ap", email: "m@example.com"))
+    // Apple (trusted) took over the unverified password account, so only Apple remains.
+    #expect(try a.signInMethods(projectId: project, email: "M@example.com") == ["apple.com"])
+    _ = try a.updateConfig(projectId: project, patch: ["emailPrivacyConfig": ["enableImprovedEmailPrivacy": true]])
+    #expect(try a.signInMethods(projectId: project, email: "m@example.com") == [])
+}

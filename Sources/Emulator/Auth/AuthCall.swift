@@ -67,7 +67,11 @@ struct AuthCall {
             }
             return o
         }
-        guard case .object(let o) = AuthNormalizer.normalize(try req.jsonBody()) else {
+        let parsed: JSON
+        do { parsed = try req.jsonBody() } catch let e as EmulatorError {
+            throw AuthCall.itkError(.invalidArgument, e.message, reason: "parseError")
+        }
+        guard case .object(let o) = AuthNormalizer.normalize(parsed) else {
             throw AuthCall.itkError(.invalidArgument, "Invalid JSON payload received. Expected a JSON object.", reason: "invalid")
         }
         return o

@@ -108,3 +108,13 @@ let v1 = "/identitytoolkit.googleapis.com/v1"
     let bad = HTTPRequest(method: "GET", target: "/", headers: ["Authorization": "Bearer a.b.c"])
     #expect(throws: EmulatorError.self) { try CallerResolver.resolve(bad, projectId: "demo-http", services: authApp.services) }
 }
+
+@Test func malformedJSONIsAnInvalidArgument() async {
+    let req = HTTPRequest(method: "POST", target: "\(v1)/accounts:signUp?key=k", headers: ["Content-Type": "application/json"], body: Array("{nope".utf8))
+    let r = await authApp.handle(req)
+    let j = (try? JSON.parse(r.body)) ?? .null
+    #expect(r.status == 400 && j["error"]?["status"] == "INVALID_ARGUMENT")
+    #expect(j["error"]?["message"]?.stringValue?.hasPrefix("Invalid JSON payload received.") == true)
+    let (s, p) = await call("GET", "\(v1)/projects?key=k")
+    #expect(s == 200 && p == ["projectId": "12345", "authorizedDomains": ["localhost"]])
+}
