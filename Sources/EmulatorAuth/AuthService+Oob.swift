@@ -57,7 +57,8 @@ extension AuthService {
         let code = env(projectId).ids.string(length: 50, alphabet: IDGenerator.alphanumerics + "-_")
         let mode = ["PASSWORD_RESET": "resetPassword", "VERIFY_EMAIL": "verifyEmail", "EMAIL_SIGNIN": "signIn",
                     "VERIFY_AND_CHANGE_EMAIL": "verifyAndChangeEmail"][type] ?? type
-        var link = "\(linkBase)/emulator/action?mode=\(mode)&lang=en&oobCode=\(code)&apiKey=fake-api-key"
+        // projectId is our addition: the action page then finds the code without an API-key mapping.
+        var link = "\(linkBase)/emulator/action?mode=\(mode)&lang=en&oobCode=\(code)&apiKey=fake-api-key&projectId=\(Self.percentEncode(projectId))"
         if let c = b.nonEmpty("continueUrl") { link += "&continueUrl=\(Self.percentEncode(c))" }
         let oob = OobCode(code: code, requestType: type, email: email, newEmail: newEmail, localId: uid, oobLink: link)
         write(projectId) { $0.addOob(oob) }

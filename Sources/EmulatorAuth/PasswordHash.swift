@@ -4,7 +4,7 @@ import EmulatorCrypto
 /// A stored password hash and how to recompute it. Native hashes are PBKDF2-HMAC-SHA256 at the
 /// configured cost; imported ones keep their algorithm and parameters so sign-in can verify them.
 public struct PasswordHash: Sendable, Equatable {
-    /// `PBKDF2_SHA256`, `HMAC_SHA256`, `HMAC_SHA512`, `SCRYPT` (Firebase), `STANDARD_SCRYPT`.
+    /// `PBKDF2_SHA256`, `HMAC_SHA256`, `HMAC_SHA512`, `SCRYPT` (Firebase), `STANDARD_SCRYPT`, `BCRYPT`.
     public var algorithm: String
     /// The hash bytes.
     public var hash: [UInt8]
@@ -32,6 +32,10 @@ public struct PasswordHash: Sendable, Equatable {
 
     /// Whether `password` matches, in constant time over the hash bytes.
     public func matches(_ password: String) -> Bool {
+        if algorithm == "BCRYPT" {
+            // The imported "hash" is the whole modular-crypt string (`$2b$10$...`).
+            return (try? BCrypt.verify(password: Array(password.utf8), hash: String(decoding: hash, as: UTF8.self))) ?? false
+        }
         guard let computed = try? compute(Array(password.utf8)) else { return false }
         return Digest.constantTimeEqual(computed, hash)
     }
@@ -58,7 +62,7 @@ public struct PasswordHash: Sendable, Equatable {
     }
 
     /// Hash algorithms `batchCreate` accepts.
-    public static let importable: Set<String> = ["PBKDF2_SHA256", "HMAC_SHA256", "HMAC_SHA512", "SCRYPT", "STANDARD_SCRYPT"]
+    public static let importable: Set<String> = ["BCRYPT", "PBKDF2_SHA256", "HMAC_SHA256", "HMAC_SHA512", "SCRYPT", "STANDARD_SCRYPT"]
 }
 
 /// Parameters of an imported hash (the `accounts:batchCreate` request's top-level fields).

@@ -176,3 +176,13 @@ import Testing
     _ = try a.updateConfig(projectId: project, patch: ["emailPrivacyConfig": ["enableImprovedEmailPrivacy": true]])
     #expect(try a.signInMethods(projectId: project, email: "m@example.com") == [])
 }
+
+@Test func batchCreateAcceptsBcrypt() async throws {
+    guard BCrypt.isAvailable else { return }
+    let (a, _) = makeService()
+    let h = "$2b$04$abcdefghijklmnopqrstuughE8Ev8uGFaUgY2cNEySvxngrb/Jzdm"
+    _ = try a.batchCreate(projectId: project, body: ["hashAlgorithm": "BCRYPT",
+                                                     "users": [["localId": "b1", "email": "b1@example.com", "passwordHash": .string(Base64.encode(Array(h.utf8)))]]])
+    #expect(try await a.signInWithPassword(projectId: project, body: ["email": "b1@example.com", "password": "password"])["localId"] == "b1")
+    #expect(await message { try await a.signInWithPassword(projectId: project, body: ["email": "b1@example.com", "password": "passwore"]) } == "INVALID_PASSWORD")
+}

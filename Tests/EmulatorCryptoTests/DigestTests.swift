@@ -59,3 +59,12 @@ func unhex(_ s: String) -> [UInt8] {
     let a = try Digest.randomBytes(32), b = try Digest.randomBytes(32)
     #expect(a.count == 32 && a != b)
 }
+
+@Test func bcryptVerifiesAKnownHash() throws {
+    guard BCrypt.isAvailable else { return }
+    // Computed with libxcrypt for "password" and salt "abcdefghijklmnopqrstuu", cost 4.
+    let h = "$2b$04$abcdefghijklmnopqrstuughE8Ev8uGFaUgY2cNEySvxngrb/Jzdm"
+    #expect(try BCrypt.verify(password: Array("password".utf8), hash: h))
+    #expect(try !BCrypt.verify(password: Array("passwore".utf8), hash: h))
+    #expect(throws: CryptoError.self) { try BCrypt.verify(password: [], hash: "$1$nope") }
+}

@@ -50,13 +50,13 @@ extension AuthRoutes {
         }
         guard let key = req.query("apiKey"), !key.isEmpty else { return fail("missing apiKey query parameter") }
         guard let code = req.query("oobCode"), !code.isEmpty else { return fail("missing oobCode query parameter") }
-        let project = s.projects.projectId(forAPIKey: key)
+        let project = req.query("projectId") ?? s.projects.projectId(forAPIKey: key)
         let mode = req.query("mode") ?? ""
         var response: JSON
         switch mode {
         case "signIn":
             guard let cont = req.query("continueUrl") else { return fail("missing continueUrl query parameter") }
-            let rest = req.queryItems.filter { $0.name != "continueUrl" }.map { "\($0.name)=\(AuthService.percentEncode($0.value))" }.joined(separator: "&")
+            let rest = req.queryItems.filter { $0.name != "continueUrl" && $0.name != "projectId" }.map { "\($0.name)=\(AuthService.percentEncode($0.value))" }.joined(separator: "&")
             var r = HTTPResponse(status: 303)
             r.headers.set("Location", cont + (cont.contains("?") ? "&" : "?") + rest)
             return r

@@ -118,3 +118,16 @@ let v1 = "/identitytoolkit.googleapis.com/v1"
     let (s, p) = await call("GET", "\(v1)/projects?key=k")
     #expect(s == 200 && p == ["projectId": "12345", "authorizedDomains": ["localhost"]])
 }
+
+@Test func actionLinkFindsCodesOfOtherProjects() async throws {
+    let h: HTTPHeaders = ["Authorization": "Bearer owner"]
+    _ = await call("POST", "\(v1)/projects/demo-second/accounts", ["localId": "p2", "email": "p2@example.com"], headers: h)
+    let (_, r) = await call("POST", "\(v1)/projects/demo-second/accounts:sendOobCode",
+                            ["requestType": "VERIFY_EMAIL", "email": "p2@example.com", "returnOobLink": true], headers: h)
+    let link = try #require(r["oobLink"]?.stringValue)
+    let path = String(link[try #require(link.range(of: "/emulator/action"))!.lowerBound...])
+    let (s, _) = await call("GET", path)
+    #expect(s == 200)
+    let (_, look) = await call("POST", "\(v1)/projects/demo-second/accounts:lookup", ["localId": ["p2"]], headers: h)
+    #expect(look["users"]?.arrayValue?.first?["emailVerified"] == true)
+}
