@@ -8,7 +8,7 @@ public enum ConfigLoader {
     /// The keys `emulator.json` accepts at the top level (anything else is a typo, reported).
     static let knownKeys: Set<String> = [
         "$schema", "project", "host", "port", "ports", "rules", "logLevel", "adminToken",
-        "auth", "firestore", "functions", "dataDir", "import", "exportOnExit",
+        "auth", "firestore", "functions", "dataDir", "fsync", "import", "exportOnExit",
     ]
 
     /// Loads the file at `path` over the defaults. Errors name the file and the key.
@@ -83,6 +83,10 @@ public enum ConfigLoader {
             }
         }
         if let d = try string("dataDir") { c.dataDir = resolve(d, dir) }
+        if let f = try string("fsync") {
+            guard let policy = DataDirectory.FsyncPolicy(rawValue: f) else { throw CLIError("config file '\(path)': 'fsync' must be always, interval or never, got '\(f)'") }
+            c.fsync = policy
+        }
         if let d = try string("import") { c.importDir = resolve(d, dir) }
         if let d = try string("exportOnExit") { c.exportOnExit = resolve(d, dir) }
     }

@@ -25,6 +25,8 @@ public struct EmulatorConfig: Sendable, Equatable {
     public var functions: JSON = .object([:])
     /// Durable data directory (journal + snapshot); nil = in memory.
     public var dataDir: String?
+    /// When journal appends are forced to disk (`--data-dir`).
+    public var fsync: DataDirectory.FsyncPolicy = .interval
     /// Export directory to import at start.
     public var importDir: String?
     /// Export directory written on clean exit.

@@ -31,6 +31,15 @@ public final class EmulatorRuntime: Sendable {
             throw CLIError("refusing to listen on non-loopback host '\(config.host)' without --admin-token: anyone on the network could read and reset your data; pass --admin-token TOKEN (then /emulator/v1/* requires 'Authorization: Bearer TOKEN')")
         }
         let services = try EmulatorServices(config: config, logger: logger)
+        if let dir = config.importDir {
+            do {
+                let imported = try ExportArchive.read(from: dir, project: nil, participants: services.persistentParticipants)
+                for p in imported { services.projects.register(projectId: p, apiKey: nil); services.journalReplace(project: p) }
+                logger.log(.info, "emulator", "imported \(imported.count) project(s) from \(dir)")
+            } catch let e as EmulatorError {
+                throw CLIError("--import '\(dir)': \(e.message)")
+            }
+        }
         let app = EmulatorApp(services: services)
         // One listener per distinct port, in a fixed order so results map back to services.
         var ports: [Int] = []
@@ -61,6 +70,16 @@ public final class EmulatorRuntime: Sendable {
     /// Stops accepting, finishes in-flight requests (bounded), and releases the ports.
     public func stop() async {
         await server.shutdown()
+        let s = app.services
+        if let dir = s.config.exportOnExit {
+            do {
+                try ExportArchive.write(to: dir, projects: nil, participants: s.persistentParticipants)
+                s.logger.log(.info, "emulator", "exported every project to \(dir)")
+            } catch {
+                s.logger.log(.error, "emulator", "export on exit to \(dir) failed: \(error)")
+            }
+        }
+        s.dataDirectory?.close()
     }
 
     /// The environment a child process needs to talk to this emulator (`exec` sets it).

@@ -1,5 +1,7 @@
 import EmulatorAuth
 import EmulatorCore
+import EmulatorStore
+import Foundation
 
 /// The services of one emulator process and what they share. Route registration functions get
 /// this bundle; each service issue adds its service here.
@@ -16,19 +18,49 @@ public struct EmulatorServices: Sendable {
     public let faults = FaultInjector()
     /// Bound service addresses (filled after listening starts).
     public let directory = ServiceDirectory()
+    /// The document store.
+    public let store: StoreService
     /// Process start, for `uptimeMs`.
     public let startedAt: Timestamp
     /// The Auth service (users, tokens, keys).
     public let auth: AuthService
 
+    /// Durable storage when `--data-dir` is set.
+    public let dataDirectory: DataDirectory?
+
     /// Every service whose per-project data can be reset, captured and restored.
-    public var participants: [any ProjectStateParticipant] { [auth] }
+    public var participants: [any ProjectStateParticipant] { [store, auth] }
+
+    /// Every service whose data can be exported, imported and journaled.
+    public var persistentParticipants: [any PersistentParticipant] { [store] }
+
+    /// After a reset, restore or import: journal the project's new data so a restart sees it.
+    public func journalReplace(project: String) {
+        guard let d = dataDirectory else { return }
+        for p in persistentParticipants { d.appendReplace(participant: p.participantName, project: project) }
+    }
 
     /// Builds every service from the configuration.
     public init(config: EmulatorConfig, logger: any LogSink, baseClock: any EmulatorClock = WallClock()) throws {
         self.config = config
         self.logger = logger
         self.projects = ProjectRegistry(defaultProjectId: config.projectId, base: baseClock)
+        let storeOptions: StoreOptions
+        do { storeOptions = try StoreOptions(json: config.firestore) } catch let e as EmulatorError { throw CLIError("config: \(e.message)") }
+        let store = StoreService(environments: projects, options: storeOptions, logger: logger)
+        self.store = store
+        if let dir = config.dataDir {
+            let d = try DataDirectory(path: dir, participants: [store], logger: logger, policy: config.fsync)
+            try d.load()
+            self.dataDirectory = d
+        } else {
+            self.dataDirectory = nil
+        }
+        let journal = dataDirectory
+        store.setObserver { batch in
+            journal?.append(participant: "firestore", project: batch.project, entry: StoreService.journalEntry(batch))
+        }
+        for p in store.projectsWithData { _ = projects.environment(for: p) }
         self.startedAt = WallClock().now()
         self.auth = AuthService(config: try AuthServiceConfig(json: config.auth), environments: projects, logger: logger)
     }

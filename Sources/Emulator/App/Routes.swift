@@ -10,7 +10,9 @@ enum Routes {
         ProjectAdminRoutes.register(&r, s)
         FaultRoutes.register(&r, s)
         ResetRoutes.register(&r, s)
+        ExportRoutes.register(&r, s)
         AdminOpenAPI.register(&r, s)
+        StoreRoutes.register(&r, s)
         return r
     }
 }

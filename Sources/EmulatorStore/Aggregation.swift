@@ -1,0 +1,72 @@
+import EmulatorCore
+
+/// One aggregation of a `StructuredAggregationQuery`.
+public struct Aggregation: Sendable, Equatable {
+    /// The operation.
+    public enum Kind: Sendable, Equatable {
+        case count(upTo: Int?), sum(FieldPath), avg(FieldPath)
+    }
+    /// Result alias.
+    public var alias: String
+    /// Operation.
+    public var kind: Kind
+
+    /// Decodes the `aggregations` array (1–5 entries, unique aliases, default `field_<n>`).
+    public static func decodeList(_ json: JSON?) throws -> [Aggregation] {
+        guard case .array(let items)? = json, (1...5).contains(items.count) else {
+            throw EmulatorError.invalidArgument("An aggregation query needs 1 to 5 aggregations.")
+        }
+        var out: [Aggregation] = []
+        for (i, a) in items.enumerated() {
+            let alias = a["alias"]?.stringValue ?? "field_\(i + 1)"
+            let kind: Kind
+            if let c = a["count"] {
+                var upTo: Int?
+                if let u = c["upTo"], !u.isNull {
+                    guard let n = u.intValue ?? u["value"]?.intValue, n > 0 else { throw EmulatorError.invalidArgument("count.upTo must be a positive integer.") }
+                    upTo = Int(n)
+                }
+                kind = .count(upTo: upTo)
+            } else if let s = a["sum"] {
+                kind = .sum(try FieldPath(parsing: s["field"]?["fieldPath"]?.stringValue ?? ""))
+            } else if let v = a["avg"] {
+                kind = .avg(try FieldPath(parsing: v["field"]?["fieldPath"]?.stringValue ?? ""))
+            } else {
+                throw EmulatorError.invalidArgument("Aggregation \(alias) needs count, sum or avg.")
+            }
+            guard !out.contains(where: { $0.alias == alias }) else { throw EmulatorError.invalidArgument("Duplicate aggregation alias '\(alias)'.") }
+            out.append(Aggregation(alias: alias, kind: kind))
+        }
+        return out
+    }
+
+    /// Computes the aggregation over `docs` (sum: int64 while all ints fit, else double; avg: double, NULL when empty).
+    public func compute(_ docs: [Document]) -> Value {
+        switch kind {
+        case .count(let upTo): return .integer(Int64(upTo.map { min($0, docs.count) } ?? docs.count))
+        case .sum(let f):
+            var intSum: Int64 = 0, dbl = 0.0, allInt = true, any = false
+            for d in docs {
+                switch f.get(in: d.fields) {
+                case .integer(let i)?:
+                    any = true
+                    if allInt {
+                        let (s, o) = intSum.addingReportingOverflow(i)
+                        if o { allInt = false; dbl = Double(intSum) + Double(i) } else { intSum = s }
+                    } else { dbl += Double(i) }
+                case .double(let x)?:
+                    any = true
+                    if allInt { allInt = false; dbl = Double(intSum) }
+                    dbl += x
+                default: continue
+                }
+            }
+            if !any { return .integer(0) }
+            return allInt ? .integer(intSum) : .double(dbl)
+        case .avg(let f):
+            var total = 0.0, n = 0
+            for d in docs { if let x = f.get(in: d.fields)?.numericDouble { total += x; n += 1 } }
+            return n == 0 ? .null : .double(total / Double(n))
+        }
+    }
+}

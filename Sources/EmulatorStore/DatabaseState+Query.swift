@@ -1,0 +1,68 @@
+import EmulatorCore
+
+extension DatabaseState {
+    /// Runs `query` under `parent` (database-relative document path, "" = root), as of
+    /// `readTime` when given. Cost grows with the scanned collection(s), not the database.
+    func run(_ query: StructuredQuery, parent: String, project: String, database: String, at readTime: Timestamp? = nil) -> [Document] {
+        var collectionPaths: [String]
+        if query.from.allDescendants {
+            collectionPaths = groupCollections(query.from.id, under: parent)
+            if readTime != nil {
+                let prefix = parent.isEmpty ? "" : parent + "/"
+                for key in history.keys {
+                    let c = DocumentName.collection(of: key)
+                    if DocumentName.lastSegment(c) == query.from.id, prefix.isEmpty || c.hasPrefix(prefix), !collectionPaths.contains(c) {
+                        collectionPaths.append(c)
+                    }
+                }
+            }
+        } else {
+            collectionPaths = [parent.isEmpty ? query.from.id : parent + "/" + query.from.id]
+        }
+        let root = DocumentName.root(project: project, database: database) + "/"
+        var rows: [(doc: Document, keys: [Value])] = []
+        for coll in collectionPaths {
+            for path in documentPaths(inCollection: coll, at: readTime) {
+                guard let doc = document(path, at: readTime) else { continue }
+                let full = root + path
+                if let f = query.filter, !f.matches(doc, fullName: full) { continue }
+                // Ordering by a field implies the field exists.
+                var keys: [Value] = []
+                var complete = true
+                for o in query.order {
+                    if o.field.isName { keys.append(.reference(full)); continue }
+                    guard let v = o.field.get(in: doc.fields) else { complete = false; break }
+                    keys.append(v)
+                }
+                if complete { rows.append((doc, keys)) }
+            }
+        }
+        let order = query.order
+        rows.sort { a, b in Self.compareKeys(a.keys, b.keys, order) < 0 }
+        if let s = query.startAt {
+            rows.removeAll { r in
+                let c = Self.compareKeys(Array(r.keys.prefix(s.values.count)), s.values, order)
+                return s.before ? c < 0 : c <= 0
+            }
+        }
+        if let e = query.endAt {
+            rows.removeAll { r in
+                let c = Self.compareKeys(Array(r.keys.prefix(e.values.count)), e.values, order)
+                return e.before ? c >= 0 : c > 0
+            }
+        }
+        var docs = rows.dropFirst(query.offset).map(\.doc)
+        if let limit = query.limit, docs.count > limit { docs = Array(docs.prefix(limit)) }
+        return docs
+    }
+
+    /// Compares order-by key tuples, honouring each field's direction.
+    static func compareKeys(_ a: [Value], _ b: [Value], _ order: [StructuredQuery.Order]) -> Int {
+        for i in 0..<min(a.count, b.count) {
+            var c = Value.compare(a[i], b[i])
+            if i < order.count, order[i].descending { c = -c }
+            if c != 0 { return c }
+        }
+        return 0
+    }
+}

@@ -1,0 +1,69 @@
+import EmulatorCore
+
+/// The outcome of one applied write.
+public struct AppliedWrite: Sendable, Equatable {
+    /// Document path.
+    public var path: String
+    /// The document before the write.
+    public var before: Document?
+    /// The document after it (nil when deleted or absent).
+    public var after: Document?
+    /// `updateTime` of the write result (nil for deletes).
+    public var updateTime: Timestamp?
+    /// Results of the field transforms, in order.
+    public var transformResults: [Value]
+}
+
+extension DatabaseState {
+    /// The largest document Firestore stores.
+    static let maxDocumentSize = 1_048_576
+
+    /// Applies one write at `time`. Throws (and changes nothing) when a precondition fails or
+    /// the result is invalid.
+    mutating func apply(_ w: StoreWrite, at time: Timestamp, fullName: String) throws -> AppliedWrite {
+        let before = docs[w.path]
+        switch w.precondition {
+        case .exists(true)? where before == nil:
+            throw EmulatorError.notFound("No document to update: \(fullName)")
+        case .exists(false)? where before != nil:
+            throw EmulatorError.alreadyExists("Document already exists: \(fullName)")
+        case .updateTime(let t)?:
+            guard let b = before else { throw EmulatorError.notFound("No document to update: \(fullName)") }
+            guard b.updateTime == t else {
+                throw EmulatorError.failedPrecondition("The document \(fullName) was last updated at \(b.updateTime.rfc3339()), not at \(t.rfc3339()).")
+            }
+        default: break
+        }
+        if case .delete = w.operation {
+            remove(w.path, at: time)
+            return AppliedWrite(path: w.path, before: before, after: nil, updateTime: nil, transformResults: [])
+        }
+        var fields = before?.fields ?? [:]
+        if case .update(let input) = w.operation {
+            if let mask = w.updateMask {
+                for p in mask {
+                    try p.segments.forEach { try FieldPath.validateName($0) }
+                    p.set(p.get(in: input), in: &fields)
+                }
+            } else {
+                fields = input
+            }
+        }
+        var results: [Value] = []
+        for t in w.transforms {
+            let (v, r) = t.apply(to: t.path.get(in: fields), time: time)
+            t.path.set(v, in: &fields)
+            results.append(r)
+        }
+        if let b = before, b.fields == fields {
+            // Nothing changed: the update time stays.
+            return AppliedWrite(path: w.path, before: b, after: b, updateTime: b.updateTime, transformResults: results)
+        }
+        let doc = Document(path: w.path, fields: fields, createTime: before?.createTime ?? time, updateTime: time)
+        guard doc.storageSize <= Self.maxDocumentSize else {
+            throw EmulatorError.invalidArgument("Document \(fullName) exceeds the maximum size of 1 MiB (\(doc.storageSize) bytes).")
+        }
+        put(doc)
+        return AppliedWrite(path: w.path, before: before, after: doc, updateTime: time, transformResults: results)
+    }
+}

@@ -1,0 +1,114 @@
+import EmulatorCore
+
+/// One database's documents and indexes. A value type, so a snapshot is an O(1)
+/// copy-on-write copy; it is only ever mutated under its `DatabaseBox`'s lock.
+///
+/// Indexes: every collection keeps its document paths sorted (queries and listings cost what the
+/// collection holds, never the whole database), and every collection id maps to the collection
+/// paths that use it (collection-group queries). Recent versions of each document are kept
+/// (bounded) to serve `readTime` reads and read-only transactions.
+struct DatabaseState: Sendable {
+    struct Version: Sendable {
+        var time: Timestamp
+        var document: Document?
+    }
+
+    static let historyDepth = 16
+
+    var docs: [String: Document] = [:]
+    var collections: [String: [String]] = [:]
+    var groups: [String: Set<String>] = [:]
+    var history: [String: [Version]] = [:]
+    var lastCommit = Timestamp(seconds: 0)
+
+    /// The next commit time: the clock, truncated to microseconds, strictly after the last commit.
+    mutating func nextCommitTime(_ now: Timestamp) -> Timestamp {
+        let t = now.truncatedToMicroseconds
+        lastCommit = t > lastCommit ? t : lastCommit.adding(nanoseconds: 1000)
+        return lastCommit
+    }
+
+    /// The document at `path`, now or as of `readTime`.
+    func document(_ path: String, at readTime: Timestamp? = nil) -> Document? {
+        guard let t = readTime else { return docs[path] }
+        if let d = docs[path], d.updateTime <= t { return d }
+        guard let versions = history[path] else { return nil }
+        return versions.last { $0.time <= t }?.document
+    }
+
+    mutating func put(_ doc: Document) {
+        let isNew = docs[doc.path] == nil
+        docs[doc.path] = doc
+        record(doc.path, Version(time: doc.updateTime, document: doc))
+        guard isNew else { return }
+        let coll = DocumentName.collection(of: doc.path)
+        var list = collections[coll] ?? []
+        list.insert(doc.path, at: insertionIndex(list, doc.path))
+        if collections[coll] == nil { groups[DocumentName.lastSegment(coll), default: []].insert(coll) }
+        collections[coll] = list
+    }
+
+    mutating func remove(_ path: String, at time: Timestamp) {
+        guard docs.removeValue(forKey: path) != nil else { return }
+        record(path, Version(time: time, document: nil))
+        let coll = DocumentName.collection(of: path)
+        guard var list = collections[coll] else { return }
+        let i = insertionIndex(list, path)
+        if i < list.count, list[i] == path { list.remove(at: i) }
+        if list.isEmpty {
+            collections[coll] = nil
+            groups[DocumentName.lastSegment(coll)]?.remove(coll)
+        } else {
+            collections[coll] = list
+        }
+    }
+
+    private mutating func record(_ path: String, _ v: Version) {
+        var h = history[path] ?? []
+        h.append(v)
+        if h.count > Self.historyDepth { h.removeFirst(h.count - Self.historyDepth) }
+        history[path] = h
+    }
+
+    func insertionIndex(_ list: [String], _ path: String) -> Int {
+        var lo = 0, hi = list.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if DocumentName.compareNames(list[mid], path) < 0 { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    /// Document paths of one collection in name order (as of `readTime` when given).
+    func documentPaths(inCollection coll: String, at readTime: Timestamp? = nil) -> [String] {
+        let current = collections[coll] ?? []
+        guard readTime != nil else { return current }
+        // Documents deleted since readTime are only in the history.
+        var all = Set(current)
+        for key in history.keys where DocumentName.collection(of: key) == coll { all.insert(key) }
+        return all.sorted { DocumentName.compareNames($0, $1) < 0 }
+    }
+
+    /// Collection paths named `id` under `parent` (any depth), for collection-group queries.
+    func groupCollections(_ id: String, under parent: String) -> [String] {
+        let prefix = parent.isEmpty ? "" : parent + "/"
+        return (groups[id] ?? []).filter { prefix.isEmpty || $0.hasPrefix(prefix) }.sorted()
+    }
+
+    /// Ids of the collections directly under `parent` ("" = root).
+    func collectionIds(under parent: String) -> [String] {
+        var ids = Set<String>()
+        for key in collections.keys {
+            let p = DocumentName.collection(of: key)
+            if p == parent || (parent.isEmpty && !key.contains("/")) { ids.insert(DocumentName.lastSegment(key)) }
+        }
+        return ids.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    /// Removes every document at or below `prefix` ("" = everything); returns the removed paths.
+    mutating func removeSubtree(_ prefix: String, at time: Timestamp) -> [Document] {
+        let victims = docs.values.filter { prefix.isEmpty || $0.path == prefix || $0.path.hasPrefix(prefix + "/") }
+        for d in victims { remove(d.path, at: time) }
+        return victims
+    }
+}

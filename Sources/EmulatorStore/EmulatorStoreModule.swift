@@ -1,2 +1,0 @@
-/// Marker for the EmulatorStore module (its contents arrive with its issue).
-enum EmulatorStoreModule {}

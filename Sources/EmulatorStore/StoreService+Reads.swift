@@ -1,0 +1,124 @@
+import EmulatorCore
+
+/// The result of a read: what was read, at which time, and the id of a transaction it began.
+public struct ReadResult<T: Sendable>: Sendable {
+    /// The data.
+    public var value: T
+    /// The read time.
+    public var readTime: Timestamp
+    /// The id of a transaction begun by `newTransaction`.
+    public var transaction: [UInt8]?
+}
+
+extension StoreService {
+    /// Reads one document (NOT_FOUND when missing).
+    public func getDocument(project: String, database: String, path: String, consistency: ReadConsistency = .latest,
+                            caller: Caller) throws -> ReadResult<Document> {
+        try DocumentName.validateDocumentPath(path)
+        let full = DocumentName.full(project: project, database: database, path: path)
+        return try withDatabase(project, database) { data, env, hooks in
+            let (rt, txn, newId) = try Self.resolve(consistency, &data, env, idle: options.transactionIdleSeconds)
+            let doc = data.state.document(path, at: rt)
+            try authorize(hooks, StoreAccess(caller: caller, project: project, database: database, method: .get, path: path,
+                                             resource: doc, requestResource: nil, query: nil, time: env.clock.now(),
+                                             reader: StateReader(before: data.state, after: data.state, readTime: rt)))
+            if let txn { data.transactions[txn]?.recordRead(path, doc) }
+            guard let doc else { throw EmulatorError.notFound("Document \"\(full)\" not found.") }
+            return ReadResult(value: doc, readTime: rt ?? env.clock.now().truncatedToMicroseconds, transaction: newId)
+        }
+    }
+
+    /// Reads several documents; each is found or missing, in request order, duplicates elided.
+    public func batchGet(project: String, database: String, paths: [String], consistency: ReadConsistency = .latest,
+                         caller: Caller) throws -> ReadResult<[(path: String, document: Document?)]> {
+        for p in paths { try DocumentName.validateDocumentPath(p) }
+        var seen = Set<String>()
+        let unique = paths.filter { seen.insert($0).inserted }
+        return try withDatabase(project, database) { data, env, hooks in
+            let (rt, txn, newId) = try Self.resolve(consistency, &data, env, idle: options.transactionIdleSeconds)
+            var out: [(String, Document?)] = []
+            for p in unique {
+                let doc = data.state.document(p, at: rt)
+                try authorize(hooks, StoreAccess(caller: caller, project: project, database: database, method: .get, path: p,
+                                                 resource: doc, requestResource: nil, query: nil, time: env.clock.now(),
+                                                 reader: StateReader(before: data.state, after: data.state, readTime: rt)))
+                if let txn { data.transactions[txn]?.recordRead(p, doc) }
+                out.append((p, doc))
+            }
+            return ReadResult(value: out, readTime: rt ?? env.clock.now().truncatedToMicroseconds, transaction: newId)
+        }
+    }
+
+    /// Runs a query under `parent` (database-relative document path; "" = the root).
+    public func runQuery(project: String, database: String, parent: String, query: StructuredQuery,
+                         consistency: ReadConsistency = .latest, caller: Caller) throws -> ReadResult<[Document]> {
+        if !parent.isEmpty { try DocumentName.validateDocumentPath(parent) }
+        return try withDatabase(project, database) { data, env, hooks in
+            let (rt, txn, newId) = try Self.resolve(consistency, &data, env, idle: options.transactionIdleSeconds)
+            let listPath = query.from.allDescendants
+                ? (parent.isEmpty ? "**/\(query.from.id)" : "\(parent)/**/\(query.from.id)")
+                : (parent.isEmpty ? query.from.id : "\(parent)/\(query.from.id)")
+            try authorize(hooks, StoreAccess(caller: caller, project: project, database: database, method: .list, path: listPath,
+                                             resource: nil, requestResource: nil, query: query, time: env.clock.now(),
+                                             reader: StateReader(before: data.state, after: data.state, readTime: rt)))
+            let docs = data.state.run(query, parent: parent, project: project, database: database, at: rt)
+            if let txn {
+                data.transactions[txn]?.queries.append((query, parent, Dictionary(uniqueKeysWithValues: docs.map { ($0.path, $0.updateTime) })))
+            }
+            return ReadResult(value: docs, readTime: rt ?? env.clock.now().truncatedToMicroseconds, transaction: newId)
+        }
+    }
+
+    /// Lists a collection (REST `ListDocuments`): name order unless `orderBy` is given; paging by
+    /// an opaque offset token. `showMissing` adds name-only entries for missing parents of
+    /// subcollections.
+    public func listDocuments(project: String, database: String, collection: String, pageSize: Int?, pageToken: String?,
+                              orderBy: [StructuredQuery.Order], showMissing: Bool, consistency: ReadConsistency = .latest,
+                              caller: Caller) throws -> ReadResult<(documents: [Document], missing: [String], nextPageToken: String?)> {
+        try DocumentName.validateCollectionPath(collection)
+        var offset = 0
+        if let t = pageToken, !t.isEmpty {
+            guard let bytes = Base64.decode(t), let n = Int(String(decoding: bytes, as: UTF8.self).dropFirst(7)),
+                  String(decoding: bytes, as: UTF8.self).hasPrefix("offset:"), n >= 0 else {
+                throw EmulatorError.invalidArgument("Invalid page token.")
+            }
+            offset = n
+        }
+        if let p = pageSize, p < 0 { throw EmulatorError.invalidArgument("page_size is negative") }
+        let parent = DocumentName.collection(of: collection)
+        var q = try StructuredQuery(json: ["from": [["collectionId": .string(DocumentName.lastSegment(collection))]]])
+        q.explicitOrder = orderBy
+        q.order = StructuredQuery.normalise(orderBy, inequalities: [])
+        let query = q
+        return try withDatabase(project, database) { data, env, hooks in
+            let (rt, txn, newId) = try Self.resolve(consistency, &data, env, idle: options.transactionIdleSeconds)
+            try authorize(hooks, StoreAccess(caller: caller, project: project, database: database, method: .list, path: collection,
+                                             resource: nil, requestResource: nil, query: query, time: env.clock.now(),
+                                             reader: StateReader(before: data.state, after: data.state, readTime: rt)))
+            let all = data.state.run(query, parent: parent, project: project, database: database, at: rt)
+            if let txn { data.transactions[txn]?.queries.append((query, parent, Dictionary(uniqueKeysWithValues: all.map { ($0.path, $0.updateTime) }))) }
+            var missing: [String] = []
+            if showMissing {
+                let prefix = collection + "/"
+                let present = Set(all.map(\.path))
+                var parents = Set<String>()
+                for key in data.state.collections.keys where key.hasPrefix(prefix) {
+                    let rest = key.dropFirst(prefix.count)
+                    if let id = rest.split(separator: "/").first { parents.insert(prefix + id) }
+                }
+                missing = parents.subtracting(present).sorted { DocumentName.compareNames($0, $1) < 0 }
+            }
+            let size = pageSize.map { $0 == 0 ? 300 : $0 } ?? 300
+            let page = Array(all.dropFirst(offset).prefix(size))
+            let next = offset + page.count < all.count ? Base64.encode(Array("offset:\(offset + page.count)".utf8)) : nil
+            return ReadResult(value: (page, missing, next), readTime: rt ?? env.clock.now().truncatedToMicroseconds, transaction: newId)
+        }
+    }
+
+    /// Ids of the collections directly under `parent` (admin only, as in the emulator).
+    public func listCollectionIds(project: String, database: String, parent: String, caller: Caller) throws -> [String] {
+        guard caller.isAdmin else { throw EmulatorError.permissionDenied("Metadata operations require admin authentication.") }
+        if !parent.isEmpty { try DocumentName.validateDocumentPath(parent) }
+        return try withDatabase(project, database) { data, _, _ in data.state.collectionIds(under: parent) }
+    }
+}

@@ -1,0 +1,95 @@
+import EmulatorCore
+
+/// What a commit returns.
+public struct CommitResult: Sendable {
+    /// One result per write, in order.
+    public var writeResults: [AppliedWrite]
+    /// The commit time.
+    public var commitTime: Timestamp
+}
+
+extension StoreService {
+    /// Applies `writes` atomically and in order, inside `transaction` when given (failing with
+    /// ABORTED, at once, when anything it read has changed since).
+    public func commit(project: String, database: String, writes: [StoreWrite], transaction: [UInt8]? = nil,
+                       caller: Caller) throws -> CommitResult {
+        try withDatabase(project, database) { data, env, hooks in
+            let now = env.clock.now()
+            if let id = transaction {
+                let t = try Self.transaction(&data, id, now: now, idle: options.transactionIdleSeconds)
+                data.transactions[Base64.encode(id)] = nil  // a commit ends the transaction, whatever happens
+                if t.readOnly && !writes.isEmpty {
+                    throw EmulatorError.invalidArgument("Cannot modify entities in a read-only transaction.")
+                }
+                if let path = t.contendedDocument(in: data.state, project: project, database: database) {
+                    throw EmulatorError.aborted("Too much contention on these documents. Please try again. (\(DocumentName.full(project: project, database: database, path: path)) changed since the transaction read it)")
+                }
+            }
+            var next = data.state
+            let time = next.nextCommitTime(now)
+            var applied: [AppliedWrite] = []
+            for w in writes {
+                applied.append(try next.apply(w, at: time, fullName: DocumentName.full(project: project, database: database, path: w.path)))
+            }
+            if !caller.isAdmin {
+                let reader = StateReader(before: data.state, after: next, readTime: nil)
+                for (w, a) in zip(writes, applied) {
+                    let method: AccessMethod
+                    if case .delete = w.operation { method = .delete } else { method = a.before == nil ? .create : .update }
+                    try authorize(hooks, StoreAccess(caller: caller, project: project, database: database, method: method, path: w.path,
+                                                     resource: a.before, requestResource: a.after, query: nil, time: time, reader: reader))
+                }
+            }
+            data.state = next
+            let changed = applied.filter { $0.before != $0.after }
+            if !changed.isEmpty, let observer = hooks.observer {
+                observer(StoreChangeBatch(project: project, database: database, commitTime: time, changes: changed))
+            }
+            return CommitResult(writeResults: applied, commitTime: time)
+        }
+    }
+
+    /// Applies writes independently (not atomically); each gets its own result or error.
+    public func batchWrite(project: String, database: String, writes: [StoreWrite], caller: Caller) throws -> [Result<AppliedWrite, EmulatorError>] {
+        var seen = Set<String>()
+        for w in writes where !seen.insert(w.path).inserted {
+            throw EmulatorError.invalidArgument("batchWrite may contain at most one write per document (\(w.path)).")
+        }
+        return writes.map { w in
+            do {
+                return .success(try commit(project: project, database: database, writes: [w], caller: caller).writeResults[0])
+            } catch let e as EmulatorError {
+                return .failure(e)
+            } catch {
+                return .failure(.internal("Internal error."))
+            }
+        }
+    }
+
+    /// Creates a document in `collection` with `documentId` or a generated 20-character id.
+    public func createDocument(project: String, database: String, collection: String, documentId: String?,
+                               fields: [String: Value], caller: Caller) throws -> Document {
+        try DocumentName.validateCollectionPath(collection)
+        let id = documentId.flatMap { $0.isEmpty ? nil : $0 } ?? environments.environment(for: project).ids.documentID()
+        let path = collection + "/" + id
+        try DocumentName.validateDocumentPath(path)
+        let r = try commit(project: project, database: database,
+                           writes: [StoreWrite(path: path, operation: .update(fields), precondition: .exists(false))], caller: caller)
+        guard let doc = r.writeResults[0].after else { throw EmulatorError.internal("create produced no document") }
+        return doc
+    }
+
+    /// Deletes every document of the database, or of the subtree at `path` (emulator admin API).
+    public func deleteAll(project: String, database: String, path: String = "") throws {
+        try withDatabase(project, database) { data, env, hooks in
+            let now = env.clock.now()
+            let time = data.state.nextCommitTime(now)
+            let removed = data.state.removeSubtree(path, at: time)
+            data.transactions = [:]
+            if !removed.isEmpty, let observer = hooks.observer {
+                observer(StoreChangeBatch(project: project, database: database, commitTime: time,
+                                          changes: removed.map { AppliedWrite(path: $0.path, before: $0, after: nil, updateTime: nil, transformResults: []) }))
+            }
+        }
+    }
+}
