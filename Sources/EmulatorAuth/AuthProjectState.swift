@@ -49,18 +49,20 @@ public struct AuthProjectState: Sendable, Equatable {
     public private(set) var byPhone: [String: String] = [:]
     /// uid by `providerId\u{0}rawId` for federated identities.
     public private(set) var byFederated: [String: String] = [:]
-    /// OOB codes by code, and their insertion order for listing.
-    public var oobCodes: [String: OobCode] = [:]
+    /// OOB codes by code.
+    public private(set) var oobCodes: [String: OobCode] = [:]
     /// Codes in the order they were issued.
-    public var oobOrder: [String] = []
+    public private(set) var oobOrder: [String] = []
     /// SMS codes by session.
-    public var smsCodes: [String: SmsCode] = [:]
+    public private(set) var smsCodes: [String: SmsCode] = [:]
     /// Sessions in issue order.
-    public var smsOrder: [String] = []
+    public private(set) var smsOrder: [String] = []
     /// Refresh tokens.
-    public var refreshTokens: [String: RefreshRecord] = [:]
+    public private(set) var refreshTokens: [String: RefreshRecord] = [:]
     /// Project settings.
-    public var config = AuthProjectConfig()
+    public var config = AuthProjectConfig() { didSet { changes.config = true } }
+    /// What changed since the journal last looked (persistence); not part of the data.
+    var changes = AuthChangeSet()
 
     /// Empty state.
     public init() {}
@@ -80,6 +82,7 @@ public struct AuthProjectState: Sendable, Equatable {
 
     /// Inserts or replaces `user`, keeping every index in step with it.
     public mutating func put(_ user: AuthUser) {
+        changes.users.insert(user.localId)
         if let old = users[user.localId] { unindex(old) }
         users[user.localId] = user
         if let e = user.email { byEmail[e.lowercased()] = user.localId }
@@ -93,14 +96,29 @@ public struct AuthProjectState: Sendable, Equatable {
     @discardableResult
     public mutating func remove(_ uid: String) -> AuthUser? {
         guard let old = users.removeValue(forKey: uid) else { return nil }
+        changes.users.insert(uid)
         unindex(old)
-        refreshTokens = refreshTokens.filter { $0.value.localId != uid }
+        for (t, r) in refreshTokens where r.localId == uid { setRefresh(t, nil) }
         return old
     }
 
     /// Removes every user (codes and config stay, as in Firebase's emulator).
     public mutating func removeAllUsers() {
         users = [:]; byEmail = [:]; byPhone = [:]; byFederated = [:]; refreshTokens = [:]
+        changes.all = true
+    }
+
+    /// Stores or (with nil) drops a refresh token.
+    public mutating func setRefresh(_ token: String, _ record: RefreshRecord?) {
+        refreshTokens[token] = record
+        changes.refresh.insert(token)
+    }
+
+    /// Stores or (with nil) drops an SMS code.
+    public mutating func setSms(_ session: String, _ code: SmsCode?) {
+        smsCodes[session] = code
+        if code == nil { smsOrder.removeAll { $0 == session } } else if !smsOrder.contains(session) { smsOrder.append(session) }
+        changes.sms.insert(session)
     }
 
     private mutating func unindex(_ u: AuthUser) {
@@ -116,12 +134,28 @@ public struct AuthProjectState: Sendable, Equatable {
     public mutating func addOob(_ c: OobCode) {
         oobCodes[c.code] = c
         oobOrder.append(c.code)
+        changes.oob.insert(c.code)
     }
 
     /// Consumes an OOB code.
     public mutating func takeOob(_ code: String) -> OobCode? {
         guard let c = oobCodes.removeValue(forKey: code) else { return nil }
         oobOrder.removeAll { $0 == code }
+        changes.oob.insert(code)
         return c
     }
+}
+
+/// Keys touched since the last journal entry. Excluded from equality: it is bookkeeping.
+struct AuthChangeSet: Sendable, Equatable {
+    var users: Set<String> = []
+    var refresh: Set<String> = []
+    var oob: Set<String> = []
+    var sms: Set<String> = []
+    var config = false
+    var all = false
+
+    var isEmpty: Bool { users.isEmpty && refresh.isEmpty && oob.isEmpty && sms.isEmpty && !config && !all }
+
+    static func == (a: AuthChangeSet, b: AuthChangeSet) -> Bool { true }
 }

@@ -11,8 +11,7 @@ extension AuthService {
         let session = ids.string(length: 40, alphabet: IDGenerator.alphanumerics)
         let code = SmsCode(sessionInfo: session, phoneNumber: phone, code: ids.digits(6))
         write(projectId) { st in
-            st.smsCodes[session] = code
-            st.smsOrder.append(session)
+            st.setSms(session, code)
         }
         logger.log(.info, "auth", "To verify the phone number \(phone), use the code \(code.code).")
         return ["sessionInfo": .string(session)]
@@ -27,8 +26,7 @@ extension AuthService {
         let sms = try write(projectId) { st -> SmsCode in
             guard let s = st.smsCodes[session] else { throw EmulatorError.authBadRequest("INVALID_SESSION_INFO") }
             guard s.code == code else { throw EmulatorError.authBadRequest("INVALID_CODE") }
-            st.smsCodes[session] = nil
-            st.smsOrder.removeAll { $0 == session }
+            st.setSms(session, nil)
             return s
         }
         let phone = sms.phoneNumber

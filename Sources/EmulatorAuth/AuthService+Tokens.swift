@@ -47,7 +47,7 @@ extension AuthService {
         u.lastRefreshAt = now.milliseconds
         st.put(u)
         let token = ids.string(length: 64, alphabet: IDGenerator.alphanumerics)
-        st.refreshTokens[token] = RefreshRecord(localId: u.localId, provider: provider, extraClaims: extra, issuedAt: now.seconds)
+        st.setRefresh(token, RefreshRecord(localId: u.localId, provider: provider, extraClaims: extra, issuedAt: now.seconds))
         return (u, token)
     }
 
@@ -130,7 +130,7 @@ extension AuthService {
                 throw EmulatorError.authBadRequest("INVALID_REFRESH_TOKEN")
             }
             if rec.issuedAt < u.validSince {
-                st.refreshTokens[refreshToken] = nil
+                st.setRefresh(refreshToken, nil)
                 throw EmulatorError.authBadRequest("TOKEN_EXPIRED")
             }
             if u.disabled { throw EmulatorError.authBadRequest("USER_DISABLED") }

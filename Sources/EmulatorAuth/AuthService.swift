@@ -17,6 +17,8 @@ public final class AuthService: Sendable {
     private let states: Mutex<[String: AuthProjectState]> = Mutex([:])
     private let hooksBox: Mutex<any AuthHooks> = Mutex(NoAuthHooks())
     private let warnedUnsigned = Atomic<Bool>(false)
+    private let observer: Mutex<(@Sendable (String, JSON) -> Void)?> = Mutex(nil)
+    private let keyJournaled = Atomic<Bool>(false)
 
     /// Creates the service. Key generation starts in the background unless `keyring` is given.
     public init(config: AuthServiceConfig = AuthServiceConfig(), environments: any ProjectEnvironmentProvider,
@@ -42,13 +44,39 @@ public final class AuthService: Sendable {
         try states.withLock { s in try body(s[projectId] ?? AuthProjectState()) }
     }
 
-    /// Mutates a project's state; a thrown error leaves it unchanged.
+    /// Mutates a project's state; a thrown error leaves it unchanged. What changed is handed to
+    /// the persistence observer inside the lock, so journal order is commit order.
     func write<T>(_ projectId: String, _ body: (inout AuthProjectState) throws -> T) rethrows -> T {
         try states.withLock { s in
             var st = s[projectId] ?? AuthProjectState()
             let r = try body(&st)
+            if let obs = observer.withLock({ $0 }) {
+                if var entry = st.takeJournalEntry() {
+                    // The first entry of a process carries the signing key, so tokens outlive restarts.
+                    if !keyJournaled.exchange(true, ordering: .relaxed), let pem = try? keyring.key().privateKeyPEM(), case .object(var o) = entry {
+                        o["signingKey"] = .string(pem)
+                        entry = .object(o)
+                    }
+                    obs(projectId, entry)
+                }
+            } else {
+                st.changes = AuthChangeSet()
+            }
             s[projectId] = st
             return r
+        }
+    }
+
+    /// Receives `(projectId, journal entry)` after every committed change (for `--data-dir`).
+    public func setObserver(_ f: (@Sendable (String, JSON) -> Void)?) { observer.withLock { $0 = f } }
+
+    /// Replaces state without journaling (imports and journal replay).
+    func replaceSilently(_ projectId: String, _ body: (inout AuthProjectState) throws -> Void) rethrows {
+        try states.withLock { s in
+            var st = s[projectId] ?? AuthProjectState()
+            try body(&st)
+            st.changes = AuthChangeSet()
+            s[projectId] = st
         }
     }
 
@@ -56,7 +84,7 @@ public final class AuthService: Sendable {
     public func snapshot(projectId: String) -> AuthProjectState { read(projectId) { $0 } }
 
     /// Replaces the project's state (restore a snapshot, or reset with `AuthProjectState()`).
-    public func restore(projectId: String, _ state: AuthProjectState) { states.withLock { $0[projectId] = state } }
+    public func restore(projectId: String, _ state: AuthProjectState) { replaceSilently(projectId) { $0 = state } }
 
     /// Projects that have Auth state.
     func projectIdsWithState() -> [String] { states.withLock { Array($0.keys) } }

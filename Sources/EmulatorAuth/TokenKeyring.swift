@@ -28,6 +28,14 @@ public final class TokenKeyring: Sendable {
         }
     }
 
+    /// Replaces the key with a persisted one (at load time, before serving, so the `kid` stays
+    /// stable across restarts). Bad PEM throws and keeps the current key.
+    public func adopt(pem: String) throws {
+        let k: RSASigningKey
+        do { k = try RSASigningKey.fromPEM(pem) } catch { throw EmulatorError.invalidArgument("Auth import: signingKey is not an RSA private key PEM.") }
+        state.withLock { $0 = k }
+    }
+
     /// `{"keys":[jwk]}`.
     public func jwks() throws -> JSON { ["keys": [try key().jwk()]] }
 
