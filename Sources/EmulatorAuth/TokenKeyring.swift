@@ -12,6 +12,7 @@ public final class TokenKeyring: Sendable {
     /// Starts generating a key in the background.
     public init() {
         state = Mutex(nil)
+        CryptoRuntime.ensure()
         DispatchQueue.global(qos: .utility).async { [self] in _ = try? key() }
     }
 

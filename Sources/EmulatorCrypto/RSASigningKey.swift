@@ -19,6 +19,7 @@ public final class RSASigningKey: @unchecked Sendable {
 
     /// Generates a fresh 2048-bit key (tens of milliseconds: do it off the start-up path).
     public static func generate(bits: Int = 2048) throws -> RSASigningKey {
+        CryptoRuntime.ensure()
         guard let ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_RSA, nil) else { throw CryptoError("EVP_PKEY_CTX_new_id") }
         defer { EVP_PKEY_CTX_free(ctx) }
         guard EVP_PKEY_keygen_init(ctx) == 1, EVP_PKEY_CTX_set_rsa_keygen_bits(ctx, Int32(bits)) == 1 else {
@@ -31,6 +32,7 @@ public final class RSASigningKey: @unchecked Sendable {
 
     /// Loads a PEM private key (PKCS#8 or traditional RSA).
     public static func fromPEM(_ pem: String) throws -> RSASigningKey {
+        CryptoRuntime.ensure()
         let bytes = Array(pem.utf8)
         guard let bio = BIO_new_mem_buf(bytes, Int32(bytes.count)) else { throw CryptoError("BIO_new_mem_buf") }
         defer { BIO_free(bio) }
