@@ -67,6 +67,7 @@ public struct AuthProjectState: Sendable, Equatable {
     /// Empty state.
     public init() {}
 
+    /// The `byFederated` key of a provider identity.
     static func federatedKey(_ providerId: String, _ rawId: String) -> String { providerId + "\u{0}" + rawId }
 
     /// The user with `uid`.
@@ -148,14 +149,22 @@ public struct AuthProjectState: Sendable, Equatable {
 
 /// Keys touched since the last journal entry. Excluded from equality: it is bookkeeping.
 struct AuthChangeSet: Sendable, Equatable {
+    /// Touched uids.
     var users: Set<String> = []
+    /// Touched refresh tokens.
     var refresh: Set<String> = []
+    /// Touched OOB codes.
     var oob: Set<String> = []
+    /// Touched SMS sessions.
     var sms: Set<String> = []
+    /// The config changed.
     var config = false
+    /// Every user went at once (journal the whole state).
     var all = false
 
+    /// Nothing changed.
     var isEmpty: Bool { users.isEmpty && refresh.isEmpty && oob.isEmpty && sms.isEmpty && !config && !all }
 
+    /// Always equal: change tracking must not affect state equality.
     static func == (a: AuthChangeSet, b: AuthChangeSet) -> Bool { true }
 }

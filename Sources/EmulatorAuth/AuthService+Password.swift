@@ -58,6 +58,7 @@ extension AuthService {
         return .object(response)
     }
 
+    /// Hashes with the configured cost; OpenSSL failures become INTERNAL (logged).
     func hashPassword(_ password: String, ids: IDGenerator) throws -> PasswordHash {
         do { return try PasswordHash.make(password, cost: config.passwordHashCost, ids: ids) } catch {
             logger.log(.error, "auth", "password hashing failed: \(error)")

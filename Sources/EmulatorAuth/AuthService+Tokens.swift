@@ -152,9 +152,11 @@ extension AuthService {
         return o
     }
 
+    /// Claim names custom claims may not use (Firebase's reserved list).
     static let forbiddenClaims = ["iss", "aud", "sub", "iat", "exp", "nbf", "jti", "nonce", "azp", "acr", "amr", "cnf",
                                   "auth_time", "firebase", "at_hash", "c_hash"]
 
+    /// `FORBIDDEN_CLAIM : <name>` for the first reserved name present.
     static func validateClaimNames(_ o: [String: JSON]) throws {
         for name in forbiddenClaims where o[name] != nil { throw EmulatorError.authBadRequest("FORBIDDEN_CLAIM : \(name)") }
     }

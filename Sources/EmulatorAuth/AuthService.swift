@@ -12,7 +12,9 @@ public final class AuthService: Sendable {
     public let config: AuthServiceConfig
     /// The process's signing key.
     public let keyring: TokenKeyring
+    /// Per-project clocks and id generators.
     let environments: any ProjectEnvironmentProvider
+    /// Where warnings and OOB links go.
     let logger: any LogSink
     private let states: Mutex<[String: AuthProjectState]> = Mutex([:])
     private let hooksBox: Mutex<any AuthHooks> = Mutex(NoAuthHooks())
@@ -33,10 +35,13 @@ public final class AuthService: Sendable {
     /// Installs the functions host's hooks.
     public func setHooks(_ hooks: any AuthHooks) { hooksBox.withLock { $0 = hooks } }
 
+    /// The hooks currently installed.
     var hooks: any AuthHooks { hooksBox.withLock { $0 } }
 
+    /// The project's environment.
     func env(_ projectId: String) -> ProjectEnvironment { environments.environment(for: projectId) }
 
+    /// The project's current time.
     func now(_ projectId: String) -> Timestamp { env(projectId).clock.now() }
 
     /// Reads a project's state.

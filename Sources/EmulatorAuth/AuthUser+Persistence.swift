@@ -3,6 +3,7 @@ import EmulatorCore
 /// Lossless JSON forms of the Auth data, for export/import and the `--data-dir` journal.
 /// Unlike the wire shapes they keep hash parameters and refresh-token records.
 extension AuthUser {
+    /// The lossless JSON form.
     var persisted: JSON {
         var o: [String: JSON] = ["localId": .string(localId), "emailVerified": .bool(emailVerified), "disabled": .bool(disabled),
                                  "validSince": .int(validSince), "createdAt": .int(createdAt), "emailLinkSignin": .bool(emailLinkSignin),
@@ -16,6 +17,7 @@ extension AuthUser {
         return .object(o)
     }
 
+    /// Decodes the lossless form, naming what is missing.
     init(persisted j: JSON) throws {
         guard let id = j["localId"]?.stringValue, let vs = j["validSince"]?.intValue, let ca = j["createdAt"]?.intValue else {
             throw EmulatorError.invalidArgument("Auth import: a user needs localId, validSince and createdAt.")
@@ -45,6 +47,7 @@ extension AuthUser {
 }
 
 extension PasswordHash {
+    /// The lossless JSON form.
     var persisted: JSON {
         let p = parameters
         return ["algorithm": .string(algorithm), "hash": .string(Base64.encode(hash)), "salt": .string(Base64.encode(salt)),
@@ -54,6 +57,7 @@ extension PasswordHash {
                 "saltFirst": .bool(p.saltFirst)]
     }
 
+    /// Decodes the lossless form, naming what is missing.
     init(persisted j: JSON) throws {
         guard let alg = j["algorithm"]?.stringValue, let h = j["hash"]?.stringValue.flatMap(Base64.decode),
               let s = j["salt"]?.stringValue.flatMap(Base64.decode)
@@ -73,10 +77,12 @@ extension PasswordHash {
 }
 
 extension RefreshRecord {
+    /// The lossless JSON form.
     var persisted: JSON {
         ["localId": .string(localId), "provider": .string(provider), "extraClaims": .object(extraClaims), "issuedAt": .int(issuedAt)]
     }
 
+    /// Decodes the lossless form, naming what is missing.
     init(persisted j: JSON) throws {
         guard let id = j["localId"]?.stringValue, let p = j["provider"]?.stringValue, let at = j["issuedAt"]?.intValue else {
             throw EmulatorError.invalidArgument("Auth import: a refresh token needs localId, provider and issuedAt.")
@@ -86,6 +92,7 @@ extension RefreshRecord {
 }
 
 extension OobCode {
+    /// The lossless JSON form.
     var persisted: JSON {
         var o: [String: JSON] = ["code": .string(code), "requestType": .string(requestType), "email": .string(email), "oobLink": .string(oobLink)]
         if let newEmail { o["newEmail"] = .string(newEmail) }
@@ -93,6 +100,7 @@ extension OobCode {
         return .object(o)
     }
 
+    /// Decodes the lossless form, naming what is missing.
     init(persisted j: JSON) throws {
         guard let c = j["code"]?.stringValue, let t = j["requestType"]?.stringValue, let e = j["email"]?.stringValue else {
             throw EmulatorError.invalidArgument("Auth import: an OOB code needs code, requestType and email.")
@@ -103,8 +111,10 @@ extension OobCode {
 }
 
 extension SmsCode {
+    /// The lossless JSON form.
     var persisted: JSON { ["sessionInfo": .string(sessionInfo), "phoneNumber": .string(phoneNumber), "code": .string(code)] }
 
+    /// Decodes the lossless form, naming what is missing.
     init(persisted j: JSON) throws {
         guard let s = j["sessionInfo"]?.stringValue, let p = j["phoneNumber"]?.stringValue, let c = j["code"]?.stringValue else {
             throw EmulatorError.invalidArgument("Auth import: an SMS code needs sessionInfo, phoneNumber and code.")

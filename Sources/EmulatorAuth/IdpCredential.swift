@@ -2,15 +2,25 @@ import EmulatorCore
 
 /// The claims of a fake IdP credential from `signInWithIdp`'s `requestUri`/`postBody`.
 struct IdpCredential {
+    /// Lower-cased provider id.
     var providerId: String
+    /// The IdP's user id.
     var sub: String
+    /// Lower-cased asserted email.
     var email: String?
+    /// The `email_verified` claim.
     var emailVerified: Bool
+    /// `name` claim.
     var displayName: String?
+    /// `picture` claim.
     var photoUrl: String?
+    /// `screen_name` claim.
     var screenName: String?
+    /// Every claim, returned as `rawUserInfo`.
     var rawClaims: [String: JSON]
+    /// The `id_token` as sent.
     var idToken: String?
+    /// The `access_token` as sent.
     var accessToken: String?
 
     /// Parses `a=b&c=d` (form or query), percent-decoding.
@@ -24,6 +34,7 @@ struct IdpCredential {
         return out
     }
 
+    /// Percent-decodes one component (`+` is a space).
     static func decode(_ s: Substring) -> String {
         var bytes: [UInt8] = []
         var it = Array(s.utf8)[...]

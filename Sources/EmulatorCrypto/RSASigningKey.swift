@@ -4,6 +4,7 @@ import EmulatorCore
 /// An RSA key pair for RS256 JWTs. Immutable after creation; OpenSSL's EVP_PKEY is safe for
 /// concurrent sign/verify, so the class is `Sendable` without a lock.
 public final class RSASigningKey: @unchecked Sendable {
+    /// The owned EVP_PKEY (freed in deinit).
     let pkey: OpaquePointer
     /// Key id: base64url of the first 20 bytes of SHA-256 over the public modulus, so the same key
     /// always has the same id (stable across a PEM round trip).

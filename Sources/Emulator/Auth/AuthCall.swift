@@ -18,10 +18,14 @@ struct AuthCall {
         case none
     }
 
+    /// The project the call acts on (path, body `targetProjectId` for admins, or API key).
     let projectId: String
+    /// True for `Bearer owner` / `ya29.*` callers on routes that honour them.
     let privileged: Bool
+    /// The normalised body, without `targetProjectId`.
     let body: [String: JSON]
 
+    /// An Identity Toolkit error that keeps `status` (401/403/400-argument flavours).
     static func itkError(_ code: ErrorCode, _ message: String, reason: String) -> EmulatorError {
         EmulatorError(code, message, style: .identityToolkit(reason: reason, omitStatus: false))
     }
@@ -77,6 +81,7 @@ struct AuthCall {
         return o
     }
 
+    /// Percent-decodes a form component (`+` is a space).
     static func formDecode(_ s: Substring) -> String {
         var bytes: [UInt8] = []
         var it = Array(s.utf8)[...]
@@ -99,6 +104,7 @@ struct AuthCall {
 /// Request normalisation as Firebase's emulator does it: snake_case keys become camelCase and
 /// integer `requestType` values become their enum names (Android sends numbers).
 enum AuthNormalizer {
+    /// `OobReqType` names by their integer value (the Android SDK sends numbers).
     static let requestTypes = ["OOB_REQ_TYPE_UNSPECIFIED", "PASSWORD_RESET", "OLD_EMAIL_AGREE", "NEW_EMAIL_ACCEPT", "VERIFY_EMAIL",
                                "RECOVER_EMAIL", "EMAIL_SIGNIN", "VERIFY_AND_CHANGE_EMAIL", "REVERT_SECOND_FACTOR_ADDITION"]
 

@@ -99,6 +99,7 @@ extension AuthRoutes {
         r.post("/www.googleapis.com/identitytoolkit/v3/relyingparty/signOutUser") { _, _ in throw notImplemented("signOutUser") }
     }
 
+    /// 501 `NOT_IMPLEMENTED` naming the operation, in Identity Toolkit style.
     static func notImplemented(_ op: String) -> EmulatorError {
         EmulatorError(.unimplemented, "\(op) is not implemented in the Auth Emulator.", style: .identityToolkit(reason: "unimplemented", omitStatus: false))
     }

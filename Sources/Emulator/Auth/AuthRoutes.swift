@@ -6,8 +6,10 @@ import EmulatorHTTP
 /// legacy v3 relyingparty aliases, key endpoints and the `/emulator/v1` Auth operations.
 /// Handlers only decode, call one `AuthService` function and encode.
 enum AuthRoutes {
+    /// The Identity Toolkit namespace (production host as the first path segment).
     static let itk = "/identitytoolkit.googleapis.com"
 
+    /// An adapter: decoded call in, one service call, JSON out.
     typealias Op = @Sendable (AuthService, AuthCall, HTTPRequest) async throws -> JSON
 
     /// End-user operations by verb, shared by v1 and the legacy v3 names.
@@ -45,8 +47,10 @@ enum AuthRoutes {
         "query": { a, c, _ in try a.queryAccounts(projectId: c.projectId, body: c.body) },
     ]
 
+    /// Identity Toolkit answers are pretty-printed JSON, as Firebase's emulator sends them.
     static func json(_ v: JSON) -> HTTPResponse { .json(v, pretty: true) }
 
+    /// Adds every Auth route to `r`.
     static func register(_ r: inout Router, _ s: EmulatorServices) {
         let auth = s.auth
         for (verb, op) in accountOps {
@@ -100,6 +104,7 @@ enum AuthRoutes {
         registerUnimplemented(&r)
     }
 
+    /// `accounts:createAuthUri`: sign-in methods for an identifier (`fetchSignInMethodsForEmail`).
     static func createAuthUri(_ a: AuthService, _ c: AuthCall) throws -> JSON {
         guard let id = c.body["identifier"]?.stringValue ?? c.body["email"]?.stringValue else { throw EmulatorError.authBadRequest("MISSING_IDENTIFIER") }
         if c.body["providerId"] != nil { throw EmulatorError(.unimplemented, "Sign-in with IDP is not yet supported.") }
