@@ -91,7 +91,9 @@ let v1 = "/identitytoolkit.googleapis.com/v1"
     let (_, r) = await call("POST", "\(v1)/accounts:signUp?key=k", ["email": "act@example.com", "password": "secret1"])
     _ = await call("POST", "\(v1)/accounts:sendOobCode?key=k", ["requestType": "VERIFY_EMAIL", "idToken": r["idToken"] ?? .null])
     let (_, codes) = await call("GET", "/emulator/v1/projects/demo-http/oobCodes")
-    let link = try #require(codes["oobCodes"]?.arrayValue?.last?["oobLink"]?.stringValue)
+    // Other tests share the app and run in parallel: pick this test's code.
+    let mine = codes["oobCodes"]?.arrayValue?.first { $0["email"] == "act@example.com" && $0["requestType"] == "VERIFY_EMAIL" }
+    let link = try #require(mine?["oobLink"]?.stringValue)
     let path = String(link[try #require(link.range(of: "/emulator/action"))!.lowerBound...])
     let (s, body) = await call("GET", path)
     #expect(s == 200 && body["authEmulator"]?["email"] == "act@example.com")
