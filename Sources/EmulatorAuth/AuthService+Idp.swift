@@ -158,7 +158,7 @@ extension AuthService {
         c["exp"] = .int(now + duration)
         c["iss"] = .string("https://session.firebase.google.com/\(projectId)")
         let cookie: String
-        do { cookie = try JWT.encode(c, key: keyring.key()) } catch { throw EmulatorError.internal("Could not sign the session cookie.") }
+        do { cookie = try JWT.encode(c, key: config.signIdTokens ? keyring.key() : nil) } catch { throw EmulatorError.internal("Could not sign the session cookie.") }
         return ["sessionCookie": .string(cookie)]
     }
 }

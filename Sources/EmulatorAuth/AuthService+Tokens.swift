@@ -55,7 +55,7 @@ extension AuthService {
     func mintIDToken(projectId: String, user: AuthUser, provider: String, extra: [String: JSON], now: Timestamp) throws -> String {
         let claims = idTokenClaims(projectId: projectId, user: user, provider: provider, extra: extra, now: now)
         do {
-            return try JWT.encode(claims, key: keyring.key())
+            return try JWT.encode(claims, key: config.signIdTokens ? keyring.key() : nil)
         } catch {
             logger.log(.error, "auth", "signing failed: \(error)")
             throw EmulatorError.internal("Could not sign the ID token.")

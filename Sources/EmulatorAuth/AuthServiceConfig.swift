@@ -4,6 +4,10 @@ import EmulatorCore
 public struct AuthServiceConfig: Sendable, Equatable {
     /// Accept unsigned (`alg: none`) ID tokens, as test tooling mints them. Default true.
     public var acceptUnsignedTokens = true
+    /// Sign ID tokens and session cookies with RS256 (default). Set false to mint unsigned
+    /// `alg: none` tokens like Firebase's emulator: the Node Admin SDK in emulator mode verifies
+    /// with an empty key and so rejects any signed token.
+    public var signIdTokens = true
     /// PBKDF2-HMAC-SHA256 iterations for passwords set through the emulator. Cheap by default so
     /// thousands of sign-ins per second stay possible; raise it (e.g. 600000) for production strength.
     public var passwordHashCost = 64
@@ -20,6 +24,13 @@ public struct AuthServiceConfig: Sendable, Equatable {
         if let v = o["acceptUnsignedTokens"] {
             guard let b = v.boolValue else { throw EmulatorError.invalidArgument("auth.acceptUnsignedTokens must be a boolean.") }
             acceptUnsignedTokens = b
+        }
+        if let v = o["signIdTokens"] {
+            guard let b = v.boolValue else { throw EmulatorError.invalidArgument("auth.signIdTokens must be a boolean.") }
+            signIdTokens = b
+        }
+        if !signIdTokens && !acceptUnsignedTokens {
+            throw EmulatorError.invalidArgument("auth.signIdTokens=false needs auth.acceptUnsignedTokens=true, or the emulator could not read its own tokens.")
         }
         if let v = o["passwordHashCost"] {
             guard let i = v.intValue, i >= 1, i <= 10_000_000 else {

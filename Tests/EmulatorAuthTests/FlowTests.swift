@@ -91,4 +91,13 @@ import Testing
     let c = try AuthServiceConfig(json: ["acceptUnsignedTokens": false, "passwordHashCost": 1000, "anonymousTtlSeconds": 60])
     #expect(!c.acceptUnsignedTokens && c.passwordHashCost == 1000 && c.anonymousTtlSeconds == 60)
     #expect(throws: EmulatorError.self) { try AuthServiceConfig(json: ["passwordHashCost": "high"]) }
+    #expect(throws: EmulatorError.self) { try AuthServiceConfig(json: ["signIdTokens": false, "acceptUnsignedTokens": false]) }
+}
+
+@Test func unsignedModeMintsAlgNoneTokensThatStillVerify() async throws {
+    let (a, _) = makeService(try AuthServiceConfig(json: ["signIdTokens": false]))
+    let r = try await a.signUp(projectId: project, body: [:], privileged: false)
+    let token = try #require(r["idToken"]?.stringValue)
+    #expect(JWT.decode(token)?.algorithm == "none" && token.hasSuffix("."))
+    #expect(try a.verifyIDToken(projectId: project, token: token, checkRevoked: true).uid == r["localId"]?.stringValue)
 }

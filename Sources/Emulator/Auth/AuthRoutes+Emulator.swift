@@ -38,9 +38,25 @@ extension AuthRoutes {
             let uids = try await auth.purgeAnonymous(projectId: m["project"], olderThanSeconds: secs)
             return json(["deletedUids": .array(uids.map { .string($0) })])
         }
+        // Admin SDK project config (`Bearer owner`): the same settings in the v2 shape.
+        r.get("\(itk)/v2/projects/{project}/config") { req, m in
+            let c = try AuthCall.make(req, s, .owner, pathProject: m["project"])
+            return json(v2Config(auth.getConfig(projectId: c.projectId), c.projectId))
+        }
+        r.patch("\(itk)/v2/projects/{project}/config") { req, m in
+            let c = try AuthCall.make(req, s, .owner, pathProject: m["project"])
+            return json(v2Config(try auth.updateConfig(projectId: c.projectId, patch: c.body), c.projectId))
+        }
         r.get("/emulator/action") { req, _ in
             try await action(req, s)
         }
+    }
+
+    /// Adds the resource `name` the v2 API reports.
+    static func v2Config(_ config: JSON, _ project: String) -> JSON {
+        var o = config.objectValue ?? [:]
+        o["name"] = .string("projects/\(project)/config")
+        return .object(o)
     }
 
     /// Applies an OOB code like the real action page: JSON result, or a 303 to `continueUrl`.

@@ -133,3 +133,16 @@ let v1 = "/identitytoolkit.googleapis.com/v1"
     let (_, look) = await call("POST", "\(v1)/projects/demo-second/accounts:lookup", ["localId": ["p2"]], headers: h)
     #expect(look["users"]?.arrayValue?.first?["emailVerified"] == true)
 }
+
+@Test func v2ProjectConfigNeedsOwner() async {
+    let path = "/identitytoolkit.googleapis.com/v2/projects/demo-v2/config"
+    let (s1, _) = await call("PATCH", path + "?key=k", ["signIn": ["allowDuplicateEmails": true]])
+    #expect(s1 == 400)
+    let (s2, r2) = await call("PATCH", path + "?updateMask=signIn.allowDuplicateEmails", ["signIn": ["allowDuplicateEmails": true]],
+                              headers: ["Authorization": "Bearer owner", "Content-Type": "application/json"])
+    #expect(s2 == 200 && r2["signIn"]?["allowDuplicateEmails"] == true && r2["name"] == "projects/demo-v2/config")
+    let (s3, r3) = await call("GET", path, headers: ["Authorization": "Bearer owner"])
+    #expect(s3 == 200 && r3["signIn"]?["allowDuplicateEmails"] == true)
+    let (s4, _) = await call("GET", "/identitytoolkit.googleapis.com/v2/projects/demo-v2/tenants", headers: ["Authorization": "Bearer owner"])
+    #expect(s4 == 501)
+}
