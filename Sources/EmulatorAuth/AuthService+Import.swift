@@ -23,6 +23,16 @@ extension AuthService {
         if algorithm == "SCRYPT" && (params.signerKey.isEmpty || !(1...8).contains(params.rounds) || !(1...14).contains(params.memoryCost)) {
             throw EmulatorError.authBadRequest("INVALID_HASH_PARAMETERS : SCRYPT needs signerKey, rounds 1..8 and memoryCost 1..14")
         }
+        // Bounds keep a hostile import from turning every later sign-in into a CPU or memory sink.
+        if algorithm == "PBKDF2_SHA256" && !(1...120_000).contains(params.rounds) {
+            throw EmulatorError.authBadRequest("INVALID_HASH_PARAMETERS : PBKDF2_SHA256 needs rounds 1..120000")
+        }
+        if algorithm == "STANDARD_SCRYPT" {
+            let n = params.cpuMemCost, r = params.blockSize, p = params.parallelization
+            guard n >= 2, n & (n - 1) == 0, r >= 1, p >= 1, n <= 1 << 20, r <= 32, p <= 16, 128 * n * r * p <= 64 << 20 else {
+                throw EmulatorError.authBadRequest("INVALID_HASH_PARAMETERS : STANDARD_SCRYPT needs cpuMemCost a power of two and at most 64 MiB of memory")
+            }
+        }
         let now = self.now(projectId)
         var errors: [JSON] = []
         var users: [(Int, AuthUser)] = []
