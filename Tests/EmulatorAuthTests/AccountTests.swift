@@ -142,7 +142,7 @@ import Testing
     #expect(await message { try a.batchCreate(projectId: project, body: [:]) } == "MISSING_USER_ACCOUNT")
     #expect(await message { try a.batchCreate(projectId: project, body: ["hashAlgorithm": "PBKDF2_SHA256", "rounds": 99_999_999, "users": [["localId": "x"]]]) }
         == "INVALID_HASH_PARAMETERS : PBKDF2_SHA256 needs rounds 1..120000")
-    #expect(await message { try a.batchCreate(projectId: project, body: ["hashAlgorithm": "STANDARD_SCRYPT", "cpuMemCost": 1 << 30, "blockSize": 8, "parallelization": 1, "users": [["localId": "x"]]]) }?
+    #expect(await message { try a.batchCreate(projectId: project, body: ["hashAlgorithm": "STANDARD_SCRYPT", "cpuMemCost": .int(1 << 30), "blockSize": 8, "parallelization": 1, "users": [["localId": "x"]]]) }?
         .hasPrefix("INVALID_HASH_PARAMETERS") == true)
 }
 
