@@ -113,6 +113,13 @@ extension AuthRoutes {
         }
         r.add("*", "\(itk)/v2/projects/{project=**}") { req, _ in throw notImplemented("identitytoolkit.projects (\(req.method) \(req.path))") }
         r.post("/www.googleapis.com/identitytoolkit/v3/relyingparty/signOutUser") { _, _ in throw notImplemented("signOutUser") }
+        // Multi-tenancy is not modelled: answer 501 rather than 404 so Admin SDK users see why.
+        r.add("*", "\(itk)/v1/projects/{project}/tenants/{rest=**}") { req, _ in
+            throw notImplemented("identitytoolkit.projects.tenants (\(req.method) \(req.path))")
+        }
+        r.add("*", "/emulator/v1/projects/{project}/tenants/{rest=**}") { req, _ in
+            throw notImplemented("emulator.projects.tenants (\(req.method) \(req.path))")
+        }
     }
 
     /// 501 `NOT_IMPLEMENTED` naming the operation, in Identity Toolkit style.

@@ -145,4 +145,6 @@ let v1 = "/identitytoolkit.googleapis.com/v1"
     #expect(s3 == 200 && r3["signIn"]?["allowDuplicateEmails"] == true)
     let (s4, _) = await call("GET", "/identitytoolkit.googleapis.com/v2/projects/demo-v2/tenants", headers: ["Authorization": "Bearer owner"])
     #expect(s4 == 501)
+    let (s5, e5) = await call("POST", "\(v1)/projects/demo-v2/tenants/t1/accounts:lookup", [:], headers: ["Authorization": "Bearer owner"])
+    #expect(s5 == 501 && e5["error"]?["status"] == "UNIMPLEMENTED")
 }
