@@ -101,3 +101,24 @@ import Testing
     #expect(JWT.decode(token)?.algorithm == "none" && token.hasSuffix("."))
     #expect(try a.verifyIDToken(projectId: project, token: token, checkRevoked: true).uid == r["localId"]?.stringValue)
 }
+
+@Test func concurrentSignUpsWithOneEmailCreateOneAccount() async throws {
+    let (a, _) = makeService()
+    let results = await withTaskGroup(of: String?.self) { g in
+        for _ in 0..<8 { g.addTask { await message { try await signUp(a, "race@example.com") } } }
+        var out: [String?] = []
+        for await r in g { out.append(r) }
+        return out
+    }
+    #expect(results.filter { $0 == nil }.count == 1)
+    #expect(results.compactMap { $0 }.allSatisfy { $0 == "EMAIL_EXISTS" })
+    #expect(a.snapshot(projectId: project).users.count == 1)
+}
+
+@Test func blockingHookCanDisableTheUser() async throws {
+    let (a, _) = makeService()
+    a.setHooks(RecordingHooks(result: BlockingResult(disabled: true)))
+    #expect(await message { try await signUp(a, "off@example.com") } == "USER_DISABLED")
+    // The user is written first (as production does), disabled.
+    #expect(a.snapshot(projectId: project).user(email: "off@example.com")?.disabled == true)
+}
