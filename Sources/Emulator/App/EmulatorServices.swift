@@ -1,3 +1,4 @@
+import EmulatorAuth
 import EmulatorCore
 import EmulatorStore
 import Foundation
@@ -21,15 +22,17 @@ public struct EmulatorServices: Sendable {
     public let store: StoreService
     /// Process start, for `uptimeMs`.
     public let startedAt: Timestamp
+    /// The Auth service (users, tokens, keys).
+    public let auth: AuthService
 
     /// Durable storage when `--data-dir` is set.
     public let dataDirectory: DataDirectory?
 
     /// Every service whose per-project data can be reset, captured and restored.
-    public var participants: [any ProjectStateParticipant] { [store] }
+    public var participants: [any ProjectStateParticipant] { [store, auth] }
 
     /// Every service whose data can be exported, imported and journaled.
-    public var persistentParticipants: [any PersistentParticipant] { [store] }
+    public var persistentParticipants: [any PersistentParticipant] { [store, auth] }
 
     /// After a reset, restore or import: journal the project's new data so a restart sees it.
     public func journalReplace(project: String) {
@@ -46,8 +49,13 @@ public struct EmulatorServices: Sendable {
         do { storeOptions = try StoreOptions(json: config.firestore) } catch let e as EmulatorError { throw CLIError("config: \(e.message)") }
         let store = StoreService(environments: projects, options: storeOptions, logger: logger)
         self.store = store
+        let auth: AuthService
+        do { auth = AuthService(config: try AuthServiceConfig(json: config.auth), environments: projects, logger: logger) } catch let e as EmulatorError {
+            throw CLIError("config: \(e.message)")
+        }
+        self.auth = auth
         if let dir = config.dataDir {
-            let d = try DataDirectory(path: dir, participants: [store], logger: logger, policy: config.fsync)
+            let d = try DataDirectory(path: dir, participants: [store, auth], logger: logger, policy: config.fsync)
             try d.load()
             self.dataDirectory = d
         } else {
@@ -57,7 +65,10 @@ public struct EmulatorServices: Sendable {
         store.setObserver { batch in
             journal?.append(participant: "firestore", project: batch.project, entry: StoreService.journalEntry(batch))
         }
-        for p in store.projectsWithData { _ = projects.environment(for: p) }
+        if journal != nil {
+            auth.setObserver { project, entry in journal?.append(participant: "auth", project: project, entry: entry) }
+        }
+        for p in store.projectsWithData + auth.projectsWithData { _ = projects.environment(for: p) }
         self.startedAt = WallClock().now()
     }
 }

@@ -6,6 +6,7 @@ enum Routes {
     static func makeRouter(_ s: EmulatorServices) -> Router {
         var r = Router()
         StatusRoutes.register(&r, s)
+        AuthRoutes.register(&r, s)
         ProjectAdminRoutes.register(&r, s)
         FaultRoutes.register(&r, s)
         ResetRoutes.register(&r, s)

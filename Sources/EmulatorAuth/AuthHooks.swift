@@ -1,0 +1,67 @@
+import EmulatorCore
+
+/// The event a blocking function sees (`beforeCreate` / `beforeSignIn`).
+public struct BlockingEvent: Sendable {
+    /// `beforeCreate` or `beforeSignIn`.
+    public var eventType: String
+    /// The project.
+    public var projectId: String
+    /// The user as it would be stored.
+    public var user: AuthUser
+    /// The sign-in method (`password`, `google.com`, `emailLink`, `phone`, ...).
+    public var signInMethod: String
+}
+
+/// What a blocking function may change; nil fields are left alone.
+public struct BlockingResult: Sendable, Equatable {
+    /// New display name.
+    public var displayName: String?
+    /// New disabled flag.
+    public var disabled: Bool?
+    /// New email-verified flag.
+    public var emailVerified: Bool?
+    /// New custom claims (replaces the stored ones).
+    public var customClaims: [String: JSON]?
+    /// Extra ID-token claims for this sign-in only (beforeSignIn).
+    public var sessionClaims: [String: JSON]?
+
+    /// No changes.
+    public init(displayName: String? = nil, disabled: Bool? = nil, emailVerified: Bool? = nil,
+                customClaims: [String: JSON]? = nil, sessionClaims: [String: JSON]? = nil)
+    {
+        self.displayName = displayName
+        self.disabled = disabled
+        self.emailVerified = emailVerified
+        self.customClaims = customClaims
+        self.sessionClaims = sessionClaims
+    }
+}
+
+/// Hooks the functions host plugs into. Blocking hooks may throw an `EmulatorError` the SDK sees
+/// (e.g. `BLOCKING_FUNCTION_ERROR_RESPONSE`), or return changes. Called on the same paths as
+/// production: password/email-link/IdP/phone sign-up and sign-in; not for anonymous sign-up,
+/// custom tokens, admin creation or imports.
+public protocol AuthHooks: Sendable {
+    /// Runs before a user is created by an end-user sign-up.
+    func beforeCreate(_ event: BlockingEvent) async throws -> BlockingResult?
+    /// Runs before an end user signs in (including right after sign-up).
+    func beforeSignIn(_ event: BlockingEvent) async throws -> BlockingResult?
+    /// A user was created (any path except imports), after the fact.
+    func userCreated(projectId: String, user: AuthUser) async
+    /// A user was deleted, after the fact.
+    func userDeleted(projectId: String, user: AuthUser) async
+}
+
+/// Hooks that do nothing (until the functions host registers its own).
+public struct NoAuthHooks: AuthHooks {
+    /// Creates the no-op hooks.
+    public init() {}
+    /// No change.
+    public func beforeCreate(_ event: BlockingEvent) async throws -> BlockingResult? { nil }
+    /// No change.
+    public func beforeSignIn(_ event: BlockingEvent) async throws -> BlockingResult? { nil }
+    /// Nothing.
+    public func userCreated(projectId: String, user: AuthUser) async {}
+    /// Nothing.
+    public func userDeleted(projectId: String, user: AuthUser) async {}
+}

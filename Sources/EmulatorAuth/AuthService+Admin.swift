@@ -1,0 +1,217 @@
+import EmulatorCore
+
+extension AuthService {
+    /// Admin `createUser` (`accounts:signUp` or `projects/{p}/accounts` with `Bearer owner`):
+    /// no tokens, no blocking hooks; the created-user event fires.
+    func adminCreate(projectId: String, _ b: Body) async throws -> JSON {
+        let e = env(projectId)
+        let now = e.clock.now()
+        let uid = b.nonEmpty("localId") ?? e.ids.uid()
+        guard uid.count <= 128 else { throw EmulatorError.authBadRequest("INVALID_LOCAL_ID") }
+        var u = AuthUser(localId: uid, now: now)
+        if let raw = b.string("email") { u.email = try AuthValidation.email(raw) }
+        if let p = b.string("password") {
+            try AuthValidation.password(p)
+            u.password = try hashPassword(p, ids: e.ids)
+        }
+        u.displayName = b.nonEmpty("displayName")
+        u.photoUrl = b.nonEmpty("photoUrl")
+        u.emailVerified = b.bool("emailVerified") ?? false
+        u.disabled = b.bool("disabled") ?? false
+        if let p = b.nonEmpty("phoneNumber") {
+            try AuthValidation.phone(p)
+            u.phoneNumber = p
+            u.upsertProvider(ProviderUserInfo(providerId: "phone", rawId: p, phoneNumber: p))
+        }
+        if let email = u.email, u.password != nil {
+            u.upsertProvider(ProviderUserInfo(providerId: "password", rawId: email, email: email, displayName: u.displayName, photoUrl: u.photoUrl))
+        }
+        let created = u
+        try write(projectId) { st in
+            if st.user(uid) != nil { throw EmulatorError.authBadRequest("DUPLICATE_LOCAL_ID") }
+            if let em = created.email, st.user(email: em) != nil { throw EmulatorError.authBadRequest("EMAIL_EXISTS") }
+            if let p = created.phoneNumber, st.user(phone: p) != nil { throw EmulatorError.authBadRequest("PHONE_NUMBER_EXISTS") }
+            st.put(created)
+        }
+        await hooks.userCreated(projectId: projectId, user: created)
+        var o: [String: JSON] = ["kind": "identitytoolkit#SignupNewUserResponse", "localId": .string(uid)]
+        if let em = created.email { o["email"] = .string(em) }
+        if let n = created.displayName { o["displayName"] = .string(n) }
+        return .object(o)
+    }
+
+    /// `accounts:lookup`: the `idToken`'s user, or (privileged) users by `localId`, `email`, `phoneNumber`.
+    public func lookup(projectId: String, body raw: [String: JSON], privileged: Bool) throws -> JSON {
+        let b = Body(raw)
+        var users: [AuthUser] = []
+        if let token = b.string("idToken") {
+            users = [try userFromIDToken(projectId: projectId, token: token).1]
+        } else if privileged {
+            users = read(projectId) { st in
+                var out: [AuthUser] = []
+                var seen: Set<String> = []
+                let found = b.strings("localId").compactMap { st.user($0) } + b.strings("email").compactMap { st.user(email: $0) } +
+                    b.strings("phoneNumber").compactMap { st.user(phone: $0) }
+                for u in found where seen.insert(u.localId).inserted { out.append(u) }
+                return out
+            }
+        } else {
+            throw EmulatorError.authBadRequest("MISSING_ID_TOKEN")
+        }
+        var o: [String: JSON] = ["kind": "identitytoolkit#GetAccountInfoResponse"]
+        if !users.isEmpty { o["users"] = .array(users.map(\.json)) }
+        return .object(o)
+    }
+
+    /// `accounts:delete`: the `idToken`'s user, or (privileged) `localId`.
+    public func deleteAccount(projectId: String, body raw: [String: JSON], privileged: Bool) async throws -> JSON {
+        let b = Body(raw)
+        let uid: String
+        if privileged, let id = b.nonEmpty("localId") {
+            uid = id
+        } else if let token = b.string("idToken") {
+            if read(projectId, { $0.config.disableDeletion }) { throw EmulatorError.authBadRequest("ADMIN_ONLY_OPERATION") }
+            uid = try userFromIDToken(projectId: projectId, token: token).1.localId
+        } else {
+            throw EmulatorError.authBadRequest(privileged ? "MISSING_LOCAL_ID" : "MISSING_ID_TOKEN")
+        }
+        try await deleteUser(projectId: projectId, uid: uid)
+        return ["kind": "identitytoolkit#DeleteAccountResponse"]
+    }
+
+    /// Deletes a user (admin); fires the deleted event. `USER_NOT_FOUND` when absent.
+    public func deleteUser(projectId: String, uid: String) async throws {
+        guard let old = write(projectId, { $0.remove(uid) }) else { throw EmulatorError.authBadRequest("USER_NOT_FOUND") }
+        await hooks.userDeleted(projectId: projectId, user: old)
+    }
+
+    /// The user with `uid` (admin).
+    public func getUser(projectId: String, uid: String) throws -> AuthUser {
+        guard let u = read(projectId, { $0.user(uid) }) else { throw EmulatorError.authBadRequest("USER_NOT_FOUND") }
+        return u
+    }
+
+    /// Replaces a user's custom claims (admin); nil clears them.
+    public func setCustomClaims(projectId: String, uid: String, claims: [String: JSON]?) throws {
+        let text = claims.map { JSON.object($0).serialized() }
+        if let text { _ = try Self.validateClaims(text) }
+        try write(projectId) { st in
+            guard var u = st.user(uid) else { throw EmulatorError.authBadRequest("USER_NOT_FOUND") }
+            u.customAttributes = text
+            st.put(u)
+        }
+    }
+
+    /// `accounts:batchGet`: users sorted by uid, paged by `nextPageToken` (= last uid); `maxResults` -1 = all.
+    public func batchGet(projectId: String, maxResults: Int?, pageToken: String?) throws -> JSON {
+        let limit = maxResults ?? 20
+        guard limit == -1 || (0...1000).contains(limit) else { throw EmulatorError.authBadRequest("INVALID_ARGUMENT : maxResults must be between 0 and 1000") }
+        let all = read(projectId) { st in st.users.keys.sorted().filter { pageToken == nil || $0 > pageToken! }.compactMap { st.user($0) } }
+        let page = limit == -1 ? all : Array(all.prefix(limit))
+        var o: [String: JSON] = ["kind": "identitytoolkit#DownloadAccountResponse"]
+        if !page.isEmpty { o["users"] = .array(page.map(\.json)) }
+        if limit != -1, all.count > page.count, let last = page.last { o["nextPageToken"] = .string(last.localId) }
+        return .object(o)
+    }
+
+    /// `accounts:batchDelete`: deletes `localIds`; enabled users need `force`.
+    public func batchDelete(projectId: String, body raw: [String: JSON]) async throws -> JSON {
+        let b = Body(raw)
+        let ids = b.strings("localIds")
+        guard !ids.isEmpty, ids.count <= 1000 else { throw EmulatorError.authBadRequest("LOCAL_ID_LIST_EXCEEDS_LIMIT") }
+        let force = b.bool("force") ?? false
+        var errors: [JSON] = []
+        var deleted: [AuthUser] = []
+        write(projectId) { st in
+            for (i, id) in ids.enumerated() {
+                guard let u = st.user(id) else { continue }
+                if !u.disabled && !force {
+                    errors.append(["index": .int(Int64(i)), "localId": .string(id), "message": "NOT_DISABLED : Disable the account before batch deletion."])
+                    continue
+                }
+                st.remove(id)
+                deleted.append(u)
+            }
+        }
+        for u in deleted { await hooks.userDeleted(projectId: projectId, user: u) }
+        return errors.isEmpty ? [:] : ["errors": .array(errors)]
+    }
+
+    /// `accounts:query`: all users (no expressions), or only the count when `returnUserInfo` is false.
+    public func queryAccounts(projectId: String, body raw: [String: JSON]) throws -> JSON {
+        let b = Body(raw)
+        if raw["expression"] != nil { throw EmulatorError(.unimplemented, "((Auth Emulator does not support query expressions.))") }
+        let users = read(projectId) { st in st.users.keys.sorted().compactMap { st.user($0) } }
+        if b.bool("returnUserInfo") == false { return ["recordsCount": .string(String(users.count))] }
+        return ["recordsCount": .string(String(users.count)), "userInfo": .array(users.map(\.json))]
+    }
+
+    /// `DELETE /emulator/v1/projects/{p}/accounts`: every user goes; codes and config stay.
+    public func deleteAllAccounts(projectId: String) {
+        write(projectId) { $0.removeAllUsers() }
+    }
+
+    /// `POST /emulator/v1/projects/{p}/accounts:purgeAnonymous`: deletes anonymous users whose last
+    /// sign-in (or creation) is at least `olderThanSeconds` ago; returns their uids, sorted.
+    public func purgeAnonymous(projectId: String, olderThanSeconds: Int64) async throws -> [String] {
+        guard olderThanSeconds >= 0 else { throw EmulatorError.invalidArgument("olderThanSeconds must be a non-negative integer.") }
+        let cutoff = now(projectId).milliseconds - olderThanSeconds * 1000
+        let removed = write(projectId) { st -> [AuthUser] in
+            let victims = st.users.values.filter { $0.isAnonymous && ($0.lastLoginAt ?? $0.createdAt) <= cutoff }
+            for v in victims { st.remove(v.localId) }
+            return victims.sorted { $0.localId < $1.localId }
+        }
+        for u in removed { await hooks.userDeleted(projectId: projectId, user: u) }
+        return removed.map(\.localId)
+    }
+
+    /// Applies `auth.anonymousTtlSeconds`, if configured (called on sign-up paths and by a timer).
+    public func purgeExpiredAnonymous(projectId: String) async {
+        guard let ttl = config.anonymousTtlSeconds else { return }
+        _ = try? await purgeAnonymous(projectId: projectId, olderThanSeconds: ttl)
+    }
+
+    /// The project's config.
+    public func getConfig(projectId: String) -> JSON { read(projectId) { $0.config.json } }
+
+    /// Applies a partial config and returns the result.
+    public func updateConfig(projectId: String, patch: [String: JSON]) throws -> JSON {
+        try write(projectId) { st in
+            try st.config.apply(patch)
+            return st.config.json
+        }
+    }
+}
+
+extension AuthService {
+    /// Sign-in methods for `email` (`createAuthUri`); empty under email-enumeration protection.
+    public func signInMethods(projectId: String, email: String) throws -> [String] {
+        let e = try AuthValidation.email(email)
+        return read(projectId) { st in
+            guard !st.config.enableImprovedEmailPrivacy, let u = st.user(email: e) else { return [] }
+            var m: [String] = []
+            if u.password != nil { m.append("password") }
+            if u.emailLinkSignin { m.append("emailLink") }
+            m += u.providers.map(\.providerId).filter { $0 != "password" && $0 != "phone" }
+            return m
+        }
+    }
+}
+
+extension AuthService {
+    /// Admin `createUser` for in-process callers (the functions admin context): `properties` uses
+    /// the REST field names (`localId`, `email`, `password`, `displayName`, `phoneNumber`, ...).
+    public func createUser(projectId: String, properties: [String: JSON]) async throws -> AuthUser {
+        let r = try await adminCreate(projectId: projectId, Body(properties))
+        return try getUser(projectId: projectId, uid: r["localId"]?.stringValue ?? "")
+    }
+
+    /// Admin `updateUser` for in-process callers: REST field names (`email`, `password`,
+    /// `displayName`, `disableUser`, `emailVerified`, `customAttributes`, `validSince`, ...).
+    public func updateUser(projectId: String, uid: String, properties: [String: JSON]) async throws -> AuthUser {
+        var p = properties
+        p["localId"] = .string(uid)
+        _ = try await update(projectId: projectId, body: p, privileged: true)
+        return try getUser(projectId: projectId, uid: uid)
+    }
+}

@@ -1,0 +1,58 @@
+import EmulatorCore
+
+extension AuthService: ProjectStateParticipant {
+    /// `auth`.
+    public var participantName: String { "auth" }
+
+    /// Drops users, codes and tokens; the project's Auth config is settings, so it stays.
+    public func resetProject(_ projectId: String) {
+        replaceSilently(projectId) { st in
+            var fresh = AuthProjectState()
+            fresh.config = st.config
+            st = fresh
+        }
+    }
+
+    /// Drops every project's data (configs stay).
+    public func resetAll() {
+        for p in projectIdsWithState() { resetProject(p) }
+    }
+
+    /// The project's `AuthProjectState` (a copy-on-write value).
+    public func captureProject(_ projectId: String) -> any Sendable { snapshot(projectId: projectId) }
+
+    /// Restores a captured `AuthProjectState`.
+    public func restoreProject(_ projectId: String, from snapshot: any Sendable) throws {
+        guard let st = snapshot as? AuthProjectState else {
+            throw EmulatorError.invalidArgument("The snapshot does not hold Auth data.")
+        }
+        restore(projectId: projectId, st)
+    }
+}
+
+extension AuthService: PersistentParticipant {
+    /// The project's data plus the process signing key (PEM), so tokens survive restarts.
+    public func exportProject(_ projectId: String) -> JSON {
+        var e = read(projectId) { $0.exported.objectValue ?? [:] }
+        if let pem = try? keyring.key().privateKeyPEM() { e["signingKey"] = .string(pem) }
+        return .object(e)
+    }
+
+    /// Replaces the project's data (validated first); adopts the exported signing key.
+    public func importProject(_ projectId: String, _ json: JSON) throws {
+        let st = try AuthProjectState(exported: json)
+        if let pem = json["signingKey"]?.stringValue { try keyring.adopt(pem: pem) }
+        restore(projectId: projectId, st)
+    }
+
+    /// Projects with users, codes or non-default config.
+    public var projectsWithData: [String] { projectIdsWithState().filter { read($0) { $0.hasData } }.sorted() }
+
+    /// Applies one journal entry from `setObserver`.
+    public func replay(project: String, entry: JSON) throws {
+        if let pem = entry["signingKey"]?.stringValue { try keyring.adopt(pem: pem) }
+        var copy = snapshot(projectId: project)
+        try copy.apply(journal: entry)
+        restore(projectId: project, copy)
+    }
+}

@@ -1,0 +1,103 @@
+import EmulatorCore
+import Synchronization
+
+/// The Auth service: users, providers, linking rules, tokens. One instance per process.
+///
+/// Every project's `AuthProjectState` lives in one `Mutex`-guarded dictionary; operations copy
+/// what they need out, do slow work (hashing, signing, blocking hooks) outside the lock, and
+/// commit in a second short critical section. Time and ids come from each project's
+/// `ProjectEnvironment`.
+public final class AuthService: Sendable {
+    /// Service-wide settings (`auth` config section).
+    public let config: AuthServiceConfig
+    /// The process's signing key.
+    public let keyring: TokenKeyring
+    /// Per-project clocks and id generators.
+    let environments: any ProjectEnvironmentProvider
+    /// Where warnings and OOB links go.
+    let logger: any LogSink
+    private let states: Mutex<[String: AuthProjectState]> = Mutex([:])
+    private let hooksBox: Mutex<any AuthHooks> = Mutex(NoAuthHooks())
+    private let warnedUnsigned = Atomic<Bool>(false)
+    private let observer: Mutex<(@Sendable (String, JSON) -> Void)?> = Mutex(nil)
+    private let keyJournaled = Atomic<Bool>(false)
+
+    /// Creates the service. Key generation starts in the background unless `keyring` is given.
+    public init(config: AuthServiceConfig = AuthServiceConfig(), environments: any ProjectEnvironmentProvider,
+                logger: any LogSink = NullLogSink(), keyring: TokenKeyring? = nil)
+    {
+        self.config = config
+        self.environments = environments
+        self.logger = logger
+        self.keyring = keyring ?? TokenKeyring()
+    }
+
+    /// Installs the functions host's hooks.
+    public func setHooks(_ hooks: any AuthHooks) { hooksBox.withLock { $0 = hooks } }
+
+    /// The hooks currently installed.
+    var hooks: any AuthHooks { hooksBox.withLock { $0 } }
+
+    /// The project's environment.
+    func env(_ projectId: String) -> ProjectEnvironment { environments.environment(for: projectId) }
+
+    /// The project's current time.
+    func now(_ projectId: String) -> Timestamp { env(projectId).clock.now() }
+
+    /// Reads a project's state.
+    func read<T>(_ projectId: String, _ body: (AuthProjectState) throws -> T) rethrows -> T {
+        try states.withLock { s in try body(s[projectId] ?? AuthProjectState()) }
+    }
+
+    /// Mutates a project's state; a thrown error leaves it unchanged. What changed is handed to
+    /// the persistence observer inside the lock, so journal order is commit order.
+    func write<T>(_ projectId: String, _ body: (inout AuthProjectState) throws -> T) rethrows -> T {
+        try states.withLock { s in
+            var st = s[projectId] ?? AuthProjectState()
+            let r = try body(&st)
+            if let obs = observer.withLock({ $0 }) {
+                if var entry = st.takeJournalEntry() {
+                    // The first entry of a process carries the signing key, so tokens outlive restarts.
+                    if !keyJournaled.exchange(true, ordering: .relaxed), let pem = try? keyring.key().privateKeyPEM(), case .object(var o) = entry {
+                        o["signingKey"] = .string(pem)
+                        entry = .object(o)
+                    }
+                    obs(projectId, entry)
+                }
+            } else {
+                st.changes = AuthChangeSet()
+            }
+            s[projectId] = st
+            return r
+        }
+    }
+
+    /// Receives `(projectId, journal entry)` after every committed change (for `--data-dir`).
+    public func setObserver(_ f: (@Sendable (String, JSON) -> Void)?) { observer.withLock { $0 = f } }
+
+    /// Replaces state without journaling (imports and journal replay).
+    func replaceSilently(_ projectId: String, _ body: (inout AuthProjectState) throws -> Void) rethrows {
+        try states.withLock { s in
+            var st = s[projectId] ?? AuthProjectState()
+            try body(&st)
+            st.changes = AuthChangeSet()
+            s[projectId] = st
+        }
+    }
+
+    /// A copy of the project's state (O(1): copy-on-write), for snapshots and persistence.
+    public func snapshot(projectId: String) -> AuthProjectState { read(projectId) { $0 } }
+
+    /// Replaces the project's state (restore a snapshot, or reset with `AuthProjectState()`).
+    public func restore(projectId: String, _ state: AuthProjectState) { replaceSilently(projectId) { $0 = state } }
+
+    /// Projects that have Auth state.
+    func projectIdsWithState() -> [String] { states.withLock { Array($0.keys) } }
+
+    /// Logs the unsigned-token warning the first time only.
+    func warnUnsignedOnce() {
+        if !warnedUnsigned.exchange(true, ordering: .relaxed) {
+            logger.log(.warning, "auth", "accepting unsigned (alg: none) ID tokens; set auth.acceptUnsignedTokens=false to require RS256 signatures")
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import EmulatorCore
+
+/// The `auth` section of the emulator configuration.
+public struct AuthServiceConfig: Sendable, Equatable {
+    /// Accept unsigned (`alg: none`) ID tokens, as test tooling mints them. Default true.
+    public var acceptUnsignedTokens = true
+    /// Sign ID tokens and session cookies with RS256 (default). Set false to mint unsigned
+    /// `alg: none` tokens like Firebase's emulator: the Node Admin SDK in emulator mode verifies
+    /// with an empty key and so rejects any signed token.
+    public var signIdTokens = true
+    /// PBKDF2-HMAC-SHA256 iterations for passwords set through the emulator. Cheap by default so
+    /// thousands of sign-ins per second stay possible; raise it (e.g. 600000) for production strength.
+    public var passwordHashCost = 64
+    /// When set, anonymous users whose last sign-in is older than this are purged automatically.
+    public var anonymousTtlSeconds: Int64?
+
+    /// The defaults.
+    public init() {}
+
+    /// Decodes `{acceptUnsignedTokens, passwordHashCost, anonymousTtlSeconds}`; wrong types are
+    /// reported by name rather than ignored.
+    public init(json: JSON) throws {
+        guard case .object(let o) = json else { throw EmulatorError.invalidArgument("auth config must be an object.") }
+        if let v = o["acceptUnsignedTokens"] {
+            guard let b = v.boolValue else { throw EmulatorError.invalidArgument("auth.acceptUnsignedTokens must be a boolean.") }
+            acceptUnsignedTokens = b
+        }
+        if let v = o["signIdTokens"] {
+            guard let b = v.boolValue else { throw EmulatorError.invalidArgument("auth.signIdTokens must be a boolean.") }
+            signIdTokens = b
+        }
+        if !signIdTokens && !acceptUnsignedTokens {
+            throw EmulatorError.invalidArgument("auth.signIdTokens=false needs auth.acceptUnsignedTokens=true, or the emulator could not read its own tokens.")
+        }
+        if let v = o["passwordHashCost"] {
+            guard let i = v.intValue, i >= 1, i <= 10_000_000 else {
+                throw EmulatorError.invalidArgument("auth.passwordHashCost must be an integer between 1 and 10000000.")
+            }
+            passwordHashCost = Int(i)
+        }
+        if let v = o["anonymousTtlSeconds"], !v.isNull {
+            guard let i = v.intValue, i > 0 else { throw EmulatorError.invalidArgument("auth.anonymousTtlSeconds must be a positive integer.") }
+            anonymousTtlSeconds = i
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import EmulatorCore
+
+/// The claims of a fake IdP credential from `signInWithIdp`'s `requestUri`/`postBody`.
+struct IdpCredential {
+    /// Lower-cased provider id.
+    var providerId: String
+    /// The IdP's user id.
+    var sub: String
+    /// Lower-cased asserted email.
+    var email: String?
+    /// The `email_verified` claim.
+    var emailVerified: Bool
+    /// `name` claim.
+    var displayName: String?
+    /// `picture` claim.
+    var photoUrl: String?
+    /// `screen_name` claim.
+    var screenName: String?
+    /// Every claim, returned as `rawUserInfo`.
+    var rawClaims: [String: JSON]
+    /// The `id_token` as sent.
+    var idToken: String?
+    /// The `access_token` as sent.
+    var accessToken: String?
+
+    /// Parses `a=b&c=d` (form or query), percent-decoding.
+    static func form(_ s: Substring) -> [String: String] {
+        var out: [String: String] = [:]
+        for pair in s.split(separator: "&") {
+            let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let k = decode(kv[0]), v = kv.count > 1 ? decode(kv[1]) : ""
+            out[k] = v
+        }
+        return out
+    }
+
+    /// Percent-decodes one component (`+` is a space).
+    static func decode(_ s: Substring) -> String {
+        var bytes: [UInt8] = []
+        var it = Array(s.utf8)[...]
+        while let c = it.first {
+            it = it.dropFirst()
+            if c == UInt8(ascii: "+") { bytes.append(0x20) } else if c == UInt8(ascii: "%"), it.count >= 2,
+                let v = UInt8(String(decoding: it.prefix(2), as: UTF8.self), radix: 16)
+            {
+                bytes.append(v)
+                it = it.dropFirst(2)
+            } else { bytes.append(c) }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Reads the credential as Firebase's emulator does: parameters from the `requestUri` query and
+    /// fragment and `postBody`; claims from `id_token` (strict JSON or any JWT), else `access_token`.
+    static func parse(requestUri: String?, postBody: String?) throws -> IdpCredential {
+        guard let uri = requestUri, !uri.isEmpty else { throw EmulatorError.authBadRequest("MISSING_REQUEST_URI") }
+        guard uri.contains("://") else { throw EmulatorError.authBadRequest("INVALID_REQUEST_URI") }
+        var params: [String: String] = [:]
+        if let q = uri.firstIndex(of: "?") {
+            let rest = uri[uri.index(after: q)...]
+            params.merge(form(rest.split(separator: "#", maxSplits: 1).first ?? ""), uniquingKeysWith: { $1 })
+        }
+        if let f = uri.firstIndex(of: "#") { params.merge(form(uri[uri.index(after: f)...]), uniquingKeysWith: { $1 }) }
+        if let pb = postBody { params.merge(form(Substring(pb)), uniquingKeysWith: { $1 }) }
+        guard let provider = params["providerId"]?.lowercased(), !provider.isEmpty else {
+            throw EmulatorError.authBadRequest("INVALID_CREDENTIAL_OR_PROVIDER_ID : Invalid IdP response/credential: \(uri)")
+        }
+        var claims: [String: JSON]?
+        if let t = params["id_token"] {
+            guard let c = claimsOf(t) else {
+                throw EmulatorError.authBadRequest("INVALID_IDP_RESPONSE : Unable to parse id_token: \(t) ((Auth Emulator only accepts strict JSON or JWTs as fake id_tokens.))")
+            }
+            claims = c
+        } else if let t = params["access_token"] {
+            claims = claimsOf(t)
+            if claims == nil {
+                throw EmulatorError(.unimplemented, "The Auth Emulator does not support \(provider) sign-in with credentials.")
+            }
+        }
+        guard let c = claims else {
+            throw EmulatorError(.unimplemented, "The Auth Emulator only supports sign-in with credentials (id_token required).")
+        }
+        guard let sub = c["sub"]?.stringValue, !sub.isEmpty else {
+            throw EmulatorError.authBadRequest("INVALID_IDP_RESPONSE : ((Missing or invalid \"sub\" field in id_token.))")
+        }
+        let verified: Bool
+        switch c["email_verified"] {
+        case .bool(let b)?: verified = b
+        case .string(let s)?: verified = s == "true"
+        default: verified = false
+        }
+        return IdpCredential(providerId: provider, sub: sub, email: c["email"]?.stringValue?.lowercased(), emailVerified: verified,
+                             displayName: c["name"]?.stringValue, photoUrl: c["picture"]?.stringValue,
+                             screenName: c["screen_name"]?.stringValue, rawClaims: c, idToken: params["id_token"], accessToken: params["access_token"])
+    }
+
+    private static func claimsOf(_ t: String) -> [String: JSON]? {
+        if t.hasPrefix("{") {
+            guard case .object(let o)? = try? JSON.parse(t) else { return nil }
+            return o
+        }
+        return JWT.decode(t)?.payload
+    }
+
+    /// The provider entry this credential adds.
+    var providerInfo: ProviderUserInfo {
+        ProviderUserInfo(providerId: providerId, rawId: sub, email: email, displayName: displayName, photoUrl: photoUrl, screenName: screenName)
+    }
+
+    /// True when the provider is authoritative for the asserted email (and asserts it verified).
+    var trusted: Bool {
+        guard let email else { return false }
+        // Apple is trusted even without the claim; other trusted IdPs must not say "unverified".
+        if providerId == "apple.com" { return true }
+        return emailVerified && TrustPolicy.isTrusted(providerId: providerId, email: email)
+    }
+}

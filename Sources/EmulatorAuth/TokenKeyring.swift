@@ -1,0 +1,48 @@
+import Dispatch
+import EmulatorCore
+import EmulatorCrypto
+import Synchronization
+
+/// The process's one RS256 signing key. Generation (~50–100 ms) starts in the background at
+/// construction so start-up stays fast; the first signer waits on the `Mutex` if it is not done.
+/// The key, and so its `kid`, stays the same for the process lifetime.
+public final class TokenKeyring: Sendable {
+    private let state: Mutex<RSASigningKey?>
+
+    /// Starts generating a key in the background.
+    public init() {
+        state = Mutex(nil)
+        CryptoRuntime.ensure()
+        DispatchQueue.global(qos: .utility).async { [self] in _ = try? key() }
+    }
+
+    /// Uses an existing key (e.g. loaded from persistence).
+    public init(key: RSASigningKey) { state = Mutex(key) }
+
+    /// The signing key, generating it now if the background job has not finished.
+    public func key() throws -> RSASigningKey {
+        try state.withLock { k in
+            if let k { return k }
+            let made = try RSASigningKey.generate()
+            k = made
+            return made
+        }
+    }
+
+    /// Replaces the key with a persisted one (at load time, before serving, so the `kid` stays
+    /// stable across restarts). Bad PEM throws and keeps the current key.
+    public func adopt(pem: String) throws {
+        let k: RSASigningKey
+        do { k = try RSASigningKey.fromPEM(pem) } catch { throw EmulatorError.invalidArgument("Auth import: signingKey is not an RSA private key PEM.") }
+        state.withLock { $0 = k }
+    }
+
+    /// `{"keys":[jwk]}`.
+    public func jwks() throws -> JSON { ["keys": [try key().jwk()]] }
+
+    /// `{kid: "-----BEGIN CERTIFICATE-----..."}`, the securetoken x509 shape.
+    public func x509(notBefore: Int64) throws -> JSON {
+        let k = try key()
+        return [k.kid: .string(try k.certificatePEM(notBefore: notBefore))]
+    }
+}

@@ -1,2 +1,0 @@
-/// Placeholder so the module builds; the Crypto issue fills this module.
-enum CryptoModule {}

@@ -1,0 +1,72 @@
+import EmulatorCore
+import EmulatorCrypto
+import Synchronization
+import Testing
+@testable import EmulatorAuth
+
+/// One RSA key for the whole test process (generation is the slow part).
+let testKeyring = TokenKeyring(key: try! RSASigningKey.generate())
+
+let project = "demo-auth"
+let start = Timestamp(seconds: 1_800_000_000)
+
+/// A service on a frozen, seeded project clock.
+func makeService(_ config: AuthServiceConfig = AuthServiceConfig(), logger: any LogSink = NullLogSink()) -> (AuthService, ProjectEnvironment) {
+    let envs = LocalEnvironmentProvider()
+    let env = envs.environment(for: project)
+    env.clock.freeze(at: start)
+    env.ids.reseed(42)
+    return (AuthService(config: config, environments: envs, logger: logger, keyring: testKeyring), env)
+}
+
+/// The Identity Toolkit message of a thrown error, or nil when nothing was thrown.
+func message(_ body: () async throws -> Any) async -> String? {
+    do {
+        _ = try await body()
+        return nil
+    } catch let e as EmulatorError {
+        return e.message
+    } catch {
+        return "unexpected \(error)"
+    }
+}
+
+/// A fake IdP credential as SDKs send it.
+func idp(_ provider: String, sub: String, email: String?, verified: Bool = true, idToken: String? = nil) -> [String: JSON] {
+    var claims: [String: JSON] = ["sub": .string(sub), "email_verified": .bool(verified)]
+    if let email { claims["email"] = .string(email) }
+    var b: [String: JSON] = ["requestUri": "http://localhost", "returnSecureToken": true,
+                             "postBody": .string("providerId=\(provider)&id_token=\(AuthService.percentEncode(JSON.object(claims).serialized()))")]
+    if let idToken { b["idToken"] = .string(idToken) }
+    return b
+}
+
+func signUp(_ a: AuthService, _ email: String, _ password: String = "secret1") async throws -> JSON {
+    try await a.signUp(projectId: project, body: ["email": .string(email), "password": .string(password)], privileged: false)
+}
+
+/// Records hook calls and can reject or modify.
+final class RecordingHooks: AuthHooks {
+    let calls = Mutex<[String]>([])
+    let rejectCreate: Bool
+    let result: BlockingResult?
+
+    init(rejectCreate: Bool = false, result: BlockingResult? = nil) {
+        self.rejectCreate = rejectCreate
+        self.result = result
+    }
+
+    func beforeCreate(_ event: BlockingEvent) async throws -> BlockingResult? {
+        calls.withLock { $0.append("beforeCreate:\(event.signInMethod)") }
+        if rejectCreate { throw EmulatorError.authBadRequest("BLOCKING_FUNCTION_ERROR_RESPONSE : ((not allowed))") }
+        return nil
+    }
+
+    func beforeSignIn(_ event: BlockingEvent) async throws -> BlockingResult? {
+        calls.withLock { $0.append("beforeSignIn:\(event.signInMethod)") }
+        return result
+    }
+
+    func userCreated(projectId: String, user: AuthUser) async { calls.withLock { $0.append("created") } }
+    func userDeleted(projectId: String, user: AuthUser) async { calls.withLock { $0.append("deleted") } }
+}

@@ -1,0 +1,124 @@
+import EmulatorCore
+import Testing
+@testable import EmulatorAuth
+
+@Test func emailLinkSignInCreatesVerifiedUser() async throws {
+    let (a, _) = makeService()
+    _ = try await a.sendOobCode(projectId: project, body: ["requestType": "EMAIL_SIGNIN", "email": "link@example.com"], privileged: false, linkBase: "http://127.0.0.1:9099")
+    let c = try #require(a.listOobCodes(projectId: project)["oobCodes"]?.arrayValue?.first)
+    #expect(c["oobLink"]?.stringValue?.hasPrefix("http://127.0.0.1:9099/emulator/action?mode=signIn") == true)
+    let code = c["oobCode"]!
+    #expect(await message { try await a.signInWithEmailLink(projectId: project, body: ["email": "other@example.com", "oobCode": code]) } == "INVALID_EMAIL : The email provided does not match the sign-in email address.")
+    let r = try await a.signInWithEmailLink(projectId: project, body: ["email": "link@example.com", "oobCode": code])
+    #expect(r["isNewUser"] == true)
+    #expect(JWT.decode(r["idToken"]!.stringValue!)?.payload["email_verified"] == true)
+    #expect(await message { try await a.signInWithEmailLink(projectId: project, body: ["email": "link@example.com", "oobCode": code]) } == "INVALID_OOB_CODE")
+}
+
+@Test func passwordResetFlow() async throws {
+    let (a, _) = makeService()
+    _ = try await signUp(a, "reset@example.com")
+    #expect(await message { try await a.sendOobCode(projectId: project, body: ["requestType": "PASSWORD_RESET", "email": "no@example.com"], privileged: false, linkBase: "") } == "EMAIL_NOT_FOUND")
+    #expect(await message { try await a.sendOobCode(projectId: project, body: [:], privileged: false, linkBase: "") } == "MISSING_REQ_TYPE")
+    let sent = try await a.sendOobCode(projectId: project, body: ["requestType": "PASSWORD_RESET", "email": "reset@example.com", "returnOobLink": true], privileged: true, linkBase: "")
+    let code = try #require(sent["oobCode"])
+    #expect(try a.resetPassword(projectId: project, body: ["oobCode": code])["requestType"] == "PASSWORD_RESET")
+    _ = try a.resetPassword(projectId: project, body: ["oobCode": code, "newPassword": "brandnew"])
+    #expect(try await a.signInWithPassword(projectId: project, body: ["email": "reset@example.com", "password": "brandnew"])["idToken"] != nil)
+    #expect(await message { try a.resetPassword(projectId: project, body: ["oobCode": code, "newPassword": "brandnew"]) } == "INVALID_OOB_CODE")
+    #expect(await message { try a.resetPassword(projectId: project, body: [:]) } == "MISSING_OOB_CODE")
+}
+
+@Test func phoneSignInWithListedCode() async throws {
+    let (a, _) = makeService()
+    let s = try a.sendVerificationCode(projectId: project, body: ["phoneNumber": "+15555550100"])
+    let listed = try #require(a.listVerificationCodes(projectId: project)["verificationCodes"]?.arrayValue?.first)
+    #expect(listed["sessionInfo"] == s["sessionInfo"])
+    #expect(await message { try await a.signInWithPhoneNumber(projectId: project, body: ["sessionInfo": s["sessionInfo"]!, "code": "000000x"]) } == "INVALID_CODE")
+    let r = try await a.signInWithPhoneNumber(projectId: project, body: ["sessionInfo": s["sessionInfo"]!, "code": listed["code"]!])
+    let c = try #require(JWT.decode(r["idToken"]!.stringValue!)).payload
+    #expect(c["phone_number"] == "+15555550100" && c["firebase"]?["identities"]?["phone"] == ["+15555550100"])
+    #expect(await message { try a.sendVerificationCode(projectId: project, body: ["phoneNumber": "555"]) } == "INVALID_PHONE_NUMBER : Invalid format.")
+}
+
+@Test func blockingHooksRunOnSignUpAndSignIn() async throws {
+    let (a, _) = makeService()
+    let hooks = RecordingHooks(result: BlockingResult(displayName: "Hooked", customClaims: ["tier": "gold"], sessionClaims: ["sess": 1]))
+    a.setHooks(hooks)
+    let r = try await signUp(a, "hook@example.com")
+    let c = try #require(JWT.decode(r["idToken"]!.stringValue!)).payload
+    #expect(c["tier"] == "gold" && c["sess"] == 1 && c["name"] == "Hooked")
+    _ = try await a.signUp(projectId: project, body: [:], privileged: false)  // anonymous: no blocking hooks
+    #expect(hooks.calls.withLock { $0 } == ["beforeCreate:password", "beforeSignIn:password", "created", "created"])
+    let rejecting = RecordingHooks(rejectCreate: true)
+    a.setHooks(rejecting)
+    #expect(await message { try await signUp(a, "no@example.com") } == "BLOCKING_FUNCTION_ERROR_RESPONSE : ((not allowed))")
+    #expect(a.snapshot(projectId: project).user(email: "no@example.com") == nil)
+    try await a.deleteUser(projectId: project, uid: r["localId"]!.stringValue!)
+    #expect(rejecting.calls.withLock { $0 }.last == "deleted")
+}
+
+@Test func stateIndexesFollowPutAndRemove() {
+    var st = AuthProjectState()
+    var u = AuthUser(localId: "u", now: start)
+    u.email = "a@example.com"
+    u.phoneNumber = "+1555"
+    u.providers = [ProviderUserInfo(providerId: "google.com", rawId: "g")]
+    st.put(u)
+    #expect(st.user(email: "A@example.com")?.localId == "u" && st.user(phone: "+1555")?.localId == "u")
+    #expect(st.user(providerId: "google.com", rawId: "g")?.localId == "u")
+    u.email = "b@example.com"
+    u.providers = []
+    st.put(u)
+    #expect(st.user(email: "a@example.com") == nil && st.user(providerId: "google.com", rawId: "g") == nil)
+    st.remove("u")
+    #expect(st.byEmail.isEmpty && st.byPhone.isEmpty && st.users.isEmpty)
+}
+
+@Test func participantResetKeepsConfigAndRestoreRoundTrips() async throws {
+    let (a, _) = makeService()
+    _ = try a.updateConfig(projectId: project, patch: ["signIn": ["allowDuplicateEmails": true]])
+    _ = try await signUp(a, "snap@example.com")
+    let snap = a.captureProject(project)
+    a.resetProject(project)
+    #expect(a.snapshot(projectId: project).users.isEmpty && a.snapshot(projectId: project).config.allowDuplicateEmails)
+    try a.restoreProject(project, from: snap)
+    #expect(a.snapshot(projectId: project).user(email: "snap@example.com") != nil)
+    #expect(throws: EmulatorError.self) { try a.restoreProject(project, from: 42) }
+}
+
+@Test func configDecoding() throws {
+    let c = try AuthServiceConfig(json: ["acceptUnsignedTokens": false, "passwordHashCost": 1000, "anonymousTtlSeconds": 60])
+    #expect(!c.acceptUnsignedTokens && c.passwordHashCost == 1000 && c.anonymousTtlSeconds == 60)
+    #expect(throws: EmulatorError.self) { try AuthServiceConfig(json: ["passwordHashCost": "high"]) }
+    #expect(throws: EmulatorError.self) { try AuthServiceConfig(json: ["signIdTokens": false, "acceptUnsignedTokens": false]) }
+}
+
+@Test func unsignedModeMintsAlgNoneTokensThatStillVerify() async throws {
+    let (a, _) = makeService(try AuthServiceConfig(json: ["signIdTokens": false]))
+    let r = try await a.signUp(projectId: project, body: [:], privileged: false)
+    let token = try #require(r["idToken"]?.stringValue)
+    #expect(JWT.decode(token)?.algorithm == "none" && token.hasSuffix("."))
+    #expect(try a.verifyIDToken(projectId: project, token: token, checkRevoked: true).uid == r["localId"]?.stringValue)
+}
+
+@Test func concurrentSignUpsWithOneEmailCreateOneAccount() async throws {
+    let (a, _) = makeService()
+    let results = await withTaskGroup(of: String?.self) { g in
+        for _ in 0..<8 { g.addTask { await message { try await signUp(a, "race@example.com") } } }
+        var out: [String?] = []
+        for await r in g { out.append(r) }
+        return out
+    }
+    #expect(results.filter { $0 == nil }.count == 1)
+    #expect(results.compactMap { $0 }.allSatisfy { $0 == "EMAIL_EXISTS" })
+    #expect(a.snapshot(projectId: project).users.count == 1)
+}
+
+@Test func blockingHookCanDisableTheUser() async throws {
+    let (a, _) = makeService()
+    a.setHooks(RecordingHooks(result: BlockingResult(disabled: true)))
+    #expect(await message { try await signUp(a, "off@example.com") } == "USER_DISABLED")
+    // The user is written first (as production does), disabled.
+    #expect(a.snapshot(projectId: project).user(email: "off@example.com")?.disabled == true)
+}
