@@ -129,12 +129,22 @@ extension AuthService {
         }
     }
 
-    /// `accounts:resetPassword`: with `newPassword` applies a PASSWORD_RESET code, without it only
-    /// checks the code (verifyPasswordResetCode); other code types are applied too.
+    /// `accounts:resetPassword`: with `newPassword` applies a PASSWORD_RESET code; without it only
+    /// reports any code's type and email (checkActionCode, verifyPasswordResetCode).
     public func resetPassword(projectId: String, body raw: [String: JSON]) throws -> JSON {
         let b = Body(raw)
         guard let code = b.nonEmpty("oobCode") else { throw EmulatorError.authBadRequest("MISSING_OOB_CODE") }
-        let oob = try applyOobCode(projectId: projectId, code: code, newPassword: b.string("newPassword"))
+        guard let pending = read(projectId, { $0.oobCodes[code] }), pending.requestType != "EMAIL_SIGNIN" else {
+            throw EmulatorError.authBadRequest("INVALID_OOB_CODE")
+        }
+        // Without a new password this is checkActionCode / verifyPasswordResetCode: report, don't consume.
+        let oob: OobCode
+        if let pw = b.string("newPassword") {
+            guard pending.requestType == "PASSWORD_RESET" else { throw EmulatorError.authBadRequest("INVALID_OOB_CODE") }
+            oob = try applyOobCode(projectId: projectId, code: code, newPassword: pw)
+        } else {
+            oob = pending
+        }
         var o: [String: JSON] = ["kind": "identitytoolkit#ResetPasswordResponse", "email": .string(oob.email), "requestType": .string(oob.requestType)]
         if let ne = oob.newEmail { o["newEmail"] = .string(ne) }
         return .object(o)

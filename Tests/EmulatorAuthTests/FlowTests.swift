@@ -122,3 +122,15 @@ import Testing
     // The user is written first (as production does), disabled.
     #expect(a.snapshot(projectId: project).user(email: "off@example.com")?.disabled == true)
 }
+
+@Test func checkActionCodeDoesNotConsume() async throws {
+    let (a, _) = makeService()
+    let r = try await signUp(a, "chk@example.com")
+    _ = try await a.sendOobCode(projectId: project, body: ["requestType": "VERIFY_EMAIL", "idToken": r["idToken"]!], privileged: false, linkBase: "")
+    let code = try #require(a.listOobCodes(projectId: project)["oobCodes"]?.arrayValue?.first?["oobCode"])
+    #expect(try a.resetPassword(projectId: project, body: ["oobCode": code])["requestType"] == "VERIFY_EMAIL")
+    #expect(await message { try a.resetPassword(projectId: project, body: ["oobCode": code, "newPassword": "whatever1"]) } == "INVALID_OOB_CODE")
+    _ = try await a.update(projectId: project, body: ["oobCode": code], privileged: false)
+    #expect(try a.getUser(projectId: project, uid: r["localId"]!.stringValue!).emailVerified)
+    #expect(await message { try a.resetPassword(projectId: project, body: ["oobCode": code]) } == "INVALID_OOB_CODE")
+}
