@@ -40,7 +40,8 @@ extension AuthService {
         return .object(o)
     }
 
-    /// `accounts:lookup`: the `idToken`'s user, or (privileged) users by `localId`, `email`, `phoneNumber`.
+    /// `accounts:lookup`: the `idToken`'s user, or (privileged) users by `localId`, `email`,
+    /// `phoneNumber` and `federatedUserId` (`[{providerId, rawId}]`).
     public func lookup(projectId: String, body raw: [String: JSON], privileged: Bool) throws -> JSON {
         let b = Body(raw)
         var users: [AuthUser] = []
@@ -51,7 +52,10 @@ extension AuthService {
                 var out: [AuthUser] = []
                 var seen: Set<String> = []
                 let found = b.strings("localId").compactMap { st.user($0) } + b.strings("email").compactMap { st.user(email: $0) } +
-                    b.strings("phoneNumber").compactMap { st.user(phone: $0) }
+                    b.strings("phoneNumber").compactMap { st.user(phone: $0) } +
+                    (raw["federatedUserId"]?.arrayValue ?? []).compactMap { f in
+                        f["providerId"]?.stringValue.flatMap { p in f["rawId"]?.stringValue.flatMap { st.user(providerId: p, rawId: $0) } }
+                    }
                 for u in found where seen.insert(u.localId).inserted { out.append(u) }
                 return out
             }

@@ -141,3 +141,17 @@ def test_signed_tokens_verify_against_published_keys(emulator):
     claims = jwt.decode(body["idToken"], key, algorithms=["RS256"], audience=emulator.project,
                         issuer=f"https://securetoken.google.com/{emulator.project}")
     assert claims["sub"] == body["localId"] and claims["firebase"]["sign_in_provider"] == "anonymous"
+
+
+def test_get_users_by_several_identifiers(app, emulator):
+    sub = f"g-{uuid.uuid4().hex[:8]}"
+    email = f"{sub}@gmail.com"
+    claims = __import__("json").dumps({"sub": sub, "email": email, "email_verified": True})
+    status, body = itk(emulator, "signInWithIdp", {"requestUri": "http://localhost", "returnSecureToken": True,
+                                                   "postBody": "providerId=google.com&id_token=" + __import__("urllib.parse").parse.quote(claims)})
+    assert status == 200
+    other = auth.create_user(phone_number="+1555" + str(uuid.uuid4().int)[:7], app=app)
+    result = auth.get_users([auth.ProviderIdentifier("google.com", sub), auth.PhoneIdentifier(other.phone_number),
+                             auth.UidIdentifier("missing-uid")], app=app)
+    assert {u.uid for u in result.users} == {body["localId"], other.uid}
+    assert len(result.not_found) == 1
