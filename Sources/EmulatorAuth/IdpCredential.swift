@@ -65,6 +65,7 @@ struct IdpCredential {
         guard let provider = params["providerId"]?.lowercased(), !provider.isEmpty else {
             throw EmulatorError.authBadRequest("INVALID_CREDENTIAL_OR_PROVIDER_ID : Invalid IdP response/credential: \(uri)")
         }
+        if provider.hasPrefix("saml.") { return try saml(provider, params) }
         var claims: [String: JSON]?
         if let t = params["id_token"] {
             guard let c = claimsOf(t) else {
@@ -92,6 +93,18 @@ struct IdpCredential {
         return IdpCredential(providerId: provider, sub: sub, email: c["email"]?.stringValue?.lowercased(), emailVerified: verified,
                              displayName: c["name"]?.stringValue, photoUrl: c["picture"]?.stringValue,
                              screenName: c["screen_name"]?.stringValue, rawClaims: c, idToken: params["id_token"], accessToken: params["access_token"])
+    }
+
+    /// SAML: a JSON `SAMLResponse` whose `assertion.subject.nameId` is the user (and the email
+    /// when it looks like one; SAML emails count as verified, as in Firebase's emulator).
+    private static func saml(_ provider: String, _ params: [String: String]) throws -> IdpCredential {
+        guard let text = params["SAMLResponse"], case .object(let resp)? = try? JSON.parse(text),
+              let nameId = resp["assertion"]?["subject"]?["nameId"]?.stringValue, !nameId.isEmpty
+        else { throw EmulatorError.authBadRequest("INVALID_IDP_RESPONSE : ((Missing assertion.subject.nameId in SAMLResponse.))") }
+        let email = nameId.contains("@") ? nameId.lowercased() : nil
+        let attrs = resp["assertion"]?["attributeStatements"] ?? .array([])
+        return IdpCredential(providerId: provider, sub: nameId, email: email, emailVerified: email != nil, displayName: nil, photoUrl: nil,
+                             screenName: nil, rawClaims: ["nameId": .string(nameId), "attributeStatements": attrs], idToken: nil, accessToken: nil)
     }
 
     private static func claimsOf(_ t: String) -> [String: JSON]? {

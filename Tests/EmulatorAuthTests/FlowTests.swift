@@ -134,3 +134,18 @@ import Testing
     #expect(try a.getUser(projectId: project, uid: r["localId"]!.stringValue!).emailVerified)
     #expect(await message { try a.resetPassword(projectId: project, body: ["oobCode": code]) } == "INVALID_OOB_CODE")
 }
+
+@Test func samlProvidersUseTheAssertionNameId() async throws {
+    let (a, _) = makeService()
+    let saml = #"{"assertion":{"subject":{"nameId":"Sam@Corp.example"}}}"#
+    let r = try await a.signInWithIdp(projectId: project, body: ["requestUri": "http://localhost",
+        "postBody": .string("providerId=saml.corp&SAMLResponse=\(AuthService.percentEncode(saml))")])
+    #expect(r["email"] == "sam@corp.example" && r["federatedId"] == "Sam@Corp.example" && r["idToken"] != nil)
+    #expect(await message { try await a.signInWithIdp(projectId: project, body: ["requestUri": "http://localhost", "postBody": "providerId=saml.corp"]) }
+        == "INVALID_IDP_RESPONSE : ((Missing assertion.subject.nameId in SAMLResponse.))")
+    #expect(await message { try await a.signInWithIdp(projectId: project, body: ["postBody": "providerId=google.com"]) } == "MISSING_REQUEST_URI")
+    #expect(await message { try await a.signInWithIdp(projectId: project, body: ["requestUri": "http://localhost", "postBody": "id_token=x"]) }?
+        .hasPrefix("INVALID_CREDENTIAL_OR_PROVIDER_ID") == true)
+    #expect(await message { try await a.signInWithIdp(projectId: project, body: ["requestUri": "http://localhost", "postBody": "providerId=google.com&id_token=%7Bbad"]) }?
+        .hasPrefix("INVALID_IDP_RESPONSE : Unable to parse id_token") == true)
+}
