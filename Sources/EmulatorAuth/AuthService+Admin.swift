@@ -110,7 +110,7 @@ extension AuthService {
     public func batchGet(projectId: String, maxResults: Int?, pageToken: String?) throws -> JSON {
         let limit = maxResults ?? 20
         guard limit == -1 || (0...1000).contains(limit) else { throw EmulatorError.authBadRequest("INVALID_ARGUMENT : maxResults must be between 0 and 1000") }
-        let all = read(projectId) { st in st.users.keys.sorted().filter { pageToken == nil || $0 > pageToken! }.compactMap { st.user($0) } }
+        let all = read(projectId) { st in st.users.keys.sorted().filter { id in pageToken.map { id > $0 } ?? true }.compactMap { st.user($0) } }
         let page = limit == -1 ? all : Array(all.prefix(limit))
         var o: [String: JSON] = ["kind": "identitytoolkit#DownloadAccountResponse"]
         if !page.isEmpty { o["users"] = .array(page.map(\.json)) }

@@ -24,7 +24,10 @@ public enum Cipher {
             guard EVP_EncryptUpdate(ctx, &out, &len, data, Int32(data.count)) == 1 else { throw CryptoError("EVP_EncryptUpdate") }
             total = Int(len)
         }
-        let ok = out.withUnsafeMutableBufferPointer { p in EVP_EncryptFinal_ex(ctx, p.baseAddress! + total, &len) }
+        let ok = out.withUnsafeMutableBufferPointer { p -> Int32 in
+            guard let base = p.baseAddress else { return 0 }
+            return EVP_EncryptFinal_ex(ctx, base + total, &len)
+        }
         guard ok == 1 else { throw CryptoError("EVP_EncryptFinal_ex") }
         return Array(out.prefix(total + Int(len)))
     }

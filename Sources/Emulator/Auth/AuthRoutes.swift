@@ -40,8 +40,10 @@ enum AuthRoutes {
 
     /// Project-scoped (Bearer owner) operations by verb.
     static let projectOps: [String: Op] = [
-        "lookup": accountOps["lookup"]!, "update": accountOps["update"]!, "delete": accountOps["delete"]!,
-        "sendOobCode": accountOps["sendOobCode"]!,
+        "lookup": { a, c, _ in try a.lookup(projectId: c.projectId, body: c.body, privileged: c.privileged) },
+        "update": { a, c, _ in try await a.update(projectId: c.projectId, body: c.body, privileged: c.privileged) },
+        "delete": { a, c, _ in try await a.deleteAccount(projectId: c.projectId, body: c.body, privileged: c.privileged) },
+        "sendOobCode": { a, c, r in try await a.sendOobCode(projectId: c.projectId, body: c.body, privileged: c.privileged, linkBase: AuthCall.origin(r)) },
         "batchCreate": { a, c, _ in try a.batchCreate(projectId: c.projectId, body: c.body) },
         "batchDelete": { a, c, _ in try await a.batchDelete(projectId: c.projectId, body: c.body) },
         "query": { a, c, _ in try a.queryAccounts(projectId: c.projectId, body: c.body) },
