@@ -64,6 +64,7 @@ public final class EmulatorRuntime: Sendable {
             addresses.append(ServiceAddress(name: name, host: config.host, port: bound[index].port))
         }
         services.directory.set(addresses)
+        services.rules.startWatching()
         return EmulatorRuntime(app: app, server: server, addresses: addresses)
     }
 

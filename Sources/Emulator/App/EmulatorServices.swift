@@ -24,6 +24,8 @@ public struct EmulatorServices: Sendable {
     public let startedAt: Timestamp
     /// The Auth service (users, tokens, keys).
     public let auth: AuthService
+    /// Security Rules per project.
+    public let rules: RulesRegistry
 
     /// Durable storage when `--data-dir` is set.
     public let dataDirectory: DataDirectory?
@@ -49,6 +51,9 @@ public struct EmulatorServices: Sendable {
         do { storeOptions = try StoreOptions(json: config.firestore) } catch let e as EmulatorError { throw CLIError("config: \(e.message)") }
         let store = StoreService(environments: projects, options: storeOptions, logger: logger)
         self.store = store
+        let rules = try RulesRegistry(filePath: config.rulesPath, logger: logger)
+        self.rules = rules
+        store.setAuthorizer(RulesAuthorizer(registry: rules))
         let auth: AuthService
         do { auth = AuthService(config: try AuthServiceConfig(json: config.auth), environments: projects, logger: logger) } catch let e as EmulatorError {
             throw CLIError("config: \(e.message)")

@@ -13,6 +13,7 @@ enum Routes {
         ExportRoutes.register(&r, s)
         AdminOpenAPI.register(&r, s)
         StoreRoutes.register(&r, s)
+        RulesRoutes.register(&r, s)
         return r
     }
 }
