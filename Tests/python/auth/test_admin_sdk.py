@@ -155,3 +155,16 @@ def test_get_users_by_several_identifiers(app, emulator):
                              auth.UidIdentifier("missing-uid")], app=app)
     assert {u.uid for u in result.users} == {body["localId"], other.uid}
     assert len(result.not_found) == 1
+
+
+def test_session_cookies(app, emulator):
+    import datetime
+    email = unique_email("cookie")
+    auth.create_user(email=email, password="secret123", app=app)
+    _, body = itk(emulator, "signInWithPassword", {"email": email, "password": "secret123", "returnSecureToken": True})
+    cookie = auth.create_session_cookie(body["idToken"], expires_in=datetime.timedelta(minutes=10), app=app)
+    claims = auth.verify_session_cookie(cookie, check_revoked=True, app=app)
+    assert claims["uid"] == body["localId"]
+    assert claims["iss"] == f"https://session.firebase.google.com/{emulator.project}"
+    with pytest.raises(ValueError):
+        auth.create_session_cookie(body["idToken"], expires_in=datetime.timedelta(seconds=10), app=app)
