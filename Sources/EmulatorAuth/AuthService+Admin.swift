@@ -158,7 +158,9 @@ extension AuthService {
     /// `POST /emulator/v1/projects/{p}/accounts:purgeAnonymous`: deletes anonymous users whose last
     /// sign-in (or creation) is at least `olderThanSeconds` ago; returns their uids, sorted.
     public func purgeAnonymous(projectId: String, olderThanSeconds: Int64) async throws -> [String] {
-        guard olderThanSeconds >= 0 else { throw EmulatorError.invalidArgument("olderThanSeconds must be a non-negative integer.") }
+        guard (0...1_000_000_000_000).contains(olderThanSeconds) else {
+            throw EmulatorError.invalidArgument("olderThanSeconds must be an integer between 0 and 1000000000000.")
+        }
         let cutoff = now(projectId).milliseconds - olderThanSeconds * 1000
         let removed = write(projectId) { st -> [AuthUser] in
             let victims = st.users.values.filter { $0.isAnonymous && ($0.lastLoginAt ?? $0.createdAt) <= cutoff }

@@ -103,6 +103,8 @@ import Testing
     #expect(purged == [old["localId"]!.stringValue!])
     #expect((try? a.getUser(projectId: project, uid: fresh["localId"]!.stringValue!)) != nil)
     #expect(a.snapshot(projectId: project).users.count == 2)
+    #expect(await message { try await a.purgeAnonymous(projectId: project, olderThanSeconds: .max) } == "olderThanSeconds must be an integer between 0 and 1000000000000.")
+    #expect(await message { try await a.purgeAnonymous(projectId: project, olderThanSeconds: -1) } != nil)
 }
 
 @Test func automaticAnonymousTTL() async throws {
