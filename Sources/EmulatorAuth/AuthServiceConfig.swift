@@ -39,7 +39,9 @@ public struct AuthServiceConfig: Sendable, Equatable {
             passwordHashCost = Int(i)
         }
         if let v = o["anonymousTtlSeconds"], !v.isNull {
-            guard let i = v.intValue, i > 0 else { throw EmulatorError.invalidArgument("auth.anonymousTtlSeconds must be a positive integer.") }
+            guard let i = v.intValue, (1...1_000_000_000_000).contains(i) else {
+                throw EmulatorError.invalidArgument("auth.anonymousTtlSeconds must be an integer between 1 and 1000000000000.")
+            }
             anonymousTtlSeconds = i
         }
     }
