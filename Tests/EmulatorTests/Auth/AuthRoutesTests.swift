@@ -148,3 +148,18 @@ let v1 = "/identitytoolkit.googleapis.com/v1"
     let (s5, e5) = await call("POST", "\(v1)/projects/demo-v2/tenants/t1/accounts:lookup", [:], headers: ["Authorization": "Bearer owner"])
     #expect(s5 == 501 && e5["error"]?["status"] == "UNIMPLEMENTED")
 }
+
+@Test func phoneFlowAndCreateAuthUriOverHTTP() async throws {
+    let phone = "+1555\(UInt32.random(in: 1_000_000...9_999_999))"
+    let (s1, sent) = await call("POST", "\(v1)/accounts:sendVerificationCode?key=k", ["phone_number": .string(phone)])
+    #expect(s1 == 200)
+    let (_, codes) = await call("GET", "/emulator/v1/projects/demo-http/verificationCodes")
+    let mine = try #require(codes["verificationCodes"]?.arrayValue?.first { $0["sessionInfo"] == sent["sessionInfo"] })
+    let (s2, signedIn) = await call("POST", "\(v1)/accounts:signInWithPhoneNumber?key=k", ["sessionInfo": sent["sessionInfo"] ?? .null, "code": mine["code"] ?? .null])
+    #expect(s2 == 200 && signedIn["phoneNumber"] == .string(phone) && signedIn["isNewUser"] == true)
+    _ = await call("POST", "\(v1)/accounts:signUp?key=k", ["email": "uri@example.com", "password": "secret1"])
+    let (s3, uri) = await call("POST", "\(v1)/accounts:createAuthUri?key=k", ["identifier": "uri@example.com", "continueUri": "http://localhost"])
+    #expect(s3 == 200 && uri["registered"] == true && uri["signinMethods"] == ["password"])
+    let (s4, e4) = await call("POST", "\(v1)/accounts:createAuthUri?key=k", [:])
+    #expect(s4 == 400 && e4["error"]?["message"] == "MISSING_IDENTIFIER")
+}
