@@ -33,9 +33,7 @@ enum RequestClassifier {
                 ?? projects.projectId(forAPIKey: req.query("key") ?? req.headers["x-goog-api-key"])
             return (project, FaultTarget(service: "auth", method: method, path: path))
         }
-        if let project = match.params["project"], let name = match.params["name"], match.params["region"] != nil {
-            return (project, FaultTarget(service: "functions", method: "call", path: path, function: name))
-        }
+        // Functions (callables and triggers) are matched inside the functions host, per invocation.
         return nil
     }
 }

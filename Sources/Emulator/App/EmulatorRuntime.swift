@@ -1,4 +1,5 @@
 import EmulatorCore
+import EmulatorFunctions
 import EmulatorHTTP
 
 /// A running emulator: the services, the request pipeline and the listening server.
@@ -10,11 +11,14 @@ public final class EmulatorRuntime: Sendable {
     /// Where each service ended up listening (`auth`, `firestore`, `functions`, `hub`).
     public let addresses: [ServiceAddress]
     private let server: HTTPServer
+    /// Supervisors of the configured functions codebases.
+    public let workers: [WorkerSupervisor]
 
-    private init(app: EmulatorApp, server: HTTPServer, addresses: [ServiceAddress]) {
+    private init(app: EmulatorApp, server: HTTPServer, addresses: [ServiceAddress], workers: [WorkerSupervisor]) {
         self.app = app
         self.server = server
         self.addresses = addresses
+        self.workers = workers
     }
 
     /// The services (for registering in-process functions, reading state in tests, ...).
@@ -65,11 +69,17 @@ public final class EmulatorRuntime: Sendable {
         }
         services.directory.set(addresses)
         services.rules.startWatching()
-        return EmulatorRuntime(app: app, server: server, addresses: addresses)
+        let runtime = EmulatorRuntime(app: app, server: server, addresses: addresses, workers: [])
+        let workers = try startWorkers(config: config, services: services, environment: runtime.clientEnvironment)
+        for w in workers where !(await w.waitUntilReady(timeout: 120)) {
+            logger.log(.error, "functions", "\(w.config.name): the worker did not report ready within 120 s; its functions are unavailable until it does")
+        }
+        return EmulatorRuntime(app: app, server: server, addresses: addresses, workers: workers)
     }
 
     /// Stops accepting, finishes in-flight requests (bounded), and releases the ports.
     public func stop() async {
+        for w in workers { w.stop() }
         await server.shutdown()
         let s = app.services
         if let dir = s.config.exportOnExit {
@@ -101,6 +111,21 @@ public final class EmulatorRuntime: Sendable {
     func hostPort(_ a: ServiceAddress) -> String {
         let host = a.host == "0.0.0.0" ? "127.0.0.1" : (a.host == "::" ? "::1" : a.host)
         return host.contains(":") ? "[\(host)]:\(a.port)" : "\(host):\(a.port)"
+    }
+
+    /// Starts one supervised worker per `functions.codebases` entry.
+    static func startWorkers(config: EmulatorConfig, services: EmulatorServices, environment: [String: String]) throws -> [WorkerSupervisor] {
+        guard let list = config.functions["codebases"]?.arrayValue else { return [] }
+        var env = environment
+        env["FUNCTIONS_EMULATOR"] = "true"
+        return try list.map { item in
+            let cb: CodebaseConfig
+            do { cb = try CodebaseConfig(json: item) } catch let e as HttpsError { throw CLIError("config: \(e.message)") }
+            let w = WorkerSupervisor(config: cb, project: cb.project ?? config.projectId, host: services.functions,
+                                     transport: HTTPWorkerTransport(), environment: env, logger: services.logger)
+            w.start()
+            return w
+        }
     }
 
     /// Loopback names and addresses (`localhost`, `127.0.0.0/8`, `::1`).

@@ -1,5 +1,6 @@
 import EmulatorAuth
 import EmulatorCore
+import EmulatorFunctions
 import EmulatorStore
 import Foundation
 
@@ -26,12 +27,14 @@ public struct EmulatorServices: Sendable {
     public let auth: AuthService
     /// Security Rules per project.
     public let rules: RulesRegistry
+    /// The functions host.
+    public let functions: FunctionsHost
 
     /// Durable storage when `--data-dir` is set.
     public let dataDirectory: DataDirectory?
 
     /// Every service whose per-project data can be reset, captured and restored.
-    public var participants: [any ProjectStateParticipant] { [store, auth] }
+    public var participants: [any ProjectStateParticipant] { [store, auth, functions] }
 
     /// Every service whose data can be exported, imported and journaled.
     public var persistentParticipants: [any PersistentParticipant] { [store, auth] }
@@ -59,6 +62,17 @@ public struct EmulatorServices: Sendable {
             throw CLIError("config: \(e.message)")
         }
         self.auth = auth
+        let functions = FunctionsHost(environments: projects, logger: logger,
+                                      retryBaseDelay: config.functions["retryBaseDelaySeconds"]?.doubleValue ?? 0.05)
+        self.functions = functions
+        functions.setAdmin(ServiceAdmin(auth: auth, store: store))
+        auth.setHooks(FunctionsAuthHooks(host: functions, projects: projects))
+        let faults = self.faults
+        functions.setFaultHook { project, name in
+            guard let rule = faults.fire(projectId: project, target: FaultTarget(service: "functions", method: "invoke", path: name, function: name)),
+                  let e = rule.error else { return nil }
+            return HttpsError(e.code, e.message)
+        }
         if let dir = config.dataDir {
             let d = try DataDirectory(path: dir, participants: [store, auth], logger: logger, policy: config.fsync)
             try d.load()
@@ -69,6 +83,10 @@ public struct EmulatorServices: Sendable {
         let journal = dataDirectory
         store.setObserver { batch in
             journal?.append(participant: "firestore", project: batch.project, entry: StoreService.journalEntry(batch))
+            guard batch.database == "(default)" else { return }
+            functions.documentsChanged(project: batch.project, time: batch.commitTime, changes: batch.changes.map {
+                ($0.path, $0.before?.json(project: batch.project, database: batch.database), $0.after?.json(project: batch.project, database: batch.database))
+            })
         }
         if journal != nil {
             auth.setObserver { project, entry in journal?.append(participant: "auth", project: project, entry: entry) }

@@ -14,6 +14,7 @@ enum Routes {
         AdminOpenAPI.register(&r, s)
         StoreRoutes.register(&r, s)
         RulesRoutes.register(&r, s)
+        FunctionsRoutes.register(&r, s)
         return r
     }
 }

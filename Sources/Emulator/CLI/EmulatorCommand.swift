@@ -44,13 +44,14 @@ public enum EmulatorCommand {
     /// Starts the emulator and serves until SIGINT/SIGTERM, then shuts down gracefully.
     static func start(config: EmulatorConfig) async -> Int32 {
         let logger = StderrLogger(threshold: config.logLevel)
+        let signals = SignalWatcher.install()
         let runtime: EmulatorRuntime
         do {
             runtime = try await launch(config: config, logger: logger)
         } catch {
             return 2
         }
-        let signal = await SignalWatcher.waitForTermination()
+        let signal = await signals.wait()
         logger.log(.info, "emulator", "received \(signal), shutting down")
         await runtime.stop()
         logger.log(.info, "emulator", "stopped")

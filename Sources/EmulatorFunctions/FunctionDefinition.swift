@@ -1,0 +1,82 @@
+import EmulatorCore
+
+/// Document event kinds.
+public enum DocumentEventType: String, Sendable, CaseIterable {
+    case created, updated, deleted, written
+}
+
+/// What makes a function run.
+public enum FunctionTrigger: Sendable, Equatable {
+    /// An HTTPS callable (`/{project}/{region}/{name}`).
+    case callable
+    /// A plain HTTP function (`onRequest`).
+    case http
+    /// Store document changes on a path pattern such as `tasks/{taskId}`.
+    case document(pattern: String, event: DocumentEventType)
+    /// `created` or `deleted` users.
+    case auth(event: String)
+    /// `beforeCreate` or `beforeSignIn`.
+    case blocking(event: String)
+
+    /// Background triggers are queued; the others run in the request.
+    public var isBackground: Bool {
+        switch self {
+        case .document, .auth: return true
+        default: return false
+        }
+    }
+}
+
+/// A function's registration.
+public struct FunctionDefinition: Sendable, Equatable {
+    /// Name (unique per project).
+    public var name: String
+    /// Region for the URL (`us-central1`).
+    public var region: String
+    /// Trigger.
+    public var trigger: FunctionTrigger
+    /// Retry background invocations that fail.
+    public var retry: Bool
+    /// Per-invocation timeout in seconds.
+    public var timeoutSeconds: Double
+
+    /// Creates a definition.
+    public init(name: String, region: String = "us-central1", trigger: FunctionTrigger, retry: Bool = false, timeoutSeconds: Double = 60) {
+        self.name = name
+        self.region = region
+        self.trigger = trigger
+        self.retry = retry
+        self.timeoutSeconds = timeoutSeconds
+    }
+
+    /// Decodes a worker manifest entry (docs/functions.md).
+    public init(manifest j: JSON) throws {
+        guard let name = j["name"]?.stringValue, !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
+            throw HttpsError(.invalidArgument, "manifest entry needs a 'name' of letters, digits, '_' or '-'")
+        }
+        let trigger: FunctionTrigger
+        switch j["kind"]?.stringValue {
+        case "callable": trigger = .callable
+        case "http": trigger = .http
+        case "document":
+            guard let p = j["document"]?.stringValue, let ev = DocumentEventType(rawValue: j["event"]?.stringValue ?? "written") else {
+                throw HttpsError(.invalidArgument, "document function '\(name)' needs 'document' and 'event' (created|updated|deleted|written)")
+            }
+            trigger = .document(pattern: p, event: ev)
+        case "auth":
+            guard let ev = j["event"]?.stringValue, ["created", "deleted"].contains(ev) else {
+                throw HttpsError(.invalidArgument, "auth function '\(name)' needs 'event' created or deleted")
+            }
+            trigger = .auth(event: ev)
+        case "blocking":
+            guard let ev = j["event"]?.stringValue, ["beforeCreate", "beforeSignIn"].contains(ev) else {
+                throw HttpsError(.invalidArgument, "blocking function '\(name)' needs 'event' beforeCreate or beforeSignIn")
+            }
+            trigger = .blocking(event: ev)
+        default:
+            throw HttpsError(.invalidArgument, "function '\(name)' has unknown kind \(j["kind"] ?? .null) (callable, http, document, auth, blocking)")
+        }
+        self.init(name: name, region: j["region"]?.stringValue ?? "us-central1", trigger: trigger,
+                  retry: j["retry"]?.boolValue ?? false, timeoutSeconds: j["timeoutSeconds"]?.doubleValue ?? 60)
+    }
+}

@@ -1,0 +1,145 @@
+import EmulatorCore
+import Synchronization
+
+/// Runs functions beside the other services: callables and HTTP functions in the request,
+/// background events (document and auth triggers) through a per-project queue that delivers at
+/// least once, in order, with retries and backoff when a function asks for them, recording every
+/// invocation. State is behind a `Mutex`; delivery runs in one task per project, so events for a
+/// document are handled in commit order.
+public final class FunctionsHost: Sendable {
+    struct Registered: Sendable {
+        var definition: FunctionDefinition
+        var backend: any FunctionBackend
+        var codebase: String?
+    }
+
+    struct Pending: Sendable {
+        var function: String
+        var event: BackgroundEvent
+        var attempt: Int
+        var notBefore: UInt64
+    }
+
+    struct ProjectState {
+        var functions: [String: Registered] = [:]
+        var queue: [Pending] = []
+        var running = 0
+        var draining = false
+        var logs: [InvocationRecord] = []
+    }
+
+    let environments: any ProjectEnvironmentProvider
+    let logger: any LogSink
+    /// Base delay of retry backoff (doubles per attempt).
+    public let retryBaseDelay: Double
+    /// Attempts before a retried event is given up (and recorded as such).
+    public let maxAttempts: Int
+    let state = Mutex<[String: ProjectState]>([:])
+    private let admin = Mutex<(any FunctionsAdminProvider)?>(nil)
+    private let faultHook = Mutex<(@Sendable (String, String) -> HttpsError?)?>(nil)
+    static let maxLogs = 1000
+
+    /// Creates a host.
+    public init(environments: any ProjectEnvironmentProvider, logger: any LogSink = NullLogSink(), retryBaseDelay: Double = 0.05, maxAttempts: Int = 8) {
+        self.environments = environments
+        self.logger = logger
+        self.retryBaseDelay = retryBaseDelay
+        self.maxAttempts = maxAttempts
+    }
+
+    /// Installs the admin handles given to functions.
+    public func setAdmin(_ a: any FunctionsAdminProvider) { admin.withLock { $0 = a } }
+
+    /// Installs the fault hook (`(project, function) → error to inject`).
+    public func setFaultHook(_ f: @escaping @Sendable (String, String) -> HttpsError?) { faultHook.withLock { $0 = f } }
+
+    /// Registers an in-process function.
+    public func register(project: String, _ def: FunctionDefinition, _ handler: FunctionHandler) {
+        register(project: project, def, backend: InProcessBackend(handler: handler), codebase: nil)
+    }
+
+    /// Registers a function served by `backend` (workers use this).
+    public func register(project: String, _ def: FunctionDefinition, backend: any FunctionBackend, codebase: String?) {
+        state.withLock { $0[project, default: ProjectState()].functions[def.name] = Registered(definition: def, backend: backend, codebase: codebase) }
+    }
+
+    /// Removes every function of a codebase (a worker restarting re-registers its manifest).
+    public func unregister(codebase: String) {
+        state.withLock { s in for k in s.keys { s[k]!.functions = s[k]!.functions.filter { $0.value.codebase != codebase } } }
+    }
+
+    /// Registered definitions of a project, sorted by name.
+    public func functions(project: String) -> [FunctionDefinition] {
+        state.withLock { ($0[project]?.functions.values.map(\.definition) ?? []).sorted { $0.name < $1.name } }
+    }
+
+    func lookup(_ project: String, _ name: String) -> Registered? { state.withLock { $0[project]?.functions[name] } }
+
+    func registered(_ project: String) -> [Registered] { state.withLock { Array(($0[project]?.functions ?? [:]).values) } }
+
+    func context(_ project: String, _ logs: LogBuffer) -> FunctionContext {
+        let a = admin.withLock { $0 }
+        let env = environments.environment(for: project)
+        return FunctionContext(projectId: project, auth: a?.adminAuth(project) ?? NoAdmin(), store: a?.adminStore(project) ?? NoAdmin(),
+                               clock: env.clock, logLines: logs)
+    }
+
+    func record(_ project: String, _ r: InvocationRecord) {
+        state.withLock { s in
+            s[project, default: ProjectState()].logs.append(r)
+            if s[project]!.logs.count > Self.maxLogs { s[project]!.logs.removeFirst(s[project]!.logs.count - Self.maxLogs) }
+        }
+        logger.log(r.outcome == "ok" ? .debug : .warning, "functions", "\(r.function) [\(r.trigger)] attempt \(r.attempt): \(r.outcome)\(r.error.map { " — \($0)" } ?? "")")
+    }
+
+    /// Runs `body` as a recorded invocation.
+    func invoke<T: Sendable>(_ project: String, _ reg: Registered, trigger: String, eventId: String?, attempt: Int,
+                             _ body: @escaping @Sendable (FunctionContext) async throws -> T) async throws -> T {
+        let env = environments.environment(for: project)
+        let logs = LogBuffer()
+        let ctx = context(project, logs)
+        let start = env.clock.now()
+        let t0 = ContinuousClock.now
+        var rec = InvocationRecord(id: env.ids.string(length: 16, alphabet: IDGenerator.alphanumerics), function: reg.definition.name,
+                                   trigger: trigger, eventId: eventId, attempt: attempt, start: start, durationMs: 0, outcome: "ok", error: nil, logs: [])
+        do {
+            if let injected = faultHook.withLock({ $0 })?(project, reg.definition.name) { throw injected }
+            let result = try await withTimeout(reg.definition.timeoutSeconds) { try await body(ctx) }
+            rec.durationMs = Self.ms(since: t0)
+            rec.logs = logs.all
+            record(project, rec)
+            return result
+        } catch {
+            rec.durationMs = Self.ms(since: t0)
+            rec.logs = logs.all
+            rec.outcome = "error"
+            rec.error = (error as? HttpsError).map { "\($0.code.rawValue): \($0.message)" } ?? String(describing: error)
+            record(project, rec)
+            throw error
+        }
+    }
+
+    static func ms(since t0: ContinuousClock.Instant) -> Double {
+        let d = ContinuousClock.now - t0
+        return Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+    }
+
+    func clear(_ project: String) { state.withLock { $0[project]?.queue = []; $0[project]?.logs = [] } }
+    func clearAll() { state.withLock { s in for k in s.keys { s[k]!.queue = []; s[k]!.logs = [] } } }
+
+    /// Invocation records of a project, oldest first.
+    public func logs(project: String) -> [InvocationRecord] { state.withLock { $0[project]?.logs ?? [] } }
+}
+
+/// Stand-in admin handles before the wiring layer installs real ones.
+struct NoAdmin: AdminAuth, AdminStore {
+    func verifyIDToken(_ token: String) throws -> AuthContext { throw HttpsError(.unavailable, "admin auth is not configured") }
+    func getUser(_ uid: String) throws -> JSON { throw HttpsError(.unavailable, "admin auth is not configured") }
+    func deleteUser(_ uid: String) async throws { throw HttpsError(.unavailable, "admin auth is not configured") }
+    func setCustomClaims(_ uid: String, _ claims: [String: JSON]?) throws { throw HttpsError(.unavailable, "admin auth is not configured") }
+    func get(_ path: String, transaction: [UInt8]?) throws -> JSON? { throw HttpsError(.unavailable, "admin store is not configured") }
+    func query(parent: String, _ q: JSON, transaction: [UInt8]?) throws -> [JSON] { throw HttpsError(.unavailable, "admin store is not configured") }
+    func commit(_ writes: [JSON], transaction: [UInt8]?) throws { throw HttpsError(.unavailable, "admin store is not configured") }
+    func beginTransaction() throws -> [UInt8] { throw HttpsError(.unavailable, "admin store is not configured") }
+    func rollback(_ t: [UInt8]) throws {}
+}
