@@ -8,6 +8,7 @@ let package = Package(
     products: [
         .executable(name: "emulator", targets: ["emulator"]),
         .library(name: "Emulator", targets: ["Emulator"]),
+        .library(name: "EmulatorFunctionsWorker", targets: ["EmulatorFunctionsWorker"]),
     ],
     targets: [
         // System library: OpenSSL's libcrypto, found with pkg-config (Debian: libssl-dev).
@@ -30,6 +31,8 @@ let package = Package(
         .target(name: "EmulatorAuth", dependencies: ["EmulatorCore", "EmulatorCrypto"]),
         .target(name: "EmulatorStore", dependencies: ["EmulatorCore"]),
         .target(name: "EmulatorFunctions", dependencies: ["EmulatorCore"]),
+        // Library for writing a functions worker in Swift (serves the worker protocol).
+        .target(name: "EmulatorFunctionsWorker", dependencies: ["EmulatorCore", "EmulatorHTTP"]),
         // Wiring, configuration, REST mapping, admin API, the one error-to-response mapper.
         .target(
             name: "Emulator",
@@ -40,6 +43,8 @@ let package = Package(
             resources: []
         ),
         .executableTarget(name: "emulator", dependencies: ["Emulator"]),
+        // The MakeItSo example's functions codebase, run by the emulator as a worker.
+        .executableTarget(name: "makeitso-functions", dependencies: ["EmulatorFunctionsWorker"], path: "Examples/MakeItSo/Functions"),
 
         .testTarget(name: "EmulatorCoreTests", dependencies: ["EmulatorCore"]),
         .testTarget(name: "EmulatorHTTPTests", dependencies: ["EmulatorHTTP"]),

@@ -21,7 +21,9 @@ class RunningEmulator:
 
     def __init__(self, args=(), project=PROJECT):
         binary = os.environ.get("EMULATOR_BIN", str(ROOT / ".build" / "debug" / "emulator"))
-        cmd = [binary, "start", "--port", "0", "--project", project, "--log-level", "warning", *args]
+        cmd = [binary, "start", "--port", "0", "--log-level", "warning", *args]
+        if project:
+            cmd += ["--project", project]
         self.project = project
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         self.log = []
@@ -32,7 +34,8 @@ class RunningEmulator:
             for line in self.proc.stderr:
                 self.log.append(line)
                 if line.startswith("emulator ready:"):
-                    for part in line.split()[2:]:
+                    self.project = self.project or line.split()[2].partition("=")[2]
+                    for part in line.split()[3:]:
                         key, _, value = part.partition("=")
                         self.addresses[key] = value
                     ready.set()

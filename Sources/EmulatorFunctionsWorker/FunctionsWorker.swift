@@ -1,0 +1,139 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import EmulatorCore
+import EmulatorHTTP
+import Foundation
+import Synchronization
+
+/// What a worker function gets besides its input.
+public struct WorkerContext: Sendable {
+    /// Project id.
+    public let project: String
+    /// The emulator's clock at invocation (use it for time checks, not the wall clock).
+    public let time: Timestamp
+    /// Admin access to the emulator.
+    public let admin: WorkerAdmin
+}
+
+/// A background event (document change or user event).
+public struct WorkerEvent: Sendable {
+    /// `document.created|updated|deleted` or `user.created|deleted`.
+    public let type: String
+    /// Document path or uid.
+    public let subject: String
+    /// Wildcard values.
+    public let params: [String: String]
+    /// Document before (REST shape) or user record.
+    public let before: JSON?
+    /// Document after (REST shape).
+    public let after: JSON?
+    /// When it happened.
+    public let time: Timestamp
+}
+
+/// Serves functions to the emulator's functions host (protocol: docs/functions.md): register
+/// closures, then `run()`. The worker listens on 127.0.0.1 (an ephemeral port), prints
+/// `emulator-worker ready port=N`, answers `GET /__/functions.json` and `POST /__/invoke/{name}`.
+/// Registrations are made before `run()`; afterwards the table is only read (behind a `Mutex`).
+public final class FunctionsWorker: Sendable {
+    enum Body: Sendable {
+        case callable(@Sendable (JSON, AuthContext?, String?, WorkerContext) async throws -> JSON)
+        case event(@Sendable (WorkerEvent, WorkerContext) async throws -> Void)
+        case blocking(@Sendable (JSON, WorkerContext) async throws -> JSON?)
+    }
+
+    struct Entry: Sendable {
+        var manifest: JSON
+        var body: Body
+    }
+
+    private let entries = Mutex<[String: Entry]>([:])
+
+    /// Creates an empty worker.
+    public init() {}
+
+    func add(_ name: String, _ manifest: JSON, _ body: Body) {
+        var m = manifest.objectValue ?? [:]
+        m["name"] = .string(name)
+        entries.withLock { $0[name] = Entry(manifest: .object(m), body: body) }
+    }
+
+    /// A callable: `data`, the verified caller (nil when unauthenticated), the caller's raw ID token.
+    public func callable(_ name: String, region: String = "us-central1",
+                         _ body: @escaping @Sendable (_ data: JSON, _ auth: AuthContext?, _ rawToken: String?, WorkerContext) async throws -> JSON) {
+        add(name, ["kind": "callable", "region": .string(region)], .callable(body))
+    }
+
+    /// A document trigger on `pattern` (`tasks/{taskId}`) for `event` (created, updated, deleted, written).
+    public func onDocument(_ name: String, _ pattern: String, event: String = "written", retry: Bool = false,
+                           _ body: @escaping @Sendable (WorkerEvent, WorkerContext) async throws -> Void) {
+        add(name, ["kind": "document", "document": .string(pattern), "event": .string(event), "retry": .bool(retry)], .event(body))
+    }
+
+    /// A user trigger (`created` or `deleted`).
+    public func onUser(_ name: String, event: String, retry: Bool = false, _ body: @escaping @Sendable (WorkerEvent, WorkerContext) async throws -> Void) {
+        add(name, ["kind": "auth", "event": .string(event), "retry": .bool(retry)], .event(body))
+    }
+
+    /// A blocking function (`beforeCreate`, `beforeSignIn`): gets `{eventType, signInMethod, user}`;
+    /// returns changes (`displayName`, `disabled`, `emailVerified`, `customClaims`, `sessionClaims`) or nil;
+    /// throws `CallableError` to reject.
+    public func blocking(_ name: String, event: String, _ body: @escaping @Sendable (JSON, WorkerContext) async throws -> JSON?) {
+        add(name, ["kind": "blocking", "event": .string(event)], .blocking(body))
+    }
+
+    /// Serves until the process is terminated.
+    public func run(environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> Never {
+        guard let admin = WorkerAdmin.fromEnvironment(environment) else {
+            throw CallableError(.failedPrecondition, "FIRESTORE_EMULATOR_HOST is not set: run this worker from the emulator's functions.codebases")
+        }
+        let server = HTTPServer(configuration: HTTPServerConfiguration(listeners: [.init(host: "127.0.0.1", port: 0)])) { [self] req in
+            await handle(req, admin: admin)
+        }
+        let port = try server.start()[0].port
+        // One write(2), unbuffered: the host waits for this line on the pipe.
+        let line = Array("emulator-worker ready port=\(port)\n".utf8)
+        _ = line.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+        while true { try await Task.sleep(nanoseconds: 3_600_000_000_000) }
+    }
+
+    func handle(_ req: HTTPRequest, admin: WorkerAdmin) async -> HTTPResponse {
+        if req.method == "GET" && req.path == "/__/functions.json" {
+            return .json(["functions": .array(entries.withLock { $0.values.map(\.manifest) })])
+        }
+        guard req.method == "POST", req.path.hasPrefix("/__/invoke/") else { return .json(["error": ["status": "NOT_FOUND", "message": "no such route"]], status: 404) }
+        let name = String(req.path.dropFirst("/__/invoke/".count))
+        guard let entry = entries.withLock({ $0[name] }), let env = try? JSON.parse(req.body) else {
+            return .json(["error": ["status": "NOT_FOUND", "message": .string("no function \(name)")]], status: 404)
+        }
+        let time = env["time"]?.stringValue.flatMap { Timestamp(rfc3339: $0) } ?? Timestamp(seconds: 0)
+        let ctx = WorkerContext(project: env["project"]?.stringValue ?? admin.project, time: time,
+                                admin: WorkerAdmin(host: admin.host, port: admin.port, project: env["project"]?.stringValue ?? admin.project))
+        do {
+            switch entry.body {
+            case .callable(let f):
+                let auth = env["auth"].flatMap { a -> AuthContext? in
+                    guard let uid = a["uid"]?.stringValue else { return nil }
+                    return AuthContext(uid: uid, token: a["token"]?.objectValue ?? [:])
+                }
+                return .json(["result": try await f(env["data"] ?? .null, auth, env["rawToken"]?.stringValue, ctx)])
+            case .event(let f):
+                let e = env["event"] ?? [:]
+                try await f(WorkerEvent(type: e["type"]?.stringValue ?? "", subject: e["subject"]?.stringValue ?? "",
+                                        params: (e["params"]?.objectValue ?? [:]).compactMapValues(\.stringValue), before: e["before"], after: e["after"],
+                                        time: e["time"]?.stringValue.flatMap { Timestamp(rfc3339: $0) } ?? time), ctx)
+                return .json(["result": .null])
+            case .blocking(let f):
+                return .json(["result": try await f(env["event"] ?? .null, ctx) ?? .null])
+            }
+        } catch let e as CallableError {
+            var o: [String: JSON] = ["status": .string(e.code.rawValue), "message": .string(e.message)]
+            if let d = e.details { o["details"] = d }
+            return .json(["error": .object(o)])
+        } catch {
+            FileHandle.standardError.write(Data("worker: \(name) failed: \(error)\n".utf8))
+            return .json(["error": ["status": "INTERNAL", "message": "INTERNAL"]])
+        }
+    }
+}
