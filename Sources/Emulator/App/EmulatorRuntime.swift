@@ -69,6 +69,7 @@ public final class EmulatorRuntime: Sendable {
         }
         services.directory.set(addresses)
         services.rules.startWatching()
+        startAnonymousPurge(services)
         let runtime = EmulatorRuntime(app: app, server: server, addresses: addresses, workers: [])
         let workers = try startWorkers(config: config, services: services, environment: runtime.clientEnvironment)
         for w in workers where !(await w.waitUntilReady(timeout: 120)) {
@@ -111,6 +112,19 @@ public final class EmulatorRuntime: Sendable {
     func hostPort(_ a: ServiceAddress) -> String {
         let host = a.host == "0.0.0.0" ? "127.0.0.1" : (a.host == "::" ? "::1" : a.host)
         return host.contains(":") ? "[\(host)]:\(a.port)" : "\(host):\(a.port)"
+    }
+
+    /// Applies `auth.anonymousTtlSeconds` every few seconds of wall time to every project, so
+    /// anonymous accounts expire even when nobody signs up (judged on each project's clock).
+    static func startAnonymousPurge(_ services: EmulatorServices) {
+        guard let ttl = services.auth.config.anonymousTtlSeconds else { return }
+        let interval = UInt64(max(1, min(ttl, 5))) * 1_000_000_000
+        Task.detached {
+            while true {
+                try? await Task.sleep(nanoseconds: interval)
+                for p in services.projects.projectIds { await services.auth.purgeExpiredAnonymous(projectId: p) }
+            }
+        }
     }
 
     /// Starts one supervised worker per `functions.codebases` entry.

@@ -104,3 +104,24 @@ def test_unknown_projects_are_404(emulator):
     for path in ["/clock", "/seed", "/faults", "/snapshots", ":reset"]:
         method = requests.post if path == ":reset" else requests.get
         assert method(admin(emulator, "never-used-" + uuid.uuid4().hex[:6]) + path, timeout=5).status_code == 404
+
+
+def test_anonymous_ttl_purges_without_new_sign_ups(emulator_factory, tmp_path):
+    import json as _json
+    cfg = tmp_path / "emulator.json"
+    cfg.write_text(_json.dumps({"auth": {"anonymousTtlSeconds": 60}}))
+    emu = emulator_factory("--config", str(cfg))
+    r = requests.post(f"{emu.url}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k", json={}, timeout=5).json()
+    uid = r["localId"]
+    requests.post(admin(emu, emu.project) + "/clock:advance", json={"seconds": 120}, timeout=5).raise_for_status()
+
+    def exists():
+        found = requests.post(f"{emu.url}/identitytoolkit.googleapis.com/v1/projects/{emu.project}/accounts:lookup",
+                              json={"localId": [uid]}, headers=OWNER, timeout=5).json()
+        return bool(found.get("users"))
+
+    import time as _time
+    deadline = _time.time() + 8
+    while exists():
+        assert _time.time() < deadline, "anonymous user was not purged"
+        _time.sleep(0.2)
