@@ -37,7 +37,11 @@ public final class EmulatorRuntime: Sendable {
         let services = try EmulatorServices(config: config, logger: logger)
         if let dir = config.importDir {
             do {
-                let imported = try ExportArchive.read(from: dir, project: nil, participants: services.persistentParticipants)
+                var imported = try ExportArchive.read(from: dir, project: nil, participants: services.persistentParticipants)
+                if !imported.contains(config.projectId),
+                   try await FirebaseAuthExport.read(from: dir, project: config.projectId, auth: services.auth, logger: logger) {
+                    imported.append(config.projectId)
+                }
                 for p in imported { services.projects.register(projectId: p, apiKey: nil); services.journalReplace(project: p) }
                 logger.log(.info, "emulator", "imported \(imported.count) project(s) from \(dir)")
             } catch let e as EmulatorError {
@@ -85,7 +89,8 @@ public final class EmulatorRuntime: Sendable {
         let s = app.services
         if let dir = s.config.exportOnExit {
             do {
-                try ExportArchive.write(to: dir, projects: nil, participants: s.persistentParticipants)
+                try ExportArchive.write(to: dir, projects: nil, participants: s.persistentParticipants,
+                                        firebaseAuthProject: s.config.projectId, auth: s.auth)
                 s.logger.log(.info, "emulator", "exported every project to \(dir)")
             } catch {
                 s.logger.log(.error, "emulator", "export on exit to \(dir) failed: \(error)")
