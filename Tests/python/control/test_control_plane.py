@@ -181,3 +181,18 @@ def test_failing_trigger_fault_is_retried_end_to_end(emulator_factory, tmp_path)
     assert requests.get(f"{docs(emu, 'demo-fault')}/notes-seen/n9", headers=OWNER, timeout=5).status_code == 200
     outcomes = [l["outcome"] for l in requests.get(f"{emu.url}/emulator/v1/projects/demo-fault/functions/logs", timeout=5).json()["invocations"]]
     assert outcomes == ["error", "error", "ok"]
+
+
+def test_256_projects_in_one_process(emulator):
+    s = requests.Session()
+    tag = uuid.uuid4().hex[:6]
+    names = [f"many-{tag}-{i}" for i in range(256)]
+    for i, p in enumerate(names):
+        s.post(emulator.url + "/emulator/v1/projects", json={"projectId": p, "apiKey": f"k-{p}"}, timeout=5).raise_for_status()
+        s.patch(f"{docs(emulator, p)}/c/only", json={"fields": {"i": {"integerValue": str(i)}}}, headers=OWNER, timeout=5).raise_for_status()
+    for i, p in enumerate(names):
+        listed = s.get(f"{docs(emulator, p)}/c", headers=OWNER, timeout=5).json()["documents"]
+        assert [d["fields"]["i"]["integerValue"] for d in listed] == [str(i)]
+    s.post(admin(emulator, names[7]) + ":reset", timeout=5).raise_for_status()
+    assert s.get(f"{docs(emulator, names[7])}/c/only", headers=OWNER, timeout=5).status_code == 404
+    assert s.get(f"{docs(emulator, names[8])}/c/only", headers=OWNER, timeout=5).status_code == 200
