@@ -1,5 +1,4 @@
 import EmulatorCore
-import Synchronization
 
 /// The Auth service: users, providers, linking rules, tokens. One instance per process.
 ///
@@ -18,9 +17,9 @@ public final class AuthService: Sendable {
     let logger: any LogSink
     private let states: Mutex<[String: AuthProjectState]> = Mutex([:])
     private let hooksBox: Mutex<any AuthHooks> = Mutex(NoAuthHooks())
-    private let warnedUnsigned = Atomic<Bool>(false)
+    private let warnedUnsigned = Mutex<Bool>(false)
     private let observer: Mutex<(@Sendable (String, JSON) -> Void)?> = Mutex(nil)
-    private let keyJournaled = Atomic<Bool>(false)
+    private let keyJournaled = Mutex<Bool>(false)
 
     /// Creates the service. Key generation starts in the background unless `keyring` is given.
     public init(config: AuthServiceConfig = AuthServiceConfig(), environments: any ProjectEnvironmentProvider,
@@ -58,7 +57,7 @@ public final class AuthService: Sendable {
             if let obs = observer.withLock({ $0 }) {
                 if var entry = st.takeJournalEntry() {
                     // The first entry of a process carries the signing key, so tokens outlive restarts.
-                    if !keyJournaled.exchange(true, ordering: .relaxed), let pem = try? keyring.key().privateKeyPEM(), case .object(var o) = entry {
+                    if !keyJournaled.withLock({ v in defer { v = true }; return v }), let pem = try? keyring.key().privateKeyPEM(), case .object(var o) = entry {
                         o["signingKey"] = .string(pem)
                         entry = .object(o)
                     }
@@ -96,7 +95,7 @@ public final class AuthService: Sendable {
 
     /// Logs the unsigned-token warning the first time only.
     func warnUnsignedOnce() {
-        if !warnedUnsigned.exchange(true, ordering: .relaxed) {
+        if !warnedUnsigned.withLock({ v in defer { v = true }; return v }) {
             logger.log(.warning, "auth", "accepting unsigned (alg: none) ID tokens; set auth.acceptUnsignedTokens=false to require RS256 signatures")
         }
     }

@@ -1,7 +1,6 @@
 import Dispatch
 import EmulatorCore
 import EmulatorCrypto
-import Synchronization
 
 /// The process's one RS256 signing key. Generation (~50–100 ms) starts in the background at
 /// construction so start-up stays fast; the first signer waits on the `Mutex` if it is not done.

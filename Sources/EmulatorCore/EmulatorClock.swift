@@ -1,9 +1,9 @@
 #if canImport(Glibc)
+import EmulatorCore
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 
 /// Where services get the time. Injected everywhere; no service reads the wall clock itself.
 public protocol EmulatorClock: Sendable {

@@ -41,4 +41,3 @@ public final class LocalEnvironmentProvider: ProjectEnvironmentProvider {
     }
 }
 
-import Synchronization

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
+import EmulatorCore
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
 
 /// bcrypt verification through the system's `crypt(3)` (libxcrypt on Linux supports `$2a$`,
 /// `$2b$`, `$2y$`). OpenSSL has no bcrypt, so the library is opened at run time instead of linked:

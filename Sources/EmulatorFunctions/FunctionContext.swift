@@ -1,5 +1,4 @@
 import EmulatorCore
-import Synchronization
 
 /// Admin access to Auth for functions. `verifyIDToken` always checks the signature, expiry
 /// (on the project clock), revocation and disabled users, and refuses unsigned tokens.

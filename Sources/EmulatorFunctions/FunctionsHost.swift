@@ -1,5 +1,4 @@
 import EmulatorCore
-import Synchronization
 
 /// Runs functions beside the other services: callables and HTTP functions in the request,
 /// background events (document and auth triggers) through a per-project queue that delivers at

@@ -3,7 +3,6 @@ import Glibc
 #endif
 import EmulatorCore
 import Foundation
-import Synchronization
 
 /// A functions codebase from the config: a command the host runs as a long-lived worker.
 public struct CodebaseConfig: Sendable, Equatable {

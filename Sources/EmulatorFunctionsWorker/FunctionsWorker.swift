@@ -4,7 +4,6 @@ import Glibc
 import EmulatorCore
 import EmulatorHTTP
 import Foundation
-import Synchronization
 
 /// What a worker function gets besides its input.
 public struct WorkerContext: Sendable {

@@ -4,7 +4,6 @@ import Glibc
 #endif
 import CEpoll
 import Foundation
-import Synchronization
 
 /// The epoll loop behind `HTTPServer`: accepts, reads, parses, hands complete requests to the
 /// responder in a `Task`, and writes responses back in request order per connection.

@@ -75,4 +75,3 @@ public final class HTTPServer: Sendable {
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization

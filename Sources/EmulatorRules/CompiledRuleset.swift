@@ -1,5 +1,4 @@
 import EmulatorCore
-import Synchronization
 
 /// A checked ruleset ready to judge requests. Immutable apart from its coverage counters
 /// (behind a `Mutex`), so it is shared freely and swapped atomically on reload.

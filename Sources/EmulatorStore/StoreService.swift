@@ -1,5 +1,4 @@
 import EmulatorCore
-import Synchronization
 
 /// The Firestore-style document store: every project's databases, created on first use.
 ///

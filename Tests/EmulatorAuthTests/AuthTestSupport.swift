@@ -1,6 +1,5 @@
 import EmulatorCore
 import EmulatorCrypto
-import Synchronization
 import Testing
 @testable import EmulatorAuth
 

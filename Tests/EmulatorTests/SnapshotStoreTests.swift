@@ -1,5 +1,4 @@
 import EmulatorCore
-import Synchronization
 import Testing
 @testable import Emulator
 

@@ -1,5 +1,4 @@
 import EmulatorCore
-import Synchronization
 
 /// Per-project fault rules and the seeded draw that decides probabilistic ones.
 /// State is behind a `Mutex`; the draw uses its own `IDGenerator` so faults never perturb the

@@ -1,5 +1,4 @@
 import EmulatorCore
-import Synchronization
 
 /// Named in-memory snapshots of whole projects across every participating service.
 /// State is behind a `Mutex`; a snapshot holds each participant's copy-on-write value, so taking

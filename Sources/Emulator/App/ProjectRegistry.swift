@@ -1,5 +1,4 @@
 import EmulatorCore
-import Synchronization
 
 /// Every project the process knows: its environment (clock, ids) and its API key. Projects are
 /// created on first use, as in Firebase's emulators. State is behind a `Mutex`.

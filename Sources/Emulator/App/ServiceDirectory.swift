@@ -1,4 +1,4 @@
-import Synchronization
+import EmulatorCore
 
 /// Where each service is reachable, filled in once the listeners are bound (so port 0 reports
 /// the real port). Behind a `Mutex`: written once at start, read by status routes.

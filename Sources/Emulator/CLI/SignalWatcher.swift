@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import EmulatorCore
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -55,7 +56,6 @@ private enum SignalSources {
     static func keep(_ s: [DispatchSourceSignal]) { retained = s }
 }
 
-import Synchronization
 
 /// A flag that can be claimed once across threads.
 final class OnceFlag: Sendable {

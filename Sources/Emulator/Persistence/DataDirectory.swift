@@ -3,7 +3,6 @@ import Glibc
 #endif
 import EmulatorCore
 import Foundation
-import Synchronization
 
 /// Durable storage in one folder (`--data-dir`): `snapshot.json` plus append-only journals
 /// `journal-NNNNNN.log` of checksummed records.

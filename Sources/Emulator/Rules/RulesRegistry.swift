@@ -5,7 +5,6 @@ import EmulatorCore
 import EmulatorCrypto
 import EmulatorRules
 import Foundation
-import Synchronization
 
 /// Which rules each project runs: a ruleset set through `:securityRules`, else the rules file
 /// (watched; a change is compiled and swapped atomically, a broken file keeps the last good

@@ -1,0 +1,32 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A value behind a `pthread_mutex`. Used instead of `Synchronization.Mutex` because that one is
+/// built on raw futexes on Linux, which ThreadSanitizer cannot see, so every access through it is
+/// reported as a race; a pthread mutex keeps `swift test --sanitize=thread` meaningful.
+public final class Mutex<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock: UnsafeMutablePointer<pthread_mutex_t>
+
+    /// Creates a lock around `value`.
+    public init(_ value: Value) {
+        self.value = value
+        lock = .allocate(capacity: 1)
+        pthread_mutex_init(lock, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(lock)
+        lock.deallocate()
+    }
+
+    /// Runs `body` with exclusive access to the value.
+    public func withLock<R, E: Error>(_ body: (inout Value) throws(E) -> R) throws(E) -> R {
+        pthread_mutex_lock(lock)
+        defer { pthread_mutex_unlock(lock) }
+        return try body(&value)
+    }
+}
