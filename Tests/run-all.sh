@@ -26,6 +26,17 @@ swift_status=$?
 set -e
 grep -E '^(✘|✔ Test run|error: )' .build/swift-test.log || tail -20 .build/swift-test.log
 
+tsan_status=0
+if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then
+  echo "== swift test under ThreadSanitizer (SKIP_SANITIZERS=1 skips)"
+  set +e
+  swift build --build-tests --sanitize=thread --scratch-path .build-tsan >.build/tsan-build.log 2>&1 &&
+    swift test --skip-build --sanitize=thread --scratch-path .build-tsan >.build/tsan-test.log 2>&1
+  tsan_status=$?
+  set -e
+  grep -E '^(✘|✔ Test run|error: )|SUMMARY: ThreadSanitizer' .build/tsan-test.log .build/tsan-build.log 2>/dev/null | sort -u | head -20 || true
+fi
+
 echo "== python real-client suites"
 if [ ! -x .venv/bin/python ]; then python3 -m venv --system-site-packages .venv; fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -r Tests/python/requirements.txt
@@ -34,5 +45,5 @@ EMULATOR_BIN="$PWD/.build/debug/emulator" .venv/bin/python -m pytest -q -p no:ca
 py_status=$?
 set -e
 
-echo "== summary: swift exit $swift_status, python exit $py_status"
-[ "$swift_status" = 0 ] && [ "$py_status" = 0 ]
+echo "== summary: swift exit $swift_status, tsan exit $tsan_status, python exit $py_status"
+[ "$swift_status" = 0 ] && [ "$tsan_status" = 0 ] && [ "$py_status" = 0 ]
