@@ -143,7 +143,7 @@ public final class WorkerSupervisor: Sendable {
             }
         }
         do {
-            try p.run()
+            try ProcessLauncher.run(p)
         } catch {
             logger.log(.error, "functions", "\(config.name): cannot start \(config.command.joined(separator: " ")): \(error.localizedDescription)")
             return

@@ -1,4 +1,5 @@
 import EmulatorCore
+import EmulatorFunctions
 import Foundation
 
 /// `emulator exec [flags] -- CMD [ARGS...]`: start, run CMD with the emulator's environment,
@@ -20,7 +21,7 @@ enum ExecCommand {
         process.environment = env
         let status: Int32
         do {
-            try process.run()
+            try ProcessLauncher.run(process)
             status = await withCheckedContinuation { cont in
                 DispatchQueue.global().async {
                     process.waitUntilExit()

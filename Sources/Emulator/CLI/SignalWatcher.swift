@@ -1,29 +1,49 @@
 #if canImport(Glibc)
-import EmulatorCore
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Dispatch
+import EmulatorCore
+import Foundation
+
+/// The write end of the self-pipe the C signal handler writes to (set once before handlers).
+nonisolated(unsafe) private var signalPipeWrite: Int32 = -1
 
 /// Catches SIGINT and SIGTERM without killing the process, so shutdown can be graceful.
-/// `install()` must run before the emulator reports ready: a signal that arrives between
-/// "ready" and the wait is then still caught (it is remembered until `wait()`).
+///
+/// A real handler is installed with `sigaction` (it writes the signal number to a self-pipe,
+/// which is async-signal-safe) rather than `SIG_IGN`: an ignored disposition is inherited by
+/// every child process (function workers, `exec`'s command), which then could not be stopped
+/// with SIGTERM, while a caught signal reverts to its default action in the child on exec.
+/// `install()` must run before the emulator reports ready; a signal that arrives before `wait()`
+/// is remembered.
 final class SignalWatcher: Sendable {
     private let received = Mutex<(name: String?, waiter: CheckedContinuation<String, Never>?)>((nil, nil))
 
-    /// Ignores the default actions and starts listening.
+    /// Installs the handlers and starts the thread that reads the self-pipe.
     static func install() -> SignalWatcher {
         let w = SignalWatcher()
-        var sources: [DispatchSourceSignal] = []
-        for (sig, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
-            signal(sig, SIG_IGN)
-            let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            s.setEventHandler { w.deliver(name) }
-            s.resume()
-            sources.append(s)
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { return w }
+        signalPipeWrite = fds[1]
+        for sig in [SIGINT, SIGTERM] {
+            var action = sigaction()
+            #if canImport(Glibc)
+            action.__sigaction_handler.sa_handler = { signo in
+                var b = UInt8(truncatingIfNeeded: signo)
+                _ = write(signalPipeWrite, &b, 1)
+            }
+            #endif
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = 0
+            sigaction(sig, &action, nil)
         }
-        SignalSources.keep(sources)
+        let readEnd = fds[0]
+        Thread.detachNewThread {
+            var b: UInt8 = 0
+            while read(readEnd, &b, 1) != 1 {}
+            w.deliver(Int32(b) == SIGINT ? "SIGINT" : "SIGTERM")
+        }
         return w
     }
 
@@ -48,18 +68,4 @@ final class SignalWatcher: Sendable {
             if let already { c.resume(returning: already) }
         }
     }
-}
-
-/// Keeps the dispatch sources alive for the life of the process.
-private enum SignalSources {
-    nonisolated(unsafe) static var retained: [DispatchSourceSignal] = []
-    static func keep(_ s: [DispatchSourceSignal]) { retained = s }
-}
-
-
-/// A flag that can be claimed once across threads.
-final class OnceFlag: Sendable {
-    private let done = Mutex(false)
-    /// True the first time only.
-    func claim() -> Bool { done.withLock { d in if d { return false }; d = true; return true } }
 }

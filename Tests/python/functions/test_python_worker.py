@@ -70,3 +70,26 @@ def test_crash_fails_in_flight_call_and_worker_restarts(emu):
         assert time.time() < deadline, f"worker did not come back: {r.status_code} {r.text}"
         time.sleep(0.2)
     assert r.json()["result"]["hello"] == "again"
+
+
+def test_watched_folder_change_restarts_the_worker(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "code.txt").write_text("v1")
+    config = tmp_path / "emulator.json"
+    config.write_text(json.dumps({"project": "demo-watch", "functions": {"codebases": [
+        {"name": "py", "command": [sys.executable, str(HERE / "worker_py.py")], "watch": str(src)}]}}))
+    e = RunningEmulator(["--config", str(config)], project=None)
+    try:
+        first = requests.post(f"{e.url}/demo-watch/us-central1/pyHello", json={"data": 1}, timeout=10).json()["result"]["pid"]
+        time.sleep(1.1)
+        (src / "code.txt").write_text("v2")
+        deadline = time.time() + 15
+        while True:
+            r = requests.post(f"{e.url}/demo-watch/us-central1/pyHello", json={"data": 1}, timeout=10)
+            if r.status_code == 200 and r.json()["result"]["pid"] != first:
+                break
+            assert time.time() < deadline, "the worker was not restarted after its folder changed"
+            time.sleep(0.2)
+    finally:
+        e.stop()

@@ -46,7 +46,8 @@ class Handler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
         name = self.path.rsplit("/", 1)[-1]
         if name == "pyHello":
-            return self.reply(200, {"result": {"hello": body.get("data"), "uid": (body.get("auth") or {}).get("uid"), "time": body["time"]}})
+            return self.reply(200, {"result": {"hello": body.get("data"), "uid": (body.get("auth") or {}).get("uid"), "time": body["time"],
+                                               "pid": os.getpid()}})
         if name == "pyCrash":
             os._exit(3)
         if name == "pySlow":
