@@ -40,27 +40,49 @@ struct DatabaseState: Sendable {
         let isNew = docs[doc.path] == nil
         docs[doc.path] = doc
         record(doc.path, Version(time: doc.updateTime, document: doc))
-        guard isNew else { return }
-        let coll = DocumentName.collection(of: doc.path)
-        var list = collections[coll] ?? []
-        list.insert(doc.path, at: insertionIndex(list, doc.path))
-        if collections[coll] == nil { groups[DocumentName.lastSegment(coll), default: []].insert(coll) }
-        collections[coll] = list
+        if isNew { indexInsert(doc.path) }
     }
 
     mutating func remove(_ path: String, at time: Timestamp) {
         guard docs.removeValue(forKey: path) != nil else { return }
         record(path, Version(time: time, document: nil))
+        indexRemove(path)
+    }
+
+    mutating func indexInsert(_ path: String) {
         let coll = DocumentName.collection(of: path)
-        guard var list = collections[coll] else { return }
+        if collections[coll] == nil { groups[DocumentName.lastSegment(coll), default: []].insert(coll) }
+        collections[coll, default: []].insert(path, at: insertionIndex(collections[coll] ?? [], path))
+    }
+
+    mutating func indexRemove(_ path: String) {
+        let coll = DocumentName.collection(of: path)
+        guard let list = collections[coll] else { return }
         let i = insertionIndex(list, path)
-        if i < list.count, list[i] == path { list.remove(at: i) }
-        if list.isEmpty {
+        guard i < list.count, list[i] == path else { return }
+        collections[coll]!.remove(at: i)
+        if collections[coll]!.isEmpty {
             collections[coll] = nil
             groups[DocumentName.lastSegment(coll)]?.remove(coll)
-        } else {
-            collections[coll] = list
         }
+    }
+
+    /// What a path looked like before a commit touched it (for undo and the "before" view).
+    struct UndoEntry: Sendable {
+        var document: Document?
+        var history: [Version]?
+    }
+
+    /// The undo entry for `path` as it is now.
+    func undoEntry(_ path: String) -> UndoEntry { UndoEntry(document: docs[path], history: history[path]) }
+
+    /// Puts `path` back as recorded (index included).
+    mutating func restore(_ path: String, _ e: UndoEntry) {
+        let exists = docs[path] != nil
+        docs[path] = e.document
+        history[path] = e.history
+        if exists && e.document == nil { indexRemove(path) }
+        if !exists && e.document != nil { indexInsert(path) }
     }
 
     private mutating func record(_ path: String, _ v: Version) {

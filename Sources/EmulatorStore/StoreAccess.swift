@@ -70,3 +70,12 @@ struct StateReader: StoreReader {
     func document(at path: String) -> Document? { before.document(path, at: readTime) }
     func documentAfter(at path: String) -> Document? { after.document(path) }
 }
+
+/// The reader of a commit applied in place: "after" is the state, "before" is the state seen
+/// through the commit's undo log (the documents as they were before it).
+struct CommitReader: StoreReader {
+    let state: DatabaseState
+    let undo: [String: DatabaseState.UndoEntry]
+    func document(at path: String) -> Document? { undo[path].map { $0.document } ?? state.docs[path] }
+    func documentAfter(at path: String) -> Document? { state.docs[path] }
+}

@@ -25,22 +25,31 @@ extension StoreService {
                     throw EmulatorError.aborted("Too much contention on these documents. Please try again. (\(DocumentName.full(project: project, database: database, path: path)) changed since the transaction read it)")
                 }
             }
-            var next = data.state
-            let time = next.nextCommitTime(now)
+            // Writes apply in place (a copy of the state would duplicate the whole database on
+            // every commit); an undo log restores every touched path if anything fails.
+            var undo: [String: DatabaseState.UndoEntry] = [:]
+            let lastCommit = data.state.lastCommit
+            let time = data.state.nextCommitTime(now)
             var applied: [AppliedWrite] = []
-            for w in writes {
-                applied.append(try next.apply(w, at: time, fullName: DocumentName.full(project: project, database: database, path: w.path)))
-            }
-            if !caller.isAdmin {
-                let reader = StateReader(before: data.state, after: next, readTime: nil)
-                for (w, a) in zip(writes, applied) {
-                    let method: AccessMethod
-                    if case .delete = w.operation { method = .delete } else { method = a.before == nil ? .create : .update }
-                    try authorize(hooks, StoreAccess(caller: caller, project: project, database: database, method: method, path: w.path,
-                                                     resource: a.before, requestResource: a.after, query: nil, time: time, reader: reader))
+            do {
+                for w in writes {
+                    if undo[w.path] == nil { undo[w.path] = data.state.undoEntry(w.path) }
+                    applied.append(try data.state.apply(w, at: time, fullName: DocumentName.full(project: project, database: database, path: w.path)))
                 }
+                if !caller.isAdmin {
+                    let reader = CommitReader(state: data.state, undo: undo)
+                    for (w, a) in zip(writes, applied) {
+                        let method: AccessMethod
+                        if case .delete = w.operation { method = .delete } else { method = a.before == nil ? .create : .update }
+                        try authorize(hooks, StoreAccess(caller: caller, project: project, database: database, method: method, path: w.path,
+                                                         resource: a.before, requestResource: a.after, query: nil, time: time, reader: reader))
+                    }
+                }
+            } catch {
+                for (path, entry) in undo { data.state.restore(path, entry) }
+                data.state.lastCommit = lastCommit
+                throw error
             }
-            data.state = next
             let changed = applied.filter { $0.before != $0.after }
             if !changed.isEmpty, let observer = hooks.observer {
                 observer(StoreChangeBatch(project: project, database: database, commitTime: time, changes: changed))

@@ -200,3 +200,43 @@ func fieldFilter(_ field: String, _ op: String, _ value: JSON) -> JSON {
         #expect(throws: EmulatorError.self) { try set(s, "c/big", ["s": .string(String(repeating: "x", count: 1_100_000))]) }
     }
 }
+
+/// Denies writes to one path.
+struct DenyPath: StoreAuthorizer {
+    let path: String
+    func authorize(_ access: StoreAccess) throws {
+        if access.path == path { throw EmulatorError.permissionDenied("denied \(path)") }
+    }
+}
+
+@Suite struct InPlaceCommitTests {
+    @Test func aDeniedWriteUndoesTheWholeCommit() throws {
+        let (s, _) = makeStore()
+        try set(s, "c/keep", ["v": .integer(1)])
+        try set(s, "c/gone", ["v": .integer(1)])
+        s.setAuthorizer(DenyPath(path: "c/denied"))
+        let user = Caller.user(AuthContext(uid: "u", token: [:]))
+        #expect(throws: EmulatorError.self) {
+            _ = try s.commit(project: "p", database: "(default)", writes: [
+                StoreWrite(path: "c/keep", operation: .update(["v": .integer(2)])),
+                StoreWrite(path: "c/gone", operation: .delete),
+                StoreWrite(path: "c/new", operation: .update([:])),
+                StoreWrite(path: "c/denied", operation: .update([:])),
+            ], caller: user)
+        }
+        #expect(try s.getDocument(project: "p", database: "(default)", path: "c/keep", caller: .admin).value.fields["v"] == .integer(1))
+        #expect(try query(s, ["from": [["collectionId": "c"]]]) == ["c/gone", "c/keep"])
+        // The "before" view given to the authorizer is the state before the commit.
+        struct CheckBefore: StoreAuthorizer {
+            func authorize(_ a: StoreAccess) throws {
+                if a.path == "c/keep" {
+                    guard a.reader.document(at: "c/keep")?.fields["v"] == .integer(1), a.reader.documentAfter(at: "c/keep")?.fields["v"] == .integer(3) else {
+                        throw EmulatorError.internal("wrong before/after view")
+                    }
+                }
+            }
+        }
+        s.setAuthorizer(CheckBefore())
+        _ = try s.commit(project: "p", database: "(default)", writes: [StoreWrite(path: "c/keep", operation: .update(["v": .integer(3)]))], caller: user)
+    }
+}
