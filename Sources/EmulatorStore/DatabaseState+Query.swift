@@ -4,6 +4,7 @@ extension DatabaseState {
     /// Runs `query` under `parent` (database-relative document path, "" = root), as of
     /// `readTime` when given. Cost grows with the scanned collection(s), not the database.
     func run(_ query: StructuredQuery, parent: String, project: String, database: String, at readTime: Timestamp? = nil) -> [Document] {
+        if let fast = runInNameOrder(query, parent: parent, project: project, database: database, at: readTime) { return fast }
         var collectionPaths: [String]
         if query.from.allDescendants {
             collectionPaths = groupCollections(query.from.id, under: parent)
@@ -54,6 +55,27 @@ extension DatabaseState {
         var docs = rows.dropFirst(query.offset).map(\.doc)
         if let limit = query.limit, docs.count > limit { docs = Array(docs.prefix(limit)) }
         return docs
+    }
+
+    /// The common case, fast: one collection, ordered by name only, no cursors, current data, a
+    /// limit. The collection's index is already in name order, so the scan stops as soon as
+    /// `offset + limit` documents matched instead of sorting the whole collection.
+    func runInNameOrder(_ query: StructuredQuery, parent: String, project: String, database: String, at readTime: Timestamp?) -> [Document]? {
+        guard !query.from.allDescendants, readTime == nil, query.startAt == nil, query.endAt == nil, let limit = query.limit,
+              query.order.count == 1, query.order[0].field.isName, !query.order[0].descending else { return nil }
+        let coll = parent.isEmpty ? query.from.id : parent + "/" + query.from.id
+        let root = DocumentName.root(project: project, database: database) + "/"
+        var out: [Document] = []
+        var skipped = 0
+        guard limit > 0 else { return [] }
+        for path in collections[coll] ?? [] {
+            guard let doc = docs[path] else { continue }
+            if let f = query.filter, !f.matches(doc, fullName: root + path) { continue }
+            if skipped < query.offset { skipped += 1; continue }
+            out.append(doc)
+            if out.count == limit { break }
+        }
+        return out
     }
 
     /// Compares order-by key tuples, honouring each field's direction.

@@ -240,3 +240,15 @@ struct DenyPath: StoreAuthorizer {
         _ = try s.commit(project: "p", database: "(default)", writes: [StoreWrite(path: "c/keep", operation: .update(["v": .integer(3)]))], caller: user)
     }
 }
+
+@Suite struct NameOrderFastPathTests {
+    @Test func fastPathAgreesWithTheGeneralPath() throws {
+        let (s, _) = makeStore()
+        for i in 0..<50 { try set(s, "items/d\(String(format: "%02d", (i * 37) % 50))", ["tag": .string(i % 3 == 0 ? "x" : "y")]) }
+        let filter = fieldFilter("tag", "EQUAL", ["stringValue": "x"])
+        let all = try query(s, ["from": [["collectionId": "items"]], "where": filter])
+        let page = try query(s, ["from": [["collectionId": "items"]], "where": filter, "offset": 2, "limit": 5])
+        #expect(page == Array(all.dropFirst(2).prefix(5)))
+        #expect(try query(s, ["from": [["collectionId": "items"]], "limit": 0]) == [])
+    }
+}
