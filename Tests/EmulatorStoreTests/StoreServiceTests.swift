@@ -244,7 +244,7 @@ struct DenyPath: StoreAuthorizer {
 @Suite struct NameOrderFastPathTests {
     @Test func fastPathAgreesWithTheGeneralPath() throws {
         let (s, _) = makeStore()
-        for i in 0..<50 { try set(s, "items/d\(String(format: "%02d", (i * 37) % 50))", ["tag": .string(i % 3 == 0 ? "x" : "y")]) }
+        for i in 0..<50 { let n = (i * 37) % 50; try set(s, "items/d\(n < 10 ? "0" : "")\(n)", ["tag": .string(i % 3 == 0 ? "x" : "y")]) }
         let filter = fieldFilter("tag", "EQUAL", ["stringValue": "x"])
         let all = try query(s, ["from": [["collectionId": "items"]], "where": filter])
         let page = try query(s, ["from": [["collectionId": "items"]], "where": filter, "offset": 2, "limit": 5])
