@@ -119,9 +119,9 @@ def test_bodyless_routes_survive_hostile_bodies(emulator, setup, route):
         check(send(s, emulator, *route, body=body), must_fail=False)
 
 
-def raw_request(emulator, head: bytes, body: bytes = b""):
+def raw_request(emulator, head: bytes, body: bytes = b"", timeout=TIMEOUT):
     """Sends raw bytes on a fresh connection; returns (status, response bytes)."""
-    with socket.create_connection((emulator.host, emulator.port), timeout=TIMEOUT) as c:
+    with socket.create_connection((emulator.host, emulator.port), timeout=timeout) as c:
         c.sendall(head + body)
         data = b""
         try:
@@ -245,6 +245,12 @@ def test_absurd_query_parameters(emulator, setup, query):
         check(send(s, emulator, method, path + "?" + query, body), must_fail=False)
 
 
+def test_slow_partial_request_times_out_with_408(emulator, setup):
+    """A client that never finishes its request head gets 408 and a closed connection, not a held slot."""
+    status, data = raw_request(emulator, b"GET /emulator/v1/status HTTP/1.1\r\nHost: x\r\n", timeout=20)
+    assert status == 408, data[:300]
+
+
 def test_process_up_and_canary_unchanged(emulator, setup):
     """Runs last in this module (pytest keeps file order): nothing above crashed the server or touched the canary."""
     s, canary = setup
@@ -254,3 +260,4 @@ def test_process_up_and_canary_unchanged(emulator, setup):
     assert r.status_code == 200 and r.json() == canary
     listed = s.get(emulator.url + f"/v1/projects/{CANARY}/databases/(default)/documents/canary", timeout=TIMEOUT).json()
     assert [d["name"] for d in listed["documents"]] == [canary["name"]]
+
