@@ -12,6 +12,7 @@ import schemathesis
 from conftest import RunningEmulator
 
 EXAMPLES = 25
+CALLS = []  # (method, path, status) of every fuzzed request, so the run can prove it happened
 STANDARD_METHODS = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
 
 
@@ -36,9 +37,20 @@ schema = schemathesis.pytest.from_fixture("admin_schema")
                      suppress_health_check=list(hypothesis.HealthCheck))
 def test_admin_api_never_5xx(case, fuzz_emulator):
     response = case.call(base_url=fuzz_emulator.url, timeout=10)
+    CALLS.append((case.method, case.path, response.status_code))
     where = f"{case.method} {case.formatted_path} -> {response.status_code}: {response.text[:200]}"
     unimplemented_method = response.status_code == 501 and case.method.upper() not in STANDARD_METHODS
     assert response.status_code < 500 or unimplemented_method, where
     if response.status_code >= 400 and case.method.upper() != "HEAD":
         assert response.json()["error"]["message"], where
     assert fuzz_emulator.proc.poll() is None
+
+
+def test_fuzzer_covered_every_operation(admin_schema):
+    """Guards against a silently empty run: every documented operation was called several times."""
+    operations = {(m.upper(), path) for path, item in admin_schema.raw_schema["paths"].items() for m in item
+                  if m.upper() in STANDARD_METHODS}
+    called = {(m.upper(), p) for m, p, _ in CALLS}
+    assert operations <= called, sorted(operations - called)
+    assert len(CALLS) >= 3 * len(operations), len(CALLS)
+    print(f"schemathesis sent {len(CALLS)} requests over {len(operations)} operations")
