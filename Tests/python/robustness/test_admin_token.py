@@ -34,3 +34,15 @@ def test_firebase_compatible_reset_needs_the_token(guarded):
     assert requests.patch(doc, json={"fields": {}}, headers={"Authorization": "Bearer owner"}, timeout=TIMEOUT).status_code == 200
     requests.post(guarded.url + "/reset", timeout=TIMEOUT)
     assert requests.get(doc, headers={"Authorization": "Bearer owner"}, timeout=TIMEOUT).status_code == 200
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::"])
+def test_non_loopback_bind_without_token_is_refused(host):
+    """The process exits at once with a message naming the fix, before listening anywhere."""
+    import os
+    import subprocess
+    from conftest import ROOT
+    binary = os.environ.get("EMULATOR_BIN", str(ROOT / ".build" / "debug" / "emulator"))
+    p = subprocess.run([binary, "start", "--port", "0", "--host", host], capture_output=True, text=True, timeout=30)
+    assert p.returncode != 0
+    assert "--admin-token" in p.stderr and "emulator ready" not in p.stderr
