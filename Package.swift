@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "EmulatorStore", dependencies: ["EmulatorCore"]),
         .target(name: "EmulatorFunctions", dependencies: ["EmulatorCore"]),
         // Library for writing a functions worker in Swift (serves the worker protocol).
-        .target(name: "EmulatorFunctionsWorker", dependencies: ["EmulatorCore", "EmulatorHTTP"]),
+        .target(name: "EmulatorFunctionsWorker", dependencies: ["EmulatorCore", "EmulatorHTTP", "EmulatorFunctions"]),
         // Wiring, configuration, REST mapping, admin API, the one error-to-response mapper.
         .target(
             name: "Emulator",

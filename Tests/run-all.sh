@@ -24,7 +24,7 @@ set +e
 swift test --skip-build >.build/swift-test.log 2>&1
 swift_status=$?
 set -e
-grep -E '✘|Test run with|error:' .build/swift-test.log || tail -20 .build/swift-test.log
+grep -E '^(✘|✔ Test run|error: )' .build/swift-test.log || tail -20 .build/swift-test.log
 
 echo "== python real-client suites"
 if [ ! -x .venv/bin/python ]; then python3 -m venv --system-site-packages .venv; fi

@@ -60,7 +60,8 @@ extension AuthService {
         // projectId is our addition: the action page then finds the code without an API-key mapping.
         var link = "\(linkBase)/emulator/action?mode=\(mode)&lang=en&oobCode=\(code)&apiKey=fake-api-key&projectId=\(Self.percentEncode(projectId))"
         if let c = b.nonEmpty("continueUrl") { link += "&continueUrl=\(Self.percentEncode(c))" }
-        let oob = OobCode(code: code, requestType: type, email: email, newEmail: newEmail, localId: uid, oobLink: link)
+        let oob = OobCode(code: code, requestType: type, email: email, newEmail: newEmail, localId: uid, oobLink: link,
+                          issuedAt: env(projectId).clock.now().seconds)
         write(projectId) { $0.addOob(oob) }
         logger.log(.info, "auth", "To \(type == "EMAIL_SIGNIN" ? "sign in as" : "act on") \(email), follow this link: \(link)")
         var o: [String: JSON] = ["kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": .string(newEmail ?? email)]
@@ -97,6 +98,10 @@ extension AuthService {
         let hash = try newPassword.map { try hashPassword($0, ids: e.ids) }
         return try write(projectId) { st in
             guard let oob = st.oobCodes[code], oob.requestType != "EMAIL_SIGNIN" else { throw EmulatorError.authBadRequest("INVALID_OOB_CODE") }
+            if oob.isExpired(at: now) {
+                _ = st.takeOob(code)
+                throw EmulatorError.authBadRequest("EXPIRED_OOB_CODE")
+            }
             if oob.requestType == "PASSWORD_RESET" && hash == nil { return oob }  // verifyPasswordResetCode
             guard let uid = oob.localId, var u = st.user(uid) else { throw EmulatorError.authBadRequest("USER_NOT_FOUND") }
             if u.disabled { throw EmulatorError.authBadRequest("USER_DISABLED") }
@@ -160,6 +165,7 @@ extension AuthService {
         guard let rawEmail = b.string("email") else { throw EmulatorError.authBadRequest("MISSING_EMAIL") }
         let email = try AuthValidation.email(rawEmail)
         guard let oob = read(projectId, { $0.oobCodes[code] }), oob.requestType == "EMAIL_SIGNIN" else { throw EmulatorError.authBadRequest("INVALID_OOB_CODE") }
+        if oob.isExpired(at: env(projectId).clock.now()) { throw EmulatorError.authBadRequest("EXPIRED_OOB_CODE") }
         guard oob.email == email else { throw EmulatorError.authBadRequest("INVALID_EMAIL : The email provided does not match the sign-in email address.") }
         var user: AuthUser
         var isNew = false

@@ -98,6 +98,7 @@ extension OobCode {
         var o: [String: JSON] = ["code": .string(code), "requestType": .string(requestType), "email": .string(email), "oobLink": .string(oobLink)]
         if let newEmail { o["newEmail"] = .string(newEmail) }
         if let localId { o["localId"] = .string(localId) }
+        if issuedAt > 0 { o["issuedAt"] = .int(issuedAt) }
         return .object(o)
     }
 
@@ -107,7 +108,7 @@ extension OobCode {
             throw EmulatorError.invalidArgument("Auth import: an OOB code needs code, requestType and email.")
         }
         self.init(code: c, requestType: t, email: e, newEmail: j["newEmail"]?.stringValue, localId: j["localId"]?.stringValue,
-                  oobLink: j["oobLink"]?.stringValue ?? "")
+                  oobLink: j["oobLink"]?.stringValue ?? "", issuedAt: j["issuedAt"]?.intValue ?? 0)
     }
 }
 

@@ -35,20 +35,7 @@ struct IdpCredential {
     }
 
     /// Percent-decodes one component (`+` is a space).
-    static func decode(_ s: Substring) -> String {
-        var bytes: [UInt8] = []
-        var it = Array(s.utf8)[...]
-        while let c = it.first {
-            it = it.dropFirst()
-            if c == UInt8(ascii: "+") { bytes.append(0x20) } else if c == UInt8(ascii: "%"), it.count >= 2,
-                let v = UInt8(String(decoding: it.prefix(2), as: UTF8.self), radix: 16)
-            {
-                bytes.append(v)
-                it = it.dropFirst(2)
-            } else { bytes.append(c) }
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    static func decode(_ s: Substring) -> String { FormDecoding.component(s) }
 
     /// Reads the credential as Firebase's emulator does: parameters from the `requestUri` query and
     /// fragment and `postBody`; claims from `id_token` (strict JSON or any JWT), else `access_token`.

@@ -10,7 +10,7 @@ public enum CallableProtocol {
     /// Validates the request and returns the decoded `data` (Int64 wrappers unwrapped).
     public static func decodeRequest(method: String, contentType: String?, body: [UInt8]) throws -> JSON {
         guard method == "POST" else { throw HttpsError(.invalidArgument, "Bad Request") }
-        let ct = contentType?.split(separator: ";").first?.trimmingCharacters(in: " ").lowercased()
+        let ct = contentType?.split(separator: ";").first?.trimming(" ").lowercased()
         guard ct == "application/json" else { throw HttpsError(.invalidArgument, "Bad Request") }
         guard case .object(let o)? = try? JSON.parse(body), o.count == 1, let data = o["data"] else {
             throw HttpsError(.invalidArgument, "Bad Request")
@@ -48,11 +48,3 @@ public enum CallableProtocol {
     }
 }
 
-extension StringProtocol {
-    func trimmingCharacters(in set: String) -> String {
-        var s = Substring(self)
-        while let f = s.first, set.contains(f) { s = s.dropFirst() }
-        while let l = s.last, set.contains(l) { s = s.dropLast() }
-        return String(s)
-    }
-}

@@ -9,12 +9,14 @@ extension FunctionsHost {
         let env = environments.environment(for: project)
         var pending: [Pending] = []
         for c in changes {
-            let kind: DocumentEventType = c.before == nil ? .created : (c.after == nil ? .deleted : .updated)
+            // A JSON null counts as absent (callers may build changes with JSON literals).
+            let before = c.before == .null ? nil : c.before, after = c.after == .null ? nil : c.after
+            let kind: DocumentEventType = before == nil ? .created : (after == nil ? .deleted : .updated)
             for r in regs {
                 guard case .document(let pattern, let event) = r.definition.trigger, event == kind || event == .written,
                       let params = DocumentPattern.match(pattern, c.path) else { continue }
                 let ev = BackgroundEvent(id: env.ids.string(length: 20, alphabet: IDGenerator.alphanumerics), type: "document.\(kind.rawValue)",
-                                         time: time, subject: c.path, params: params, before: c.before, after: c.after)
+                                         time: time, subject: c.path, params: params, before: before, after: after)
                 pending.append(Pending(function: r.definition.name, event: ev, attempt: 1, notBefore: 0))
             }
         }

@@ -1,3 +1,4 @@
+import EmulatorCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -272,7 +273,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     static func wantsClose(_ r: HTTPRequest) -> Bool {
-        let tokens = r.headers.values("Connection").flatMap { $0.lowercased().split(separator: ",").map { $0.trimmingCharacters(in: " \t") } }
+        let tokens = r.headers.values("Connection").flatMap { $0.lowercased().split(separator: ",").map { $0.trimming(" \t") } }
         if tokens.contains("close") { return true }
         if r.version == "HTTP/1.0" { return !tokens.contains("keep-alive") }
         return false

@@ -1,3 +1,4 @@
+import EmulatorCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -86,7 +87,7 @@ public enum HTTPClient {
         var headers = HTTPHeaders()
         for line in lines.dropFirst() {
             guard let c = line.firstIndex(of: ":") else { continue }
-            headers.add(String(line[..<c]), line[line.index(after: c)...].trimmingCharacters(in: " \t"))
+            headers.add(String(line[..<c]), line[line.index(after: c)...].trimming(" \t"))
         }
         let bodyStart = end + 4
         if (100..<200).contains(status) {
@@ -100,7 +101,7 @@ public enum HTTPClient {
             while true {
                 guard let eol = find(data, [13, 10], from: i) else { return nil }
                 let sizeText = String(decoding: data[i..<eol], as: UTF8.self).split(separator: ";").first ?? ""
-                guard let size = Int(sizeText.trimmingCharacters(in: " "), radix: 16) else { throw HTTPServerError("bad chunk size") }
+                guard let size = Int(sizeText.trimming(" "), radix: 16) else { throw HTTPServerError("bad chunk size") }
                 i = eol + 2
                 if size == 0 { return HTTPResponse(status: status, headers: headers, body: body) }
                 guard data.count >= i + size + 2 else { return nil }

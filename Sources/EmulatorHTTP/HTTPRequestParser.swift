@@ -1,3 +1,5 @@
+import EmulatorCore
+
 /// An incremental HTTP/1.x request parser: a pure state machine with no I/O. Feed it bytes in
 /// any chunking; `next()` yields complete requests in order. The same input always gives the same
 /// requests however it is split (the byte-replay tests check this).
@@ -208,11 +210,11 @@ public struct HTTPRequestParser: Sendable {
         var framing: Framing = .length(0)
         if !te.isEmpty {
             guard cl.isEmpty else { return .failure(.badRequest("both Content-Length and Transfer-Encoding")) }
-            let codings = te.joined(separator: ",").split(separator: ",").map { $0.trimmingCharacters(in: " \t").lowercased() }
+            let codings = te.joined(separator: ",").split(separator: ",").map { $0.trimming(" \t").lowercased() }
             guard codings == ["chunked"] else { return .failure(.notImplemented("transfer coding \(te.joined(separator: ","))")) }
             framing = .chunked
         } else if !cl.isEmpty {
-            let values = Set(cl.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: " \t") } })
+            let values = Set(cl.flatMap { $0.split(separator: ",").map { $0.trimming(" \t") } })
             guard values.count == 1, let text = values.first, !text.isEmpty, text.utf8.count <= 18,
                   text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let n = Int(text) else {
                 return .failure(.badRequest("invalid Content-Length"))
@@ -285,11 +287,3 @@ public struct HTTPRequestParser: Sendable {
     }
 }
 
-extension StringProtocol {
-    func trimmingCharacters(in set: String) -> String {
-        var s = Substring(self)
-        while let f = s.first, set.contains(f) { s = s.dropFirst() }
-        while let l = s.last, set.contains(l) { s = s.dropLast() }
-        return String(s)
-    }
-}

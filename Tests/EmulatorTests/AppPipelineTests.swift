@@ -54,6 +54,8 @@ import Testing
         #expect(denied.status == 401)
         let allowed = await app.handle(HTTPRequest(method: "GET", target: "/emulator/v1/status", headers: ["Authorization": "Bearer s3cret"]))
         #expect(allowed.status == 200)
+        #expect(await app.handle(HTTPRequest(method: "POST", target: "/reset")).status == 401)
+        #expect(await app.handle(HTTPRequest(method: "POST", target: "/reset", headers: ["Authorization": "Bearer s3cret"])).status == 200)
     }
 
     @Test func errorResponderHidesInternalCauses() throws {

@@ -69,6 +69,20 @@ enum AdminOpenAPI {
             ],
             "/emulator/v1/projects/{project}/snapshots/{name}:restore": ["post": op("Restore a snapshot", params: ["project", "name"])],
             "/emulator/v1/projects/{project}/snapshots/{name}": ["delete": op("Delete a snapshot", params: ["project", "name"])],
+            "/emulator/v1/projects/{project}:export": ["post": op("Export the project's data to a folder", body: object(["path": ["type": "string"]], required: ["path"]))],
+            "/emulator/v1/projects/{project}:import": ["post": op("Import the project's data from an export folder", body: object(["path": ["type": "string"]], required: ["path"]))],
+            "/emulator/v1/projects/{project}:idle": ["get": op("Wait until no background event is queued or running")],
+            "/emulator/v1/projects/{project}/functions": ["get": op("List registered functions")],
+            "/emulator/v1/projects/{project}/functions/logs": ["get": op("List function invocations")],
+            "/emulator/v1/projects/{project}:securityRules": [
+                "get": op("Read the project's Security Rules"),
+                "put": op("Set the project's Security Rules", body: ["type": "object", "properties": ["rules": ["type": "object"], "ignore_errors": ["type": "boolean"]], "required": ["rules"]]),
+            ],
+            "/emulator/v1/projects/{project}:evaluateRules": ["post": op("Judge a hypothetical request", body: ["type": "object", "properties": [
+                "method": ["type": "string", "enum": ["get", "list", "create", "update", "delete"]], "path": ["type": "string"],
+                "auth": ["type": "object", "nullable": true], "resource": ["type": "object"], "requestResource": ["type": "object"], "time": ["type": "string"],
+            ], "required": ["method", "path"]])],
+            "/emulator/v1/projects/{project}:ruleCoverage": ["get": op("Per-expression rule coverage")],
         ],
         "components": [
             "schemas": [

@@ -25,13 +25,18 @@ public final class EmulatorApp: Sendable {
         return response
     }
 
+    /// Control-plane routes (the admin token guards them): `/emulator/...` and Firestore's `/reset`.
+    /// The OOB action page (`/emulator/action`) stays open: people follow those links in a browser.
+    static func isControlPlane(_ r: HTTPRequest) -> Bool {
+        if r.path == "/reset" { return true }
+        return r.path.hasPrefix("/emulator/") && !r.path.hasPrefix("/emulator/action")
+    }
+
     private func route(_ request: HTTPRequest) async -> HTTPResponse {
         if let preflight = CORS.preflight(for: request) { return preflight }
-        if let token = services.config.adminToken, request.path.hasPrefix("/emulator/v1"),
-           request.bearerToken != token
-        {
+        if let token = services.config.adminToken, Self.isControlPlane(request), request.bearerToken != token {
             return ErrorResponder.response(for: .unauthenticated(
-                "This emulator requires an admin token for /emulator/v1: send Authorization: Bearer <token>."))
+                "This emulator requires an admin token for /emulator/v1 and /reset: send Authorization: Bearer <token>."))
         }
         switch router.resolve(method: request.method, path: request.path) {
         case .found(let handler, let match):

@@ -37,7 +37,11 @@ public final class EmulatorRuntime: Sendable {
         let services = try EmulatorServices(config: config, logger: logger)
         if let dir = config.importDir {
             do {
-                let imported = try ExportArchive.read(from: dir, project: nil, participants: services.persistentParticipants)
+                var imported = try ExportArchive.read(from: dir, project: nil, participants: services.persistentParticipants)
+                if !imported.contains(config.projectId),
+                   try await FirebaseAuthExport.read(from: dir, project: config.projectId, auth: services.auth, logger: logger) {
+                    imported.append(config.projectId)
+                }
                 for p in imported { services.projects.register(projectId: p, apiKey: nil); services.journalReplace(project: p) }
                 logger.log(.info, "emulator", "imported \(imported.count) project(s) from \(dir)")
             } catch let e as EmulatorError {
@@ -69,6 +73,7 @@ public final class EmulatorRuntime: Sendable {
         }
         services.directory.set(addresses)
         services.rules.startWatching()
+        startAnonymousPurge(services)
         let runtime = EmulatorRuntime(app: app, server: server, addresses: addresses, workers: [])
         let workers = try startWorkers(config: config, services: services, environment: runtime.clientEnvironment)
         for w in workers where !(await w.waitUntilReady(timeout: 120)) {
@@ -84,7 +89,8 @@ public final class EmulatorRuntime: Sendable {
         let s = app.services
         if let dir = s.config.exportOnExit {
             do {
-                try ExportArchive.write(to: dir, projects: nil, participants: s.persistentParticipants)
+                try ExportArchive.write(to: dir, projects: nil, participants: s.persistentParticipants,
+                                        firebaseAuthProject: s.config.projectId, auth: s.auth)
                 s.logger.log(.info, "emulator", "exported every project to \(dir)")
             } catch {
                 s.logger.log(.error, "emulator", "export on exit to \(dir) failed: \(error)")
@@ -111,6 +117,19 @@ public final class EmulatorRuntime: Sendable {
     func hostPort(_ a: ServiceAddress) -> String {
         let host = a.host == "0.0.0.0" ? "127.0.0.1" : (a.host == "::" ? "::1" : a.host)
         return host.contains(":") ? "[\(host)]:\(a.port)" : "\(host):\(a.port)"
+    }
+
+    /// Applies `auth.anonymousTtlSeconds` every few seconds of wall time to every project, so
+    /// anonymous accounts expire even when nobody signs up (judged on each project's clock).
+    static func startAnonymousPurge(_ services: EmulatorServices) {
+        guard let ttl = services.auth.config.anonymousTtlSeconds else { return }
+        let interval = UInt64(max(1, min(ttl, 5))) * 1_000_000_000
+        Task.detached {
+            while true {
+                try? await Task.sleep(nanoseconds: interval)
+                for p in services.projects.projectIds { await services.auth.purgeExpiredAnonymous(projectId: p) }
+            }
+        }
     }
 
     /// Starts one supervised worker per `functions.codebases` entry.

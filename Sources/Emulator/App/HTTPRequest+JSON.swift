@@ -26,16 +26,7 @@ extension HTTPRequest {
         guard let h = headers["Authorization"] else { return nil }
         let parts = h.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        return String(parts[1]).trimmingSpaces
+        return String(parts[1]).trimming(" \t")
     }
 }
 
-extension String {
-    /// The string without leading/trailing spaces and tabs.
-    var trimmingSpaces: String {
-        var s = Substring(self)
-        while s.first == " " || s.first == "\t" { s = s.dropFirst() }
-        while s.last == " " || s.last == "\t" { s = s.dropLast() }
-        return String(s)
-    }
-}

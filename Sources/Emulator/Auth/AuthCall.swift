@@ -82,20 +82,7 @@ struct AuthCall {
     }
 
     /// Percent-decodes a form component (`+` is a space).
-    static func formDecode(_ s: Substring) -> String {
-        var bytes: [UInt8] = []
-        var it = Array(s.utf8)[...]
-        while let c = it.first {
-            it = it.dropFirst()
-            if c == UInt8(ascii: "+") { bytes.append(0x20) } else if c == UInt8(ascii: "%"), it.count >= 2,
-                let v = UInt8(String(decoding: it.prefix(2), as: UTF8.self), radix: 16)
-            {
-                bytes.append(v)
-                it = it.dropFirst(2)
-            } else { bytes.append(c) }
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    static func formDecode(_ s: Substring) -> String { FormDecoding.component(s) }
 
     /// The emulator's own origin for action links.
     static func origin(_ req: HTTPRequest) -> String { "http://" + (req.headers["Host"] ?? "127.0.0.1:9099") }

@@ -129,7 +129,7 @@ public struct CommandLineOptions: Equatable {
         for f in valueFlags {
             let parts = f.help.split(separator: " ", maxSplits: 1)
             let left = "  --\(f.name) \(parts[0])"
-            s += left.padding(toLength: 36, withPad: " ", startingAt: 0) + (parts.count > 1 ? String(parts[1]).trimmingSpaces : "") + "\n"
+            s += left.padding(toLength: 36, withPad: " ", startingAt: 0) + (parts.count > 1 ? String(parts[1]).trimming(" \t") : "") + "\n"
         }
         return s
     }

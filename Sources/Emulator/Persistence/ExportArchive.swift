@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import EmulatorAuth
 import EmulatorCore
 import Foundation
 
@@ -17,8 +18,10 @@ enum ExportArchive {
         return path
     }
 
-    /// Writes `projects` (nil = every project with data) of every participant to `dir`.
-    static func write(to dir: String, projects: [String]?, participants: [any PersistentParticipant]) throws {
+    /// Writes `projects` (nil = every project with data) of every participant to `dir`, plus the
+    /// Firebase Auth layout (`auth_export/`) for `firebaseAuthProject` when given.
+    static func write(to dir: String, projects: [String]?, participants: [any PersistentParticipant],
+                      firebaseAuthProject: String? = nil, auth: AuthService? = nil) throws {
         let fm = FileManager.default
         let tmp = dir + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         do {
@@ -29,6 +32,7 @@ enum ExportArchive {
                     try JournalFile.atomicWrite(p.exportProject(project).serializedBytes(pretty: true), to: folder + "/" + project + ".json")
                 }
             }
+            if let p = firebaseAuthProject, let auth { try FirebaseAuthExport.write(into: tmp, project: p, auth: auth) }
             let meta: JSON = ["version": 1, "emulator": .string(EmulatorVersion.current), "participants": .array(participants.map { .string($0.participantName) })]
             try JournalFile.atomicWrite(meta.serializedBytes(pretty: true), to: tmp + "/metadata.json")
         } catch {
@@ -51,7 +55,10 @@ enum ExportArchive {
     static func read(from dir: String, project only: String?, participants: [any PersistentParticipant]) throws -> [String] {
         let fm = FileManager.default
         guard fm.fileExists(atPath: dir + "/metadata.json") else {
-            throw EmulatorError.notFound("'\(dir)' is not an emulator export (no metadata.json)")
+            if fm.fileExists(atPath: dir + "/auth_export/accounts.json") || fm.fileExists(atPath: dir + "/firebase-export-metadata.json") {
+                return []  // a Firebase emulator export: only its auth_export is read (by the caller)
+            }
+            throw EmulatorError.notFound("'\(dir)' is not an emulator export (no metadata.json or firebase-export-metadata.json)")
         }
         var imported = Set<String>()
         for p in participants {

@@ -65,8 +65,25 @@ enum StoreRoutes {
             r.post(base + ":runQuery") { req, m in try runQuery(req, m, s) }
             r.post(base + ":runAggregationQuery") { req, m in try runAggregation(req, m, s) }
             r.post(base + ":listCollectionIds") { req, m in
+                let body = try req.jsonObjectBody()
                 let ids = try store.listCollectionIds(project: m["project"], database: m["database"], parent: m["path"], caller: try caller(req, m))
-                return .json(["collectionIds": .array(ids.map { .string($0) })])
+                // Paging by an opaque offset token, as ListDocuments.
+                var offset = 0
+                if let t = body["pageToken"]?.stringValue, !t.isEmpty {
+                    guard let b = Base64.decode(t), let n = Int(String(decoding: b, as: UTF8.self)), n >= 0 else {
+                        throw EmulatorError.invalidArgument("Invalid page token.")
+                    }
+                    offset = n
+                }
+                var size = ids.count
+                if let p = body["pageSize"], !p.isNull {
+                    guard let n = p.intValue, n >= 0 else { throw EmulatorError.invalidArgument("pageSize must be a non-negative integer.") }
+                    if n > 0 { size = Int(n) }
+                }
+                let page = Array(ids.dropFirst(offset).prefix(size))
+                var out: [String: JSON] = ["collectionIds": .array(page.map { .string($0) })]
+                if offset + page.count < ids.count { out["nextPageToken"] = .string(Base64.encode(Array(String(offset + page.count).utf8))) }
+                return .json(.object(out))
             }
             r.post(base + ":partitionQuery") { _, _ in
                 throw EmulatorError.unimplemented("partitionQuery is not supported by this emulator yet.")

@@ -104,3 +104,95 @@ def test_unknown_projects_are_404(emulator):
     for path in ["/clock", "/seed", "/faults", "/snapshots", ":reset"]:
         method = requests.post if path == ":reset" else requests.get
         assert method(admin(emulator, "never-used-" + uuid.uuid4().hex[:6]) + path, timeout=5).status_code == 404
+
+
+def test_anonymous_ttl_purges_without_new_sign_ups(emulator_factory, tmp_path):
+    import json as _json
+    cfg = tmp_path / "emulator.json"
+    cfg.write_text(_json.dumps({"auth": {"anonymousTtlSeconds": 60}}))
+    emu = emulator_factory("--config", str(cfg))
+    r = requests.post(f"{emu.url}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k", json={}, timeout=5).json()
+    uid = r["localId"]
+    requests.post(admin(emu, emu.project) + "/clock:advance", json={"seconds": 120}, timeout=5).raise_for_status()
+
+    def exists():
+        found = requests.post(f"{emu.url}/identitytoolkit.googleapis.com/v1/projects/{emu.project}/accounts:lookup",
+                              json={"localId": [uid]}, headers=OWNER, timeout=5).json()
+        return bool(found.get("users"))
+
+    import time as _time
+    deadline = _time.time() + 8
+    while exists():
+        assert _time.time() < deadline, "anonymous user was not purged"
+        _time.sleep(0.2)
+
+
+def test_clock_expires_tokens_and_oob_codes(emulator):
+    p = "expiry-" + uuid.uuid4().hex[:6]
+    key = "key-" + p
+    register(emulator, p, api_key=key)
+    requests.put(admin(emulator, p) + "/clock", json={"mode": "frozen", "time": "2032-01-01T00:00:00Z"}, timeout=5).raise_for_status()
+    signed = requests.post(f"{emulator.url}/identitytoolkit.googleapis.com/v1/accounts:signUp?key={key}",
+                           json={"email": "x@example.com", "password": "secret123", "returnSecureToken": True}, timeout=5).json()
+    token = signed["idToken"]
+    doc = f"{docs(emulator, p)}/c/d"
+    assert requests.get(doc, headers={"Authorization": f"Bearer {token}"}, timeout=5).status_code == 404  # accepted, doc missing
+    code = requests.post(f"{emulator.url}/identitytoolkit.googleapis.com/v1/projects/{p}/accounts:sendOobCode",
+                         json={"requestType": "PASSWORD_RESET", "email": "x@example.com", "returnOobLink": True}, headers=OWNER, timeout=5)
+    assert code.status_code == 200, code.text
+    oob = requests.get(f"{emulator.url}/emulator/v1/projects/{p}/oobCodes", timeout=5).json()["oobCodes"][-1]["oobCode"]
+    requests.post(admin(emulator, p) + "/clock:advance", json={"seconds": 3601}, timeout=5).raise_for_status()
+    expired = requests.get(doc, headers={"Authorization": f"Bearer {token}"}, timeout=5)
+    assert expired.status_code == 401, expired.text
+    requests.post(admin(emulator, p) + "/clock:advance", json={"seconds": 7 * 86400}, timeout=5).raise_for_status()
+    reset = requests.post(f"{emulator.url}/identitytoolkit.googleapis.com/v1/accounts:resetPassword?key={key}",
+                          json={"oobCode": oob, "newPassword": "another123"}, timeout=5)
+    assert reset.status_code == 400, reset.text
+
+
+def test_seeded_uids_repeat_after_reset(emulator):
+    p = "seeduid-" + uuid.uuid4().hex[:6]
+    key = "key-" + p
+    register(emulator, p, api_key=key)
+
+    def run():
+        requests.put(admin(emulator, p) + "/seed", json={"seed": 7}, timeout=5).raise_for_status()
+        requests.post(admin(emulator, p) + ":reset", timeout=5).raise_for_status()
+        return [requests.post(f"{emulator.url}/identitytoolkit.googleapis.com/v1/accounts:signUp?key={key}", json={}, timeout=5).json()["localId"]
+                for _ in range(2)]
+
+    assert run() == run()
+
+
+def test_failing_trigger_fault_is_retried_end_to_end(emulator_factory, tmp_path):
+    import json as _json
+    import pathlib
+    import sys
+    worker = pathlib.Path(__file__).resolve().parents[1] / "functions" / "worker_py.py"
+    cfg = tmp_path / "emulator.json"
+    cfg.write_text(_json.dumps({"project": "demo-fault", "functions": {"retryBaseDelaySeconds": 0.01, "codebases": [
+        {"name": "py", "command": [sys.executable, str(worker)]}]}}))
+    emu = emulator_factory("--config", str(cfg), project=None)
+    r = requests.post(admin(emu, "demo-fault") + "/faults", json={"match": {"service": "functions", "function": "pyOnNote"},
+                                                                  "error": {"status": "UNAVAILABLE"}, "times": 2}, timeout=5)
+    assert r.status_code == 200, r.text
+    requests.patch(f"{docs(emu, 'demo-fault')}/notes/n9", json={"fields": {}}, headers=OWNER, timeout=5).raise_for_status()
+    assert requests.get(admin(emu, "demo-fault") + ":idle?timeoutMs=10000", timeout=15).status_code == 200
+    assert requests.get(f"{docs(emu, 'demo-fault')}/notes-seen/n9", headers=OWNER, timeout=5).status_code == 200
+    outcomes = [l["outcome"] for l in requests.get(f"{emu.url}/emulator/v1/projects/demo-fault/functions/logs", timeout=5).json()["invocations"]]
+    assert outcomes == ["error", "error", "ok"]
+
+
+def test_256_projects_in_one_process(emulator):
+    s = requests.Session()
+    tag = uuid.uuid4().hex[:6]
+    names = [f"many-{tag}-{i}" for i in range(256)]
+    for i, p in enumerate(names):
+        s.post(emulator.url + "/emulator/v1/projects", json={"projectId": p, "apiKey": f"k-{p}"}, timeout=5).raise_for_status()
+        s.patch(f"{docs(emulator, p)}/c/only", json={"fields": {"i": {"integerValue": str(i)}}}, headers=OWNER, timeout=5).raise_for_status()
+    for i, p in enumerate(names):
+        listed = s.get(f"{docs(emulator, p)}/c", headers=OWNER, timeout=5).json()["documents"]
+        assert [d["fields"]["i"]["integerValue"] for d in listed] == [str(i)]
+    s.post(admin(emulator, names[7]) + ":reset", timeout=5).raise_for_status()
+    assert s.get(f"{docs(emulator, names[7])}/c/only", headers=OWNER, timeout=5).status_code == 404
+    assert s.get(f"{docs(emulator, names[8])}/c/only", headers=OWNER, timeout=5).status_code == 200

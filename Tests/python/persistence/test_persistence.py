@@ -116,3 +116,33 @@ def test_export_import_round_trip_and_export_on_exit(tmp_path, emulator):
     assert bad.status_code == 400
     missing = requests.post(emulator.url + "/emulator/v1/projects/demo-test:import", json={"path": str(tmp_path / "nope")}, timeout=5)
     assert missing.status_code == 404
+
+
+def test_firebase_emulator_auth_export_loads(tmp_path):
+    """An export written by the Firebase Auth emulator (auth_export/accounts.json with fake hashes)."""
+    import json
+    export = tmp_path / "firebase-export"
+    (export / "auth_export").mkdir(parents=True)
+    (export / "firebase-export-metadata.json").write_text(json.dumps({"version": "13.0.0", "auth": {"version": "13.0.0", "path": "auth_export"}}))
+    (export / "auth_export" / "config.json").write_text(json.dumps({"signIn": {"allowDuplicateEmails": False}}))
+    (export / "auth_export" / "accounts.json").write_text(json.dumps({"kind": "identitytoolkit#DownloadAccountResponse", "users": [
+        {"localId": "u-ada", "email": "ada@example.com", "emailVerified": True, "passwordHash": "fakeHash:salt=fakeSaltAbc:password=lovelace1",
+         "salt": "fakeSaltAbc", "displayName": "Ada", "createdAt": "1700000000000", "lastLoginAt": "1700000000000",
+         "providerUserInfo": [{"providerId": "password", "email": "ada@example.com", "federatedId": "ada@example.com", "rawId": "ada@example.com"}]},
+        {"localId": "u-grace", "email": "grace@gmail.com", "createdAt": "1700000000000",
+         "providerUserInfo": [{"providerId": "google.com", "rawId": "google-grace", "federatedId": "google-grace", "email": "grace@gmail.com"}]},
+    ]}))
+    emu = RunningEmulator(["--import", str(export), "--export-on-exit", str(tmp_path / "ours")])
+    try:
+        r = requests.post(f"{emu.url}/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=k",
+                          json={"email": "ada@example.com", "password": "lovelace1", "returnSecureToken": True}, timeout=5)
+        assert r.status_code == 200, r.text
+        assert r.json()["localId"] == "u-ada"
+        found = requests.post(f"{emu.url}/identitytoolkit.googleapis.com/v1/projects/{emu.project}/accounts:lookup",
+                              json={"localId": ["u-grace"]}, headers=OWNER, timeout=5).json()["users"][0]
+        assert found["providerUserInfo"][0]["providerId"] == "google.com"
+    finally:
+        emu.stop()
+    accounts = json.loads((tmp_path / "ours" / "auth_export" / "accounts.json").read_text())
+    assert {u["localId"] for u in accounts["users"]} == {"u-ada", "u-grace"}
+    assert (tmp_path / "ours" / "firebase-export-metadata.json").exists()
