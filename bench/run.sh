@@ -24,7 +24,7 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 {
   echo
-  echo "## $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD)"
+  echo "### $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD)"
   echo
   echo "Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), \
 $(free -g | awk '/^Mem:/ {print $2 " GiB RAM (" $7 " GiB available)"}'), load average $(cut -d' ' -f1-3 /proc/loadavg)."

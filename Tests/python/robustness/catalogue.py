@@ -55,12 +55,6 @@ BODY_ROUTES = [
     ("PATCH", ITK + "/v2/projects/{p}/config"),
 ]
 
-# Known defects, pinned with strict xfail so a fix shows up: these routes ignore their body.
-IGNORES_BODY = {
-    ("POST", DOCS + ":listCollectionIds"),
-    ("POST", DOCS + "/tasks/t1:listCollectionIds"),
-}
-
 # Routes that take no body: a hostile body must be ignored or refused, never a 5xx.
 OTHER_ROUTES = [
     ("GET", "/"),

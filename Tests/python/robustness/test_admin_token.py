@@ -27,12 +27,10 @@ def test_admin_reset_needs_the_token(guarded):
     assert r.status_code == 401
 
 
-@pytest.mark.xfail(strict=True, reason="POST /reset (Firebase-compatible) is outside /emulator/v1 and clears every "
-                                       "project's documents without the admin token")
 def test_firebase_compatible_reset_needs_the_token(guarded):
     doc = guarded.url + "/v1/projects/guarded/databases/(default)/documents/keep/me"
     assert requests.patch(doc, json={"fields": {}}, headers={"Authorization": "Bearer owner"}, timeout=TIMEOUT).status_code == 200
-    requests.post(guarded.url + "/reset", timeout=TIMEOUT)
+    assert requests.post(guarded.url + "/reset", timeout=TIMEOUT).status_code == 401
     assert requests.get(doc, headers={"Authorization": "Bearer owner"}, timeout=TIMEOUT).status_code == 200
 
 

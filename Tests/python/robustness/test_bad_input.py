@@ -13,7 +13,7 @@ import urllib.parse
 import pytest
 import requests
 
-from robustness.catalogue import (API_KEY, BODY_ROUTES, CANARY, DOT_NAMES, HOSTILE, IGNORES_BODY, MALFORMED,
+from robustness.catalogue import (API_KEY, BODY_ROUTES, CANARY, DOT_NAMES, HOSTILE, MALFORMED,
                                   OTHER_ROUTES, TARGET, TRAVERSAL_DOC_PATHS, TRAVERSAL_FS_PATHS, TRAVERSAL_NAMES)
 
 TIMEOUT = 10
@@ -96,11 +96,7 @@ def send_raw(emulator, method, path, body=None):
         c.close()
 
 
-MALFORMED_CASES = [pytest.param(r, marks=pytest.mark.xfail(strict=True, reason="route ignores its body: malformed JSON gets 200"))
-                   if r in IGNORES_BODY else r for r in BODY_ROUTES]
-
-
-@pytest.mark.parametrize("route", MALFORMED_CASES, ids=route_id)
+@pytest.mark.parametrize("route", BODY_ROUTES, ids=route_id)
 def test_malformed_bodies_are_4xx(emulator, setup, route):
     s, _ = setup
     check_all([(name, send(s, emulator, *route, body=body)) for name, body in MALFORMED.items()], must_fail=True)
