@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# One command for every benchmark: builds the release binary, installs the load generator (wrk)
+# and the comparison server (moto) when missing, then measures on loopback and appends a dated
+# section to bench/RESULTS.md. Bounded: about 3 minutes of measuring after the build.
+# Usage: bench/run.sh            (from anywhere; see docs/benchmarks.md)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== swift build -c release"
+swift build -c release --product emulator >.build/bench-build.log 2>&1 || { tail -30 .build/bench-build.log; exit 1; }
+export EMULATOR_BIN="$PWD/.build/release/emulator"
+
+if ! command -v wrk >/dev/null; then
+  echo "== installing wrk"
+  if [ "$(id -u)" = 0 ]; then apt-get install -y -qq wrk || { apt-get update -qq && apt-get install -y -qq wrk; }
+  else sudo apt-get install -y -qq wrk || { sudo apt-get update -qq && sudo apt-get install -y -qq wrk; }; fi
+fi
+
+if [ ! -x .venv/bin/python ]; then python3 -m venv --system-site-packages .venv; fi
+.venv/bin/python -m pip install -q --disable-pip-version-check -r bench/requirements.txt
+export PYTHON="$PWD/.venv/bin/python"
+
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+{
+  echo
+  echo "### $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD)"
+  echo
+  echo "Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), \
+$(free -g | awk '/^Mem:/ {print $2 " GiB RAM (" $7 " GiB available)"}'), load average $(cut -d' ' -f1-3 /proc/loadavg)."
+  echo
+  echo "| measure | value | goal |"
+  echo "|---|---|---|"
+  echo "== start-up (20 cold starts)" >&2
+  RUNS=20 "$PYTHON" bench/startup.py
+  echo "== throughput, latency, memory, scaling, moto" >&2
+  "$PYTHON" bench/bench.py
+} >"$out"
+cat "$out" >>bench/RESULTS.md
+cat "$out"
+echo "== appended to bench/RESULTS.md"
