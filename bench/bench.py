@@ -186,6 +186,12 @@ def main():
             "document create (POST, generated id)": wrk(port, "create.lua", WRK_SECONDS),
             "runQuery returning 20 of 100,000 (equality filter, limit 20)": wrk(port, "query.lua", WRK_SECONDS),
         }
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        call(conn, "POST", "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=bench-key",
+             {"email": "bench@example.com", "password": "bench-password-1"})
+        conn.close()
+        ours["sign-up (anonymous, RS256 token)"] = wrk(port, "signup.lua", WRK_SECONDS)
+        ours["sign-in (password)"] = wrk(port, "signin.lua", WRK_SECONDS)
         after = rss_mib(emu.pid)
         lines += [f"wrk: 2 threads, {CONNECTIONS} connections, {WRK_SECONDS} s per scenario, keep-alive, loopback.", "",
                   "| scenario | requests/s | p50 ms | p99 ms | errors |", "|---|---|---|---|---|"]

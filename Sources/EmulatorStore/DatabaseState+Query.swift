@@ -23,7 +23,8 @@ extension DatabaseState {
         let root = DocumentName.root(project: project, database: database) + "/"
         var rows: [(doc: Document, keys: [Value])] = []
         for coll in collectionPaths {
-            for path in documentPaths(inCollection: coll, at: readTime) {
+            let paths = readTime == nil ? (candidates(query.filter, coll) ?? documentPaths(inCollection: coll)) : documentPaths(inCollection: coll, at: readTime)
+            for path in paths {
                 guard let doc = document(path, at: readTime) else { continue }
                 let full = root + path
                 if let f = query.filter, !f.matches(doc, fullName: full) { continue }
@@ -57,6 +58,33 @@ extension DatabaseState {
         return docs
     }
 
+    /// Candidate documents from the equality indexes when the filter is an AND of top-level
+    /// `==`/`in` conditions (the smallest candidate set wins); nil when the filter gives no such
+    /// handle (then the collection is scanned). Candidates are still checked against the filter.
+    func candidates(_ filter: QueryFilter?, _ coll: String) -> [String]? {
+        guard let filter else { return nil }
+        let conjuncts: [QueryFilter]
+        if case .and(let fs) = filter { conjuncts = fs } else { conjuncts = [filter] }
+        var best: Set<String>?
+        for c in conjuncts {
+            guard case .field(let path, let op, let value) = c, path.segments.count == 1, !path.isName else { continue }
+            let index = equalityIndex[coll]?[path.segments[0]] ?? [:]
+            var set: Set<String>
+            switch op {
+            case .equal:
+                guard let k = value.equalityKey else { return [] }
+                set = index[k] ?? []
+            case .in:
+                guard case .array(let options) = value else { continue }
+                set = []
+                for o in options { if let k = o.equalityKey, let hit = index[k] { set.formUnion(hit) } }
+            default: continue
+            }
+            if best == nil || set.count < best!.count { best = set }
+        }
+        return best.map(Array.init)
+    }
+
     /// The common case, fast: one collection, ordered by name only, no cursors, current data, a
     /// limit. The collection's index is already in name order, so the scan stops as soon as
     /// `offset + limit` documents matched instead of sorting the whole collection.
@@ -68,7 +96,8 @@ extension DatabaseState {
         var out: [Document] = []
         var skipped = 0
         guard limit > 0 else { return [] }
-        for path in collections[coll] ?? [] {
+        let paths = candidates(query.filter, coll).map { $0.sorted { DocumentName.compareNames($0, $1) < 0 } } ?? collections[coll] ?? []
+        for path in paths {
             guard let doc = docs[path] else { continue }
             if let f = query.filter, !f.matches(doc, fullName: root + path) { continue }
             if skipped < query.offset { skipped += 1; continue }

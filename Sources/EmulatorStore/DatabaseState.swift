@@ -20,6 +20,9 @@ struct DatabaseState: Sendable {
     var groups: [String: Set<String>] = [:]
     var history: [String: [Version]] = [:]
     var lastCommit = Timestamp(seconds: 0)
+    /// Equality indexes, as Firestore's automatic single-field indexes: collection path → top-level
+    /// field → value key → document paths. Equality and `in` filters read candidates from here.
+    var equalityIndex: [String: [String: [String: Set<String>]]] = [:]
 
     /// The next commit time: the clock, truncated to microseconds, strictly after the last commit.
     mutating func nextCommitTime(_ now: Timestamp) -> Timestamp {
@@ -37,16 +40,37 @@ struct DatabaseState: Sendable {
     }
 
     mutating func put(_ doc: Document) {
-        let isNew = docs[doc.path] == nil
+        let old = docs[doc.path]
+        let isNew = old == nil
+        if let old { unindexFields(old) }
+        indexFields(doc)
         docs[doc.path] = doc
         record(doc.path, Version(time: doc.updateTime, document: doc))
         if isNew { indexInsert(doc.path) }
     }
 
     mutating func remove(_ path: String, at time: Timestamp) {
-        guard docs.removeValue(forKey: path) != nil else { return }
+        guard let old = docs.removeValue(forKey: path) else { return }
+        unindexFields(old)
         record(path, Version(time: time, document: nil))
         indexRemove(path)
+    }
+
+    mutating func indexFields(_ d: Document) {
+        let coll = DocumentName.collection(of: d.path)
+        for (field, value) in d.fields {
+            guard let key = value.equalityKey else { continue }
+            equalityIndex[coll, default: [:]][field, default: [:]][key, default: []].insert(d.path)
+        }
+    }
+
+    mutating func unindexFields(_ d: Document) {
+        let coll = DocumentName.collection(of: d.path)
+        for (field, value) in d.fields {
+            guard let key = value.equalityKey else { continue }
+            equalityIndex[coll]?[field]?[key]?.remove(d.path)
+            if equalityIndex[coll]?[field]?[key]?.isEmpty == true { equalityIndex[coll]?[field]?[key] = nil }
+        }
     }
 
     mutating func indexInsert(_ path: String) {
@@ -79,6 +103,8 @@ struct DatabaseState: Sendable {
     /// Puts `path` back as recorded (index included).
     mutating func restore(_ path: String, _ e: UndoEntry) {
         let exists = docs[path] != nil
+        if let current = docs[path] { unindexFields(current) }
+        if let back = e.document { indexFields(back) }
         docs[path] = e.document
         history[path] = e.history
         if exists && e.document == nil { indexRemove(path) }

@@ -116,3 +116,27 @@ extension Value {
     /// Transform equality (`arrayUnion`/`arrayRemove`): 3 == 3.0 and NaN == NaN.
     static func transformEquals(_ a: Value, _ b: Value) -> Bool { compare(a, b) == 0 }
 }
+
+extension Value {
+    /// A key equal for exactly the values `==` considers equal (1 and 1.0 share one), nil for NaN
+    /// (which equals nothing). Used by the equality indexes.
+    var equalityKey: String? {
+        switch self {
+        case .double(let d):
+            if d.isNaN { return nil }
+            if d == d.rounded(), abs(d) < 9.2e18 { return "n" + String(Int64(d)) }
+            return "d" + String(d.bitPattern == (-0.0).bitPattern ? 0 : d.bitPattern)
+        case .integer(let i): return "n" + String(i)
+        case .array(let a):
+            var parts: [String] = []
+            for x in a { guard let k = x.equalityKey else { return nil }; parts.append(k) }
+            return "a[" + parts.joined(separator: ",") + "]"
+        case .map(let m):
+            var parts: [String] = []
+            for k in m.keys.sorted() { guard let v = m[k]!.equalityKey else { return nil }; parts.append(k.debugDescription + ":" + v) }
+            return (isVector ? "v{" : "m{") + parts.joined(separator: ",") + "}"
+        case .timestamp(let t): return "t\(t.seconds).\(t.nanos / 1000)"
+        default: return "\(typeOrder):" + json.serialized()
+        }
+    }
+}
