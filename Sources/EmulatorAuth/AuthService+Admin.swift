@@ -183,7 +183,10 @@ extension AuthService {
     /// Applies a partial config and returns the result.
     public func updateConfig(projectId: String, patch: [String: JSON]) throws -> JSON {
         try write(projectId) { st in
-            try st.config.apply(patch)
+            // Patch a copy so a bad patch changes nothing.
+            var c = st.config
+            try c.apply(patch)
+            st.config = c
             return st.config.json
         }
     }

@@ -52,22 +52,32 @@ public final class AuthService: Sendable {
     /// the persistence observer inside the lock, so journal order is commit order.
     func write<T>(_ projectId: String, _ body: (inout AuthProjectState) throws -> T) rethrows -> T {
         try states.withLock { s in
-            var st = s[projectId] ?? AuthProjectState()
-            let r = try body(&st)
-            if let obs = observer.withLock({ $0 }) {
-                if var entry = st.takeJournalEntry() {
-                    // The first entry of a process carries the signing key, so tokens outlive restarts.
-                    if !keyJournaled.withLock({ v in defer { v = true }; return v }), let pem = try? keyring.key().privateKeyPEM(), case .object(var o) = entry {
-                        o["signingKey"] = .string(pem)
-                        entry = .object(o)
-                    }
-                    obs(projectId, entry)
-                }
-            } else {
-                st.changes = AuthChangeSet()
+            // Mutate in place: taking the state out of the dictionary keeps it uniquely referenced,
+            // so a write costs what it changes (a copy would duplicate every user per sign-in).
+            // Write closures validate before they mutate; what they did change is kept and
+            // journaled even when they then throw (e.g. a revoked refresh token is deleted).
+            var st = s.removeValue(forKey: projectId) ?? AuthProjectState()
+            defer {
+                journal(projectId, &st)
+                s[projectId] = st
             }
-            s[projectId] = st
-            return r
+            return try body(&st)
+        }
+    }
+
+    /// Hands what changed to the persistence observer (inside the lock: journal order is commit order).
+    private func journal(_ projectId: String, _ st: inout AuthProjectState) {
+        if let obs = observer.withLock({ $0 }) {
+            if var entry = st.takeJournalEntry() {
+                // The first entry of a process carries the signing key, so tokens outlive restarts.
+                if !keyJournaled.withLock({ v in defer { v = true }; return v }), let pem = try? keyring.key().privateKeyPEM(), case .object(var o) = entry {
+                    o["signingKey"] = .string(pem)
+                    entry = .object(o)
+                }
+                obs(projectId, entry)
+            }
+        } else {
+            st.changes = AuthChangeSet()
         }
     }
 
