@@ -44,6 +44,8 @@ let package = Package(
         ),
         .executableTarget(name: "emulator", dependencies: ["Emulator"]),
         // The MakeItSo example's functions codebase, run by the emulator as a worker.
+        // Deterministic mutation fuzzer over the parsers and decoders (see docs/robustness.md).
+        .executableTarget(name: "emulator-fuzz", dependencies: ["EmulatorHTTP", "EmulatorStore", "EmulatorRules", "EmulatorAuth"], path: "Fuzz/Sources"),
         .executableTarget(name: "makeitso-functions", dependencies: ["EmulatorFunctionsWorker"], path: "Examples/MakeItSo/Functions"),
 
         .testTarget(name: "EmulatorCoreTests", dependencies: ["EmulatorCore"]),

@@ -85,6 +85,8 @@ public final class EmulatorRuntime: Sendable {
     /// Stops accepting, finishes in-flight requests (bounded), and releases the ports.
     public func stop() async {
         for w in workers { w.stop() }
+        app.services.rules.stopWatching()
+        for t in app.services.backgroundTasks.withLock({ $0 }) { t.cancel() }
         await server.shutdown()
         let s = app.services
         if let dir = s.config.exportOnExit {
@@ -124,12 +126,14 @@ public final class EmulatorRuntime: Sendable {
     static func startAnonymousPurge(_ services: EmulatorServices) {
         guard let ttl = services.auth.config.anonymousTtlSeconds else { return }
         let interval = UInt64(max(1, min(ttl, 5))) * 1_000_000_000
-        Task.detached {
-            while true {
+        let task = Task.detached { [weak auth = services.auth, weak projects = services.projects] in
+            while !Task.isCancelled {
                 try? await Task.sleep(nanoseconds: interval)
-                for p in services.projects.projectIds { await services.auth.purgeExpiredAnonymous(projectId: p) }
+                guard let auth, let projects else { return }
+                for p in projects.projectIds { await auth.purgeExpiredAnonymous(projectId: p) }
             }
         }
+        services.backgroundTasks.withLock { $0.append(task) }
     }
 
     /// Starts one supervised worker per `functions.codebases` entry.

@@ -30,6 +30,8 @@ public struct EmulatorServices: Sendable {
     /// The functions host.
     public let functions: FunctionsHost
 
+    /// Background loops to cancel when the runtime stops.
+    public let backgroundTasks = Mutex<[Task<Void, Never>]>([])
     /// Durable storage when `--data-dir` is set.
     public let dataDirectory: DataDirectory?
 
@@ -81,9 +83,11 @@ public struct EmulatorServices: Sendable {
             self.dataDirectory = nil
         }
         let journal = dataDirectory
-        store.setObserver { batch in
+        // Weak: the functions host reaches the store through its admin context, and a strong
+        // capture here would make a cycle that outlives the services (embedding, tests).
+        store.setObserver { [weak functions] batch in
             journal?.append(participant: "firestore", project: batch.project, entry: StoreService.journalEntry(batch))
-            guard batch.database == "(default)" else { return }
+            guard batch.database == "(default)", let functions else { return }
             functions.documentsChanged(project: batch.project, time: batch.commitTime, changes: batch.changes.map {
                 ($0.path, $0.before?.json(project: batch.project, database: batch.database), $0.after?.json(project: batch.project, database: batch.database))
             })

@@ -5,8 +5,16 @@ import EmulatorFunctions
 /// Connects Auth's hooks to the functions host: blocking functions run inline (a rejection is the
 /// error the SDK sees), user created/deleted become queued background events.
 struct FunctionsAuthHooks: AuthHooks {
-    let host: FunctionsHost
+    /// Weak: the functions host holds Auth through its admin context (no cycle).
+    private let box: WeakHost
     let projects: ProjectRegistry
+
+    init(host: FunctionsHost, projects: ProjectRegistry) {
+        box = WeakHost(host)
+        self.projects = projects
+    }
+
+    var host: FunctionsHost? { box.host }
 
     func beforeCreate(_ event: BlockingEvent) async throws -> BlockingResult? { try await run(event) }
     func beforeSignIn(_ event: BlockingEvent) async throws -> BlockingResult? { try await run(event) }
@@ -15,7 +23,7 @@ struct FunctionsAuthHooks: AuthHooks {
         let payload: JSON = ["eventType": .string(e.eventType), "signInMethod": .string(e.signInMethod), "user": e.user.json]
         let changes: JSON?
         do {
-            changes = try await host.runBlocking(project: e.projectId, event: e.eventType, payload: payload)
+            changes = try await host?.runBlocking(project: e.projectId, event: e.eventType, payload: payload)
         } catch let h as HttpsError {
             throw EmulatorError(.invalidArgument, "BLOCKING_FUNCTION_ERROR_RESPONSE : ((\(h.code.rawValue): \(h.message)))",
                                 style: .identityToolkit(reason: "invalid", omitStatus: true))
@@ -27,12 +35,18 @@ struct FunctionsAuthHooks: AuthHooks {
     }
 
     func userCreated(projectId: String, user: AuthUser) async {
-        host.userEvent(project: projectId, event: "created", time: projects.environment(for: projectId).clock.now(), uid: user.localId, user: user.json)
+        host?.userEvent(project: projectId, event: "created", time: projects.environment(for: projectId).clock.now(), uid: user.localId, user: user.json)
     }
 
     func userDeleted(projectId: String, user: AuthUser) async {
-        host.userEvent(project: projectId, event: "deleted", time: projects.environment(for: projectId).clock.now(), uid: user.localId, user: user.json)
+        host?.userEvent(project: projectId, event: "deleted", time: projects.environment(for: projectId).clock.now(), uid: user.localId, user: user.json)
     }
+}
+
+/// A weak reference to the functions host.
+final class WeakHost: @unchecked Sendable {
+    weak var host: FunctionsHost?
+    init(_ h: FunctionsHost) { host = h }
 }
 
 /// Worker requests over the project's HTTP client.

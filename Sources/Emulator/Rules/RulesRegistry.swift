@@ -69,16 +69,23 @@ public final class RulesRegistry: Sendable {
         }
     }
 
-    /// Polls the rules file once a second on a background thread.
+    private let watching = Mutex(false)
+
+    /// Polls the rules file once a second on a background thread, until `stopWatching()`.
     public func startWatching() {
         guard filePath != nil else { return }
-        Thread.detachNewThread { [self] in
+        watching.withLock { $0 = true }
+        Thread.detachNewThread { [weak self] in
             while true {
                 sleep(1)
-                reloadIfChanged()
+                guard let self, self.watching.withLock({ $0 }) else { return }
+                self.reloadIfChanged()
             }
         }
     }
+
+    /// Stops the watcher thread.
+    public func stopWatching() { watching.withLock { $0 = false } }
 
     static func mtime(_ path: String) -> Int {
         var st = stat()
