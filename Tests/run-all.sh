@@ -26,6 +26,12 @@ swift_status=$?
 set -e
 grep -E '^(✘|✔ Test run|error: )' .build/swift-test.log || tail -20 .build/swift-test.log
 
+echo "== fuzz smoke (2 s per target; longer runs: docs/robustness.md)"
+fuzz_status=0
+for t in http json value query rules jwt; do
+  .build/debug/emulator-fuzz "$t" --seconds 2 --seed "$RANDOM" || fuzz_status=1
+done
+
 tsan_status=0
 if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== swift test under ThreadSanitizer (SKIP_SANITIZERS=1 skips)"
@@ -45,5 +51,5 @@ EMULATOR_BIN="$PWD/.build/debug/emulator" .venv/bin/python -m pytest -q -p no:ca
 py_status=$?
 set -e
 
-echo "== summary: swift exit $swift_status, tsan exit $tsan_status, python exit $py_status"
-[ "$swift_status" = 0 ] && [ "$tsan_status" = 0 ] && [ "$py_status" = 0 ]
+echo "== summary: swift exit $swift_status, fuzz exit $fuzz_status, tsan exit $tsan_status, python exit $py_status"
+[ "$swift_status" = 0 ] && [ "$fuzz_status" = 0 ] && [ "$tsan_status" = 0 ] && [ "$py_status" = 0 ]
