@@ -173,10 +173,18 @@ def main():
             seed(port, f"c{n}", n)
         seed_s = time.perf_counter() - t0
         loaded = rss_mib(emu.pid)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        for k in range(10):
+            users = [{"localId": f"bench-user-{k}-{i}", "email": f"u{k}-{i}@example.com", "displayName": f"User {i}"} for i in range(1000)]
+            call(conn, "POST", f"/identitytoolkit.googleapis.com/v1/projects/{PROJECT}/accounts:batchCreate", {"users": users},
+                 {"Authorization": "Bearer owner"})
+        conn.close()
+        with_users = rss_mib(emu.pid)
         lines += ["", "Memory (this run's server process):", "",
                   "| state | resident memory |", "|---|---|",
                   f"| idle, after start | {idle:.1f} MiB |",
                   f"| {sum(SIZES):,} documents (3 collections incl. one of 100,000) | {loaded:.1f} MiB |",
+                  f"| plus 10,000 users | {with_users:.1f} MiB |",
                   "", f"Seeding {sum(SIZES):,} documents in 500-write commits took {seed_s:.1f} s "
                   f"({sum(SIZES) / seed_s:,.0f} documents/s).", ""]
 
@@ -192,6 +200,19 @@ def main():
         conn.close()
         ours["sign-up (anonymous, RS256 token)"] = wrk(port, "signup.lua", WRK_SECONDS)
         ours["sign-in (password)"] = wrk(port, "signin.lua", WRK_SECONDS)
+        # The cost of rules: the same get with an end user's ID token under a rule that reads the
+        # token and the document, versus the owner get above.
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        rules = ("rules_version = '2'; service cloud.firestore { match /databases/{d}/documents { match /{c}/{id} { "
+                 "allow read: if request.auth != null && resource.data.title is string && resource.data.bucket >= 0; "
+                 "allow write: if true; } } }")
+        call(conn, "PUT", f"/emulator/v1/projects/{PROJECT}:securityRules", {"rules": {"files": [{"content": rules}]}})
+        _, data = call(conn, "POST", "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=bench-key", {})
+        token = json.loads(data)["idToken"]
+        ours["document get under rules (ID token verified, rule evaluated)"] = wrk(port, "get.lua", WRK_SECONDS, {"TOKEN": token})
+        call(conn, "PUT", f"/emulator/v1/projects/{PROJECT}:securityRules",
+             {"rules": {"files": [{"content": "service cloud.firestore { match /{p=**} { allow read, write; } }"}]}})
+        conn.close()
         after = rss_mib(emu.pid)
         lines += [f"wrk: 2 threads, {CONNECTIONS} connections, {WRK_SECONDS} s per scenario, keep-alive, loopback.", "",
                   "| scenario | requests/s | p50 ms | p99 ms | errors |", "|---|---|---|---|---|"]
