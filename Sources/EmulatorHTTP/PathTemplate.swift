@@ -48,7 +48,8 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// How specific the template is: literals beat parameters beat wildcards, segment by segment,
-    /// so `/emulator/v1/status` wins over `/{project}/{region}/{name}`.
+    /// so `/emulator/v1/status` wins over `/{project}/{region}/{name}`. Computed once: the router
+    /// compares it for every candidate of every request.
     var specificity: [Int] {
         segments.map { s -> Int in
             switch s {
@@ -61,44 +62,92 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
 
     /// Matches raw (still percent-encoded) path segments. Returns captured, decoded values, or nil.
     func match(rawSegments: [Substring]) -> RouteMatch? {
-        var raw = rawSegments
+        match(RequestPath(rawSegments))
+    }
+
+    /// Matches a request path whose segments were split and decoded once for all templates.
+    func match(_ path: RequestPath) -> RouteMatch? {
+        let count = path.raw.count
+        // With a verb, the last segment is matched without its `:verb` suffix.
+        var lastDecoded: String??
         if let verb {
-            guard let last = raw.last, last.hasSuffix(":" + verb) else { return nil }
+            guard let last = path.raw.last, last.utf8.count > verb.utf8.count + 1, last.hasSuffixBytes(verb) else { return nil }
+            // `documents:commit` style needs a base; a bare `:verb` segment never matches (the
+            // length check above).
             let base = last.dropLast(verb.utf8.count + 1)
-            raw[raw.count - 1] = base
-            if base.isEmpty {
-                // `documents:commit` style needs a base; a bare `:verb` segment never matches.
-                return nil
-            }
+            lastDecoded = .some(PercentEncoding.decode(String(base)))
+        }
+        @inline(__always) func raw(_ i: Int) -> Substring {
+            if lastDecoded != nil, i == count - 1, let verb { return path.raw[i].dropLast(verb.utf8.count + 1) }
+            return path.raw[i]
+        }
+        @inline(__always) func decoded(_ i: Int) -> String? {
+            if let lastDecoded, i == count - 1 { return lastDecoded }
+            return path.decoded[i]
         }
         var params: [String: String] = [:]
         var wildcardSegments: [String: [String]] = [:]
         var i = 0
-        for (k, seg) in segments.enumerated() {
+        for seg in segments {
             switch seg {
             case .literal(let lit):
-                guard i < raw.count, let d = PercentEncoding.decode(String(raw[i])), d == lit else { return nil }
+                guard i < count, let d = decoded(i), d == lit else { return nil }
                 i += 1
             case .parameter(let name):
-                guard i < raw.count, !raw[i].isEmpty, !raw[i].contains(":"),
-                      let d = PercentEncoding.decode(String(raw[i])) else { return nil }
+                guard i < count else { return nil }
+                let r = raw(i)
+                guard !r.isEmpty, !r.utf8.contains(UInt8(ascii: ":")), let d = decoded(i) else { return nil }
                 params[name] = d
                 i += 1
             case .wildcard(let name):
-                precondition(k == segments.count - 1)
-                guard i < raw.count else { return nil }
-                var decoded: [String] = []
-                for r in raw[i...] {
-                    guard !r.isEmpty, let d = PercentEncoding.decode(String(r)) else { return nil }
-                    decoded.append(d)
+                guard i < count else { return nil }
+                var parts: [String] = []
+                parts.reserveCapacity(count - i)
+                for k in i..<count {
+                    guard !raw(k).isEmpty, let d = decoded(k) else { return nil }
+                    parts.append(d)
                 }
-                params[name] = decoded.joined(separator: "/")
-                wildcardSegments[name] = decoded
-                i = raw.count
+                params[name] = parts.joined(separator: "/")
+                wildcardSegments[name] = parts
+                i = count
             }
         }
-        guard i == raw.count else { return nil }
+        guard i == count else { return nil }
         return RouteMatch(template: self, params: params, wildcardSegments: wildcardSegments)
+    }
+}
+
+/// A request path split into raw segments, each percent-decoded once (nil where the encoding is
+/// invalid), so that trying many templates does not decode the same text many times.
+struct RequestPath {
+    /// Segments as sent (still percent-encoded).
+    let raw: [Substring]
+    /// `raw`, percent-decoded.
+    let decoded: [String?]
+
+    init(_ raw: [Substring]) {
+        self.raw = raw
+        decoded = raw.map { PercentEncoding.decode(String($0)) }
+    }
+
+    /// Splits a request path (`/a/b%2Fc/d`) at `/`, ignoring one leading slash.
+    init(path: String) {
+        var p = Substring(path)
+        if p.hasPrefix("/") { p = p.dropFirst() }
+        self.init(p.isEmpty ? [] : p.split(separator: "/", omittingEmptySubsequences: false))
+    }
+}
+
+extension Substring {
+    /// Whether the text ends with `:` followed by `verb`, compared byte by byte (String's generic
+    /// `hasSuffix` walks grapheme clusters and showed up in profiles).
+    func hasSuffixBytes(_ verb: String) -> Bool {
+        let u = utf8, v = verb.utf8
+        guard u.count > v.count else { return false }
+        var i = u.index(u.endIndex, offsetBy: -(v.count + 1))
+        guard u[i] == UInt8(ascii: ":") else { return false }
+        i = u.index(after: i)
+        return u[i...].elementsEqual(v)
     }
 }
 

@@ -3,8 +3,9 @@ public enum PercentEncoding {
     /// Decodes `%XX` escapes (and `+` as space when `plusIsSpace`). Returns nil on a malformed
     /// escape or when the result is not valid UTF-8.
     public static func decode(_ s: String, plusIsSpace: Bool = false) -> String? {
+        // The common case (nothing to decode) must not allocate: it runs for every path segment.
+        if !s.utf8.contains(UInt8(ascii: "%")) && !(plusIsSpace && s.utf8.contains(UInt8(ascii: "+"))) { return s }
         let u = Array(s.utf8)
-        if !u.contains(UInt8(ascii: "%")) && !(plusIsSpace && u.contains(UInt8(ascii: "+"))) { return s }
         var out: [UInt8] = []
         out.reserveCapacity(u.count)
         var i = 0

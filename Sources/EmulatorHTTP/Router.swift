@@ -9,20 +9,45 @@ public typealias RouteHandler = @Sendable (HTTPRequest, RouteMatch) async throws
 /// Resolution picks the most specific matching template (literal segments win over patterns),
 /// so routes of different services share one port without colliding.
 public struct Router: Sendable {
-    struct Route: Sendable {
+    /// A class so that scanning candidates retains one reference rather than copying every field.
+    final class Route: Sendable {
         let method: String
         let template: PathTemplate
         let handler: RouteHandler
+        /// Registration order, the tie-breaker between equally specific routes.
+        let order: Int
+        /// `template.specificity`, computed once.
+        let specificity: [Int]
+
+        init(method: String, template: PathTemplate, handler: @escaping RouteHandler, order: Int) {
+            self.method = method
+            self.template = template
+            self.handler = handler
+            self.order = order
+            specificity = template.specificity
+        }
     }
 
     private var routes: [Route] = []
+    /// Routes whose first segment is a literal (and not the verb-carrying last one), by that
+    /// literal: a request only tries these for its own first segment, plus `generic`.
+    private var byFirstSegment: [String: [Route]] = [:]
+    /// Routes that start with a parameter or wildcard, or have at most a verb-carrying segment.
+    private var generic: [Route] = []
 
     /// Creates an empty router.
     public init() {}
 
     /// Registers `handler` for `method` (uppercase) on `template`.
     public mutating func add(_ method: String, _ template: String, _ handler: @escaping RouteHandler) {
-        routes.append(Route(method: method.uppercased(), template: PathTemplate(template), handler: handler))
+        let route = Route(method: method.uppercased(), template: PathTemplate(template), handler: handler, order: routes.count)
+        routes.append(route)
+        if case .literal(let first)? = route.template.segments.first,
+           route.template.segments.count > 1 || route.template.verb == nil {
+            byFirstSegment[first, default: []].append(route)
+        } else {
+            generic.append(route)
+        }
     }
 
     /// Registers a GET route.
@@ -54,30 +79,36 @@ public struct Router: Sendable {
     /// another method, the answer is 405 rather than a less specific route (so `POST
     /// /emulator/v1/status` is not handed to the catch-all functions route).
     public func resolve(method: String, path: String) -> Resolution {
-        var p = Substring(path)
-        if p.hasPrefix("/") { p = p.dropFirst() }
-        let raw = p.isEmpty ? [] : p.split(separator: "/", omittingEmptySubsequences: false)
+        let request = RequestPath(path: path)
         let m = method.uppercased()
-        var best: (Route, RouteMatch, [Int])?
+        var best: (route: Route, match: RouteMatch)?
         var bestOther: [Int]?
         var otherMethods: Set<String> = []
-        for route in routes {
-            guard let match = route.template.match(rawSegments: raw) else { continue }
-            let score = route.template.specificity
+        func consider(_ route: Route) {
+            guard let match = route.template.match(request) else { return }
+            let score = route.specificity
             let methodOK = route.method == m || route.method == "*" || (m == "HEAD" && route.method == "GET")
             guard methodOK else {
                 otherMethods.insert(route.method)
                 if bestOther == nil || bestOther!.lexicographicallyPrecedes(score) { bestOther = score }
-                continue
+                return
             }
-            if let b = best, !b.2.lexicographicallyPrecedes(score) { continue }
-            best = (route, match, score)
+            if let b = best {
+                let bs = b.route.specificity
+                // Strictly more specific wins; on a tie the earlier registration does.
+                guard bs.lexicographicallyPrecedes(score) || (bs == score && route.order < b.route.order) else { return }
+            }
+            best = (route, match)
         }
+        if let firstRaw = request.decoded.first, let first = firstRaw, let candidates = byFirstSegment[first] {
+            for route in candidates { consider(route) }
+        }
+        for route in generic { consider(route) }
         if let best {
-            if let bestOther, best.2.lexicographicallyPrecedes(bestOther) {
+            if let bestOther, best.route.specificity.lexicographicallyPrecedes(bestOther) {
                 return .methodNotAllowed(otherMethods.sorted())
             }
-            return .found(best.0.handler, best.1)
+            return .found(best.route.handler, best.match)
         }
         if !otherMethods.isEmpty { return .methodNotAllowed(otherMethods.sorted()) }
         return .notFound

@@ -37,6 +37,30 @@ import Testing
         #expect(await resolve("GET", "/v1/projects/p/databases/d/documents/a/b:c") == "get database=d,path=a/b:c,project=p")
     }
 
+    /// The router only tries routes filed under the request's first (decoded) segment plus those
+    /// that start with a pattern; these pin that the shortcut changes no answer.
+    @Test func firstSegmentIndexKeepsResolutionUnchanged() async {
+        var r = Router()
+        let tag: (String) -> RouteHandler = { name in { _, _ in HTTPResponse.text(name) } }
+        r.get("/x/{b}", tag("literal-first"))
+        r.get("/{a}/{b}", tag("pattern-first"))
+        r.post("/{a}:go", tag("verb-only"))
+        r.post("/x:go", tag("literal-verb-only"))
+        r.get("/", tag("root"))
+        r.get("/x/{b}", tag("duplicate, registered later"))
+        func answer(_ method: String, _ path: String) async -> String {
+            guard case .found(let h, let m) = r.resolve(method: method, path: path) else { return "miss" }
+            return String(decoding: (try? await h(HTTPRequest(method: method, target: path), m))?.body ?? [], as: UTF8.self)
+        }
+        #expect(await answer("GET", "/x/1") == "literal-first")
+        #expect(await answer("GET", "/%78/1") == "literal-first")
+        #expect(await answer("GET", "/y/1") == "pattern-first")
+        #expect(await answer("POST", "/x:go") == "literal-verb-only")
+        #expect(await answer("POST", "/z:go") == "verb-only")
+        #expect(await answer("POST", "/:go") == "miss")
+        #expect(await answer("GET", "/") == "root")
+    }
+
     @Test func segmentsArePercentDecoded() async {
         #expect(await resolve("GET", "/v1/projects/p/databases/%28default%29/documents/c/d%20x") == "get database=(default),path=c/d x,project=p")
         #expect(await resolve("GET", "/v1/projects/p/databases/%zz/documents/c/d") == "404")

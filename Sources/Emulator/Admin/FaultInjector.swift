@@ -40,6 +40,9 @@ public final class FaultInjector: Sendable {
         }
     }
 
+    /// Whether any project has a rule; lets every request skip classifying itself when none do.
+    public var hasRules: Bool { state.withLock { s in s.values.contains { !$0.rules.isEmpty } } }
+
     /// Forgets every project's rules.
     public func clearAll() { state.withLock { $0 = [:] } }
 

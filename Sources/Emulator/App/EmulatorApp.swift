@@ -61,7 +61,8 @@ public final class EmulatorApp: Sendable {
 extension EmulatorApp {
     /// Applies the first matching injected fault: waits `delayMs`, then throws its error if any.
     func injectFault(_ request: HTTPRequest, _ match: RouteMatch) async throws {
-        guard let (project, target) = RequestClassifier.classify(request, match, projects: services.projects),
+        guard services.faults.hasRules,
+              let (project, target) = RequestClassifier.classify(request, match, projects: services.projects),
               let rule = services.faults.fire(projectId: project, target: target) else { return }
         if rule.delayMs > 0 { try? await Task.sleep(nanoseconds: UInt64(rule.delayMs) * 1_000_000) }
         if let e = rule.error { throw e }
