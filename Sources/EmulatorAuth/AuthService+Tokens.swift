@@ -90,17 +90,24 @@ extension AuthService {
 
     private func verifiedUser(projectId: String, token: String, allowUnsigned: Bool?, checkRevoked: Bool) throws -> (AuthContext, AuthUser?) {
         let invalid = EmulatorError.authBadRequest("INVALID_ID_TOKEN")
-        guard let jwt = JWT.decode(token) else { throw invalid }
-        switch jwt.algorithm {
-        case "RS256":
-            guard let key = try? keyring.key(), jwt.header["kid"]?.stringValue == key.kid,
-                  key.verifyRS256(jwt.signingInput, signature: jwt.signature)
-            else { throw invalid }
-        case "none":
-            guard allowUnsigned ?? config.acceptUnsignedTokens else { throw invalid }
-            warnUnsignedOnce()
-        default:
-            throw invalid
+        let jwt: JWT
+        if let key = try? keyring.key(), let cached = verifiedTokens.lookup(token, kid: key.kid) {
+            jwt = cached
+        } else {
+            guard let decoded = JWT.decode(token) else { throw invalid }
+            jwt = decoded
+            switch jwt.algorithm {
+            case "RS256":
+                guard let key = try? keyring.key(), jwt.header["kid"]?.stringValue == key.kid,
+                      key.verifyRS256(jwt.signingInput, signature: jwt.signature)
+                else { throw invalid }
+                verifiedTokens.insert(token, kid: key.kid, jwt: jwt)
+            case "none":
+                guard allowUnsigned ?? config.acceptUnsignedTokens else { throw invalid }
+                warnUnsignedOnce()
+            default:
+                throw invalid
+            }
         }
         let c = jwt.payload
         guard let sub = (c["sub"] ?? c["user_id"])?.stringValue, !sub.isEmpty, sub.count <= 128 else { throw invalid }

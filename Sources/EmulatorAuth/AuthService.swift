@@ -20,6 +20,8 @@ public final class AuthService: Sendable {
     private let warnedUnsigned = Mutex<Bool>(false)
     private let observer: Mutex<(@Sendable (String, JSON) -> Void)?> = Mutex(nil)
     private let keyJournaled = Mutex<Bool>(false)
+    /// ID tokens whose signature already verified (the checks that can change are never cached).
+    let verifiedTokens = VerifiedTokenCache()
 
     /// Creates the service. Key generation starts in the background unless `keyring` is given.
     public init(config: AuthServiceConfig = AuthServiceConfig(), environments: any ProjectEnvironmentProvider,

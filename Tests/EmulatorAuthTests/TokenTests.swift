@@ -146,3 +146,42 @@ import Testing
     #expect(p["iss"] == .string("https://session.firebase.google.com/\(project)") && p["exp"] == .int(start.seconds + 600))
     #expect(await message { try a.createSessionCookie(projectId: project, body: ["idToken": r["idToken"]!, "validDuration": 10]) } == "INVALID_DURATION")
 }
+
+/// The signature cache saves the RSA check for a repeated token, but every check that can change
+/// (audience, expiry on the project clock, revocation, disabled users) still runs on a hit, and an
+/// altered copy of a cached token is not a hit.
+@Test func verifiedSignatureCacheNeverSkipsChangingChecks() async throws {
+    let (a, env) = makeService()
+    let r = try await signUp(a, "cache@example.com")
+    let token = r["idToken"]!.stringValue!, uid = r["localId"]!.stringValue!
+    #expect(a.verifiedTokens.count == 0)
+    #expect(try a.verifyIDToken(projectId: project, token: token).uid == uid)
+    #expect(try a.verifyIDToken(projectId: project, token: token).uid == uid)
+    #expect(a.verifiedTokens.count == 1)
+    // A cached token under another project's audience, or with its signature altered, fails.
+    #expect(await message { try a.verifyIDToken(projectId: "other", token: token) } == "INVALID_ID_TOKEN")
+    var sig = Array(token.split(separator: ".")[2].utf8)
+    sig[sig.count / 2] = sig[sig.count / 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+    let altered = token.split(separator: ".")[0...1].joined(separator: ".") + "." + String(decoding: sig, as: UTF8.self)
+    #expect(await message { try a.verifyIDToken(projectId: project, token: altered) } == "INVALID_ID_TOKEN")
+    #expect(a.verifiedTokens.count == 1)
+    // Disabled users and revocation are checked on a hit.
+    _ = try await a.update(projectId: project, body: ["localId": .string(uid), "disableUser": true], privileged: true)
+    #expect(await message { try a.verifyIDToken(projectId: project, token: token, checkRevoked: true) } == "USER_DISABLED")
+    // Expiry follows the project clock on a hit.
+    env.clock.advance(seconds: 3601)
+    #expect(await message { try a.verifyIDToken(projectId: project, token: token) } == "TOKEN_EXPIRED")
+}
+
+@Test func verifiedTokenCacheIsBoundedAndKeyedByKid() throws {
+    let cache = VerifiedTokenCache(capacity: 2)
+    let jwt = JWT(header: [:], payload: [:], signingInput: [], signature: [])
+    cache.insert("a", kid: "k1", jwt: jwt)
+    cache.insert("b", kid: "k1", jwt: jwt)
+    #expect(cache.count == 2)
+    #expect(cache.lookup("a", kid: "k2") == nil)
+    #expect(cache.lookup("a", kid: "k1") != nil)
+    cache.insert("c", kid: "k1", jwt: jwt)
+    #expect(cache.count == 1)
+    #expect(cache.lookup("a", kid: "k1") == nil)
+}
