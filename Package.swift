@@ -47,6 +47,7 @@ let package = Package(
         // Deterministic mutation fuzzer over the parsers and decoders (see docs/robustness.md).
         .executableTarget(name: "emulator-fuzz", dependencies: ["EmulatorHTTP", "EmulatorStore", "EmulatorRules", "EmulatorAuth"], path: "Fuzz/Sources"),
         .executableTarget(name: "makeitso-functions", dependencies: ["EmulatorFunctionsWorker"], path: "Examples/MakeItSo/Functions"),
+        .executableTarget(name: "bench-functions", dependencies: ["EmulatorFunctionsWorker"], path: "bench/Functions"),
 
         .testTarget(name: "EmulatorCoreTests", dependencies: ["EmulatorCore"]),
         .testTarget(name: "EmulatorHTTPTests", dependencies: ["EmulatorHTTP"]),

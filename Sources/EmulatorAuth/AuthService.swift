@@ -18,7 +18,7 @@ public final class AuthService: Sendable {
     private let states: Mutex<[String: AuthProjectState]> = Mutex([:])
     private let hooksBox: Mutex<any AuthHooks> = Mutex(NoAuthHooks())
     private let warnedUnsigned = Mutex<Bool>(false)
-    private let observer: Mutex<(@Sendable (String, JSON) -> Void)?> = Mutex(nil)
+    private let observer: Mutex<Callback<@Sendable (String, JSON) -> Void>?> = Mutex(nil)
     private let keyJournaled = Mutex<Bool>(false)
     /// ID tokens whose signature already verified (the checks that can change are never cached).
     let verifiedTokens = VerifiedTokenCache()
@@ -69,7 +69,7 @@ public final class AuthService: Sendable {
 
     /// Hands what changed to the persistence observer (inside the lock: journal order is commit order).
     private func journal(_ projectId: String, _ st: inout AuthProjectState) {
-        if let obs = observer.withLock({ $0 }) {
+        if let obs = observer.withLock({ $0 })?.call {
             if var entry = st.takeJournalEntry() {
                 // The first entry of a process carries the signing key, so tokens outlive restarts.
                 if !keyJournaled.withLock({ v in defer { v = true }; return v }), let pem = try? keyring.key().privateKeyPEM(), case .object(var o) = entry {
@@ -84,7 +84,7 @@ public final class AuthService: Sendable {
     }
 
     /// Receives `(projectId, journal entry)` after every committed change (for `--data-dir`).
-    public func setObserver(_ f: (@Sendable (String, JSON) -> Void)?) { observer.withLock { $0 = f } }
+    public func setObserver(_ f: (@Sendable (String, JSON) -> Void)?) { observer.withLock { $0 = f.map(Callback.init) } }
 
     /// Replaces state without journaling (imports and journal replay).
     func replaceSilently(_ projectId: String, _ body: (inout AuthProjectState) throws -> Void) rethrows {

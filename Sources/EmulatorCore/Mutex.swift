@@ -30,3 +30,18 @@ public final class Mutex<Value>: @unchecked Sendable {
         return try body(&value)
     }
 }
+
+/// A closure wrapped in a struct, for keeping callbacks in a `Mutex`.
+///
+/// Storing a bare function type (or an optional one) as a `Mutex`'s value is a trap: `withLock`
+/// passes the value `inout` across the generic boundary, so every call re-abstracts the closure
+/// on the way in and again on the way back, wrapping it in two more thunks each time. The chain
+/// grows with every read (it slowed each function invocation and eventually overflowed the
+/// stack). A struct field keeps one representation, so `Mutex<Callback<F>?>` does not grow.
+public struct Callback<F: Sendable>: Sendable {
+    /// The closure.
+    public let call: F
+
+    /// Wraps `call`.
+    public init(_ call: F) { self.call = call }
+}

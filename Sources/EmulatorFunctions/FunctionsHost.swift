@@ -35,7 +35,7 @@ public final class FunctionsHost: Sendable {
     public let maxAttempts: Int
     let state = Mutex<[String: ProjectState]>([:])
     private let admin = Mutex<(any FunctionsAdminProvider)?>(nil)
-    private let faultHook = Mutex<(@Sendable (String, String) -> HttpsError?)?>(nil)
+    private let faultHook = Mutex<Callback<@Sendable (String, String) -> HttpsError?>?>(nil)
     static let maxLogs = 1000
 
     /// Creates a host.
@@ -50,7 +50,7 @@ public final class FunctionsHost: Sendable {
     public func setAdmin(_ a: any FunctionsAdminProvider) { admin.withLock { $0 = a } }
 
     /// Installs the fault hook (`(project, function) → error to inject`).
-    public func setFaultHook(_ f: @escaping @Sendable (String, String) -> HttpsError?) { faultHook.withLock { $0 = f } }
+    public func setFaultHook(_ f: @escaping @Sendable (String, String) -> HttpsError?) { faultHook.withLock { $0 = Callback(f) } }
 
     /// Registers an in-process function.
     public func register(project: String, _ def: FunctionDefinition, _ handler: FunctionHandler) {
@@ -102,7 +102,7 @@ public final class FunctionsHost: Sendable {
         var rec = InvocationRecord(id: env.ids.string(length: 16, alphabet: IDGenerator.alphanumerics), function: reg.definition.name,
                                    trigger: trigger, eventId: eventId, attempt: attempt, start: start, durationMs: 0, outcome: "ok", error: nil, logs: [])
         do {
-            if let injected = faultHook.withLock({ $0 })?(project, reg.definition.name) { throw injected }
+            if let injected = faultHook.withLock({ $0 })?.call(project, reg.definition.name) { throw injected }
             let result = try await withTimeout(reg.definition.timeoutSeconds) { try await body(ctx) }
             rec.durationMs = Self.ms(since: t0)
             rec.logs = logs.all

@@ -25,7 +25,7 @@ public struct WorkerAdmin: Sendable {
         var h = HTTPHeaders()
         h.add("Authorization", "Bearer owner")
         h.add("Content-Type", "application/json")
-        let r = try await HTTPClient.send(HTTPRequest(method: method, target: path, headers: h, body: body?.serializedBytes() ?? []),
+        let r = try await HTTPConnectionPool.shared.send(HTTPRequest(method: method, target: path, headers: h, body: body?.serializedBytes() ?? []),
                                           host: host, port: port, timeout: 30)
         let j = (try? JSON.parse(r.body)) ?? .null
         guard (200..<300).contains(r.status) else {

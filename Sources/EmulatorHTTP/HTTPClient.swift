@@ -11,45 +11,67 @@ public enum HTTPClient {
     /// Sends `request` to `host:port` and reads the whole response (Content-Length, chunked or
     /// close-delimited). `timeout` bounds connecting, and each read and write.
     public static func send(_ request: HTTPRequest, host: String, port: Int, timeout: Double = 30) async throws -> HTTPResponse {
-        try await withCheckedThrowingContinuation { cont in
-            let t = Thread {
-                do { cont.resume(returning: try sendBlocking(request, host: host, port: port, timeout: timeout)) } catch {
-                    cont.resume(throwing: error)
-                }
-            }
-            t.stackSize = 512 * 1024
-            t.start()
-        }
+        try await onThread { try sendBlocking(request, host: host, port: port, timeout: timeout) }
     }
 
     /// The same, blocking the calling thread.
     public static func sendBlocking(_ request: HTTPRequest, host: String, port: Int, timeout: Double = 30) throws -> HTTPResponse {
         let fd = try connect(host: host, port: port, timeout: timeout)
         defer { close(fd) }
+        return try exchange(fd, request, host: host, port: port, keepAlive: false).response
+    }
+
+    /// Runs `body` on a fresh thread and resumes with its result: blocking socket I/O must not
+    /// occupy the cooperative pool that serves requests (a worker calling back into the emulator
+    /// would otherwise be able to starve it).
+    static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { cont in
+            let t = Thread {
+                do { cont.resume(returning: try body()) } catch { cont.resume(throwing: error) }
+            }
+            t.stackSize = 512 * 1024
+            t.start()
+        }
+    }
+
+    /// Why an exchange on a kept-alive connection failed before any response byte arrived: the
+    /// peer had closed it while idle, so the request was not processed and may be sent again.
+    struct StaleConnection: Error {}
+
+    /// Writes `request` on the connected socket `fd` and reads one whole response. With
+    /// `keepAlive`, asks the peer to keep the connection and reports whether it may be reused.
+    static func exchange(_ fd: Int32, _ request: HTTPRequest, host: String, port: Int,
+                         keepAlive: Bool) throws -> (response: HTTPResponse, reusable: Bool) {
         var head = "\(request.method) \(request.target) HTTP/1.1\r\n"
         var headers = request.headers
         if headers["Host"] == nil { headers.add("Host", host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)") }
-        headers.set("Connection", "close")
+        headers.set("Connection", keepAlive ? "keep-alive" : "close")
         if !request.body.isEmpty || ["POST", "PUT", "PATCH"].contains(request.method) {
             headers.set("Content-Length", String(request.body.count))
         }
         for (n, v) in headers { head += "\(n): \(v)\r\n" }
         head += "\r\n"
-        try writeAll(fd, Array(head.utf8) + request.body)
+        try writeAll(fd, Array(head.utf8) + request.body, staleOnReset: keepAlive)
         var data: [UInt8] = []
         var buf = [UInt8](repeating: 0, count: 64 * 1024)
+        let isHead = request.method == "HEAD"
         while true {
             let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n > 0 { data.append(contentsOf: buf[0..<n]) } else if n == 0 { break } else if errno == EINTR { continue } else {
                 if errno == EAGAIN || errno == EWOULDBLOCK { throw HTTPServerError("timed out reading the response from \(host):\(port)") }
+                if keepAlive && data.isEmpty && errno == ECONNRESET { throw StaleConnection() }
                 throw HTTPServerError("reading from \(host):\(port) failed: \(Socket.errorText())")
             }
-            if let response = (try? parseResponse(data, isHead: request.method == "HEAD")) ?? nil { return response }
+            if let response = (try? parseResponse(data, isHead: isHead)) ?? nil {
+                let closes = response.headers["Connection"]?.lowercased().contains("close") == true
+                return (response, keepAlive && !closes)
+            }
         }
-        guard let response = try parseResponse(data, isHead: request.method == "HEAD", atEOF: true) else {
+        if keepAlive && data.isEmpty { throw StaleConnection() }
+        guard let response = try parseResponse(data, isHead: isHead, atEOF: true) else {
             throw HTTPServerError("connection to \(host):\(port) closed before a complete response")
         }
-        return response
+        return (response, false)
     }
 
     static func connect(host: String, port: Int, timeout: Double) throws -> Int32 {
@@ -61,18 +83,25 @@ public enum HTTPClient {
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
             setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
             let rc = addr.withUnsafeBytes { p in Glibc.connect(fd, p.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(addr.count)) }
-            if rc == 0 { return fd }
+            if rc == 0 {
+                var one: Int32 = 1
+                setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+                return fd
+            }
             last = Socket.errorText()
             close(fd)
         }
         throw HTTPServerError("cannot connect to \(host):\(port): \(last)")
     }
 
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
+    /// Writes every byte. With `staleOnReset`, a reset or closed peer before anything was written
+    /// is `StaleConnection` (a kept-alive connection the peer dropped while idle).
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], staleOnReset: Bool = false) throws {
         var off = 0
         while off < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + off, bytes.count - off, Int32(MSG_NOSIGNAL)) }
             if n > 0 { off += n } else if n < 0 && errno == EINTR { continue } else {
+                if staleOnReset && off == 0 && (errno == EPIPE || errno == ECONNRESET) { throw StaleConnection() }
                 throw HTTPServerError("writing the request failed: \(Socket.errorText())")
             }
         }

@@ -109,6 +109,22 @@ func doc(_ fields: JSON) -> JSON { ["fields": fields] }
         #expect(f.status == 503)
     }
 
+    /// Regression: the fault hook lived in a `Mutex` as a bare closure, and each `withLock` read
+    /// wrapped it in two more reabstraction thunks (inout through the generic boundary), so every
+    /// invocation got slower and, after some thousands, overflowed the stack.
+    @Test func manyInvocationsDoNotGrowTheFaultHook() async {
+        let h = host()
+        h.register(project: "p", FunctionDefinition(name: "fine", trigger: .callable), .callable { _, _ in "ok" })
+        h.setFaultHook { _, name in name == "never" ? HttpsError(.unavailable, "injected") : nil }
+        var ok = 0
+        for _ in 0..<5_000 {
+            let r = await h.call(project: "p", name: "fine", method: "POST", contentType: "application/json", body: Array(#"{"data":1}"#.utf8),
+                                 auth: .success(nil), rawToken: nil, appCheck: nil)
+            if r.status == 200 { ok += 1 }
+        }
+        #expect(ok == 5_000)
+    }
+
     @Test func blockingFunctionsCanChangeOrReject() async throws {
         let h = host()
         h.register(project: "p", FunctionDefinition(name: "gate", trigger: .blocking(event: "beforeCreate")), .blocking { ev, _ in

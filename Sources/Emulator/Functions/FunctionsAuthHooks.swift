@@ -54,7 +54,7 @@ struct HTTPWorkerTransport: WorkerTransport {
     func send(port: Int, method: String, path: String, headers: [(String, String)], body: [UInt8], timeout: Double) async throws -> FunctionHTTPResponse {
         var h = HTTPHeaders()
         for (n, v) in headers where !["host", "connection", "content-length", "transfer-encoding"].contains(n.lowercased()) { h.add(n, v) }
-        let r = try await HTTPClient.send(HTTPRequest(method: method, target: path, headers: h, body: body), host: "127.0.0.1", port: port, timeout: timeout)
+        let r = try await HTTPConnectionPool.shared.send(HTTPRequest(method: method, target: path, headers: h, body: body), host: "127.0.0.1", port: port, timeout: timeout)
         return FunctionHTTPResponse(status: r.status, headers: r.headers.fields.map { ($0.name, $0.value) }, body: r.body)
     }
 }
