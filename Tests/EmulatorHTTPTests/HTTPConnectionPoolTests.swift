@@ -1,0 +1,64 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Testing
+@testable import EmulatorHTTP
+
+/// Answers with the peer address, so a test can tell whether requests shared a connection.
+let peer: HTTPResponder = { req in .text(req.remoteAddress ?? "?") }
+
+@Suite(.serialized) struct HTTPConnectionPoolTests {
+    @Test func reusesOneConnectionForSequentialRequests() async throws {
+        try await withServer(responder: peer) { bound in
+            let pool = HTTPConnectionPool()
+            var peers: Set<[UInt8]> = []
+            for _ in 0..<5 {
+                let r = try await pool.send(HTTPRequest(method: "POST", target: "/x", body: Array("{}".utf8)), host: "127.0.0.1", port: bound[0].port)
+                #expect(r.status == 200)
+                peers.insert(r.body)
+            }
+            #expect(peers.count == 1)
+            #expect(pool.idleCount == 1)
+        }
+    }
+
+    /// The server drops an idle kept-alive connection (idle timeout); the next request notices
+    /// and goes out on a fresh connection instead of failing.
+    @Test func replacesAConnectionThePeerClosedWhileIdle() async throws {
+        try await withServer({ $0.idleTimeout = 0.2 }, responder: peer) { bound in
+            let pool = HTTPConnectionPool()
+            let first = try await pool.send(HTTPRequest(method: "GET", target: "/a"), host: "127.0.0.1", port: bound[0].port)
+            try await Task.sleep(nanoseconds: 600_000_000)
+            let second = try await pool.send(HTTPRequest(method: "GET", target: "/b"), host: "127.0.0.1", port: bound[0].port)
+            #expect(first.status == 200 && second.status == 200)
+            #expect(first.body != second.body)
+        }
+    }
+
+    /// A peer that answers `Connection: close` (our server never does on its own) is not pooled.
+    @Test func connectionCloseResponsesAreNotPooled() async throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, len) } }
+        listen(listener, 1)
+        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &len) } }
+        let port = Int(UInt16(bigEndian: addr.sin_port))
+        let t = Thread {
+            let fd = accept(listener, nil, nil)
+            var buf = [UInt8](repeating: 0, count: 4096)
+            _ = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            try? HTTPClient.writeAll(fd, Array("HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nbye".utf8))
+            close(fd)
+        }
+        t.start()
+        let pool = HTTPConnectionPool()
+        let r = try await pool.send(HTTPRequest(method: "GET", target: "/"), host: "127.0.0.1", port: port)
+        #expect(String(decoding: r.body, as: UTF8.self) == "bye")
+        #expect(pool.idleCount == 0)
+    }
+}
