@@ -7,8 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "== swift build -c release"
-swift build -c release --product emulator >.build/bench-build.log 2>&1 || { tail -30 .build/bench-build.log; exit 1; }
-export EMULATOR_BIN="$PWD/.build/release/emulator"
+{ swift build -c release --product emulator && swift build -c release --product bench-functions; } >.build/bench-build.log 2>&1 \
+  || { tail -30 .build/bench-build.log; exit 1; }
+export EMULATOR_BIN="$PWD/.build/release/emulator" BENCH_FUNCTIONS_BIN="$PWD/.build/release/bench-functions"
 
 if ! command -v wrk >/dev/null; then
   echo "== installing wrk"

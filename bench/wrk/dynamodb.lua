@@ -1,4 +1,5 @@
--- moto (DynamoDB over HTTP): OP=PutItem or GetItem on table "bench", keys among COUNT items.
+-- moto (DynamoDB over HTTP): OP=PutItem, GetItem or TransactWriteItems (two puts, all or nothing)
+-- on table "bench", keys among COUNT items.
 local report = dofile("bench/wrk/report.lua")
 local op = os.getenv("OP") or "GetItem"
 local count = tonumber(os.getenv("COUNT") or "1000")
@@ -12,7 +13,10 @@ request = function()
   counter = counter + 1
   local id = (counter * 7919) % count
   local body
-  if op == "PutItem" then
+  if op == "TransactWriteItems" then
+    body = string.format('{"TransactItems":[{"Put":{"TableName":"bench","Item":{"id":{"S":"d%d"},"n":{"N":"%d"}}}},'
+      .. '{"Put":{"TableName":"bench","Item":{"id":{"S":"d%d"},"n":{"N":"%d"}}}}]}', id, counter, (id + 1) % count, counter)
+  elseif op == "PutItem" then
     body = string.format('{"TableName":"bench","Item":{"id":{"S":"new%d"},"title":{"S":"benchmark"},"n":{"N":"1"}}}', counter)
   else
     body = string.format('{"TableName":"bench","Key":{"id":{"S":"d%d"}}}', id)
