@@ -5,6 +5,13 @@ import EmulatorCore
 public protocol WorkerTransport: Sendable {
     /// Sends one request to `127.0.0.1:port` and returns the whole response.
     func send(port: Int, method: String, path: String, headers: [(String, String)], body: [UInt8], timeout: Double) async throws -> FunctionHTTPResponse
+    /// Drops whatever is kept open to a worker that exited.
+    func forget(port: Int)
+}
+
+extension WorkerTransport {
+    /// Nothing kept open by default.
+    public func forget(port: Int) {}
 }
 
 /// A function served by a worker process (protocol in docs/functions.md).

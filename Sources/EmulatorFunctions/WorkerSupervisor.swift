@@ -129,11 +129,13 @@ public final class WorkerSupervisor: Sendable {
             return s.generation
         }
         p.terminationHandler = { [self] proc in
-            let again = state.withLock { s -> Bool in
-                guard s.generation == generation else { return false }
-                s.port = nil
-                return !s.stopped
+            let (again, oldPort) = state.withLock { s -> (Bool, Int?) in
+                guard s.generation == generation else { return (false, nil) }
+                defer { s.port = nil }
+                return (!s.stopped, s.port)
             }
+            // Kept-alive connections to the dead worker would otherwise stay open forever.
+            if let oldPort { transport.forget(port: oldPort) }
             host.unregister(codebase: config.name)
             guard again else { return }
             logger.log(.warning, "functions", "\(config.name): worker exited (status \(proc.terminationStatus)); restarting in 1 s")

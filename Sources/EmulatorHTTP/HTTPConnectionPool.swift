@@ -50,6 +50,12 @@ public final class HTTPConnectionPool: Sendable {
         }
     }
 
+    /// Closes the idle sockets to `host:port` (a peer that went away).
+    public func forget(host: String, port: Int) {
+        let fds = idle.withLock { $0.removeValue(forKey: "\(host)|\(port)") ?? [] }
+        for fd in fds { close(fd) }
+    }
+
     /// Closes every idle socket.
     public func closeAll() {
         let fds = idle.withLock { d -> [Int32] in

@@ -20,6 +20,8 @@ let peer: HTTPResponder = { req in .text(req.remoteAddress ?? "?") }
             }
             #expect(peers.count == 1)
             #expect(pool.idleCount == 1)
+            pool.forget(host: "127.0.0.1", port: bound[0].port)
+            #expect(pool.idleCount == 0)
         }
     }
 

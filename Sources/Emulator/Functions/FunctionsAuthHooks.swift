@@ -57,6 +57,8 @@ struct HTTPWorkerTransport: WorkerTransport {
         let r = try await HTTPConnectionPool.shared.send(HTTPRequest(method: method, target: path, headers: h, body: body), host: "127.0.0.1", port: port, timeout: timeout)
         return FunctionHTTPResponse(status: r.status, headers: r.headers.fields.map { ($0.name, $0.value) }, body: r.body)
     }
+
+    func forget(port: Int) { HTTPConnectionPool.shared.forget(host: "127.0.0.1", port: port) }
 }
 
 import EmulatorHTTP
