@@ -63,8 +63,11 @@ public enum HTTPClient {
                 throw HTTPServerError("reading from \(host):\(port) failed: \(Socket.errorText())")
             }
             if let response = (try? parseResponse(data, isHead: isHead)) ?? nil {
-                let closes = response.headers["Connection"]?.lowercased().contains("close") == true
-                return (response, keepAlive && !closes)
+                // HTTP/1.0 peers close unless they say keep-alive; HTTP/1.1 peers keep unless they say close.
+                let connection = response.headers["Connection"]?.lowercased() ?? ""
+                let http10 = data.starts(with: Array("HTTP/1.0".utf8))
+                let keeps = http10 ? connection.contains("keep-alive") : !connection.contains("close")
+                return (response, keepAlive && keeps)
             }
         }
         if keepAlive && data.isEmpty { throw StaleConnection() }

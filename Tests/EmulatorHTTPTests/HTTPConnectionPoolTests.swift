@@ -38,10 +38,22 @@ let peer: HTTPResponder = { req in .text(req.remoteAddress ?? "?") }
         }
     }
 
-    /// A peer that answers `Connection: close` (our server never does on its own) is not pooled.
-    @Test func connectionCloseResponsesAreNotPooled() async throws {
+    /// A peer that answers `Connection: close` (our server never does on its own) is not pooled,
+    /// nor is an HTTP/1.0 peer that does not say keep-alive.
+    @Test func closingPeersAreNotPooled() async throws {
+        for answer in ["HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nbye",
+                       "HTTP/1.0 200 OK\r\nContent-Length: 3\r\n\r\nbye"] {
+            let port = try oneShotServer(answer)
+            let pool = HTTPConnectionPool()
+            let r = try await pool.send(HTTPRequest(method: "GET", target: "/"), host: "127.0.0.1", port: port)
+            #expect(String(decoding: r.body, as: UTF8.self) == "bye")
+            #expect(pool.idleCount == 0)
+        }
+    }
+
+    /// Listens on a free loopback port, answers one connection with `answer` and closes it.
+    func oneShotServer(_ answer: String) throws -> Int {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(listener) }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -49,18 +61,15 @@ let peer: HTTPResponder = { req in .text(req.remoteAddress ?? "?") }
         _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, len) } }
         listen(listener, 1)
         _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &len) } }
-        let port = Int(UInt16(bigEndian: addr.sin_port))
         let t = Thread {
             let fd = accept(listener, nil, nil)
             var buf = [UInt8](repeating: 0, count: 4096)
             _ = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            try? HTTPClient.writeAll(fd, Array("HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nbye".utf8))
+            try? HTTPClient.writeAll(fd, Array(answer.utf8))
             close(fd)
+            close(listener)
         }
         t.start()
-        let pool = HTTPConnectionPool()
-        let r = try await pool.send(HTTPRequest(method: "GET", target: "/"), host: "127.0.0.1", port: port)
-        #expect(String(decoding: r.body, as: UTF8.self) == "bye")
-        #expect(pool.idleCount == 0)
+        return Int(UInt16(bigEndian: addr.sin_port))
     }
 }
