@@ -6,11 +6,7 @@ local headers = {
   ["X-Amz-Target"] = "AWSCognitoIdentityProviderService.SignUp",
   ["Authorization"] = "AWS4-HMAC-SHA256 Credential=testing/20240101/us-east-1/cognito-idp/aws4_request, SignedHeaders=host, Signature=0",
 }
-local threads = 0
-function setup(thread)
-  threads = threads + 1
-  thread:set("tid", threads)
-end
+setup = report.setup
 local counter = 0
 request = function()
   counter = counter + 1

@@ -11,4 +11,12 @@ function M.done(summary, latency, requests)
     summary.requests, errors))
 end
 
+-- Use as `setup = report.setup`: gives each wrk thread a global `tid` (1, 2, ...) so scenarios
+-- that create things can make names unique across threads.
+local threads = 0
+function M.setup(thread)
+  threads = threads + 1
+  thread:set("tid", threads)
+end
+
 return M

@@ -1,11 +1,7 @@
 -- Email/password sign-up: a new user per request (unique email per thread and counter), its
 -- password hashed, an RS256-signed ID token minted. The peer of Cognito's SignUp.
 local report = dofile("bench/wrk/report.lua")
-local threads = 0
-function setup(thread)
-  threads = threads + 1
-  thread:set("tid", threads)
-end
+setup = report.setup
 local counter = 0
 request = function()
   counter = counter + 1
