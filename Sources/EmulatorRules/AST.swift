@@ -1,3 +1,5 @@
+import Foundation
+
 /// An expression node. `id` is unique within a ruleset (coverage counters key on it).
 public final class Expr: Sendable {
     /// Binary operators.
@@ -41,14 +43,55 @@ public final class Expr: Sendable {
     public let location: SourceLocation
     /// What it is.
     public let kind: Kind
-    /// The source text of the node (for explanations and coverage).
-    public let text: String
+    /// Levels of nodes from here to the deepest leaf (a literal is 1). Every pass over a ruleset
+    /// recurses over the tree, so the parser bounds this (`Parser.maxExpressionDepth`).
+    public let depth: Int
+    /// The ruleset's source and this node's byte range in it: a range rather than a copy, since
+    /// the nodes of a chain `a + b + c ...` overlap and copies would grow with its square.
+    let source: SourceBytes
+    let range: Range<Int>
 
-    init(id: Int, location: SourceLocation, kind: Kind, text: String) {
+    /// The source text of the node (for explanations and coverage).
+    public var text: String {
+        String(decoding: source.bytes[range], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    init(id: Int, location: SourceLocation, kind: Kind, source: SourceBytes, range: Range<Int>) {
         self.id = id
         self.location = location
         self.kind = kind
-        self.text = text
+        self.source = source
+        self.range = range
+        depth = 1 + kind.children.reduce(0) { max($0, $1.depth) }
+    }
+}
+
+/// The UTF-8 text a ruleset was parsed from, shared by all of its nodes.
+final class SourceBytes: Sendable {
+    let bytes: [UInt8]
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+}
+
+extension Expr {
+    /// Direct sub-expressions.
+    var children: [Expr] { kind.children }
+}
+
+extension Expr.Kind {
+    /// The direct sub-expressions, in source order.
+    var children: [Expr] {
+        switch self {
+        case .null, .bool, .int, .float, .string, .bytes, .identifier: return []
+        case .list(let items): return items
+        case .map(let entries): return entries.flatMap { [$0.0, $0.1] }
+        case .path(let parts): return parts.compactMap { if case .interpolation(let e) = $0 { e } else { nil } }
+        case .member(let e, _), .not(let e), .negate(let e), .isType(let e, _): return [e]
+        case .index(let a, let b), .binary(_, let a, let b): return [a, b]
+        case .slice(let e, let lo, let hi): return [e] + [lo, hi].compactMap { $0 }
+        case .call(let f, let args): return [f] + args
+        case .ternary(let c, let a, let b): return [c, a, b]
+        }
     }
 }
 

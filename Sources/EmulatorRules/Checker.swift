@@ -110,22 +110,3 @@ struct Checker {
         }
     }
 }
-
-extension Expr {
-    /// Direct sub-expressions.
-    var children: [Expr] {
-        switch kind {
-        case .null, .bool, .int, .float, .string, .bytes, .identifier: return []
-        case .list(let l): return l
-        case .map(let m): return m.flatMap { [$0.0, $0.1] }
-        case .path(let parts): return parts.compactMap { if case .interpolation(let e) = $0 { e } else { nil } }
-        case .member(let o, _): return [o]
-        case .index(let o, let i): return [o, i]
-        case .slice(let o, let a, let b): return [o] + [a, b].compactMap { $0 }
-        case .call(let c, let args): return [c] + args
-        case .not(let x), .negate(let x), .isType(let x, _): return [x]
-        case .binary(_, let l, let r): return [l, r]
-        case .ternary(let a, let b, let c): return [a, b, c]
-        }
-    }
-}

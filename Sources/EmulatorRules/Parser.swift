@@ -8,13 +8,31 @@ struct ParseError: Error {
 /// Precedence, high to low: postfix (`a.b a[i] a()`), unary (`! -`), `* / %`, `+ -`,
 /// `< <= > >=`, `in`, `is`, `== !=`, `&&`, `||`, `?:`.
 struct Parser {
+    /// How deeply brackets, parentheses, calls, ternaries and unary operators may nest. Each level
+    /// costs about twenty parser frames, so this bounds the parser's own stack use.
+    static let maxNesting = 64
+    /// How deep an expression tree may be, counting every operator of a chain (`a && b && c` is 3
+    /// deep). The checker, evaluator and coverage walk recurse over the tree, so this bounds theirs.
+    static let maxExpressionDepth = 256
+    /// How deeply `match` blocks may nest (the checker's limit, enforced while parsing so that a
+    /// hostile file cannot recurse the parser itself away).
+    static let maxMatchNesting = 10
+
     var lexer: Lexer
     var current: Token
     var nextId: Int
     var version = 1
+    /// Current recursion depth of expression parsing (see `maxNesting`).
+    var nesting = 0
+    /// Current depth of `match` blocks.
+    var matchNesting = 0
+
+    /// The source, shared by every node's `text`.
+    let source: SourceBytes
 
     init(text: String, file: String, firstId: Int) throws {
         lexer = Lexer(text, file: file)
+        source = SourceBytes(lexer.bytes)
         nextId = firstId
         current = Token(kind: .end, offset: 0, line: 1, column: 1)
         current = try lex()
@@ -56,9 +74,22 @@ struct Parser {
         return e
     }
 
-    mutating func node(_ kind: Expr.Kind, _ loc: SourceLocation, _ start: Int) -> Expr {
+    mutating func node(_ kind: Expr.Kind, _ loc: SourceLocation, _ start: Int) throws -> Expr {
         nextId += 1
-        return Expr(id: nextId, location: loc, kind: kind, text: text(from: start))
+        let e = Expr(id: nextId, location: loc, kind: kind, source: source, range: start..<min(lexer.bytes.count, max(start, previousEnd)))
+        guard e.depth <= Self.maxExpressionDepth else {
+            throw ParseError(message: "expression is more than \(Self.maxExpressionDepth) levels deep; split long chains of operators into functions",
+                             location: loc)
+        }
+        return e
+    }
+
+    /// Enters one level of expression nesting; the caller leaves with `nesting -= 1`.
+    mutating func enterNesting() throws {
+        nesting += 1
+        guard nesting <= Self.maxNesting else {
+            throw ParseError(message: "expression is nested more than \(Self.maxNesting) levels deep", location: location)
+        }
     }
 
     // MARK: - File structure
@@ -95,6 +126,11 @@ struct Parser {
 
     mutating func parseMatch() throws -> MatchBlock {
         let loc = location
+        matchNesting += 1
+        defer { matchNesting -= 1 }
+        guard matchNesting <= Self.maxMatchNesting else {
+            throw ParseError(message: "match blocks are nested deeper than \(Self.maxMatchNesting) levels", location: loc)
+        }
         // `current` is `match`; the lexer sits right after it, so the raw path can be read.
         var segments: [MatchSegment] = []
         lexer.skipTrivia()
@@ -201,6 +237,8 @@ struct Parser {
     // MARK: - Expressions
 
     mutating func parseExpr() throws -> Expr {
+        try enterNesting()
+        defer { nesting -= 1 }
         let loc = location, start = current.offset
         let cond = try parseOr()
         guard current.isSymbol("?") else { return cond }
@@ -208,7 +246,7 @@ struct Parser {
         let a = try parseExpr()
         try expect(":")
         let b = try parseExpr()
-        return node(.ternary(cond, a, b), loc, start)
+        return try node(.ternary(cond, a, b), loc, start)
     }
 
     mutating func binaryLevel(_ ops: [String], _ next: (inout Parser) throws -> Expr) throws -> Expr {
@@ -217,7 +255,7 @@ struct Parser {
         while case .symbol(let s) = current.kind, ops.contains(s) {
             try advance()
             let rhs = try next(&self)
-            lhs = node(.binary(Expr.BinaryOp(rawValue: s)!, lhs, rhs), loc, start)
+            lhs = try node(.binary(Expr.BinaryOp(rawValue: s)!, lhs, rhs), loc, start)
         }
         return lhs
     }
@@ -233,7 +271,7 @@ struct Parser {
             try advance()
             var type = try identifier("a type name")
             while current.isSymbol(".") { try advance(); type += "." + (try identifier("a type name")) }
-            e = node(.isType(e, type), loc, start)
+            e = try node(.isType(e, type), loc, start)
         }
         return e
     }
@@ -244,7 +282,7 @@ struct Parser {
         while current.isWord("in") {
             try advance()
             let rhs = try parseRelational()
-            e = node(.binary(.in, e, rhs), loc, start)
+            e = try node(.binary(.in, e, rhs), loc, start)
         }
         return e
     }
@@ -255,12 +293,19 @@ struct Parser {
 
     mutating func parseUnary() throws -> Expr {
         let loc = location, start = current.offset
-        if current.isSymbol("!") { try advance(); return node(.not(try parseUnary()), loc, start) }
+        if current.isSymbol("!") {
+            try advance()
+            try enterNesting()
+            defer { nesting -= 1 }
+            return try node(.not(try parseUnary()), loc, start)
+        }
         if current.isSymbol("-") {
             try advance()
-            if case .int(let i) = current.kind { try advance(); return node(.int(-i), loc, start) }
-            if case .float(let d) = current.kind { try advance(); return node(.float(-d), loc, start) }
-            return node(.negate(try parseUnary()), loc, start)
+            if case .int(let i) = current.kind { try advance(); return try node(.int(-i), loc, start) }
+            if case .float(let d) = current.kind { try advance(); return try node(.float(-d), loc, start) }
+            try enterNesting()
+            defer { nesting -= 1 }
+            return try node(.negate(try parseUnary()), loc, start)
         }
         return try parsePostfix()
     }
@@ -272,14 +317,14 @@ struct Parser {
             if current.isSymbol(".") {
                 try advance()
                 let name = try identifier("a field or method name")
-                e = node(.member(e, name), loc, start)
+                e = try node(.member(e, name), loc, start)
             } else if current.isSymbol("[") {
                 try advance()
                 if current.isSymbol(":") {
                     try advance()
                     let hi = current.isSymbol("]") ? nil : try parseExpr()
                     try expect("]")
-                    e = node(.slice(e, nil, hi), loc, start)
+                    e = try node(.slice(e, nil, hi), loc, start)
                     continue
                 }
                 let i = try parseExpr()
@@ -287,10 +332,10 @@ struct Parser {
                     try advance()
                     let hi = current.isSymbol("]") ? nil : try parseExpr()
                     try expect("]")
-                    e = node(.slice(e, i, hi), loc, start)
+                    e = try node(.slice(e, i, hi), loc, start)
                 } else {
                     try expect("]")
-                    e = node(.index(e, i), loc, start)
+                    e = try node(.index(e, i), loc, start)
                 }
             } else if current.isSymbol("(") {
                 try advance()
@@ -300,7 +345,7 @@ struct Parser {
                     if current.isSymbol(",") { try advance() } else { break }
                 }
                 try expect(")")
-                e = node(.call(e, args), loc, start)
+                e = try node(.call(e, args), loc, start)
             } else {
                 return e
             }
@@ -310,17 +355,17 @@ struct Parser {
     mutating func parsePrimary() throws -> Expr {
         let loc = location, start = current.offset
         switch current.kind {
-        case .int(let i): try advance(); return node(.int(i), loc, start)
-        case .float(let d): try advance(); return node(.float(d), loc, start)
-        case .string(let s): try advance(); return node(.string(s), loc, start)
-        case .bytes(let b): try advance(); return node(.bytes(b), loc, start)
+        case .int(let i): try advance(); return try node(.int(i), loc, start)
+        case .float(let d): try advance(); return try node(.float(d), loc, start)
+        case .string(let s): try advance(); return try node(.string(s), loc, start)
+        case .bytes(let b): try advance(); return try node(.bytes(b), loc, start)
         case .identifier(let name):
             try advance()
             switch name {
-            case "true": return node(.bool(true), loc, start)
-            case "false": return node(.bool(false), loc, start)
-            case "null": return node(.null, loc, start)
-            default: return node(.identifier(name), loc, start)
+            case "true": return try node(.bool(true), loc, start)
+            case "false": return try node(.bool(false), loc, start)
+            case "null": return try node(.null, loc, start)
+            default: return try node(.identifier(name), loc, start)
             }
         case .symbol("("):
             try advance()
@@ -335,7 +380,7 @@ struct Parser {
                 if current.isSymbol(",") { try advance() } else { break }
             }
             try expect("]")
-            return node(.list(items), loc, start)
+            return try node(.list(items), loc, start)
         case .symbol("{"):
             try advance()
             var entries: [(Expr, Expr)] = []
@@ -346,7 +391,7 @@ struct Parser {
                 if current.isSymbol(",") { try advance() } else { break }
             }
             try expect("}")
-            return node(.map(entries), loc, start)
+            return try node(.map(entries), loc, start)
         case .symbol("/"):
             return try parsePathLiteral(loc, start)
         default:
@@ -374,7 +419,7 @@ struct Parser {
         let endOffset = lexer.pos
         current = try lex()
         nextId += 1
-        return Expr(id: nextId, location: loc, kind: .path(parts), text: String(decoding: lexer.bytes[start..<endOffset], as: UTF8.self))
+        return Expr(id: nextId, location: loc, kind: .path(parts), source: source, range: start..<endOffset)
     }
 }
 

@@ -46,10 +46,21 @@ struct SourceText: Sendable {
         self.lines = text.split(separator: "\n", omittingEmptySubsequences: false)
     }
 
+    /// The widest excerpt shown; longer lines are cut to a window around the caret.
+    static let excerptWidth = 120
+
     func excerpt(_ loc: SourceLocation) -> String {
         guard loc.line >= 1, loc.line <= lines.count else { return "" }
-        let line = String(lines[loc.line - 1]).replacingOccurrences(of: "\t", with: " ")
-        return "  " + line + "\n  " + String(repeating: " ", count: max(0, loc.column - 1)) + "^"
+        var line = Array(String(lines[loc.line - 1]).replacingOccurrences(of: "\t", with: " "))
+        var caret = max(0, loc.column - 1)
+        if line.count > Self.excerptWidth {
+            // A generated or hostile file can put 200 KiB on one line; show the part that matters.
+            let from = max(0, min(caret - Self.excerptWidth / 2, line.count - Self.excerptWidth))
+            let to = min(line.count, from + Self.excerptWidth)
+            line = (from > 0 ? ["…"] : []) + Array(line[from..<to]) + (to < line.count ? ["…"] : [])
+            caret = caret - from + (from > 0 ? 1 : 0)
+        }
+        return "  " + String(line) + "\n  " + String(repeating: " ", count: caret) + "^"
     }
 
     func diagnostic(_ loc: SourceLocation, _ message: String) -> Diagnostic {
