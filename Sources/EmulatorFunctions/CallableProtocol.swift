@@ -18,17 +18,19 @@ public enum CallableProtocol {
         return try decode(data)
     }
 
-    /// Replaces `@type` Int64/UInt64 wrappers by numbers; any other `@type` is an error.
+    /// Replaces `@type` Int64/UInt64 wrappers by numbers; any other `@type`, or a wrapper without a
+    /// numeric string `value`, is the caller's bad input: `INVALID_ARGUMENT` "Bad Request" (the SDKs
+    /// never send one; firebase-functions answers `INTERNAL` there, a 500 for a client's mistake).
     public static func decode(_ v: JSON) throws -> JSON {
         switch v {
         case .array(let a): return .array(try a.map(decode))
         case .object(let o):
             if let t = o["@type"]?.stringValue {
                 guard t == int64Type || t == uint64Type, let s = o["value"]?.stringValue else {
-                    throw HttpsError(.internal, "INTERNAL")
+                    throw HttpsError(.invalidArgument, "Bad Request")
                 }
                 if let i = Int64(s) { return .int(i) }
-                guard let d = Double(s) else { throw HttpsError(.internal, "INTERNAL") }
+                guard let d = Double(s) else { throw HttpsError(.invalidArgument, "Bad Request") }
                 return .double(d)
             }
             return .object(try o.mapValues(decode))

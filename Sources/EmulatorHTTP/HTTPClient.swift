@@ -51,10 +51,27 @@ public enum HTTPClient {
         }
         for (n, v) in headers { head += "\(n): \(v)\r\n" }
         head += "\r\n"
-        try writeAll(fd, Array(head.utf8) + request.body, staleOnReset: keepAlive)
+        let isHead = request.method == "HEAD"
+        do {
+            try writeAll(fd, Array(head.utf8) + request.body, staleOnReset: keepAlive)
+        } catch let error as HTTPServerError {
+            // The peer may answer before reading the whole body (a handler that ignores it, an
+            // early 413) and close, which resets the connection under this write. Its answer is
+            // already waiting in the receive buffer, and it is the answer, as curl reads it.
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, 0) > 0, let early = try? readResponse(fd, host: host, port: port, isHead: isHead, keepAlive: false) else {
+                throw error
+            }
+            return (early.response, false)
+        }
+        return try readResponse(fd, host: host, port: port, isHead: isHead, keepAlive: keepAlive)
+    }
+
+    /// Reads one whole response from `fd`; with `keepAlive`, also whether the connection may be reused.
+    static func readResponse(_ fd: Int32, host: String, port: Int, isHead: Bool,
+                             keepAlive: Bool) throws -> (response: HTTPResponse, reusable: Bool) {
         var data: [UInt8] = []
         var buf = [UInt8](repeating: 0, count: 64 * 1024)
-        let isHead = request.method == "HEAD"
         while true {
             let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n > 0 { data.append(contentsOf: buf[0..<n]) } else if n == 0 { break } else if errno == EINTR { continue } else {

@@ -43,6 +43,9 @@ public final class HTTPConnectionPool: Sendable {
                 return response
             } catch is HTTPClient.StaleConnection where pooled != nil {
                 close(fd)  // dropped while idle: the peer never saw the request; try the next one
+            } catch is HTTPClient.StaleConnection {
+                close(fd)  // a fresh connection: the peer took the request and closed without a word
+                throw HTTPServerError("\(host):\(port) closed the connection without answering")
             } catch {
                 close(fd)
                 throw error

@@ -28,6 +28,19 @@ import Testing
         #expect(throws: HttpsError.self) { try CallableProtocol.decode(["@type": "type.googleapis.com/google.protobuf.Other", "value": "1"]) }
     }
 
+    /// A wrapper that cannot be decoded is the caller's bad input: 400 INVALID_ARGUMENT, not a 500.
+    @Test(arguments: [
+        #"{"data": {"@type": "type.googleapis.com/google.protobuf.Any", "value": "1"}}"#,
+        #"{"data": {"@type": "type.googleapis.com/google.protobuf.Int64Value"}}"#,
+        #"{"data": {"@type": "type.googleapis.com/google.protobuf.Int64Value", "value": 5}}"#,
+        #"{"data": [{"@type": "type.googleapis.com/google.protobuf.UInt64Value", "value": "twelve"}]}"#,
+    ])
+    func undecodableWrappersAreBadRequests(body: String) {
+        #expect(throws: HttpsError(.invalidArgument, "Bad Request")) {
+            try CallableProtocol.decodeRequest(method: "POST", contentType: "application/json", body: Array(body.utf8))
+        }
+    }
+
     @Test func errorsMapToStatusAndShape() {
         let (s1, b1) = CallableProtocol.failure(HttpsError(.failedPrecondition, "recent sign-in", details: ["x": 1]))
         #expect(s1 == 400)

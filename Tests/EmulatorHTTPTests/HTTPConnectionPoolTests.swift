@@ -51,6 +51,19 @@ let peer: HTTPResponder = { req in .text(req.remoteAddress ?? "?") }
         }
     }
 
+    /// A peer may answer before it has read the whole body (a handler that ignores the body, an
+    /// early 413) and close; the close resets the connection under the client's write. The answer
+    /// already sent is what the caller gets, not "writing the request failed: Broken pipe".
+    @Test func returnsAnAnswerSentBeforeTheBodyWasRead() async throws {
+        let body = [UInt8](repeating: UInt8(ascii: "x"), count: 16 * 1024 * 1024)
+        let answer = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nbye"
+        let pooled = try await HTTPConnectionPool().send(HTTPRequest(method: "POST", target: "/", body: body),
+                                                         host: "127.0.0.1", port: try oneShotServer(answer))
+        #expect(pooled.status == 200 && String(decoding: pooled.body, as: UTF8.self) == "bye")
+        let direct = try await HTTPClient.send(HTTPRequest(method: "GET", target: "/", body: body), host: "127.0.0.1", port: try oneShotServer(answer))
+        #expect(direct.status == 200 && String(decoding: direct.body, as: UTF8.self) == "bye")
+    }
+
     /// Listens on a free loopback port, answers one connection with `answer` and closes it.
     func oneShotServer(_ answer: String) throws -> Int {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -35,6 +35,7 @@ enum AdminOpenAPI {
         "info": ["title": "Emulator control plane", "version": .string(EmulatorVersion.current)],
         "paths": [
             "/emulator/v1/status": ["get": op("Process status", params: [])],
+            "/emulator/v1/routes": ["get": op("Every registered route (method, path template) in registration order; method * is any", params: [])],
             "/emulator/v1/projects": [
                 "get": op("List projects", params: []),
                 "post": op("Register a project", body: object(["projectId": ["type": "string"], "apiKey": ["type": "string"]], required: ["projectId"]), params: []),

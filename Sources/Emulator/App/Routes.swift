@@ -3,8 +3,10 @@ import EmulatorHTTP
 /// Assembles every API's routes into one router. Each API registers its own routes in its own
 /// file (`StatusRoutes`, `AuthRoutes`, `StoreRoutes`, `FunctionsRoutes`, `AdminRoutes`).
 enum Routes {
+    /// The router with every route; `GET /emulator/v1/routes` lists its finished table.
     static func makeRouter(_ s: EmulatorServices) -> Router {
         var r = Router()
+        let listing = RouteListing()
         StatusRoutes.register(&r, s)
         AuthRoutes.register(&r, s)
         ProjectAdminRoutes.register(&r, s)
@@ -12,9 +14,11 @@ enum Routes {
         ResetRoutes.register(&r, s)
         ExportRoutes.register(&r, s)
         AdminOpenAPI.register(&r, s)
+        listing.register(&r)
         StoreRoutes.register(&r, s)
         RulesRoutes.register(&r, s)
         FunctionsRoutes.register(&r, s)
+        listing.publish(r.table)
         return r
     }
 }

@@ -55,18 +55,20 @@ enum AuthRoutes {
     /// Adds every Auth route to `r`.
     static func register(_ r: inout Router, _ s: EmulatorServices) {
         let auth = s.auth
-        for (verb, op) in accountOps {
+        // Sorted: dictionary order changes from run to run, and `GET /emulator/v1/routes` lists
+        // routes in registration order.
+        for (verb, op) in accountOps.sorted(by: { $0.key < $1.key }) {
             r.post("\(itk)/v1/accounts:\(verb)") { req, _ in
                 json(try await op(auth, try AuthCall.make(req, s, .apiKeyOrBearer), req))
             }
         }
-        for (name, verb) in legacy {
+        for (name, verb) in legacy.sorted(by: { $0.key < $1.key }) {
             guard let op = accountOps[verb] else { continue }
             r.post("/www.googleapis.com/identitytoolkit/v3/relyingparty/\(name)") { req, _ in
                 json(try await op(auth, try AuthCall.make(req, s, .apiKeyOrBearer), req))
             }
         }
-        for (verb, op) in projectOps {
+        for (verb, op) in projectOps.sorted(by: { $0.key < $1.key }) {
             r.post("\(itk)/v1/projects/{project}/accounts:\(verb)") { req, m in json(try await op(auth, try AuthCall.make(req, s, .owner, pathProject: m["project"]), req)) }
         }
         r.post("\(itk)/v1/projects/{project}:queryAccounts") { req, m in

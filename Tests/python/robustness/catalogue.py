@@ -1,9 +1,11 @@
 """The bad-input catalogue: every public route and the hostile bodies, paths and numbers sent to it.
 
 Kept apart from the tests so the lists read as a table. `{p}` is the project the bad inputs
-target (registered by the tests), `{db}` the database. Global resets (`POST /reset`,
-`POST /emulator/v1/reset`) are left out on purpose: a valid call clears every project,
-including the canary, and they take no body to attack.
+target (registered by the tests), `{fp}` the project of the functions emulator that runs
+`Tests/python/functions/worker_py.py`. `ROUTE_TABLES` names every table of (method, path) rows;
+`test_route_coverage.py` checks them against the live route table (`GET /emulator/v1/routes`),
+so a route without a row here fails CI. The global resets (`POST /reset`, `POST /emulator/v1/reset`)
+clear every project, the canary's too, so they are sent to an emulator of their own.
 """
 
 TARGET = "robust-target"
@@ -37,6 +39,7 @@ BODY_ROUTES = [
     ("POST", DOCS + ":runQuery"),
     ("POST", DOCS + "/tasks/t1:runQuery"),
     ("POST", DOCS + ":runAggregationQuery"),
+    ("POST", DOCS + "/tasks/t1:runAggregationQuery"),
     ("POST", DOCS + ":listCollectionIds"),
     ("POST", DOCS + "/tasks/t1:listCollectionIds"),
 ] + [("POST", ITK + "/v1/accounts:" + verb + "?key=" + API_KEY) for verb in (
@@ -45,7 +48,8 @@ BODY_ROUTES = [
     "lookup", "delete", "createAuthUri")
 ] + [("POST", "/www.googleapis.com/identitytoolkit/v3/relyingparty/" + name + "?key=" + API_KEY) for name in (
     "verifyPassword", "signupNewUser", "verifyAssertion", "verifyCustomToken", "setAccountInfo",
-    "getAccountInfo", "deleteAccount")
+    "getAccountInfo", "deleteAccount", "resetPassword", "emailLinkSignin", "getOobConfirmationCode",
+    "createAuthUri", "sendVerificationCode", "verifyPhoneNumber")
 ] + [("POST", ITK + "/v1/projects/{p}/accounts:" + verb) for verb in (
     "batchCreate", "batchDelete", "query", "lookup", "update", "delete", "sendOobCode")
 ] + [
@@ -53,6 +57,7 @@ BODY_ROUTES = [
     ("POST", ITK + "/v1/projects/{p}:queryAccounts"),
     ("POST", ITK + "/v1/projects/{p}:createSessionCookie"),
     ("PATCH", ITK + "/v2/projects/{p}/config"),
+    ("POST", "/securetoken.googleapis.com/v1/token?key=" + API_KEY),
 ]
 
 # Routes that take no body: a hostile body must be ignored or refused, never a 5xx.
@@ -83,6 +88,82 @@ OTHER_ROUTES = [
     ("GET", ITK + "/v1/projects/{p}/accounts:batchGet"),
     ("GET", ITK + "/v2/projects/{p}/config"),
     ("GET", "/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com"),
+    ("GET", "/robot/v1/metadata/jwk/securetoken@system.gserviceaccount.com"),
+    ("GET", "/emulator/v1/routes"),
+    ("GET", "/emulator/v1/projects/{p}:ruleCoverage.html"),
+    ("GET", "/emulator/v1/projects/{p}:idle?timeoutMs=0"),
+    ("POST", "/emulator/v1/projects/{p}:reset"),
+    ("DELETE", "/emulator/v1/projects/{p}/faults"),
+    ("DELETE", "/emulator/v1/projects/{p}/accounts"),
+    ("DELETE", "/emulator/v1/projects/{p}/databases/(default)/documents"),
+    ("DELETE", "/emulator/v1/projects/{p}/databases/(default)/documents/tasks"),
+    ("GET", ITK + "/v1/projects?key=" + API_KEY),
+    ("GET", ITK + "/v1/recaptchaParams?key=" + API_KEY),
+]
+
+# Absurd numbers in query parameters: always a 4xx.
+BAD_QUERY_ROUTES = [
+    ("GET", "/emulator/v1/projects/{p}:idle?timeoutMs=abc"),
+    ("GET", "/emulator/v1/projects/{p}:idle?timeoutMs=-1"),
+    ("GET", "/emulator/v1/projects/{p}:idle?timeoutMs=99999999999999999999999"),
+    ("GET", "/emulator/v1/projects/{p}:idle?timeoutMs=1e3"),
+    ("GET", ITK + "/v1/projects/{p}/accounts:batchGet?maxResults=abc"),
+    ("GET", ITK + "/v1/projects/{p}/accounts:batchGet?maxResults=99999999999999999999"),
+    ("GET", ITK + "/v1/projects/{p}/accounts:batchGet?maxResults=-5"),
+]
+
+# Operations that are documented as not implemented (docs/auth.md, docs/store.md): 501 with a
+# message naming the operation, whatever the body, and nothing else.
+UNIMPLEMENTED_ROUTES = [("POST", ITK + "/" + p) for p in (
+    "v1/accounts:issueSamlResponse", "v1/accounts:signInWithGameCenter", "v1/accounts:verifyIosClient",
+    "v2/accounts:revokeToken", "v2/accounts/mfaEnrollment:finalize", "v2/accounts/mfaEnrollment:start",
+    "v2/accounts/mfaEnrollment:withdraw", "v2/accounts/mfaSignIn:finalize", "v2/accounts/mfaSignIn:start",
+    "v2/accounts/passkeyEnrollment:start", "v2/accounts/passkeyEnrollment:finalize",
+    "v2/accounts/passkeySignIn:start", "v2/accounts/passkeySignIn:finalize")
+] + [("GET", ITK + "/" + p) for p in (
+    "v1/sessionCookiePublicKeys", "v2/passwordPolicy", "v2/recaptchaConfig", "v2/defaultSupportedIdps")
+] + [
+    ("GET", ITK + "/v2/projects/{p}/tenants"),
+    ("POST", ITK + "/v1/projects/{p}/tenants/t1/accounts:lookup"),
+    ("DELETE", "/emulator/v1/projects/{p}/tenants/t1/accounts"),
+    ("POST", "/www.googleapis.com/identitytoolkit/v3/relyingparty/signOutUser?key=" + API_KEY),
+    ("POST", DOCS + ":partitionQuery"),
+    ("POST", DOCS + "/tasks/t1:partitionQuery"),
+    ("POST", DOCS + ":listen"),
+    ("POST", DOCS + ":write"),
+]
+
+# The out-of-band action page people open in a browser: a 4xx with a message in either the Firebase
+# Auth emulator's `{"authEmulator": {"error"}}` shape or the usual `{"error": {"message"}}` one.
+ACTION_PAGE_ROUTES = [
+    ("GET", "/emulator/action"),
+    ("GET", "/emulator/action?mode=resetPassword&oobCode=bogus&apiKey=" + API_KEY),
+    ("GET", "/emulator/action?mode=resetPassword&oobCode=bogus&newPassword=x&apiKey=" + API_KEY),
+    ("GET", "/emulator/action?mode=verifyEmail&oobCode=%00%FF&apiKey=" + API_KEY + "&projectId=..%2F" + "{p}"),
+    ("GET", "/emulator/action?mode=sideways&oobCode=x&apiKey=" + API_KEY),
+    ("GET", "/emulator/action?mode=signIn&oobCode=x&apiKey=" + API_KEY),
+]
+
+# Clear every project: sent (with hostile bodies) to an emulator of their own.
+GLOBAL_RESET_ROUTES = [
+    ("POST", "/reset"),
+    ("POST", "/emulator/v1/reset"),
+]
+
+# The functions emulator: `{fp}` runs Tests/python/functions/worker_py.py as a codebase.
+FUNCTIONS_PROJECT = "robust-functions"
+# The callable `pyHello`: every bad body is 400 INVALID_ARGUMENT in the callable error shape.
+CALLABLE_ROUTES = [("POST", "/{fp}/us-central1/pyHello"), ("GET", "/{fp}/us-central1/pyHello")]
+# The HTTP function `pyHttp` (the worker serves GET; the host passes every answer through as is).
+HTTP_FUNCTION_ROUTES = [(m, "/{fp}/us-central1/pyHttp" + below)
+                        for m in ("GET", "POST", "PUT", "PATCH", "DELETE") for below in ("", "/a/b?q=%FF")]
+# No such function: 404 with a message, whatever the body.
+UNKNOWN_FUNCTION_ROUTES = [
+    ("POST", "/{fp}/us-central1/nope"),
+    ("POST", "/{fp}/europe-west1/pyHello"),
+    ("POST", "/{fp}/us-central1/pyHello/below"),
+    ("POST", "/robust-no-such-project/us-central1/pyHello"),
+    ("GET", "/robust-no-such-project/us-central1/pyHttp/a/b"),
 ]
 
 DEEP_ARRAY = b"[" * 10_000 + b"]" * 10_000
@@ -140,3 +221,26 @@ DOT_NAMES = [".", ".."]
 TRAVERSAL_NAMES = ["..%2f..%2fetc%2fpasswd", "a%2fb", "%00", "x" * 101, "%FF"]
 TRAVERSAL_FS_PATHS = ["../escape", "a/../../escape", "..", "exports/../../escape",
                       "a\x00b"]
+
+# Well-formed callable requests whose `data` cannot be decoded (callable protocol): 400 INVALID_ARGUMENT.
+INT64 = b'"type.googleapis.com/google.protobuf.Int64Value"'
+BAD_CALLABLE_DATA = {
+    "extra-key": b'{"data": 1, "extra": 2}',
+    "no-data": b'{"date": 1}',
+    "unknown-type-wrapper": b'{"data": {"@type": "type.googleapis.com/google.protobuf.Any", "value": "1"}}',
+    "wrapper-without-value": b'{"data": {"@type": ' + INT64 + b'}}',
+    "wrapper-number-value": b'{"data": {"@type": ' + INT64 + b', "value": 5}}',
+    "wrapper-not-a-number": b'{"data": [{"@type": ' + INT64 + b', "value": "twelve"}]}',
+    "deep-data": b'{"data": ' + DEEP_ARRAY + b'}',
+}
+# A body larger than the socket buffers that the HTTP function never reads (it answers GET).
+UNREAD_BODY = b'"' + b"x" * (24 * 1024 * 1024) + b'"'
+
+# Every table of (method, path) rows, by name: test_route_coverage.py proves together they reach
+# every registered route.
+ROUTE_TABLES = {
+    "BODY_ROUTES": BODY_ROUTES, "OTHER_ROUTES": OTHER_ROUTES, "BAD_QUERY_ROUTES": BAD_QUERY_ROUTES,
+    "UNIMPLEMENTED_ROUTES": UNIMPLEMENTED_ROUTES, "ACTION_PAGE_ROUTES": ACTION_PAGE_ROUTES,
+    "GLOBAL_RESET_ROUTES": GLOBAL_RESET_ROUTES, "CALLABLE_ROUTES": CALLABLE_ROUTES,
+    "HTTP_FUNCTION_ROUTES": HTTP_FUNCTION_ROUTES, "UNKNOWN_FUNCTION_ROUTES": UNKNOWN_FUNCTION_ROUTES,
+}

@@ -22,6 +22,12 @@ def test_admin_api_needs_the_token(guarded):
     assert ok.status_code == 200
 
 
+def test_route_listing_needs_the_token(guarded):
+    assert requests.get(guarded.url + "/emulator/v1/routes", timeout=TIMEOUT).status_code == 401
+    ok = requests.get(guarded.url + "/emulator/v1/routes", headers={"Authorization": "Bearer s3cret"}, timeout=TIMEOUT)
+    assert ok.status_code == 200 and {"method": "GET", "path": "/emulator/v1/routes"} in ok.json()["routes"]
+
+
 def test_admin_reset_needs_the_token(guarded):
     r = requests.post(guarded.url + "/emulator/v1/reset", timeout=TIMEOUT)
     assert r.status_code == 401

@@ -13,8 +13,9 @@ import urllib.parse
 import pytest
 import requests
 
-from robustness.catalogue import (API_KEY, BODY_ROUTES, CANARY, DOT_NAMES, HOSTILE, MALFORMED,
-                                  OTHER_ROUTES, TARGET, TRAVERSAL_DOC_PATHS, TRAVERSAL_FS_PATHS, TRAVERSAL_NAMES)
+from robustness.catalogue import (ACTION_PAGE_ROUTES, API_KEY, BAD_QUERY_ROUTES, BODY_ROUTES, CANARY, DOT_NAMES,
+                                  GLOBAL_RESET_ROUTES, HOSTILE, MALFORMED, OTHER_ROUTES, TARGET, TRAVERSAL_DOC_PATHS,
+                                  TRAVERSAL_FS_PATHS, TRAVERSAL_NAMES, UNIMPLEMENTED_ROUTES)
 
 TIMEOUT = 10
 OWNER = {"Authorization": "Bearer owner"}
@@ -123,6 +124,52 @@ def test_bodyless_routes_survive_hostile_bodies(emulator, setup, route):
     s, _ = setup
     for body in (MALFORMED["deep-array"], MALFORMED["invalid-utf8"], MALFORMED["truncated"]):
         check(send(s, emulator, *route, body=body), must_fail=False)
+
+
+@pytest.mark.parametrize("route", BAD_QUERY_ROUTES, ids=route_id)
+def test_absurd_numbers_in_queries_are_4xx(emulator, setup, route):
+    s, _ = setup
+    check(send(s, emulator, *route), must_fail=True)
+
+
+def error_message(r):
+    """The message of a JSON error answer, whichever documented shape it has."""
+    body = r.json()
+    if isinstance(body.get("authEmulator"), dict):  # the Firebase Auth emulator's action page
+        return body["authEmulator"].get("error")
+    return body["error"].get("message") if isinstance(body.get("error"), dict) else None
+
+
+@pytest.mark.parametrize("route", UNIMPLEMENTED_ROUTES, ids=route_id)
+def test_unimplemented_operations_are_501_whatever_the_body(emulator, setup, route):
+    """Documented as not implemented (docs/auth.md, docs/store.md): 501 naming the operation, for any body."""
+    s, _ = setup
+    problems = []
+    for name, body in {**MALFORMED, **HOSTILE}.items():
+        r = send(s, emulator, *route, body=body)
+        message = error_message(r) if r.headers.get("Content-Type", "").startswith("application/json") else None
+        if r.status_code != 501 or not message:
+            problems.append(f"{name} {route[0]} {r.request.url} -> {r.status_code}: {r.text[:200]}")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("route", ACTION_PAGE_ROUTES, ids=lambda r: r[1][:60])
+def test_action_page_refuses_bad_links_with_a_message(emulator, setup, route):
+    s, _ = setup
+    for body in (None, MALFORMED["deep-array"], MALFORMED["invalid-utf8"]):
+        r = send(s, emulator, *route, body=body)
+        assert 400 <= r.status_code < 500 and error_message(r), f"{route} -> {r.status_code}: {r.text[:200]}"
+
+
+def test_global_resets_survive_hostile_bodies(emulator_factory):
+    """The resets clear every project (the canary's too), so they get an emulator of their own."""
+    own = emulator_factory(project="robust-global")
+    s = requests.Session()
+    s.headers.update(OWNER)
+    answers = [(name, send(s, own, *route, body=body))
+               for route in GLOBAL_RESET_ROUTES for name, body in {**MALFORMED, **HOSTILE}.items()]
+    check_all(answers, must_fail=False)
+    assert own.proc.poll() is None and s.get(own.url + "/emulator/v1/status", timeout=TIMEOUT).status_code == 200
 
 
 def raw_request(emulator, head: bytes, body: bytes = b"", timeout=TIMEOUT):
