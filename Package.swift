@@ -43,9 +43,11 @@ let package = Package(
             resources: []
         ),
         .executableTarget(name: "emulator", dependencies: ["Emulator"]),
+        // Fuzz targets over the parsers and decoders, deterministic per input (see docs/robustness.md).
+        .target(name: "EmulatorFuzzTargets", dependencies: ["EmulatorHTTP", "EmulatorStore", "EmulatorRules", "EmulatorAuth", "EmulatorCrypto"], path: "Fuzz/Targets"),
+        // Runs a target: a deterministic mutation fuzzer, or libFuzzer when built by Fuzz/run.sh (-DLIBFUZZER).
+        .executableTarget(name: "emulator-fuzz", dependencies: ["EmulatorFuzzTargets"], path: "Fuzz/Sources"),
         // The MakeItSo example's functions codebase, run by the emulator as a worker.
-        // Deterministic mutation fuzzer over the parsers and decoders (see docs/robustness.md).
-        .executableTarget(name: "emulator-fuzz", dependencies: ["EmulatorHTTP", "EmulatorStore", "EmulatorRules", "EmulatorAuth"], path: "Fuzz/Sources"),
         .executableTarget(name: "makeitso-functions", dependencies: ["EmulatorFunctionsWorker"], path: "Examples/MakeItSo/Functions"),
         .executableTarget(name: "bench-functions", dependencies: ["EmulatorFunctionsWorker"], path: "bench/Functions"),
 
@@ -57,6 +59,7 @@ let package = Package(
         .testTarget(name: "EmulatorStoreTests", dependencies: ["EmulatorStore"]),
         .testTarget(name: "EmulatorFunctionsTests", dependencies: ["EmulatorFunctions"]),
         .testTarget(name: "EmulatorTests", dependencies: ["Emulator"]),
+        .testTarget(name: "EmulatorFuzzTargetsTests", dependencies: ["EmulatorFuzzTargets", "EmulatorRules"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -26,11 +26,16 @@ swift_status=$?
 set -e
 grep -E '^(✘|✔ Test run|error: )' .build/swift-test.log || tail -20 .build/swift-test.log
 
-echo "== fuzz smoke (2 s per target; longer runs: docs/robustness.md)"
 fuzz_status=0
-for t in http json value query rules jwt; do
-  .build/debug/emulator-fuzz "$t" --seconds 2 --seed "$RANDOM" || fuzz_status=1
-done
+if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then
+  echo "== fuzz: libFuzzer + AddressSanitizer, 5 s per target (SKIP_SANITIZERS=1: deterministic smoke instead; longer runs: docs/robustness.md)"
+  Fuzz/run.sh 5 || fuzz_status=1
+else
+  echo "== fuzz smoke (deterministic, 2 s per target; longer runs: docs/robustness.md)"
+  for t in http json value query rules jwt; do
+    .build/debug/emulator-fuzz "$t" --seconds 2 --seed "$RANDOM" || fuzz_status=1
+  done
+fi
 
 tsan_status=0
 if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then

@@ -67,6 +67,35 @@ func parseAll(_ chunks: [[UInt8]], maxHeader: Int = 64 * 1024, maxBody: Int = 1 
         #expect(parseAll([Array(s.utf8)], maxBody: 1500) == ["error 413"])
     }
 
+    /// Found by the `http` fuzz target (Fuzz/regressions/http/): a line limit gave another answer
+    /// depending on whether the line's end had arrived yet. A trailer line or a chunk-size line over
+    /// its limit was refused only while its CRLF was missing; a head of exactly the limit was
+    /// refused when its terminator arrived split after "\r\n\r".
+    @Test(arguments: [
+        ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: " + String(repeating: "a", count: 1100) + "\r\n\r\n", "error 431"),
+        ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1;e=" + String(repeating: "e", count: 4200) + "\r\nx\r\n0\r\n\r\n", "error 400"),
+        ("GET / HTTP/1.1\r\nX: " + String(repeating: "h", count: 1005) + "\r\n\r\n", "GET / HTTP/1.1 [X=\(String(repeating: "h", count: 1005))] body="),
+    ])
+    func lineLimitsDoNotDependOnChunking(input: String, expected: String) {
+        let bytes = Array(input.utf8)
+        let whole = parseAll([bytes], maxHeader: 1024)
+        #expect(whole == [expected])
+        let cuts = Array(stride(from: 1, to: bytes.count - 8, by: 97)) + Array((bytes.count - 8)..<bytes.count)
+        for cut in cuts {
+            #expect(parseAll([Array(bytes[..<cut]), Array(bytes[cut...])], maxHeader: 1024) == whole, "split at \(cut)")
+        }
+    }
+
+    /// Each trailer line has a limit, and so does the trailer section: endless short trailer
+    /// lines are a 431, as endless header lines are.
+    @Test func trailerSectionOverTheHeaderLimitIs431() {
+        let trailers = String(repeating: "X-T: 0123456789\r\n", count: 200)
+        let s = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\n" + trailers + "\r\n"
+        #expect(parseAll([Array(s.utf8)], maxHeader: 1024) == ["error 431"])
+        let few = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\n" + String(repeating: "X-T: 0123456789\r\n", count: 10) + "\r\n"
+        #expect(parseAll([Array(few.utf8)], maxHeader: 1024) == ["POST / HTTP/1.1 [Transfer-Encoding=chunked] body=x"])
+    }
+
     /// The same bytes give the same requests whether fed at once, byte by byte, or in random chunks.
     @Test func byteByByteReplayGivesTheSameResult() {
         let input = Array(("POST /a%28default%29 HTTP/1.1\r\nContent-Length: 4\r\n\r\nbody"
