@@ -54,8 +54,10 @@ extension Value {
 
     static func cmp<T: Comparable>(_ x: T, _ y: T) -> Int { x < y ? -1 : (x == y ? 0 : 1) }
 
+    /// Firestore's string order: UTF-8 bytes, no normalization. Not Swift's `==`, which calls
+    /// precomposed and decomposed "é" equal and so made the order non-transitive.
     static func compareUTF8(_ x: String, _ y: String) -> Int {
-        if x == y { return 0 }
+        if x.utf8.elementsEqual(y.utf8) { return 0 }
         return x.utf8.lexicographicallyPrecedes(y.utf8) ? -1 : 1
     }
 
@@ -118,8 +120,9 @@ extension Value {
 }
 
 extension Value {
-    /// A key equal for exactly the values `==` considers equal (1 and 1.0 share one), nil for NaN
-    /// (which equals nothing). Used by the equality indexes.
+    /// A key shared by the values `==` considers equal (1 and 1.0 share one), nil for NaN (which
+    /// equals nothing). Used by the equality indexes. Keys are Swift strings, so canonically
+    /// equivalent strings share one too; that only widens the candidates, which the filter checks.
     var equalityKey: String? {
         switch self {
         case .double(let d):
