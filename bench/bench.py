@@ -20,8 +20,8 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import (CONNECTIONS, TABLE_HEAD, call, ratio, row, rss_mib, seed, sign_up, start_emulator, stop,  # noqa: E402
-                      wait_http, wrk)
+from benchlib import (CEILING_HEAD, CONNECTIONS, TABLE_HEAD, call, ratio, row, rss_mib, seed, sign_up,  # noqa: E402
+                      start_emulator, stop, wait_http, wrk)
 from peers import ITEMS as MOTO_ITEMS, Moto  # noqa: E402
 
 BIN = os.environ.get("EMULATOR_BIN", ".build/release/emulator")
@@ -91,11 +91,16 @@ def set_rules(port, project, text):
         raise RuntimeError(f"rules rejected: {status} {data[:300]!r}")
 
 
+CEILING = "GET /emulator/v1/status (HTTP ceiling)"
+GET = "document get (100,000-document collection)"
+RULED_GET = "document get under rules (ID token verified, rule evaluated)"
+
+
 def throughput(port, lines):
     """The main scenarios on the project seeded with SIZES."""
     ours = {
-        "GET /emulator/v1/status (HTTP ceiling)": wrk(port, "status.lua", WRK_SECONDS),
-        "document get (100,000-document collection)": wrk(port, "get.lua", WRK_SECONDS),
+        CEILING: wrk(port, "status.lua", WRK_SECONDS),
+        GET: wrk(port, "get.lua", WRK_SECONDS),
         "document create (POST, generated id)": wrk(port, "create.lua", WRK_SECONDS),
         "runQuery returning 20 of 100,000 (equality filter, limit 20)": wrk(port, "query.lua", WRK_SECONDS),
         "commit of 2 updates, atomic": wrk(port, "commit.lua", WRK_SECONDS, {"WRITES": "2"}),
@@ -108,10 +113,19 @@ def throughput(port, lines):
     # token and the document, versus the owner get above.
     set_rules(port, PROJECT, RULES)
     token = sign_up(port)["idToken"]
-    ours["document get under rules (ID token verified, rule evaluated)"] = wrk(port, "get.lua", WRK_SECONDS, {"TOKEN": token})
+    ours[RULED_GET] = wrk(port, "get.lua", WRK_SECONDS, {"TOKEN": token})
     set_rules(port, PROJECT, OPEN_RULES)
-    lines += [f"wrk: 2 threads, {CONNECTIONS} connections, {WRK_SECONDS} s per scenario, keep-alive, loopback.", "", *TABLE_HEAD]
-    lines += [row(k, v) for k, v in ours.items()]
+    ceiling = ours[CEILING]
+    owner, ruled = ours[GET], ours[RULED_GET]
+    lines += [f"wrk: 2 threads, {CONNECTIONS} connections, {WRK_SECONDS} s per scenario, keep-alive, loopback. "
+              "The last column is each scenario's requests/s as a share of the constant route's (our HTTP stack's ceiling).",
+              "", *CEILING_HEAD]
+    lines += [row(k, v, ceiling) for k, v in ours.items()]
+    # Server time per request at saturation on 2 cores, from the throughput difference.
+    extra_us = 2e6 / ruled["rps"] - 2e6 / owner["rps"]
+    lines += ["", f"The cost of rules: a get under rules runs at {ruled['rps'] / owner['rps']:.0%} of the owner get's rate "
+              f"(about {extra_us:.0f} µs of CPU more per request on 2 cores: ID-token check, rule evaluation, document read "
+              f"for `resource`); its p50 is {ruled['p50_ms'] / owner['p50_ms']:.2f}x the owner get's."]
     return ours
 
 
@@ -206,7 +220,7 @@ def peer(ours, lines):
     lines += [f"moto {version} in server mode (DynamoDB with {MOTO_ITEMS:,} items, Cognito user pools), same wrk settings:", "",
               *TABLE_HEAD, *[row(f"moto {k}", v) for k, v in m.items()], "",
               "| ratio (ours / moto) | throughput | p50 latency |", "|---|---|---|",
-              ratio("document get vs GetItem", ours["document get (100,000-document collection)"], m["GetItem"]),
+              ratio("document get vs GetItem", ours[GET], m["GetItem"]),
               ratio("document create vs PutItem", ours["document create (POST, generated id)"], m["PutItem"]),
               ratio("2-update commit vs 2-put TransactWriteItems", ours["commit of 2 updates, atomic"], m["TransactWriteItems"]),
               ratio("email/password sign-up vs Cognito SignUp", ours["sign-up (email and password, RS256 token)"], m["Cognito SignUp"]), ""]

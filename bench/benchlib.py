@@ -98,8 +98,10 @@ def sign_up(port, body=None):
     return json.loads(data)
 
 
-def row(label, r):
-    return f"| {label} | {r['rps']:,.0f} | {r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {int(r['errors'])} |"
+def row(label, r, ceiling=None):
+    """A table row; with `ceiling` (the constant route's result) it adds this scenario's share of it."""
+    share = f" {r['rps'] / ceiling['rps']:.0%} |" if ceiling else ""
+    return f"| {label} | {r['rps']:,.0f} | {r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {int(r['errors'])} |" + share
 
 
 def ratio(label, ours, theirs):
@@ -108,3 +110,4 @@ def ratio(label, ours, theirs):
 
 
 TABLE_HEAD = ["| scenario | requests/s | p50 ms | p99 ms | errors |", "|---|---|---|---|---|"]
+CEILING_HEAD = ["| scenario | requests/s | p50 ms | p99 ms | errors | share of the ceiling |", "|---|---|---|---|---|---|"]

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One command for every benchmark: builds the release binary, installs the load generator (wrk)
 # and the comparison server (moto) when missing, then measures on loopback and appends a dated
-# section to bench/RESULTS.md. Bounded: about 3 minutes of measuring after the build.
+# section to bench/RESULTS.md. Bounded: about 7 minutes of measuring after the build.
 # Usage: bench/run.sh            (from anywhere; see docs/benchmarks.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,12 +30,25 @@ trap 'rm -f "$out"' EXIT
   echo "Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), \
 $(free -g | awk '/^Mem:/ {print $2 " GiB RAM (" $7 " GiB available)"}'), load average $(cut -d' ' -f1-3 /proc/loadavg)."
   echo
+  # Sessions land on different hosts: a fixed single-core job lets sections be compared.
+  echo "CPU calibration (compare sections by this first): a 10,000,000-step Python addition loop takes \
+$("$PYTHON" -c 'import time; t=time.perf_counter(); s=0
+for i in range(10_000_000): s+=i
+print(f"{time.perf_counter()-t:.2f}")') s."
+  echo
   echo "| measure | value | goal |"
   echo "|---|---|---|"
   echo "== start-up (20 cold starts)" >&2
   RUNS=20 "$PYTHON" bench/startup.py
+  echo "== control plane: reset, snapshot save and restore (10,000 documents, 1,000 users)" >&2
+  "$PYTHON" bench/control_plane.py
   echo "== throughput, latency, memory, scaling, moto" >&2
   "$PYTHON" bench/bench.py
+  echo "== cost of durability (--data-dir, each fsync policy)" >&2
+  echo "Cost of durability: 2,000 sequential PATCHes of 500 documents from one Python client (its own round"
+  echo "trip is most of each figure), in memory and with \`--data-dir\` under each fsync policy:"
+  echo
+  "$PYTHON" bench/write_cost.py
 } >"$out"
 cat "$out" >>bench/RESULTS.md
 cat "$out"

@@ -41,9 +41,11 @@ def main():
         with open(cfg, "w") as f:
             f.write('{"fsync": "%s"}' % policy)
         rows.append((f"--data-dir, fsync {policy}", ["--config", cfg, "--data-dir", os.path.join(d, "data")]))
+    print("| write path | p50 | p99 |")
+    print("|---|---|---|")
     for name, args in rows:
         p50, p99 = measure(args)
-        print(f"| document write, {name} | p50 {p50:.3f} ms | p99 {p99:.3f} ms |")
+        print(f"| {name} | {p50:.3f} ms | {p99:.3f} ms |")
 
 
 if __name__ == "__main__":
