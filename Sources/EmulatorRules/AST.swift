@@ -52,9 +52,7 @@ public final class Expr: Sendable {
     let range: Range<Int>
 
     /// The source text of the node (for explanations and coverage).
-    public var text: String {
-        String(decoding: source.bytes[range], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
+    public var text: String { source.text(range) }
 
     init(id: Int, location: SourceLocation, kind: Kind, source: SourceBytes, range: Range<Int>) {
         self.id = id
@@ -71,6 +69,11 @@ final class SourceBytes: Sendable {
     let bytes: [UInt8]
 
     init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    /// The text of `range`, without surrounding white space.
+    func text(_ range: Range<Int>) -> String {
+        String(decoding: bytes[range], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
 }
 
 extension Expr {

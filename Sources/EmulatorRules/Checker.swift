@@ -22,7 +22,7 @@ struct Checker {
         if ast.service != "cloud.firestore" { error(SourceLocation(file: source.name, line: 1, column: 1), "unsupported service '\(ast.service)' (expected cloud.firestore)") }
         var scope: [String: FunctionDecl] = [:]
         checkFunctions(ast.functions, vars: Self.globals, scope: &scope)
-        for m in ast.matches { checkMatch(m, vars: Self.globals, functions: scope, depth: 1) }
+        for m in ast.matches { checkMatch(m, vars: Self.globals, functions: scope) }
         checkRecursion()
     }
 
@@ -45,8 +45,8 @@ struct Checker {
         }
     }
 
-    mutating func checkMatch(_ m: MatchBlock, vars: Set<String>, functions: [String: FunctionDecl], depth: Int) {
-        if depth > 10 { error(m.location, "match blocks are nested deeper than 10 levels") }
+    /// Checks a match block and its children (their nesting depth is bounded by the parser).
+    mutating func checkMatch(_ m: MatchBlock, vars: Set<String>, functions: [String: FunctionDecl]) {
         var v = vars
         for seg in m.path {
             switch seg {
@@ -57,7 +57,7 @@ struct Checker {
         var scope = functions
         checkFunctions(m.functions, vars: v, scope: &scope)
         for a in m.allows { if let c = a.condition { checkExpr(c, vars: v, functions: scope, caller: nil) } }
-        for c in m.children { checkMatch(c, vars: v, functions: scope, depth: depth + 1) }
+        for c in m.children { checkMatch(c, vars: v, functions: scope) }
     }
 
     mutating func checkExpr(_ e: Expr, vars: Set<String>, functions: [String: FunctionDecl], caller: String?) {

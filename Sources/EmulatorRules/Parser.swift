@@ -14,7 +14,7 @@ struct Parser {
     /// How deep an expression tree may be, counting every operator of a chain (`a && b && c` is 3
     /// deep). The checker, evaluator and coverage walk recurse over the tree, so this bounds theirs.
     static let maxExpressionDepth = 256
-    /// How deeply `match` blocks may nest (the checker's limit, enforced while parsing so that a
+    /// How deeply `match` blocks may nest (Firebase's limit; enforced while parsing, so that a
     /// hostile file cannot recurse the parser itself away).
     static let maxMatchNesting = 10
 
@@ -62,10 +62,10 @@ struct Parser {
         return name
     }
 
-    func text(from start: Int) -> String {
-        let end = min(lexer.bytes.count, max(start, previousEnd))
-        return String(decoding: lexer.bytes[start..<end], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
+    /// From `start` to the end of the last consumed token.
+    func range(from start: Int) -> Range<Int> { start..<min(lexer.bytes.count, max(start, previousEnd)) }
+
+    func text(from start: Int) -> String { source.text(range(from: start)) }
 
     /// End offset of the last consumed token (the start of the current one, minus trivia).
     var previousEnd: Int {
@@ -76,7 +76,7 @@ struct Parser {
 
     mutating func node(_ kind: Expr.Kind, _ loc: SourceLocation, _ start: Int) throws -> Expr {
         nextId += 1
-        let e = Expr(id: nextId, location: loc, kind: kind, source: source, range: start..<min(lexer.bytes.count, max(start, previousEnd)))
+        let e = Expr(id: nextId, location: loc, kind: kind, source: source, range: range(from: start))
         guard e.depth <= Self.maxExpressionDepth else {
             throw ParseError(message: "expression is more than \(Self.maxExpressionDepth) levels deep; split long chains of operators into functions",
                              location: loc)

@@ -6,7 +6,6 @@ enum Routes {
     /// The router with every route; `GET /emulator/v1/routes` lists its finished table.
     static func makeRouter(_ s: EmulatorServices) -> Router {
         var r = Router()
-        let listing = RouteListing()
         StatusRoutes.register(&r, s)
         AuthRoutes.register(&r, s)
         ProjectAdminRoutes.register(&r, s)
@@ -14,11 +13,10 @@ enum Routes {
         ResetRoutes.register(&r, s)
         ExportRoutes.register(&r, s)
         AdminOpenAPI.register(&r, s)
-        listing.register(&r)
         StoreRoutes.register(&r, s)
         RulesRoutes.register(&r, s)
         FunctionsRoutes.register(&r, s)
-        listing.publish(r.table)
+        RouteListing.register(&r)
         return r
     }
 }
