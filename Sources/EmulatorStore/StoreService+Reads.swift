@@ -115,10 +115,12 @@ extension StoreService {
         }
     }
 
-    /// Ids of the collections directly under `parent` (admin only, as in the emulator).
-    public func listCollectionIds(project: String, database: String, parent: String, caller: Caller) throws -> [String] {
+    /// Ids of the collections directly under `parent` (admin only, as in the emulator), now or as
+    /// of `readTime` (within the kept history).
+    public func listCollectionIds(project: String, database: String, parent: String, readTime: Timestamp? = nil,
+                                  caller: Caller) throws -> [String] {
         guard caller.isAdmin else { throw EmulatorError.permissionDenied("Metadata operations require admin authentication.") }
         if !parent.isEmpty { try DocumentName.validateDocumentPath(parent) }
-        return try withDatabase(project, database) { data, _, _ in data.state.collectionIds(under: parent) }
+        return try withDatabase(project, database) { data, _, _ in data.state.collectionIds(under: parent, at: readTime) }
     }
 }

@@ -9,7 +9,13 @@ import EmulatorHTTP
 enum CallerResolver {
     /// The caller of `request` for `projectId`.
     static func resolve(_ request: HTTPRequest, projectId: String, services: EmulatorServices) throws -> Caller {
-        guard let token = request.bearerToken else { return .unauthenticated }
+        try resolve(bearerToken: request.bearerToken, projectId: projectId, services: services)
+    }
+
+    /// The caller for a bearer token (REST's `Authorization` header or gRPC's `authorization`
+    /// metadata, after `Bearer `); nil means unauthenticated.
+    static func resolve(bearerToken: String?, projectId: String, services: EmulatorServices) throws -> Caller {
+        guard let token = bearerToken else { return .unauthenticated }
         if token.lowercased() == "owner" || token.hasPrefix("ya29.") { return .admin }
         do {
             return .user(try services.auth.verifyIDToken(projectId: projectId, token: token))
