@@ -210,6 +210,13 @@ import Testing
         let block = try decoder.decode(hpackHex("4001610280ff"))
         #expect(block.fields == [hf("a", "\u{FFFD}\u{FFFD}")])
         #expect(decoder.dynamicTableSize == 1 + 2 + 32)
+        // The same octets Huffman-coded (20 + 26 bits, 6 octets).
+        var coded: [UInt8] = []
+        HPACKHuffman.encode([0x80, 0xFF], into: &coded)
+        #expect(coded.count == 6)
+        let huffman = try decoder.decode(hpackHex("40016286") + coded)
+        #expect(huffman.fields == [hf("b", "\u{FFFD}\u{FFFD}")])
+        #expect(decoder.dynamicTableSize == 2 * (1 + 2 + 32))
     }
 
     /// An empty block is valid and has no fields.

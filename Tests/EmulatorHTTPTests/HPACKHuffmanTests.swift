@@ -6,16 +6,22 @@ import Testing
 @Suite struct HPACKHuffmanTests {
     /// Decodes `bytes` as one Huffman string.
     func decode(_ bytes: [UInt8]) throws(HPACKError) -> [UInt8] {
-        var out: [UInt8] = []
-        try HPACKHuffman.decode(bytes, from: 0, to: bytes.count, into: &out)
-        return out
+        let decoded = try HPACKHuffman.decodeBytes(bytes, from: 0, to: bytes.count)
+        // The String form agrees (here on valid UTF-8) and counts the same octets.
+        let (string, count) = try HPACKHuffman.decodeString(bytes, from: 0, to: bytes.count)
+        #expect(count == decoded.count)
+        if let valid = String(validating: decoded, as: UTF8.self) { #expect(string == valid) }
+        return decoded
     }
 
     /// Encodes `s` as one Huffman string.
-    func encode(_ s: String) -> [UInt8] {
+    func encode(_ s: String) -> [UInt8] { encode(Array(s.utf8)) }
+
+    /// Encodes `bytes` as one Huffman string.
+    func encode(_ bytes: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
-        HPACKHuffman.encode(s.utf8, into: &out)
-        #expect(out.count == HPACKHuffman.encodedCount(s.utf8))
+        HPACKHuffman.encode(bytes, into: &out)
+        #expect(out.count == HPACKHuffman.encodedCount(bytes))
         return out
     }
 
@@ -79,9 +85,7 @@ import Testing
             for _ in 0..<20 { strings.append((0..<length).map { _ in UInt8(truncatingIfNeeded: rng.next()) }) }
         }
         for bytes in strings {
-            let s = String(decoding: bytes, as: UTF8.self)
-            let coded = encode(s)
-            #expect(try decode(coded) == Array(s.utf8))
+            #expect(try decode(encode(bytes)) == bytes)
         }
     }
 

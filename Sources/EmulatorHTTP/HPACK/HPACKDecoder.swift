@@ -6,8 +6,8 @@
 /// decoder must not be used after one.
 ///
 /// Costs are linear in the block's length: each octet is read once, strings are built once
-/// (directly from the block, or from one reused Huffman buffer), and names and values from the
-/// tables are shared, not copied. Memory is bounded by `maxTableSize` plus, per block,
+/// (directly from the block; Huffman strings decoded straight into the String's storage), and
+/// names and values from the tables are shared, not copied. Memory is bounded by `maxTableSize` plus, per block,
 /// `maxHeaderListSize` (an "HPACK bomb" repeating a large table entry only sets `listTooLarge`).
 public struct HPACKDecoder: Sendable {
     /// Our SETTINGS_HEADER_TABLE_SIZE: the largest dynamic table a size update may ask for.
@@ -17,8 +17,6 @@ public struct HPACKDecoder: Sendable {
     public let maxHeaderListSize: Int
     /// The dynamic table.
     private var table: HPACKDynamicTable
-    /// Reused output buffer for Huffman-coded strings.
-    private var huffmanBuffer: [UInt8] = []
 
     /// A decoder whose dynamic table starts at `maxTableSize` (RFC 9113 §6.5.2: 4096 until our
     /// SETTINGS are acknowledged, so advertise a different value only with care).
@@ -26,7 +24,6 @@ public struct HPACKDecoder: Sendable {
         self.maxTableSize = max(0, maxTableSize)
         self.maxHeaderListSize = max(0, maxHeaderListSize)
         table = HPACKDynamicTable(maxSize: self.maxTableSize)
-        huffmanBuffer.reserveCapacity(256)
     }
 
     /// The dynamic table's current size in octets (entries' name + value + 32).
@@ -120,9 +117,10 @@ public struct HPACKDecoder: Sendable {
         return table[i]
     }
 
-    /// Reads a string literal (§5.2) at `i`: its value (empty when `build` is false) and its
-    /// octet count after Huffman decoding.
-    private mutating func readString(_ block: [UInt8], at i: inout Int, build: Bool) throws(HPACKError) -> (String, Int) {
+    /// Reads a string literal (§5.2) at `i`: its value (empty when `build` is false, though a
+    /// Huffman string is still decoded, to find its errors and length) and its octet count after
+    /// Huffman decoding.
+    private func readString(_ block: [UInt8], at i: inout Int, build: Bool) throws(HPACKError) -> (String, Int) {
         guard i < block.count else { throw HPACKError("header block ends before a string literal") }
         let huffman = block[i] & 0x80 != 0
         let length = try HPACKInteger.decode(block, at: &i, prefixBits: 7)
@@ -134,8 +132,6 @@ public struct HPACKDecoder: Sendable {
         if !huffman {
             return (build ? String(decoding: block[start..<i], as: UTF8.self) : "", length)
         }
-        huffmanBuffer.removeAll(keepingCapacity: true)
-        try HPACKHuffman.decode(block, from: start, to: i, into: &huffmanBuffer)
-        return (build ? String(decoding: huffmanBuffer, as: UTF8.self) : "", huffmanBuffer.count)
+        return try HPACKHuffman.decodeString(block, from: start, to: i)
     }
 }

@@ -73,34 +73,79 @@ enum HPACKHuffman {
         return Automaton(transitions: transitions, paddingDepth: paddingDepth)
     }()
 
-    /// Decodes the Huffman-coded octets `bytes[start..<end]`, appending the result to `out`.
-    static func decode(_ bytes: [UInt8], from start: Int, to end: Int, into out: inout [UInt8]) throws(HPACKError) {
-        let automaton = Self.automaton
-        let transitions = automaton.transitions
-        var state: UInt32 = 0
-        var i = start
-        while i < end {
-            let byte = UInt32(bytes[i])
-            i += 1
-            var t = transitions[Int(state << 4 | byte >> 4)]
-            if t & (emitsFlag | eosFlag) != 0 {
-                if t & eosFlag != 0 { throw HPACKError("Huffman string contains the EOS symbol") }
-                out.append(UInt8(truncatingIfNeeded: t >> 8))
-            }
-            t = transitions[Int((t & 0xFF) << 4 | byte & 0xF)]
-            if t & (emitsFlag | eosFlag) != 0 {
-                if t & eosFlag != 0 { throw HPACKError("Huffman string contains the EOS symbol") }
-                out.append(UInt8(truncatingIfNeeded: t >> 8))
-            }
-            state = t & 0xFF
+    /// The most octets `length` Huffman-coded octets can decode to: no code is shorter than 5 bits.
+    static func maxDecodedCount(_ length: Int) -> Int { length * 8 / 5 + 1 }
+
+    /// Decodes the Huffman-coded octets `bytes[start..<end]` into a String (invalid UTF-8
+    /// repaired with U+FFFD), written in place without an intermediate buffer; also returns the
+    /// number of decoded octets, which is what the table sizes count.
+    static func decodeString(_ bytes: [UInt8], from start: Int, to end: Int) throws(HPACKError) -> (String, Int) {
+        var result = 0
+        let string = String(unsafeUninitializedCapacity: maxDecodedCount(end - start)) { out in
+            result = decode(bytes, from: start, to: end, into: out)
+            return max(result, 0)
         }
-        let padding = automaton.paddingDepth[Int(state)]
-        if padding < 0 { throw HPACKError("Huffman string has padding that is not all ones") }
-        if padding > 7 { throw HPACKError("Huffman string has padding longer than 7 bits") }
+        if result < 0 { throw error(result) }
+        return (string, result)
+    }
+
+    /// Decodes the Huffman-coded octets `bytes[start..<end]` into an array of octets.
+    static func decodeBytes(_ bytes: [UInt8], from start: Int, to end: Int) throws(HPACKError) -> [UInt8] {
+        var result = 0
+        let decoded = [UInt8](unsafeUninitializedCapacity: maxDecodedCount(end - start)) { out, count in
+            result = decode(bytes, from: start, to: end, into: out)
+            count = max(result, 0)
+        }
+        if result < 0 { throw error(result) }
+        return decoded
+    }
+
+    /// The error for a negative result of `decode(_:from:to:into:)`.
+    private static func error(_ code: Int) -> HPACKError {
+        switch code {
+        case -1: HPACKError("Huffman string contains the EOS symbol")
+        case -2: HPACKError("Huffman string has padding longer than 7 bits")
+        default: HPACKError("Huffman string has padding that is not all ones")
+        }
+    }
+
+    /// The decoding loop: writes the octets of `bytes[start..<end]` to `out` (at least
+    /// `maxDecodedCount(end - start)` long, which bounds every write) and returns their count, or
+    /// -1 (EOS inside the string), -2 (padding longer than 7 bits), -3 (padding not all ones).
+    /// Table indices are below 4096 by construction (state < 256, nibble < 16).
+    private static func decode(_ bytes: [UInt8], from start: Int, to end: Int, into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        precondition(start >= 0 && start <= end && end <= bytes.count && out.count >= maxDecodedCount(end - start))
+        let automaton = Self.automaton
+        return automaton.transitions.withUnsafeBufferPointer { transitions in
+            bytes.withUnsafeBufferPointer { input in
+                var state: UInt32 = 0
+                var n = 0
+                for i in start..<end {
+                    let byte = UInt32(input[i])
+                    var t = transitions[Int(state << 4 | byte >> 4)]
+                    if t & (emitsFlag | eosFlag) != 0 {
+                        if t & eosFlag != 0 { return -1 }
+                        out[n] = UInt8(truncatingIfNeeded: t >> 8)
+                        n += 1
+                    }
+                    t = transitions[Int((t & 0xFF) << 4 | byte & 0xF)]
+                    if t & (emitsFlag | eosFlag) != 0 {
+                        if t & eosFlag != 0 { return -1 }
+                        out[n] = UInt8(truncatingIfNeeded: t >> 8)
+                        n += 1
+                    }
+                    state = t & 0xFF
+                }
+                let padding = automaton.paddingDepth[Int(state)]
+                if padding < 0 { return -3 }
+                if padding > 7 { return -2 }
+                return n
+            }
+        }
     }
 
     /// The number of octets the Huffman coding of `bytes` takes.
-    static func encodedCount(_ bytes: String.UTF8View) -> Int {
+    static func encodedCount(_ bytes: some Sequence<UInt8>) -> Int {
         let codes = HPACKHuffmanTable.codes
         var bits = 0
         for b in bytes { bits += Int(codes[Int(b)].length) }
@@ -108,7 +153,7 @@ enum HPACKHuffman {
     }
 
     /// Appends the Huffman coding of `bytes`, padded with the most significant bits of EOS (ones).
-    static func encode(_ bytes: String.UTF8View, into out: inout [UInt8]) {
+    static func encode(_ bytes: some Sequence<UInt8>, into out: inout [UInt8]) {
         let codes = HPACKHuffmanTable.codes
         // Bits not yet written are the low `pending` bits of `acc`; higher bits are stale and
         // shift out harmlessly (a code is at most 30 bits, so pending + 30 < 64).
