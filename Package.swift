@@ -52,7 +52,7 @@ let package = Package(
         .executableTarget(name: "bench-functions", dependencies: ["EmulatorFunctionsWorker"], path: "bench/Functions"),
 
         .testTarget(name: "EmulatorCoreTests", dependencies: ["EmulatorCore"]),
-        .testTarget(name: "EmulatorHTTPTests", dependencies: ["EmulatorHTTP"]),
+        .testTarget(name: "EmulatorHTTPTests", dependencies: ["EmulatorHTTP"], exclude: ["Fixtures"]),
         .testTarget(name: "EmulatorCryptoTests", dependencies: ["EmulatorCrypto"]),
         .testTarget(name: "EmulatorRulesTests", dependencies: ["EmulatorRules"], resources: [.copy("Conformance")]),
         .testTarget(name: "EmulatorAuthTests", dependencies: ["EmulatorAuth", "EmulatorCrypto"]),
