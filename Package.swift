@@ -31,6 +31,8 @@ let package = Package(
         .target(name: "EmulatorAuth", dependencies: ["EmulatorCore", "EmulatorCrypto"]),
         .target(name: "EmulatorStore", dependencies: ["EmulatorCore"]),
         .target(name: "EmulatorFunctions", dependencies: ["EmulatorCore"]),
+        // Schema-driven proto3 codec: protobuf bytes <-> proto3 JSON, Firestore/gRPC schemas.
+        .target(name: "EmulatorProtobuf", dependencies: ["EmulatorCore"]),
         // Library for writing a functions worker in Swift (serves the worker protocol).
         .target(name: "EmulatorFunctionsWorker", dependencies: ["EmulatorCore", "EmulatorHTTP", "EmulatorFunctions"]),
         // Wiring, configuration, REST mapping, admin API, the one error-to-response mapper.
@@ -58,6 +60,7 @@ let package = Package(
         .testTarget(name: "EmulatorAuthTests", dependencies: ["EmulatorAuth", "EmulatorCrypto"]),
         .testTarget(name: "EmulatorStoreTests", dependencies: ["EmulatorStore"]),
         .testTarget(name: "EmulatorFunctionsTests", dependencies: ["EmulatorFunctions"]),
+        .testTarget(name: "EmulatorProtobufTests", dependencies: ["EmulatorProtobuf"], resources: [.copy("Fixtures")]),
         .testTarget(name: "EmulatorTests", dependencies: ["Emulator"]),
         .testTarget(name: "EmulatorFuzzTargetsTests", dependencies: ["EmulatorFuzzTargets", "EmulatorRules"]),
     ],
