@@ -24,6 +24,10 @@ def dump():
 def describe_differences(committed, current, path=""):
     """Human-readable differences between two dumps (message and field level)."""
     lines = []
+    if isinstance(committed, list) and isinstance(current, list) and all(isinstance(x, dict) and "number" in x for x in committed + current):
+        # Fields and enum values: compare by number, so one change reads as one line.
+        committed = {f"#{x['number']}": x for x in committed}
+        current = {f"#{x['number']}": x for x in current}
     if isinstance(committed, dict) and isinstance(current, dict):
         for key in sorted(set(committed) | set(current)):
             where = f"{path}.{key}" if path else key
