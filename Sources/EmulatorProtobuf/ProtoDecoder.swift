@@ -225,52 +225,68 @@ struct ProtoDecoder {
 
     /// Reads one scalar of `type` (wire type already checked) and returns its JSON; nil when
     /// `dropDefault` and the value is the type's default (implicit presence reads it as absent).
+    /// (No `cond ? nil : json` here: JSON is ExpressibleByNilLiteral, so that `nil` would be
+    /// JSON.null, not an absent value.)
     func scalar(_ type: ProtoFieldType, _ reader: inout ProtoReader, _ enumType: EnumSchema?, dropDefault: Bool) throws(ProtobufError) -> JSON? {
         switch type {
         case .int32:
             let v = Int32(truncatingIfNeeded: try reader.readVarint())
-            return dropDefault && v == 0 ? nil : .int(Int64(v))
+            if dropDefault && v == 0 { return nil }
+            return .int(Int64(v))
         case .int64:
             let v = Int64(bitPattern: try reader.readVarint())
-            return dropDefault && v == 0 ? nil : .string(String(v))
+            if dropDefault && v == 0 { return nil }
+            return .string(String(v))
         case .uint32:
             let v = UInt32(truncatingIfNeeded: try reader.readVarint())
-            return dropDefault && v == 0 ? nil : .int(Int64(v))
+            if dropDefault && v == 0 { return nil }
+            return .int(Int64(v))
         case .uint64:
             let v = try reader.readVarint()
-            return dropDefault && v == 0 ? nil : .string(String(v))
+            if dropDefault && v == 0 { return nil }
+            return .string(String(v))
         case .sint32:
             let n = UInt32(truncatingIfNeeded: try reader.readVarint())
             let v = Int32(bitPattern: (n >> 1) ^ (0 &- (n & 1)))
-            return dropDefault && v == 0 ? nil : .int(Int64(v))
+            if dropDefault && v == 0 { return nil }
+            return .int(Int64(v))
         case .sint64:
             let n = try reader.readVarint()
             let v = Int64(bitPattern: (n >> 1) ^ (0 &- (n & 1)))
-            return dropDefault && v == 0 ? nil : .string(String(v))
+            if dropDefault && v == 0 { return nil }
+            return .string(String(v))
         case .bool:
             let v = try reader.readVarint() != 0
-            return dropDefault && !v ? nil : .bool(v)
+            if dropDefault && !v { return nil }
+            return .bool(v)
         case .enumeration:
             let v = Int32(truncatingIfNeeded: try reader.readVarint())
-            return dropDefault && v == 0 ? nil : enumJSON(v, enumType)
+            if dropDefault && v == 0 { return nil }
+            return enumJSON(v, enumType)
         case .fixed32:
             let v = try reader.readFixed32()
-            return dropDefault && v == 0 ? nil : .int(Int64(v))
+            if dropDefault && v == 0 { return nil }
+            return .int(Int64(v))
         case .sfixed32:
             let v = Int32(bitPattern: try reader.readFixed32())
-            return dropDefault && v == 0 ? nil : .int(Int64(v))
+            if dropDefault && v == 0 { return nil }
+            return .int(Int64(v))
         case .float:
             let bits = try reader.readFixed32()
-            return dropDefault && bits == 0 ? nil : ProtoDecoder.floatJSON(Float(bitPattern: bits))
+            if dropDefault && bits == 0 { return nil }
+            return ProtoDecoder.floatJSON(Float(bitPattern: bits))
         case .fixed64:
             let v = try reader.readFixed64()
-            return dropDefault && v == 0 ? nil : .string(String(v))
+            if dropDefault && v == 0 { return nil }
+            return .string(String(v))
         case .sfixed64:
             let v = Int64(bitPattern: try reader.readFixed64())
-            return dropDefault && v == 0 ? nil : .string(String(v))
+            if dropDefault && v == 0 { return nil }
+            return .string(String(v))
         case .double:
             let bits = try reader.readFixed64()
-            return dropDefault && bits == 0 ? nil : ProtoDecoder.doubleJSON(Double(bitPattern: bits))
+            if dropDefault && bits == 0 { return nil }
+            return ProtoDecoder.doubleJSON(Double(bitPattern: bits))
         case .string:
             let r = try reader.readLengthDelimited()
             if dropDefault && r.isEmpty { return nil }

@@ -62,6 +62,24 @@ struct ProtoJSONTests {
         #expect(try decode("0a 02 08 07", count) == ["upTo": "7"])
     }
 
+    /// Every implicit-presence scalar type written with its default value reads as absent, not
+    /// as `null` (found by the fuzzer: an explicit enum 0 decoded as `"op": null`).
+    @Test func explicitDefaultsOfEveryScalarTypeReadAsAbsent() throws {
+        let composite = FirestoreSchemas.message(named: "google.firestore.v1.StructuredQuery.CompositeFilter")!
+        #expect(try decode("08 00", composite) == [:])
+        let latLng = FirestoreSchemas.message(named: "google.type.LatLng")!
+        #expect(try decode("09 00 00 00 00 00 00 00 00", latLng) == [:])
+        let m = MessageSchema("test.Defaults", [
+            .field(1, "d", .double), .field(2, "f", .float), .field(3, "i32", .int32), .field(4, "i64", .int64),
+            .field(5, "u32", .uint32), .field(6, "u64", .uint64), .field(7, "s32", .sint32), .field(8, "s64", .sint64),
+            .field(9, "f32", .fixed32), .field(10, "f64", .fixed64), .field(11, "sf32", .sfixed32), .field(12, "sf64", .sfixed64),
+            .field(13, "b", .bool), .field(14, "s", .string), .field(15, "by", .bytes),
+        ])
+        _ = try SchemaRegistry(messages: [m], enums: [])
+        let zeros = "09 0000000000000000 15 00000000 18 00 20 00 28 00 30 00 38 00 40 00 4d 00000000 51 0000000000000000 5d 00000000 61 0000000000000000 68 00 72 00 7a 00"
+        #expect(try ProtoJSON.decode(Fixtures.bytes(hex: zeros), as: m) == [:])
+    }
+
     @Test func nullMeansAbsentExceptWhereItIsAValue() throws {
         #expect(try encode(["name": nil, "fields": nil, "createTime": nil], document) == [])
         #expect(try encode(["fields": ["a": ["nullValue": nil]]], document) == [0x12, 0x07, 0x0A, 0x01, 0x61, 0x12, 0x02, 0x58, 0x00])
