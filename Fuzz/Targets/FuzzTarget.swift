@@ -16,6 +16,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case jwt
     /// `HPACKDecoder` over a sequence of header blocks, each list re-encoded and decoded again.
     case hpack
+    /// `ProtoJSON.decode` of Firestore messages and the JSON round trip.
+    case protobuf
 
     /// Runs the target on `data`. Throws when the input breaks a property the target checks
     /// (for example a serialization that does not re-parse); a crash is a crash.
@@ -28,6 +30,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .rules: RulesTarget.run(data)
         case .jwt: try JWTTarget.run(data)
         case .hpack: try HPACKTarget.run(data)
+        case .protobuf: try ProtobufTarget.run(data)
         }
     }
 }
