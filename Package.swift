@@ -40,7 +40,7 @@ let package = Package(
             name: "Emulator",
             dependencies: [
                 "EmulatorCore", "EmulatorHTTP", "EmulatorCrypto", "EmulatorRules",
-                "EmulatorAuth", "EmulatorStore", "EmulatorFunctions",
+                "EmulatorAuth", "EmulatorStore", "EmulatorFunctions", "EmulatorProtobuf",
             ],
             resources: []
         ),

@@ -12,6 +12,14 @@ enum CallerResolver {
         try resolve(bearerToken: request.bearerToken, projectId: projectId, services: services)
     }
 
+    /// The token of an `Authorization` value with the Bearer scheme (case-insensitive), else nil.
+    static func bearer(fromAuthorization value: String?) -> String? {
+        guard let value else { return nil }
+        let parts = value.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return String(parts[1]).trimming(" \t")
+    }
+
     /// The caller for a bearer token (REST's `Authorization` header or gRPC's `authorization`
     /// metadata, after `Bearer `); nil means unauthenticated.
     static func resolve(bearerToken: String?, projectId: String, services: EmulatorServices) throws -> Caller {
