@@ -29,6 +29,10 @@ final class Connection {
     var inFlight = false
     /// Close once the output is flushed.
     var closeAfterWrite = false
+    /// Our side is shut down and input is read and dropped until the peer closes or this
+    /// monotonic deadline passes ("lingering close"): closing with unread input would make the
+    /// kernel send RST, and the peer could lose our last answer (an error or a GOAWAY).
+    var lingerDeadline: UInt64?
     /// Peer half-closed its side; finish what is queued, then close.
     var peerClosed = false
     /// Monotonic deadline for receiving a whole request (set while one is being received).

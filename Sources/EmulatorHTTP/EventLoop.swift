@@ -149,6 +149,10 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func readable(_ c: Connection) {
+        if c.lingerDeadline != nil {
+            drainLingering(c)
+            return
+        }
         while true {
             let n = readBuffer.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, 0) }
             if n > 0 {
@@ -320,11 +324,41 @@ final class EventLoop: @unchecked Sendable {
             c.wantsWrite = false
             modify(c.fd, events: cepoll_in | cepoll_rdhup)
         }
-        if c.closeAfterWrite { closeConnection(c) }
+        if c.closeAfterWrite { lingerThenClose(c) }
+    }
+
+    /// Shuts our side down and drains the peer's input for up to a second before closing, so the
+    /// last answer reaches a peer that is still sending. Closes at once when the peer has already
+    /// closed or the server is stopping.
+    func lingerThenClose(_ c: Connection) {
+        guard c.lingerDeadline == nil else { return }
+        if c.peerClosed || stopDeadline != nil {
+            closeConnection(c)
+            return
+        }
+        shutdown(c.fd, Int32(SHUT_WR))
+        c.lingerDeadline = Socket.monotonicNanos() + 1_000_000_000
+        c.h2?.closeAll(HTTP2StreamClosed(code: nil, reason: "the connection is closing"))
+    }
+
+    /// Reads and drops input of a lingering connection; closes it at end of input.
+    private func drainLingering(_ c: Connection) {
+        while true {
+            let n = readBuffer.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 { continue }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
+            closeConnection(c)
+            return
+        }
     }
 
     private func scanTimeouts(_ now: UInt64) {
         for c in Array(connections.values) where !c.inFlight && !c.hasPendingOutput {
+            if let d = c.lingerDeadline {
+                if now >= d || stopDeadline != nil { closeConnection(c) }
+                continue
+            }
             if let h2 = c.h2 {
                 if h2.openStreamCount == 0, let d = c.idleDeadline, now >= d {
                     h2.goAway(into: &c.output, debug: "idle timeout")
