@@ -137,9 +137,11 @@ struct DatabaseState: Sendable {
         return all.sorted { DocumentName.compareNames($0, $1) < 0 }
     }
 
-    /// Collection paths named `id` under `parent` (any depth), for collection-group queries.
+    /// Collection paths named `id` under `parent` (any depth), for collection-group queries; every
+    /// collection under `parent` when `id` is empty (kindless queries).
     func groupCollections(_ id: String, under parent: String) -> [String] {
         let prefix = parent.isEmpty ? "" : parent + "/"
+        if id.isEmpty { return collections.keys.filter { prefix.isEmpty || $0.hasPrefix(prefix) }.sorted() }
         return (groups[id] ?? []).filter { prefix.isEmpty || $0.hasPrefix(prefix) }.sorted()
     }
 

@@ -55,8 +55,9 @@ extension StoreService {
         if !parent.isEmpty { try DocumentName.validateDocumentPath(parent) }
         return try withDatabase(project, database) { data, env, hooks in
             let (rt, txn, newId) = try Self.resolve(consistency, &data, env, idle: options.transactionIdleSeconds)
+            let group = query.from.id.isEmpty ? "**" : "**/\(query.from.id)"
             let listPath = query.from.allDescendants
-                ? (parent.isEmpty ? "**/\(query.from.id)" : "\(parent)/**/\(query.from.id)")
+                ? (parent.isEmpty ? group : "\(parent)/\(group)")
                 : (parent.isEmpty ? query.from.id : "\(parent)/\(query.from.id)")
             try authorize(hooks, StoreAccess(caller: caller, project: project, database: database, method: .list, path: listPath,
                                              resource: nil, requestResource: nil, query: query, time: env.clock.now(),
