@@ -75,8 +75,8 @@ public struct HPACKDecoder: Sendable {
                 continue
             } else {
                 // Literals (§6.2): 01xxxxxx with incremental indexing, 0000xxxx without indexing,
-                // 0001xxxx never indexed. A field dropped for size still has its strings checked
-                // (a bad Huffman string is an error either way), but not built, unless the table needs it.
+                // 0001xxxx never indexed. Once the list is too large, raw strings the table does not
+                // need are skipped unbuilt; Huffman strings are still decoded (their errors count).
                 let indexing = first & 0x40 != 0
                 neverIndexed = !indexing && first & 0x10 != 0
                 let build = indexing || !tooLarge
@@ -117,9 +117,9 @@ public struct HPACKDecoder: Sendable {
         return table[i]
     }
 
-    /// Reads a string literal (§5.2) at `i`: its value (empty when `build` is false, though a
-    /// Huffman string is still decoded, to find its errors and length) and its octet count after
-    /// Huffman decoding.
+    /// Reads a string literal (§5.2) at `i`: its value and its octet count after Huffman
+    /// decoding. With `build` false a raw string is only skipped (its value is empty); a Huffman
+    /// string is decoded all the same, since its errors and decoded length count.
     private func readString(_ block: [UInt8], at i: inout Int, build: Bool) throws(HPACKError) -> (String, Int) {
         guard i < block.count else { throw HPACKError("header block ends before a string literal") }
         let huffman = block[i] & 0x80 != 0
