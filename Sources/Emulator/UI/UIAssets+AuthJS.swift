@@ -168,10 +168,10 @@ extension UIAssets {
         token = r.nextPageToken || null;
         countLine.textContent = UI.num(r.matched) + ' of ' + UI.num(r.total) + ' users' + (r.matched > PAGE ? ' (newest first, ' + PAGE + ' at a time)' : '');
         const columns = [
-          { title: 'Identifier', cell: (u) => identifier(u) },
+          { title: 'Identifier', cell: (u) => identifier(u), class: 'wrap' },
           { title: 'Providers', cell: flags },
-          { title: 'Created', cell: (u) => UI.time(u.createdAt), class: 'hide-narrow' },
-          { title: 'Signed in', cell: (u) => UI.time(u.lastLoginAt), class: 'hide-narrow' },
+          { title: 'Created', cell: (u) => UI.time(u.createdAt), class: 'hide-narrow nowrap' },
+          { title: 'Signed in', cell: (u) => UI.time(u.lastLoginAt), class: 'hide-narrow nowrap' },
           { title: 'UID', cell: (u) => h('code', { text: u.localId }) },
         ];
         const open = (u, tr) => {

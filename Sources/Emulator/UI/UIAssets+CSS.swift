@@ -69,6 +69,8 @@ label.field > input, label.field > select, label.field > textarea { color: var(-
 label.check { display: flex; align-items: center; gap: 6px; margin-bottom: 8px; }
 .row { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
 .row.end { justify-content: flex-end; }
+form.row { align-items: flex-end; }
+form.row label.field, .row > label.field { margin-bottom: 0; }
 .grow { flex: 1; }
 .toolbar { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; margin-bottom: 10px; }
 .toolbar input[type="search"] { min-width: 220px; }
@@ -86,7 +88,9 @@ th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--bord
 th { color: var(--muted); font-weight: 600; font-size: 12px; position: sticky; top: 0; background: var(--panel); }
 tbody tr:hover { background: var(--panel2); }
 tr.selected { background: var(--hl) !important; }
-td.wrap { word-break: break-all; }
+td.wrap { overflow-wrap: anywhere; min-width: 8em; }
+td.nowrap { white-space: nowrap; }
+td.log { overflow-wrap: anywhere; max-width: 28em; }
 .table-wrap { overflow: auto; max-height: 70vh; border: 1px solid var(--border); border-radius: 8px; background: var(--panel); }
 
 .badge { display: inline-block; padding: 0 7px; border-radius: 999px; font-size: 11.5px; font-weight: 600; border: 1px solid transparent; white-space: nowrap; }
@@ -122,7 +126,7 @@ td.wrap { word-break: break-all; }
 .fields td.actions { width: 1%; white-space: nowrap; }
 .nested { margin-left: 14px; border-left: 2px solid var(--border); padding-left: 8px; }
 
-.source { font-family: var(--mono); font-size: 12.5px; border: 1px solid var(--border); border-radius: 8px; overflow: auto; background: var(--panel); }
+.source { font-family: var(--mono); font-size: 12.5px; border: 1px solid var(--border); border-radius: 8px; overflow: auto; background: var(--panel); max-height: 60vh; position: relative; }
 .source .ln { display: grid; grid-template-columns: 44px 1fr auto; }
 .source .ln > span:first-child { color: var(--muted); text-align: right; padding-right: 10px; user-select: none; }
 .source .ln > code { white-space: pre; }

@@ -61,13 +61,13 @@ extension UIAssets {
           (!needle || [i.function, i.trigger, i.error || '', i.eventId || ''].concat(i.logs).join('\n').toLowerCase().includes(needle)));
         count.textContent = rows.length + ' of ' + all.length + ' invocations (the newest 1,000 are kept), newest first';
         list.replaceChildren(rows.length ? UI.table([
-          { title: 'Started', cell: (i) => UI.time(i.startTime) },
+          { title: 'Started', cell: (i) => UI.time(i.startTime), class: 'nowrap' },
           { title: 'Function', cell: (i) => i.function },
           { title: 'Trigger', cell: (i) => i.trigger, class: 'hide-narrow' },
           { title: 'Outcome', cell: (i) => UI.badge(i.outcome) },
           { title: 'Attempt', cell: (i) => String(i.attempt) },
-          { title: 'Duration', cell: (i) => i.durationMs.toFixed(1) + ' ms', class: 'hide-narrow' },
-          { title: 'Log', cell: (i) => i.logs[0] || i.error || '', class: 'wrap' },
+          { title: 'Duration', cell: (i) => i.durationMs.toFixed(1) + ' ms', class: 'hide-narrow nowrap' },
+          { title: 'Log', cell: (i) => i.logs[0] || i.error || '', class: 'log' },
         ], rows, (i, tr) => open(i.id, tr), { label: 'Invocations', key: (i) => i.id }) : h('div.empty', { text: 'No invocations match.' }));
         if (selected) { const tr = list.querySelector('tr[data-key="' + CSS.escape(selected) + '"]'); if (tr) tr.classList.add('selected'); }
       }

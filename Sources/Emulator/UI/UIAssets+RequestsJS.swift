@@ -39,7 +39,8 @@ extension UIAssets {
       e.debug ? h('div', {}, h('h3', { text: 'debug()' }), h('pre', { text: e.debug.join('\n') })) : null,
       e.rules ? h('div', {}, h('h3', { text: e.rules.fileName }), source(e.rules.content, marks, notes)) :
         h('p.muted', { text: e.outcome === 'admin' ? 'Administrator requests bypass Security Rules.' : 'No ruleset: the open development default allows everything.' }));
-    if (first) setTimeout(() => { const el = box.querySelector('.ln[data-line="' + first.line + '"]'); if (el) el.scrollIntoView({ block: 'center' }); }, 0);
+    // Scroll the source box (not the page) to the first deciding line.
+    if (first) setTimeout(() => { const el = box.querySelector('.ln[data-line="' + first.line + '"]'); if (el) el.parentElement.scrollTop = Math.max(0, el.offsetTop - el.parentElement.clientHeight / 3); }, 0);
     return box;
   }
 
@@ -95,7 +96,7 @@ extension UIAssets {
       }
       let token = null, shownFirst = null, pagedOlder = false;
       const columns = [
-        { title: 'Time', cell: (e) => UI.time(e.time) },
+        { title: 'Time', cell: (e) => UI.time(e.time), class: 'nowrap' },
         { title: 'Outcome', cell: (e) => UI.badge(e.outcome) },
         { title: 'Method', cell: (e) => e.method },
         { title: 'Path', cell: (e) => h('code', { text: e.path }), class: 'wrap' },
