@@ -291,3 +291,17 @@ def test_dark_theme_and_narrow_window(story, driver):
     finally:
         resize(driver, 1280, 800)
         driver.find_element(By.ID, "theme").click()
+
+
+def test_query_shows_results_and_their_cost(story, driver):
+    driver.get(url(story, "firestore", "tasks"))
+    wait_text(driver, ".pane", "3 documents")
+    button(driver, "Query…").click()
+    driver.find_element(By.CSS_SELECTOR, "input[aria-label='Field']").send_keys("title")
+    driver.find_element(By.CSS_SELECTOR, "select[aria-label='Operator'] option[value='EQUAL']").click()
+    driver.find_element(By.CSS_SELECTOR, "input[aria-label='Value']").send_keys('"call mum"')
+    button(driver, "Run query").click()
+    cost = wait_text(driver, "p[aria-live='polite']", "reads billed")
+    assert cost.text.startswith("1 documents")
+    results = driver.find_elements(By.CSS_SELECTOR, "ul[aria-label='Query results'] li")
+    assert len(results) == 1 and 'title: "call mum"' in results[0].text  # the filtered field's value is shown
