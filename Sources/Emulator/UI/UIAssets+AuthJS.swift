@@ -12,6 +12,7 @@ extension UIAssets {
   function identifier(u) {
     return u.displayName || u.email || u.phoneNumber || (isAnonymous(u) ? '(anonymous)' : '(no identifier)');
   }
+  function claimsText(u) { try { return UI.json(JSON.parse(u.customAttributes)); } catch (e) { return u.customAttributes; } }
   function isAnonymous(u) { return !u.email && !u.phoneNumber && !u.passwordHash && !(u.providerUserInfo || []).length; }
   function flags(u) {
     const out = (u.providerUserInfo || []).map((p) => UI.badge(p.providerId, 'provider'));
@@ -28,7 +29,7 @@ extension UIAssets {
     u = u || {};
     const f = {};
     const field = (key, label, props) => { const [l, i] = UI.input(label, props); f[key] = i; return l; };
-    const claims = u.customAttributes ? UI.json(JSON.parse(u.customAttributes)) : '';
+    const claims = u.customAttributes ? claimsText(u) : '';
     const body = h('div', {},
       u.localId ? null : field('localId', 'UID (empty = generated)', {}),
       field('displayName', 'Display name', { value: u.displayName || '' }),
@@ -112,7 +113,7 @@ extension UIAssets {
         } })),
       UI.kv([['UID', h('code', { text: u.localId })], ['Email', u.email], ['Email verified', String(!!u.emailVerified)], ['Phone', u.phoneNumber],
         ['Display name', u.displayName], ['Disabled', String(!!u.disabled)], ['Created', UI.time(u.createdAt)], ['Last sign-in', UI.time(u.lastLoginAt)],
-        ['Providers', flags(u)], ['Custom claims', u.customAttributes ? h('pre', { text: UI.json(JSON.parse(u.customAttributes)) }) : null],
+        ['Providers', flags(u)], ['Custom claims', u.customAttributes ? h('pre', { text: claimsText(u) }) : null],
         ['Tenant', u.tenantId]]),
       h('h3', { text: 'Multi-factor authentication' }),
       mfa.length ? UI.table([

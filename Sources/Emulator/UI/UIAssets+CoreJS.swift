@@ -142,7 +142,7 @@ extension UIAssets {
       h('p.muted.small', { text: message }),
       h('label.field', {}, 'Token', input),
     ], async () => { sessionStorage.setItem('emulatorAdminToken', input.value); asking = false; await UI.start(); }, 'Use token');
-    d.addEventListener('close', () => { asking = false; });
+    d.addEventListener('close', () => { if (!document.querySelector('dialog[open]')) asking = false; });
   };
 
   // ---- routing ----
