@@ -172,8 +172,8 @@ extension UIAssets {
           { title: 'Identifier', cell: (u) => identifier(u), class: 'wrap' },
           { title: 'Providers', cell: flags },
           { title: 'Created', cell: (u) => UI.time(u.createdAt), class: 'hide-narrow nowrap' },
-          { title: 'Signed in', cell: (u) => UI.time(u.lastLoginAt), class: 'hide-narrow nowrap' },
-          { title: 'UID', cell: (u) => h('code', { text: u.localId }) },
+          { title: 'Signed in', cell: (u) => UI.time(u.lastLoginAt), class: 'hide-mid nowrap' },
+          { title: 'UID', cell: (u) => h('code', { text: u.localId, title: u.localId }), class: 'uid' },
         ];
         const open = (u, tr) => {
           selected = u.localId;

@@ -88,9 +88,10 @@ th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--bord
 th { color: var(--muted); font-weight: 600; font-size: 12px; position: sticky; top: 0; background: var(--panel); }
 tbody tr:hover { background: var(--panel2); }
 tr.selected { background: var(--hl) !important; }
-td.wrap { overflow-wrap: anywhere; min-width: 8em; }
+td.wrap { overflow-wrap: anywhere; min-width: 11em; }
+td.uid { max-width: 11em; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 td.nowrap { white-space: nowrap; }
-td.log { overflow-wrap: anywhere; max-width: 28em; }
+td.log { min-width: 10em; max-width: 18em; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .table-wrap { overflow: auto; max-height: 70vh; border: 1px solid var(--border); border-radius: 8px; background: var(--panel); }
 
 .badge { display: inline-block; padding: 0 7px; border-radius: 999px; font-size: 11.5px; font-weight: 600; border: 1px solid transparent; white-space: nowrap; }
@@ -138,7 +139,7 @@ td.log { overflow-wrap: anywhere; max-width: 28em; }
 .source .ln.miss { background: var(--hl-deny); }
 .source .ln.err { background: var(--hl); }
 
-.split { display: grid; grid-template-columns: minmax(0, 1.2fr) minmax(0, 1fr); gap: 12px; align-items: start; }
+.split { display: grid; grid-template-columns: minmax(0, 1.5fr) minmax(0, 1fr); gap: 12px; align-items: start; }
 .tabs { display: flex; gap: 4px; margin-bottom: 10px; border-bottom: 1px solid var(--border); }
 .tabs a { padding: 6px 12px; text-decoration: none; color: var(--muted); border-bottom: 2px solid transparent; }
 .tabs a[aria-current="page"] { color: var(--text); border-color: var(--accent); }
@@ -160,6 +161,9 @@ dialog h2 { margin-top: 0; }
   box-shadow: 0 4px 16px rgba(0, 0, 0, .15); max-width: 420px; }
 .toast.bad { border-left-color: var(--bad); }
 
+@media (max-width: 1400px) {
+  .hide-mid { display: none; }
+}
 @media (max-width: 1100px) {
   .panes { grid-template-columns: minmax(160px, 1fr) minmax(0, 2fr); }
   .panes > .pane:last-child { grid-column: 1 / -1; }

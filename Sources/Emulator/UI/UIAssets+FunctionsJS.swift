@@ -63,11 +63,11 @@ extension UIAssets {
         list.replaceChildren(rows.length ? UI.table([
           { title: 'Started', cell: (i) => UI.time(i.startTime), class: 'nowrap' },
           { title: 'Function', cell: (i) => i.function },
-          { title: 'Trigger', cell: (i) => i.trigger, class: 'hide-narrow' },
+          { title: 'Trigger', cell: (i) => i.trigger, class: 'hide-mid' },
           { title: 'Outcome', cell: (i) => UI.badge(i.outcome) },
           { title: 'Attempt', cell: (i) => String(i.attempt) },
           { title: 'Duration', cell: (i) => i.durationMs.toFixed(1) + ' ms', class: 'hide-narrow nowrap' },
-          { title: 'Log', cell: (i) => i.logs[0] || i.error || '', class: 'log' },
+          { title: 'Log', cell: (i) => h('span', { title: i.logs.join('\n') || i.error || '', text: i.logs[0] || i.error || '' }), class: 'log' },
         ], rows, (i, tr) => open(i.id, tr), { label: 'Invocations', key: (i) => i.id }) : h('div.empty', { text: 'No invocations match.' }));
         if (selected) { const tr = list.querySelector('tr[data-key="' + CSS.escape(selected) + '"]'); if (tr) tr.classList.add('selected'); }
       }
