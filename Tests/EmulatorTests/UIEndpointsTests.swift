@@ -105,6 +105,11 @@ import Testing
             #expect(r.status == 200 && r.body == asset.bytes && r.headers["Content-Security-Policy"] != nil)
         }
         #expect(await app.handle(HTTPRequest(method: "GET", target: "/ui/assets/missing.js")).status == 404)
+        // Data reaches the page as text only: no asset builds HTML from strings.
+        for (name, asset) in UIAssets.all {
+            let text = String(decoding: asset.bytes, as: UTF8.self)
+            for sink in ["innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("] { #expect(!text.contains(sink), "\(name) uses \(sink)") }
+        }
         // Every script the shell loads exists.
         let shell = String(decoding: UIAssets.index.bytes, as: UTF8.self)
         for name in UIAssets.all.keys where name.hasSuffix(".js") { #expect(shell.contains("/ui/assets/\(name)")) }

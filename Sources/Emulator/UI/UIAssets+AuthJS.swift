@@ -202,7 +202,7 @@ extension UIAssets {
           h('h2', { text: 'Email action codes' }),
           oob.oobCodes.length ? UI.table([
             { title: 'Type', cell: (c) => c.requestType }, { title: 'Email', cell: (c) => c.email },
-            { title: 'Link', cell: (c) => h('a', { href: c.oobLink, target: '_blank', rel: 'noopener noreferrer', text: 'open' }) }], oob.oobCodes.slice().reverse(), null, { label: 'Email action codes' })
+            { title: 'Link', cell: (c) => (/^https?:\/\//.test(c.oobLink) ? h('a', { href: c.oobLink, target: '_blank', rel: 'noopener noreferrer', text: 'open' }) : h('code', { text: c.oobLink })) }], oob.oobCodes.slice().reverse(), null, { label: 'Email action codes' })
             : h('p.muted', { text: 'None waiting.' }),
           h('h2', { text: 'SMS codes' }),
           sms.verificationCodes.length ? UI.table([
