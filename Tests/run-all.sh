@@ -11,6 +11,13 @@ if ! pkg-config --exists openssl 2>/dev/null; then
   else sudo apt-get update -qq && sudo apt-get install -y -qq libssl-dev pkg-config; fi
 fi
 
+# Headless Chromium for the web UI's browser tests (Tests/python/ui).
+if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+  echo "== installing chromium and chromium-driver"
+  if [ "$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; fi
+fi
+
 mkdir -p .build
 echo "== swift build"
 if ! swift build --build-tests >.build/build.log 2>&1; then

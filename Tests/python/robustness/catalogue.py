@@ -101,6 +101,27 @@ OTHER_ROUTES = [
     ("DELETE", "/emulator/v1/projects/{p}/databases/(default)/documents/tasks"),
     ("GET", ITK + "/v1/projects?key=" + API_KEY),
     ("GET", ITK + "/v1/recaptchaParams?key=" + API_KEY),
+    # The web UI's reads and actions (docs/admin-api.md, "For the UI").
+    ("GET", "/emulator/v1/projects/{p}/summary"),
+    ("GET", "/emulator/v1/projects/{p}/revision"),
+    ("GET", "/emulator/v1/projects/{p}/databases"),
+    ("GET", "/emulator/v1/projects/{p}/databases/(default)/documents"),
+    ("GET", "/emulator/v1/projects/{p}/databases/(default)/documents/tasks"),
+    ("GET", "/emulator/v1/projects/{p}/databases/(default)/documents/tasks/t1"),
+    ("GET", "/emulator/v1/projects/{p}/databases/(default)/documents/tasks/%2e%2e/x"),
+    ("GET", "/emulator/v1/projects/{p}/users?search=%00%FF&kind=nope&tenantId=x"),
+    ("GET", "/emulator/v1/projects/{p}/rulesEvaluations?path=%FF&caller=admin"),
+    ("GET", "/emulator/v1/projects/{p}/rulesEvaluations/1"),
+    ("GET", "/emulator/v1/projects/{p}/rulesEvaluations/not-a-number"),
+    ("DELETE", "/emulator/v1/projects/{p}/rulesEvaluations"),
+    ("GET", "/emulator/v1/projects/{p}/functions/invocations/nope"),
+    ("POST", "/emulator/v1/projects/{p}/functions/invocations/nope:rerun"),
+    # The UI's shell (any deep link) and assets.
+    ("GET", "/ui"),
+    ("GET", "/ui/"),
+    ("GET", "/ui/firestore/tasks/t1?project={p}"),
+    ("GET", "/ui/assets/core.js"),
+    ("GET", "/ui/assets/..%2f..%2fetc%2fpasswd"),
 ]
 
 # Absurd numbers in query parameters: always a 4xx.
@@ -112,6 +133,16 @@ BAD_QUERY_ROUTES = [
     ("GET", ITK + "/v1/projects/{p}/accounts:batchGet?maxResults=abc"),
     ("GET", ITK + "/v1/projects/{p}/accounts:batchGet?maxResults=99999999999999999999"),
     ("GET", ITK + "/v1/projects/{p}/accounts:batchGet?maxResults=-5"),
+    ("GET", "/emulator/v1/projects/{p}/users?pageSize=abc"),
+    ("GET", "/emulator/v1/projects/{p}/users?pageSize=0"),
+    ("GET", "/emulator/v1/projects/{p}/users?pageSize=99999999999999999999"),
+    ("GET", "/emulator/v1/projects/{p}/users?pageToken=no-colon"),
+    ("GET", "/emulator/v1/projects/{p}/rulesEvaluations?pageSize=-1"),
+    ("GET", "/emulator/v1/projects/{p}/rulesEvaluations?outcome=maybe"),
+    ("GET", "/emulator/v1/projects/{p}/rulesEvaluations?method=patch"),
+    ("GET", "/emulator/v1/projects/{p}/rulesEvaluations?pageToken=x"),
+    ("GET", "/emulator/v1/projects/{p}/databases/(default)/documents/tasks?pageSize=1001"),
+    ("GET", "/emulator/v1/projects/{p}/databases/(default)/documents/tasks?pageSize=1e3"),
 ]
 
 # Operations that are documented as not implemented (docs/auth.md, docs/store.md): 501 with a
