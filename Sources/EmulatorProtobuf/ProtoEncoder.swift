@@ -57,7 +57,9 @@ struct ProtoEncoder {
                 if let k = f.oneofIndex, !isAbsent(value, fi, schema) {
                     let previous = Int(oneofSet[k])
                     if previous >= 0 {
-                        throw ProtobufError("oneof \(schema.oneofs[k]) has two members, \(schema.fields[previous].jsonName) and \(f.jsonName)").inMessage(schema)
+                        // Name the two in declaration order: dictionary order varies from run to run.
+                        let (a, b) = previous < fi ? (schema.fields[previous], f) : (f, schema.fields[previous])
+                        throw ProtobufError("oneof \(schema.oneofs[k]) has two members, \(a.jsonName) and \(b.jsonName)").inMessage(schema)
                     }
                     oneofSet[k] = Int16(fi)
                 }
