@@ -9,6 +9,13 @@ let testKeyring = TokenKeyring(key: try! RSASigningKey.generate())
 let project = "demo-auth"
 let start = Timestamp(seconds: 1_800_000_000)
 
+/// The opt-in production-like mode: RS256-signed ID tokens (`auth.signIdTokens: true`).
+let signingConfig: AuthServiceConfig = {
+    var c = AuthServiceConfig()
+    c.signIdTokens = true
+    return c
+}()
+
 /// A service on a frozen, seeded project clock.
 func makeService(_ config: AuthServiceConfig = AuthServiceConfig(), logger: any LogSink = NullLogSink()) -> (AuthService, ProjectEnvironment) {
     let envs = LocalEnvironmentProvider()
