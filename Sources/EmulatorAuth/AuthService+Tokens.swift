@@ -157,8 +157,8 @@ extension AuthService {
         let issuer = "https://securetoken.google.com/\(projectId)"
         if jwt.algorithm == "RS256" || strict {
             guard c["aud"]?.stringValue == projectId, c["iss"]?.stringValue == issuer else { throw invalid }
-        } else if let aud = c["aud"], aud.stringValue != projectId {
-            // Unsigned tokens from test tooling may omit aud, but one naming another project is refused.
+        } else if c["aud"].map({ $0.stringValue != projectId }) ?? false || c["iss"].map({ $0.stringValue != issuer }) ?? false {
+            // Unsigned tokens from test tooling may omit aud and iss, but ones naming another project are refused.
             throw invalid
         }
         let now = self.now(projectId)

@@ -84,6 +84,9 @@ enum AdminOpenAPI {
                 "auth": ["type": "object", "nullable": true], "resource": ["type": "object"], "requestResource": ["type": "object"], "time": ["type": "string"],
             ], "required": ["method", "path"]])],
             "/emulator/v1/projects/{project}:ruleCoverage": ["get": op("Per-expression rule coverage")],
+            "/emulator/v1/projects/{project}/tenants/{tenant}/accounts": ["delete": op("Delete every user of an Auth tenant (TENANT_NOT_FOUND when unknown)", params: ["project", "tenant"])],
+            "/emulator/v1/projects/{project}/tenants/{tenant}/oobCodes": ["get": op("List an Auth tenant's unused out-of-band codes", params: ["project", "tenant"])],
+            "/emulator/v1/projects/{project}/tenants/{tenant}/verificationCodes": ["get": op("List an Auth tenant's unused SMS codes (sign-in and MFA)", params: ["project", "tenant"])],
         ],
         "components": [
             "schemas": [
