@@ -9,7 +9,7 @@ import uuid
 import pytest
 import requests
 
-from auth_mfa.sdk import ITK, OWNER, Pool, apple_post_body, claims, totp
+from auth_mfa.sdk import ITK, OWNER, Pool, apple_post_body, b64, claims, totp
 
 
 @pytest.fixture(params=["project", "tenant"])
@@ -19,6 +19,11 @@ def pool(request, emulator):
 
 def phone():
     return "+1555" + str(random.randrange(1_000_000, 10_000_000))
+
+
+def unsigned(payload):
+    """An unsigned JWT, as Admin SDKs mint custom tokens in emulator mode."""
+    return b64({"alg": "none", "typ": "JWT"}) + "." + b64(payload) + "."
 
 
 def masked(number):
@@ -255,7 +260,7 @@ def test_enrolment_error_strings(pool):
     custom = {"aud": aud, "uid": "custom-" + uuid.uuid4().hex[:6]}
     if pool.tenant:
         custom["tenant_id"] = pool.tenant
-    ct = pool.ok("v1/accounts:signInWithCustomToken", {"token": f"{b64h()}.{b64p(custom)}.", "returnSecureToken": True})
+    ct = pool.ok("v1/accounts:signInWithCustomToken", {"token": unsigned(custom), "returnSecureToken": True})
     assert pool.err(start, {"idToken": ct["idToken"]}) == "UNSUPPORTED_FIRST_FACTOR : MFA is not available for the given first factor."
     # Finalize.
     fin = "v2/accounts/mfaEnrollment:finalize"
@@ -294,16 +299,6 @@ def test_enrolment_error_strings(pool):
     assert pool.err("v2/accounts/mfaEnrollment:withdraw", {"idToken": refreshed["id_token"]}) == "MFA_ENROLLMENT_NOT_FOUND"
     pool.advance(3600)
     assert pool.err(start, {"idToken": refreshed["id_token"]}) == "TOKEN_EXPIRED"
-
-
-def b64h():
-    from auth_mfa.sdk import b64
-    return b64({"alg": "none", "typ": "JWT"})
-
-
-def b64p(payload):
-    from auth_mfa.sdk import b64
-    return b64(payload)
 
 
 def test_sign_in_error_strings_and_validation_before_side_effects(pool):
@@ -383,7 +378,7 @@ def test_which_first_factors_are_challenged(pool):
     custom = {"aud": aud, "uid": user["localId"]}
     if pool.tenant:
         custom["tenant_id"] = pool.tenant
-    ct = pool.ok("v1/accounts:signInWithCustomToken", {"token": f"{b64h()}.{b64p(custom)}.", "returnSecureToken": True})
+    ct = pool.ok("v1/accounts:signInWithCustomToken", {"token": unsigned(custom), "returnSecureToken": True})
     assert "idToken" in ct and "mfaPendingCredential" not in ct and "mfaInfo" not in ct
     # With MFA off for the pool, no challenge even with factors.
     pool.set_mfa({"state": "DISABLED"})
