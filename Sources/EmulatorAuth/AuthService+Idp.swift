@@ -117,7 +117,7 @@ extension AuthService {
             claims = o
         } else {
             guard let jwt = JWT.decode(token) else { throw EmulatorError.authBadRequest("INVALID_CUSTOM_TOKEN : ((Invalid JWT.))") }
-            if jwt.algorithm == "RS256", let key = try? keyring.key(), jwt.header["kid"]?.stringValue == key.kid,
+            if jwt.algorithm == "RS256", let key = keyring.existingKey, jwt.header["kid"]?.stringValue == key.kid,
                !key.verifyRS256(jwt.signingInput, signature: jwt.signature)
             {
                 throw EmulatorError.authBadRequest("INVALID_CUSTOM_TOKEN : ((Invalid signature.))")

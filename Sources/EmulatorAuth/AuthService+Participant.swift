@@ -30,7 +30,7 @@ extension AuthService: PersistentParticipant {
     /// The project's data (tenants included) plus the process signing key (PEM), so tokens survive restarts.
     public func exportProject(_ projectId: String) -> JSON {
         var e = readProject(projectId) { $0.exported.objectValue ?? [:] }
-        if let pem = try? keyring.key().privateKeyPEM() { e["signingKey"] = .string(pem) }
+        if let pem = try? keyring.existingKey?.privateKeyPEM() { e["signingKey"] = .string(pem) }
         return .object(e)
     }
 

@@ -54,7 +54,9 @@ extension AuthService {
 
     /// `TENANT_NOT_FOUND` naming the tenant.
     static func tenantNotFound(_ id: String) -> EmulatorError {
-        EmulatorError.authBadRequest("TENANT_NOT_FOUND : ((Tenant \(id) does not exist.))")
+        // Ids are short; a hostile one is not echoed whole.
+        let shown = id.count > 128 ? String(id.prefix(128)) + "…" : id
+        return EmulatorError.authBadRequest("TENANT_NOT_FOUND : ((Tenant \(shown) does not exist.))")
     }
 
     /// The `firebase.tenant` claim of a token, unverified (nil when absent or not a JWT).

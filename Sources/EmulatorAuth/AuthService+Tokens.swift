@@ -134,14 +134,15 @@ extension AuthService {
     {
         let invalid = EmulatorError.authBadRequest("INVALID_ID_TOKEN")
         let jwt: JWT
-        if let key = try? keyring.key(), let cached = verifiedTokens.lookup(token, kid: key.kid) {
+        if let key = keyring.existingKey, let cached = verifiedTokens.lookup(token, kid: key.kid) {
             jwt = cached
         } else {
             guard let decoded = JWT.decode(token) else { throw invalid }
             jwt = decoded
             switch jwt.algorithm {
             case "RS256":
-                guard let key = try? keyring.key(), jwt.header["kid"]?.stringValue == key.kid,
+                // No key yet: no token can carry our signature.
+                guard let key = keyring.existingKey, jwt.header["kid"]?.stringValue == key.kid,
                       key.verifyRS256(jwt.signingInput, signature: jwt.signature)
                 else { throw invalid }
                 verifiedTokens.insert(token, kid: key.kid, jwt: jwt)
@@ -183,10 +184,9 @@ extension AuthService {
         let tokenTenant = Self.refreshTokenTenant(refreshToken)
         if let tenantId, !tenantId.isEmpty, tenantId != tokenTenant { throw EmulatorError.authBadRequest("TENANT_ID_MISMATCH") }
         let scope = AuthScope(projectId, tenant: tokenTenant)
-        if tokenTenant != nil, readProject(projectId, { st in scope.tenantId.map { st.tenants[$0] == nil } ?? false }) {
-            throw EmulatorError.authBadRequest("INVALID_REFRESH_TOKEN")
-        }
-        _ = try policy(scope)
+        // A deleted tenant's tokens went with it.
+        if let t = tokenTenant, readProject(projectId, { $0.tenants[t] == nil }) { throw EmulatorError.authBadRequest("INVALID_REFRESH_TOKEN") }
+        _ = try policy(scope)  // PROJECT_DISABLED for a disabled tenant
         let e = env(projectId)
         let now = e.clock.now()
         let (user, record, newToken) = try write(scope) { st -> (AuthUser, RefreshRecord, String) in

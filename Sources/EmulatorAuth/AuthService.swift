@@ -23,14 +23,15 @@ public final class AuthService: Sendable {
     /// ID tokens whose signature already verified (the checks that can change are never cached).
     let verifiedTokens = VerifiedTokenCache()
 
-    /// Creates the service. Key generation starts in the background unless `keyring` is given.
+    /// Creates the service. Key generation starts in the background when tokens are signed and no
+    /// `keyring` is given.
     public init(config: AuthServiceConfig = AuthServiceConfig(), environments: any ProjectEnvironmentProvider,
                 logger: any LogSink = NullLogSink(), keyring: TokenKeyring? = nil)
     {
         self.config = config
         self.environments = environments
         self.logger = logger
-        self.keyring = keyring ?? TokenKeyring()
+        self.keyring = keyring ?? TokenKeyring(generateInBackground: config.signIdTokens)
     }
 
     /// Installs the functions host's hooks.
@@ -85,8 +86,11 @@ public final class AuthService: Sendable {
     private func journal(_ projectId: String, _ st: inout AuthProjectState) {
         if let obs = observer.withLock({ $0 })?.call {
             if var entry = st.takeJournalEntry() {
-                // The first entry of a process carries the signing key, so tokens outlive restarts.
-                if !keyJournaled.withLock({ v in defer { v = true }; return v }), let pem = try? keyring.key().privateKeyPEM(), case .object(var o) = entry {
+                // The first entry after the key exists carries it, so signed tokens outlive restarts
+                // (an unsigned-mode process that never made a key journals none).
+                if let k = keyring.existingKey, !keyJournaled.withLock({ v in defer { v = true }; return v }), let pem = try? k.privateKeyPEM(),
+                   case .object(var o) = entry
+                {
                     o["signingKey"] = .string(pem)
                     entry = .object(o)
                 }

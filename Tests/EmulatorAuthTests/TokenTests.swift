@@ -196,3 +196,18 @@ import Testing
     #expect(cache.count == 1)
     #expect(cache.lookup("a", kid: "k1") == nil)
 }
+
+/// Unsigned mode (the default) makes no signing key until something needs one (published keys,
+/// RS256 custom tokens), so no key generation is left running when a short-lived process exits,
+/// and exports carry no key that was never used.
+@Test func unsignedModeMakesNoKeyUntilOneIsNeeded() async throws {
+    let a = AuthService(environments: LocalEnvironmentProvider())
+    let r = try await a.signUp(projectId: project, body: [:], privileged: false)
+    #expect(try a.verifyIDTokenStrictly(projectId: project, token: r["idToken"]!.stringValue!).uid == r["localId"]!.stringValue!)
+    #expect(a.keyring.existingKey == nil && a.exportProject(project)["signingKey"] == nil)
+    // An RS256 token cannot be ours before a key exists.
+    let foreign = try JWT.encode(["sub": "x", "aud": .string(project), "iss": .string("https://securetoken.google.com/\(project)")], key: testKeyring.key())
+    #expect(await message { try a.verifyIDToken(projectId: project, token: foreign) } == "INVALID_ID_TOKEN")
+    _ = try a.keyring.jwks()
+    #expect(a.keyring.existingKey != nil && a.exportProject(project)["signingKey"] != nil)
+}

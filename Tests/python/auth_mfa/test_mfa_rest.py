@@ -299,6 +299,17 @@ def test_enrolment_error_strings(pool):
     assert pool.err("v2/accounts/mfaEnrollment:withdraw", {"idToken": refreshed["id_token"]}) == "MFA_ENROLLMENT_NOT_FOUND"
     pool.advance(3600)
     assert pool.err(start, {"idToken": refreshed["id_token"]}) == "TOKEN_EXPIRED"
+    # A token of one pool sent to another: TENANT_ID_MISMATCH.
+    fresh_user = pool.verified_user()
+    if pool.tenant:
+        r = requests.post(f"{pool.emu.url}{ITK}/v2/accounts/mfaEnrollment:start?key={pool.key}",
+                          json={"idToken": fresh_user["idToken"], "tenantId": pool.tenant + "-other"}, timeout=10)
+    else:
+        other_tenant = requests.post(f"{pool.emu.url}{ITK}/v2/projects/{pool.project}/tenants", json={"displayName": "Other", "mfaConfig": {"state": "ENABLED", "enabledProviders": ["PHONE_SMS"]}},
+                                     headers=OWNER, timeout=10).json()["name"].rsplit("/", 1)[1]
+        r = requests.post(f"{pool.emu.url}{ITK}/v2/accounts/mfaEnrollment:start?key={pool.key}",
+                          json={"idToken": fresh_user["idToken"], "tenantId": other_tenant}, timeout=10)
+    assert r.status_code == 400 and r.json()["error"]["message"] == "TENANT_ID_MISMATCH"
 
 
 def test_sign_in_error_strings_and_validation_before_side_effects(pool):
