@@ -111,6 +111,9 @@ enum AdminOpenAPI {
                 "delete": op("Clear the log"),
             ],
             "/emulator/v1/projects/{project}/rulesEvaluations/{id}": ["get": op("One evaluation with its ruleset", params: ["project", "id"])],
+            "/emulator/v1/projects/{project}/tenants/{tenant}/accounts": ["delete": op("Delete every user of an Auth tenant (TENANT_NOT_FOUND when unknown)", params: ["project", "tenant"])],
+            "/emulator/v1/projects/{project}/tenants/{tenant}/oobCodes": ["get": op("List an Auth tenant's unused out-of-band codes", params: ["project", "tenant"])],
+            "/emulator/v1/projects/{project}/tenants/{tenant}/verificationCodes": ["get": op("List an Auth tenant's unused SMS codes (sign-in and MFA)", params: ["project", "tenant"])],
         ],
         "components": [
             "schemas": [
