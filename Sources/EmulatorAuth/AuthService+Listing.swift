@@ -37,11 +37,10 @@ extension AuthService {
             after = (ms, String(parts[1]))
         }
         let needle = search.map { Array($0.trimming(" \t").utf8).map(Self.foldASCII) }
-        let (total, matched) = read(projectId) { st -> (Int, [AuthUser]) in
+        let (total, matched) = read(AuthScope(projectId, tenant: tenantId)) { pool -> (Int, [AuthUser]) in
             var total = 0
             var out: [AuthUser] = []
-            for u in st.users.values {
-                guard u.tenantId == tenantId else { continue }
+            for u in pool.users.values {
                 total += 1
                 if let needle, !needle.isEmpty, !Self.user(u, contains: needle) { continue }
                 if let kind, !Self.user(u, isKind: kind) { continue }
@@ -60,14 +59,16 @@ extension AuthService {
         return UserPage(users: page, total: total, matched: sorted.count, nextPageToken: next)
     }
 
-    /// Counts of the project's users (all tenants).
+    /// Counts of the project's users (its own pool and every tenant's).
     public func userCounts(projectId: String) -> UserCounts {
-        read(projectId) { st in
+        readProject(projectId) { st in
             var c = UserCounts()
-            for u in st.users.values {
-                c.total += 1
-                if u.isAnonymous { c.anonymous += 1 }
-                if u.disabled { c.disabled += 1 }
+            for pool in [st.pool] + st.tenants.values.map(\.pool) {
+                for u in pool.users.values {
+                    c.total += 1
+                    if u.isAnonymous { c.anonymous += 1 }
+                    if u.disabled { c.disabled += 1 }
+                }
             }
             return c
         }
