@@ -62,7 +62,7 @@ let package = Package(
         .testTarget(name: "EmulatorFunctionsTests", dependencies: ["EmulatorFunctions"]),
         .testTarget(name: "EmulatorProtobufTests", dependencies: ["EmulatorProtobuf"], resources: [.copy("Fixtures")]),
         .testTarget(name: "EmulatorTests", dependencies: ["Emulator"]),
-        .testTarget(name: "EmulatorFuzzTargetsTests", dependencies: ["EmulatorFuzzTargets", "EmulatorRules"]),
+        .testTarget(name: "EmulatorFuzzTargetsTests", dependencies: ["EmulatorFuzzTargets", "EmulatorRules", "EmulatorHTTP"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -18,6 +18,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case hpack
     /// `ProtoJSON.decode` of Firestore messages and the JSON round trip.
     case protobuf
+    /// The server side of an HTTP/2 connection (frames, HPACK, flow control) fed arbitrary bytes.
+    case http2
 
     /// Runs the target on `data`. Throws when the input breaks a property the target checks
     /// (for example a serialization that does not re-parse); a crash is a crash.
@@ -31,6 +33,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .jwt: try JWTTarget.run(data)
         case .hpack: try HPACKTarget.run(data)
         case .protobuf: try ProtobufTarget.run(data)
+        case .http2: try HTTP2Target.run(data)
         }
     }
 }
