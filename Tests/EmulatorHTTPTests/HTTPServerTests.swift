@@ -43,6 +43,21 @@ final class RawClient: @unchecked Sendable {
         return true
     }
     /// True when the server has closed the connection (read returns 0).
+    /// Reads raw bytes until `text` appears (or 5 s pass); returns what arrived, as Latin-1-ish text.
+    func readRaw(until text: String) async -> String {
+        (try? await HTTPClient.onThread {
+            var data: [UInt8] = []
+            var buf = [UInt8](repeating: 0, count: 65536)
+            let deadline = Date().addingTimeInterval(5)
+            while Date() < deadline, !String(decoding: data, as: UTF8.self).contains(text) {
+                let n = buf.withUnsafeMutableBytes { recv(self.fd, $0.baseAddress, $0.count, 0) }
+                if n <= 0 { break }
+                data.append(contentsOf: buf[0..<n])
+            }
+            return String(decoding: data, as: UTF8.self)
+        }) ?? ""
+    }
+
     func isClosed(within seconds: Double) async -> Bool {
         (try? await HTTPClient.onThread { self.isClosedBlocking(within: seconds) }) ?? false
     }
@@ -220,6 +235,30 @@ let echo: HTTPResponder = { req in
             for (i, c) in clients.enumerated() { try c.send("GET /again\(i) HTTP/1.1\r\n\r\n") }
             for (i, c) in clients.enumerated() where await c.read(responses: 1).contains("GET /again\(i) ") { ok += 1 }
             #expect(ok == 2000)
+        }
+    }
+
+    @Test func http2AndHTTP1ShareOnePortAndIdleHTTP2ConnectionsClose() async throws {
+        try await withServer({ $0.idleTimeout = 0.3 }) { bound in
+            // HTTP/1.1 on the port as before.
+            let h1 = try RawClient(port: bound[0].port)
+            try h1.send("GET /one HTTP/1.1\r\n\r\n")
+            #expect(await h1.read(responses: 1).contains("GET /one "))
+            // The preface, then nothing at all: the server's SETTINGS come, then GOAWAY at the idle timeout.
+            let h2 = try RawClient(port: bound[0].port)
+            try h2.send("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+            #expect(await h2.isClosed(within: 3), "a silent HTTP/2 connection is closed after the idle timeout")
+            // A plain HTTP request over HTTP/2 reaches the same responder.
+            let c = try RawClient(port: bound[0].port)
+            var enc = HPACKEncoder()
+            var bytes = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+            HTTP2FrameWriter.settings(&bytes, [])
+            HTTP2FrameWriter.append(&bytes, type: HTTP2FrameType.headers, flags: HTTP2Flag.endHeaders | HTTP2Flag.endStream, stream: 1,
+                                    payload: enc.encode([(":method", "GET"), (":scheme", "http"), (":path", "/over-h2"), (":authority", "t")]
+                                        .map { HPACKHeaderField(name: $0.0, value: $0.1) }))
+            try HTTPClient.writeAll(c.fd, bytes)
+            let answer = await c.readRaw(until: "GET /over-h2 ")
+            #expect(answer.contains("GET /over-h2 "))
         }
     }
 }
