@@ -20,6 +20,10 @@ public final class MessageSchema: @unchecked Sendable {
     private let sparseNumberIndex: [Int: Int]
     /// Field index by JSON name and by proto name.
     let nameIndex: [String: Int]
+    /// Per field (same order as `fields`): the codec's view, the JSON name, the proto name.
+    let plans: [FieldPlan]
+    let jsonNames: [String]
+    let protoNames: [String]
 
     /// Resolved message type of each field (its value type for maps), set by the registry.
     private(set) var messageTypes: [MessageSchema?]
@@ -60,6 +64,9 @@ public final class MessageSchema: @unchecked Sendable {
             names[f.jsonName] = names[f.jsonName] ?? i
         }
         nameIndex = names
+        plans = sorted.map(FieldPlan.init)
+        jsonNames = sorted.map(\.jsonName)
+        protoNames = sorted.map(\.name)
         messageTypes = Array(repeating: nil, count: sorted.count)
         enumTypes = Array(repeating: nil, count: sorted.count)
     }
