@@ -87,7 +87,7 @@ extension ProtoDecoder {
                 if number == 1, wire == .lengthDelimited {
                     current = "type_url"
                     let r = try reader.readLengthDelimited()
-                    guard let s = String(validating: reader.bytes(r), as: UTF8.self) else { throw ProtobufError("invalid UTF-8 in string") }
+                    guard let s = UTF8Validation.string(reader.bytes(r)) else { throw ProtobufError("invalid UTF-8 in string") }
                     typeURL = s
                 } else if number == 2, wire == .lengthDelimited {
                     current = "value"

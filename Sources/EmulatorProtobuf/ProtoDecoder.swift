@@ -23,8 +23,9 @@ struct ProtoDecoder {
     /// both occurrences): that rare case restarts the message with `merging`, which gathers such
     /// fields' bytes and decodes each once at the end, keeping the work linear.
     func fields(_ schema: MessageSchema, _ range: Range<Int>, depth: Int, merging: Bool) throws(ProtobufError) -> [String: JSON] {
-        var out: [String: JSON] = [:]
         var reader = ProtoReader(buffer, range: range)
+        // Sized once: growing a dictionary rehashes it at every doubling.
+        var out = [String: JSON](minimumCapacity: ProtoDecoder.runCount(reader))
         var oneofSet = InlineArray<4, Int16>(repeating: -1)
         var pending = -1
         var items: [JSON] = []
@@ -78,7 +79,10 @@ struct ProtoDecoder {
                         out.removeValue(forKey: schema.jsonNames[fi])
                     }
                 case .repeated:
-                    if pending != fi { pending = fi }
+                    if pending != fi {
+                        pending = fi
+                        if plan.kind == .message { items.reserveCapacity(ProtoDecoder.runLength(reader, number, wire)) }
+                    }
                     if wire == .lengthDelimited, plan.kind.isPackable {
                         var packed = reader.subReader(try reader.readLengthDelimited())
                         while !packed.isAtEnd {
@@ -99,7 +103,10 @@ struct ProtoDecoder {
                         try reader.skip(wire)
                         continue scan
                     }
-                    if pending != fi { pending = fi }
+                    if pending != fi {
+                        pending = fi
+                        entries.reserveCapacity(ProtoDecoder.runLength(reader, number, wire))
+                    }
                     let (key, value) = try mapEntry(schema, fi, plan, try reader.readLengthDelimited(), depth: depth + 1)
                     entries[key] = value
                 }
@@ -120,6 +127,34 @@ struct ProtoDecoder {
             } catch { throw error.within(schema, schema.protoNames[fi]) }
         }
         return out
+    }
+
+    /// How many runs of equal field numbers `reader` has left: the most keys its message's JSON
+    /// object gets. A skimming pass (keys and lengths only); malformed input just ends the count,
+    /// the real pass reports it.
+    static func runCount(_ reader: ProtoReader) -> Int {
+        var r = reader
+        var runs = 0, last = -1
+        while let tag = try? r.readTag() {
+            if tag.number != last {
+                runs += 1
+                last = tag.number
+            }
+            guard (try? r.skip(tag.wireType)) != nil else { break }
+        }
+        return runs
+    }
+
+    /// How many consecutive fields keyed (`number`, `wire`) start at the value `reader` is at
+    /// (its key already read): the size of a repeated or map field's run.
+    static func runLength(_ reader: ProtoReader, _ number: Int, _ wire: WireType) -> Int {
+        var r = reader
+        var count = 0
+        while (try? r.skip(wire)) != nil {
+            count += 1
+            guard let tag = try? r.readTag(), tag.number == number, tag.wireType == wire else { break }
+        }
+        return count
     }
 
     /// Stores the collected elements of the repeated or map field `fi` (appending to / merging
@@ -288,7 +323,7 @@ struct ProtoDecoder {
         case .string:
             let r = try reader.readLengthDelimited()
             if dropDefault && r.isEmpty { return nil }
-            guard let s = String(validating: reader.bytes(r), as: UTF8.self) else { throw ProtobufError("invalid UTF-8 in string") }
+            guard let s = UTF8Validation.string(reader.bytes(r)) else { throw ProtobufError("invalid UTF-8 in string") }
             return .string(s)
         case .bytes:
             let r = try reader.readLengthDelimited()
