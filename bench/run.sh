@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "== swift build -c release"
-{ swift build -c release --product emulator && swift build -c release --product bench-functions; } >.build/bench-build.log 2>&1 \
+{ swift build -c release --product emulator && swift build -c release --product bench-functions \
+  && swift build -c release --product bench-protobuf; } >.build/bench-build.log 2>&1 \
   || { tail -30 .build/bench-build.log; exit 1; }
 export EMULATOR_BIN="$PWD/.build/release/emulator" BENCH_FUNCTIONS_BIN="$PWD/.build/release/bench-functions"
 
@@ -49,6 +50,11 @@ print(f"{time.perf_counter()-t:.2f}")') s."
   echo "trip is most of each figure), in memory and with \`--data-dir\` under each fsync policy:"
   echo
   "$PYTHON" bench/write_cost.py
+  echo "== protobuf codec (bench-protobuf)" >&2
+  echo
+  echo "Protobuf codec (\`bench-protobuf 2\`, no server involved):"
+  echo
+  .build/release/bench-protobuf 2
 } >"$out"
 cat "$out" >>bench/RESULTS.md
 cat "$out"
