@@ -1,9 +1,12 @@
 /// A field's type reduced to what the codec switches on: no payloads, no reference counting, so
 /// the hot loops copy it for free (a `ProtoFieldType` carries the referenced type's name).
 enum ScalarKind: UInt8, Sendable {
+    /// The scalar types of `ProtoFieldType`, one for one.
     case double, float, int32, int64, uint32, uint64, sint32, sint64
+    /// The rest of them; `enumeration` and `message` without the referenced name.
     case fixed32, fixed64, sfixed32, sfixed64, bool, string, bytes, enumeration, message
 
+    /// The kind of a declared type.
     init(_ type: ProtoFieldType) {
         switch type {
         case .double: self = .double
@@ -54,17 +57,20 @@ struct FieldPlan: Sendable {
     /// Singular, repeated or map.
     enum Shape: UInt8, Sendable { case singular, repeated, map }
 
+    /// The field number.
     let number: Int
     /// The value type (a map's value type).
     let kind: ScalarKind
     /// A map's key type (unused otherwise).
     let keyKind: ScalarKind
+    /// Singular, repeated or map.
     let shape: Shape
     /// Message fields, oneof members, proto3 optional: written and read even when default.
     let explicitPresence: Bool
     /// Index into the message's oneofs, or -1.
     let oneof: Int
 
+    /// The plan of a declared field.
     init(_ field: FieldSchema) {
         number = field.number
         kind = ScalarKind(field.type)

@@ -20,9 +20,11 @@ public final class MessageSchema: @unchecked Sendable {
     private let sparseNumberIndex: [Int: Int]
     /// Field index by JSON name and by proto name.
     let nameIndex: [String: Int]
-    /// Per field (same order as `fields`): the codec's view, the JSON name, the proto name.
+    /// Per field (same order as `fields`): the codec's plain view of it.
     let plans: [FieldPlan]
+    /// Per field: the JSON name (kept apart so the loops do not copy whole `FieldSchema`s).
     let jsonNames: [String]
+    /// Per field: the proto name.
     let protoNames: [String]
 
     /// Resolved message type of each field (its value type for maps), set by the registry.

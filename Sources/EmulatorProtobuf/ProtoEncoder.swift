@@ -230,6 +230,7 @@ struct ProtoEncoder {
             try body(k, v)
             return
         }
+        /// A position in `members`.
         typealias Index = Dictionary<String, JSON>.Index
         try withUnsafeTemporaryAllocation(of: Index.self, capacity: members.count) { (slots) throws(ProtobufError) in
             var n = 0

@@ -59,6 +59,7 @@ public struct ProtoReader {
         try readVarint(what: "varint")
     }
 
+    /// `readVarint()`, naming what is read in its errors ("truncated field key").
     @inline(__always)
     mutating func readVarint(what: StaticString) throws(ProtobufError) -> UInt64 {
         guard position < end else { throw ProtobufError("truncated \(what)") }
