@@ -40,7 +40,7 @@ let package = Package(
             name: "Emulator",
             dependencies: [
                 "EmulatorCore", "EmulatorHTTP", "EmulatorCrypto", "EmulatorRules",
-                "EmulatorAuth", "EmulatorStore", "EmulatorFunctions",
+                "EmulatorAuth", "EmulatorStore", "EmulatorFunctions", "EmulatorProtobuf",
             ],
             resources: []
         ),
@@ -56,7 +56,7 @@ let package = Package(
         .executableTarget(name: "bench-protobuf", dependencies: ["EmulatorProtobuf"], path: "bench/Protobuf"),
 
         .testTarget(name: "EmulatorCoreTests", dependencies: ["EmulatorCore"]),
-        .testTarget(name: "EmulatorHTTPTests", dependencies: ["EmulatorHTTP"]),
+        .testTarget(name: "EmulatorHTTPTests", dependencies: ["EmulatorHTTP"], exclude: ["Fixtures"]),
         .testTarget(name: "EmulatorCryptoTests", dependencies: ["EmulatorCrypto"]),
         .testTarget(name: "EmulatorRulesTests", dependencies: ["EmulatorRules"], resources: [.copy("Conformance")]),
         .testTarget(name: "EmulatorAuthTests", dependencies: ["EmulatorAuth", "EmulatorCrypto"]),

@@ -18,6 +18,12 @@ if ! command -v wrk >/dev/null; then
   else sudo apt-get install -y -qq wrk || { sudo apt-get update -qq && sudo apt-get install -y -qq wrk; }; fi
 fi
 
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+  echo "== installing chromium and chromium-driver (web UI timings)"
+  if [ "$(id -u)" = 0 ]; then apt-get install -y -qq chromium chromium-driver >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium chromium-driver >/dev/null; }
+  else sudo apt-get install -y -qq chromium chromium-driver >/dev/null || { sudo apt-get update -qq && sudo apt-get install -y -qq chromium chromium-driver >/dev/null; }; fi
+fi
+
 if [ ! -x .venv/bin/python ]; then python3 -m venv --system-site-packages .venv; fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -r bench/requirements.txt
 export PYTHON="$PWD/.venv/bin/python"
@@ -50,6 +56,8 @@ print(f"{time.perf_counter()-t:.2f}")') s."
   echo "trip is most of each figure), in memory and with \`--data-dir\` under each fsync policy:"
   echo
   "$PYTHON" bench/write_cost.py
+  echo "== web UI: time to first render with 100,000 documents and 10,000 users (headless Chromium)" >&2
+  "$PYTHON" bench/ui_timing.py
   echo "== protobuf codec (bench-protobuf)" >&2
   echo
   echo "Protobuf codec (\`bench-protobuf 2\`, no server involved):"

@@ -71,7 +71,8 @@ extension FunctionsHost {
     func deliver(_ project: String, _ item: Pending) async {
         guard let reg = lookup(project, item.function) else { return }
         do {
-            try await invoke(project, reg, trigger: item.event.type, eventId: item.event.id, attempt: item.attempt) { ctx in
+            try await invoke(project, reg, trigger: item.event.type, eventId: item.event.id, attempt: item.attempt,
+                             input: item.event.json, event: item.event) { ctx in
                 try await reg.backend.event(reg.definition, item.event, ctx)
             }
         } catch {

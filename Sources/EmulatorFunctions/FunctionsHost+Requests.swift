@@ -18,7 +18,7 @@ extension FunctionsHost {
             let data = try CallableProtocol.decodeRequest(method: method, contentType: contentType, body: body)
             let caller = try auth.get()
             let req = CallableRequest(data: data, auth: caller, appCheckToken: appCheck, rawToken: rawToken)
-            let result = try await invoke(project, reg, trigger: "callable", eventId: nil, attempt: 1) { ctx in
+            let result = try await invoke(project, reg, trigger: "callable", eventId: nil, attempt: 1, input: data) { ctx in
                 try await reg.backend.callable(reg.definition, req, ctx)
             }
             return CallableProtocol.success(result)
@@ -33,7 +33,8 @@ extension FunctionsHost {
             return FunctionHTTPResponse(status: 404, body: Array("Function \(name) does not exist in project \(project).".utf8))
         }
         do {
-            return try await invoke(project, reg, trigger: "http", eventId: nil, attempt: 1) { ctx in
+            return try await invoke(project, reg, trigger: "http", eventId: nil, attempt: 1,
+                                    input: .string("\(request.method) \(request.path)")) { ctx in
                 try await reg.backend.http(reg.definition, request, ctx)
             }
         } catch {
@@ -47,7 +48,7 @@ extension FunctionsHost {
     public func runBlocking(project: String, event: String, payload: JSON) async throws -> JSON? {
         let reg = registered(project).first { $0.definition.trigger == .blocking(event: event) }
         guard let reg else { return nil }
-        return try await invoke(project, reg, trigger: event, eventId: nil, attempt: 1) { ctx in
+        return try await invoke(project, reg, trigger: event, eventId: nil, attempt: 1, input: payload) { ctx in
             try await reg.backend.blocking(reg.definition, payload, ctx)
         }
     }

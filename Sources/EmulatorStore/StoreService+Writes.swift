@@ -36,14 +36,12 @@ extension StoreService {
                     if undo[w.path] == nil { undo[w.path] = data.state.undoEntry(w.path) }
                     applied.append(try data.state.apply(w, at: time, fullName: DocumentName.full(project: project, database: database, path: w.path)))
                 }
-                if !caller.isAdmin {
-                    let reader = CommitReader(state: data.state, undo: undo)
-                    for (w, a) in zip(writes, applied) {
-                        let method: AccessMethod
-                        if case .delete = w.operation { method = .delete } else { method = a.before == nil ? .create : .update }
-                        try authorize(hooks, StoreAccess(caller: caller, project: project, database: database, method: method, path: w.path,
-                                                         resource: a.before, requestResource: a.after, query: nil, time: time, reader: reader))
-                    }
+                let reader = CommitReader(state: data.state, undo: undo)
+                for (w, a) in zip(writes, applied) {
+                    let method: AccessMethod
+                    if case .delete = w.operation { method = .delete } else { method = a.before == nil ? .create : .update }
+                    try authorize(hooks, StoreAccess(caller: caller, project: project, database: database, method: method, path: w.path,
+                                                     resource: a.before, requestResource: a.after, query: nil, time: time, reader: reader))
                 }
             } catch {
                 for (path, entry) in undo { data.state.restore(path, entry) }

@@ -72,9 +72,10 @@ public final class StoreService: Sendable {
         boxes.withLock { $0.keys.filter { $0.project == project }.map(\.database).sorted() }
     }
 
-    /// Throws PERMISSION_DENIED-style errors from the hook for non-admin callers.
+    /// Throws PERMISSION_DENIED-style errors from the hook for non-admin callers; admin accesses
+    /// are only shown to the hook.
     func authorize(_ hooks: Hooks, _ access: StoreAccess) throws {
-        guard !access.caller.isAdmin else { return }
+        guard !access.caller.isAdmin else { hooks.authorizer.observeAdmin(access); return }
         try hooks.authorizer.authorize(access)
     }
 }

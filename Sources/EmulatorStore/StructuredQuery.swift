@@ -57,11 +57,15 @@ public struct StructuredQuery: Sendable, Equatable {
         if case .object(let sel)? = q["select"], case .array(let fields)? = sel["fields"] {
             select = try fields.map { try FieldPath(parsing: $0["fieldPath"]?.stringValue ?? "") }
         }
-        guard case .array(let from)? = q["from"], from.count == 1, let cid = from[0]["collectionId"]?.stringValue else {
+        // A selector with allDescendants and no collectionId is a "kindless" query: every
+        // collection under the parent (what recursive deletes use).
+        let allDescendants = (q["from"]?.arrayValue?.first?["allDescendants"]?.boolValue) ?? false
+        guard case .array(let from)? = q["from"], from.count == 1,
+              let cid = from[0]["collectionId"]?.stringValue ?? (allDescendants ? "" : nil), !cid.isEmpty || allDescendants else {
             throw EmulatorError.invalidArgument("A query needs exactly one 'from' collection selector with a collectionId.")
         }
         guard !cid.contains("/") else { throw EmulatorError.invalidArgument("collectionId '\(cid)' must not contain '/'.") }
-        self.from = Collection(id: cid, allDescendants: from[0]["allDescendants"]?.boolValue ?? false)
+        self.from = Collection(id: cid, allDescendants: allDescendants)
         if let w = q["where"], !w.isNull { filter = try QueryFilter(json: w) }
         var orders: [Order] = []
         if case .array(let os)? = q["orderBy"] {
@@ -101,6 +105,19 @@ public struct StructuredQuery: Sendable, Equatable {
         guard let json, !json.isNull else { return nil }
         let values = try (json["values"]?.arrayValue ?? []).enumerated().map { try Value(json: $1, field: "cursor.values[\($0)]") }
         return Cursor(values: values, before: json["before"]?.boolValue ?? false)
+    }
+
+    /// Orders by `fields` as if they were inequality fields (after the explicit orders, before
+    /// `__name__`), which also means documents without them are left out. Production reads a
+    /// sum or average through the field's index, so a limited aggregation query takes the
+    /// first documents in that field's order.
+    public mutating func orderImplicitly(by fields: [FieldPath]) {
+        let extra = fields.filter { f in !f.isName && !explicitOrder.contains { $0.field == f } }
+        guard !extra.isEmpty else { return }
+        let inequalities = filter?.inequalityFields ?? []
+        var all = inequalities
+        for f in extra where !all.contains(f) { all.append(f) }
+        order = Self.normalise(explicitOrder, inequalities: all)
     }
 
     /// Standard-edition normalisation: inequality fields not in orderBy are appended (sorted),

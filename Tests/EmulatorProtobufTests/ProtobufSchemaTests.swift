@@ -4,7 +4,7 @@ import Testing
 
 /// Pins every declared message, field and enum to the real descriptors that
 /// `Fixtures/dump_descriptors.py` dumped from google-cloud-firestore and google-events
-/// (`Fixtures/descriptors.json`; Tests/python/grpc/test_descriptors_current.py keeps that file
+/// (`Fixtures/descriptors.json`; Tests/python/firestore_grpc/test_descriptors_current.py keeps that file
 /// current). A wrong number, type, name, cardinality or oneof fails naming the field.
 struct ProtobufSchemaTests {
     /// Fields we declare that the published protos lack, with why.

@@ -53,6 +53,7 @@ worker.onDocument("onTaskWritten", "tasks/{taskId}", event: "written", retry: tr
                                                   "where": ["fieldFilter": ["field": ["fieldPath": "userId"], "op": "EQUAL", "value": ["stringValue": .string(uid)]]]]).count
         try await ctx.admin.commit([["update": ["name": .string(ctx.admin.name("users/\(uid)")), "fields": FirestoreJSON.fields(["taskCount": .int(Int64(count))])],
                                      "updateMask": ["fieldPaths": ["taskCount"]]]])
+        ctx.log("users/\(uid).taskCount = \(count)")
     }
 }
 

@@ -11,7 +11,7 @@ the roots through fields is written, map entries included.
     python dump_descriptors.py > descriptors.json       # from the repo's .venv
 
 ProtobufSchemaTests compares every message and field of the Swift schema with this file;
-Tests/python/grpc/test_descriptors_current.py regenerates it from the installed packages and
+Tests/python/firestore_grpc/test_descriptors_current.py regenerates it from the installed packages and
 fails when it no longer matches the committed copy (a client upgrade that changed the protos).
 """
 import json

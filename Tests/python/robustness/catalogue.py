@@ -42,6 +42,8 @@ BODY_ROUTES = [
     ("POST", DOCS + "/tasks/t1:runAggregationQuery"),
     ("POST", DOCS + ":listCollectionIds"),
     ("POST", DOCS + "/tasks/t1:listCollectionIds"),
+    ("POST", DOCS + ":partitionQuery"),
+    ("POST", DOCS + "/tasks/t1:partitionQuery"),
 ] + [("POST", ITK + "/v1/accounts:" + verb + "?key=" + API_KEY) for verb in (
     "signUp", "signInWithPassword", "signInWithIdp", "signInWithCustomToken", "signInWithEmailLink",
     "signInWithPhoneNumber", "sendVerificationCode", "sendOobCode", "resetPassword", "update",
@@ -99,6 +101,27 @@ OTHER_ROUTES = [
     ("DELETE", "/emulator/v1/projects/{p}/databases/(default)/documents/tasks"),
     ("GET", ITK + "/v1/projects?key=" + API_KEY),
     ("GET", ITK + "/v1/recaptchaParams?key=" + API_KEY),
+    # The web UI's reads and actions (docs/admin-api.md, "For the UI").
+    ("GET", "/emulator/v1/projects/{p}/summary"),
+    ("GET", "/emulator/v1/projects/{p}/revision"),
+    ("GET", "/emulator/v1/projects/{p}/databases"),
+    ("GET", "/emulator/v1/projects/{p}/databases/(default)/documents"),
+    ("GET", "/emulator/v1/projects/{p}/databases/(default)/documents/tasks"),
+    ("GET", "/emulator/v1/projects/{p}/databases/(default)/documents/tasks/t1"),
+    ("GET", "/emulator/v1/projects/{p}/databases/(default)/documents/tasks/%2e%2e/x"),
+    ("GET", "/emulator/v1/projects/{p}/users?search=%00%FF&kind=nope&tenantId=x"),
+    ("GET", "/emulator/v1/projects/{p}/rulesEvaluations?path=%FF&caller=admin"),
+    ("GET", "/emulator/v1/projects/{p}/rulesEvaluations/1"),
+    ("GET", "/emulator/v1/projects/{p}/rulesEvaluations/not-a-number"),
+    ("DELETE", "/emulator/v1/projects/{p}/rulesEvaluations"),
+    ("GET", "/emulator/v1/projects/{p}/functions/invocations/nope"),
+    ("POST", "/emulator/v1/projects/{p}/functions/invocations/nope:rerun"),
+    # The UI's shell (any deep link) and assets.
+    ("GET", "/ui"),
+    ("GET", "/ui/"),
+    ("GET", "/ui/firestore/tasks/t1?project={p}"),
+    ("GET", "/ui/assets/core.js"),
+    ("GET", "/ui/assets/..%2f..%2fetc%2fpasswd"),
 ]
 
 # Absurd numbers in query parameters: always a 4xx.
@@ -110,6 +133,16 @@ BAD_QUERY_ROUTES = [
     ("GET", ITK + "/v1/projects/{p}/accounts:batchGet?maxResults=abc"),
     ("GET", ITK + "/v1/projects/{p}/accounts:batchGet?maxResults=99999999999999999999"),
     ("GET", ITK + "/v1/projects/{p}/accounts:batchGet?maxResults=-5"),
+    ("GET", "/emulator/v1/projects/{p}/users?pageSize=abc"),
+    ("GET", "/emulator/v1/projects/{p}/users?pageSize=0"),
+    ("GET", "/emulator/v1/projects/{p}/users?pageSize=99999999999999999999"),
+    ("GET", "/emulator/v1/projects/{p}/users?pageToken=no-colon"),
+    ("GET", "/emulator/v1/projects/{p}/rulesEvaluations?pageSize=-1"),
+    ("GET", "/emulator/v1/projects/{p}/rulesEvaluations?outcome=maybe"),
+    ("GET", "/emulator/v1/projects/{p}/rulesEvaluations?method=patch"),
+    ("GET", "/emulator/v1/projects/{p}/rulesEvaluations?pageToken=x"),
+    ("GET", "/emulator/v1/projects/{p}/databases/(default)/documents/tasks?pageSize=1001"),
+    ("GET", "/emulator/v1/projects/{p}/databases/(default)/documents/tasks?pageSize=1e3"),
 ]
 
 # Operations that are documented as not implemented (docs/auth.md, docs/store.md): 501 with a
@@ -127,8 +160,6 @@ UNIMPLEMENTED_ROUTES = [("POST", ITK + "/" + p) for p in (
     ("POST", ITK + "/v1/projects/{p}/tenants/t1/accounts:lookup"),
     ("DELETE", "/emulator/v1/projects/{p}/tenants/t1/accounts"),
     ("POST", "/www.googleapis.com/identitytoolkit/v3/relyingparty/signOutUser?key=" + API_KEY),
-    ("POST", DOCS + ":partitionQuery"),
-    ("POST", DOCS + "/tasks/t1:partitionQuery"),
     ("POST", DOCS + ":listen"),
     ("POST", DOCS + ":write"),
 ]
