@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "== swift build -c release"
-{ swift build -c release --product emulator && swift build -c release --product bench-functions; } >.build/bench-build.log 2>&1 \
+{ swift build -c release --product emulator && swift build -c release --product bench-functions \
+  && swift build -c release --product bench-protobuf; } >.build/bench-build.log 2>&1 \
   || { tail -30 .build/bench-build.log; exit 1; }
 export EMULATOR_BIN="$PWD/.build/release/emulator" BENCH_FUNCTIONS_BIN="$PWD/.build/release/bench-functions"
 
@@ -57,6 +58,11 @@ print(f"{time.perf_counter()-t:.2f}")') s."
   "$PYTHON" bench/write_cost.py
   echo "== web UI: time to first render with 100,000 documents and 10,000 users (headless Chromium)" >&2
   "$PYTHON" bench/ui_timing.py
+  echo "== protobuf codec (bench-protobuf)" >&2
+  echo
+  echo "Protobuf codec (\`bench-protobuf 2\`, no server involved):"
+  echo
+  .build/release/bench-protobuf 2
 } >"$out"
 cat "$out" >>bench/RESULTS.md
 cat "$out"
