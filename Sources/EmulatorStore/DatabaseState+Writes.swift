@@ -39,6 +39,9 @@ extension DatabaseState {
             }
         default: break
         }
+        if case .verify = w.operation {
+            return AppliedWrite(path: w.path, before: before, after: before, updateTime: before?.updateTime, transformResults: [])
+        }
         if case .delete = w.operation {
             remove(w.path, at: time)
             return AppliedWrite(path: w.path, before: before, after: nil, updateTime: nil, transformResults: [])

@@ -38,6 +38,7 @@ extension StoreService {
                 }
                 let reader = CommitReader(state: data.state, undo: undo)
                 for (w, a) in zip(writes, applied) {
+                    if case .verify = w.operation { continue }  // writes nothing, so nothing to allow
                     let method: AccessMethod
                     if case .delete = w.operation { method = .delete } else { method = a.before == nil ? .create : .update }
                     try authorize(hooks, StoreAccess(caller: caller, project: project, database: database, method: method, path: w.path,
@@ -49,8 +50,9 @@ extension StoreService {
                 throw error
             }
             let changed = applied.filter { $0.before != $0.after }
-            if !changed.isEmpty, let observer = hooks.observer {
-                observer(StoreChangeBatch(project: project, database: database, commitTime: time, changes: changed))
+            if !changed.isEmpty {
+                hooks.observer?(StoreChangeBatch(project: project, database: database, commitTime: time, changes: changed))
+                data.watch.publish(changed, state: data.state, project: project, database: database, time: time)
             }
             return CommitResult(writeResults: applied, commitTime: time)
         }
@@ -93,9 +95,10 @@ extension StoreService {
             let time = data.state.nextCommitTime(now)
             let removed = data.state.removeSubtree(path, at: time)
             data.transactions = [:]
-            if !removed.isEmpty, let observer = hooks.observer {
-                observer(StoreChangeBatch(project: project, database: database, commitTime: time,
-                                          changes: removed.map { AppliedWrite(path: $0.path, before: $0, after: nil, updateTime: nil, transformResults: []) }))
+            if !removed.isEmpty {
+                let changes = removed.map { AppliedWrite(path: $0.path, before: $0, after: nil, updateTime: nil, transformResults: []) }
+                hooks.observer?(StoreChangeBatch(project: project, database: database, commitTime: time, changes: changes))
+                data.watch.publish(changes, state: data.state, project: project, database: database, time: time)
             }
         }
     }
