@@ -3,7 +3,6 @@ import EmulatorCore
 import Glibc
 #endif
 import CEpoll
-import Foundation
 
 /// The epoll loop behind `HTTPServer`: accepts, reads, tells HTTP/1.1 from HTTP/2 by the first
 /// bytes, hands complete HTTP/1.1 requests to the responder in a `Task` and writes responses back
@@ -50,10 +49,7 @@ final class EventLoop: @unchecked Sendable {
 
     /// Starts the loop thread.
     func start() {
-        let t = Thread { [self] in self.run() }
-        t.name = "http-event-loop"
-        t.stackSize = 1 << 20
-        t.start()
+        BackgroundThread.detach(name: "http-event-loop", stackSize: 1 << 20) { [self] in self.run() }
     }
 
     /// Asks the loop to stop and waits until it has.
@@ -402,7 +398,7 @@ final class EventLoop: @unchecked Sendable {
         }
         var h = HTTPHeaders()
         h.add("Content-Type", "application/json; charset=utf-8")
-        let escaped = message.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        let escaped = message.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
         let body = "{\"error\":{\"code\":\(status),\"message\":\"\(escaped)\",\"status\":\"\(code)\"}}"
         return HTTPResponse(status: status, headers: h, body: Array(body.utf8))
     }
