@@ -17,6 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$(date +%s)
+fail() { echo "check-package: FAILED: $*" >&2; exit 1; }
 
 if [ "$(id -u)" != 0 ]; then
   echo "check-package: needs root (debootstrap and chroot); run it with sudo" >&2
@@ -58,8 +59,6 @@ if [ ! -f "$root/.complete" ]; then
   touch "$root/.complete"
 fi
 
-fail() { echo "check-package: FAILED: $*" >&2; exit 1; }
-
 if [ -e "$root/usr/lib/swift" ] || chroot "$root" sh -c 'command -v swift swiftc' >/dev/null 2>&1; then
   fail "the root has a Swift installation; the proof needs one without"
 fi
@@ -71,7 +70,8 @@ cleanup() {
   if mountpoint -q "$root/proc"; then umount "$root/proc" || umount -l "$root/proc" || true; fi
 }
 trap cleanup EXIT
-mountpoint -q "$root/proc" || mount -t proc proc "$root/proc"
+mountpoint -q "$root/proc" || mount -t proc proc "$root/proc" ||
+  fail "cannot mount /proc in the root (a container without CAP_SYS_ADMIN?); run the check where root may mount"
 
 rm -rf "$root/opt/emulator"
 mkdir -p "$root/opt/emulator"
