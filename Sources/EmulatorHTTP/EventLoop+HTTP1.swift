@@ -82,7 +82,7 @@ extension EventLoop {
         }
         var h = HTTPHeaders()
         h.add("Content-Type", "application/json; charset=utf-8")
-        let escaped = message.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        let escaped = message.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
         let body = "{\"error\":{\"code\":\(status),\"message\":\"\(escaped)\",\"status\":\"\(code)\"}}"
         return HTTPResponse(status: status, headers: h, body: Array(body.utf8))
     }

@@ -3,7 +3,6 @@ import EmulatorCore
 import Glibc
 #endif
 import CEpoll
-import Foundation
 
 /// The epoll loop behind `HTTPServer`: accepts, reads, tells HTTP/1.1 from HTTP/2 by the first
 /// bytes, hands complete HTTP/1.1 requests to the responder in a `Task` and writes responses back
@@ -54,10 +53,7 @@ final class EventLoop: @unchecked Sendable {
 
     /// Starts the loop thread.
     func start() {
-        let t = Thread { [self] in self.run() }
-        t.name = "http-event-loop"
-        t.stackSize = 1 << 20
-        t.start()
+        BackgroundThread.detach(name: "http-event-loop", stackSize: 1 << 20) { [self] in self.run() }
     }
 
     /// Asks the loop to stop and waits until it has.
