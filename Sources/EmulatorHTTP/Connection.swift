@@ -19,11 +19,17 @@ final class Connection {
     var prefaceBuffer: [UInt8] = []
     /// The HTTP/2 state when `mode` is `.http2`.
     var h2: HTTP2Connection?
+    /// The socket.
     let fd: Int32
+    /// A number unique to this connection (file descriptors are reused).
     let id: UInt64
+    /// The peer's address.
     let remote: String
+    /// HTTP/1.1 request parsing.
     var parser: HTTPRequestParser
+    /// Bytes to send; `outputOffset` of them have been sent.
     var output: [UInt8] = []
+    /// How much of `output` the socket took.
     var outputOffset = 0
     /// A request is with the responder; later pipelined requests wait in the parser.
     var inFlight = false
@@ -47,8 +53,10 @@ final class Connection {
     var awaitingAck = false
     /// EPOLLOUT is registered.
     var wantsWrite = false
+    /// Responses completed on this connection.
     var servedRequests = 0
 
+    /// Creates the state of an accepted connection.
     init(fd: Int32, id: UInt64, remote: String, parser: HTTPRequestParser) {
         self.fd = fd
         self.id = id
@@ -56,5 +64,6 @@ final class Connection {
         self.parser = parser
     }
 
+    /// Output is waiting for the socket.
     var hasPendingOutput: Bool { outputOffset < output.count }
 }

@@ -65,6 +65,7 @@ extension EventLoop {
         c.bodyWriter?.acknowledge()
     }
 
+    /// Whether the request asks to close the connection after its response.
     static func wantsClose(_ r: HTTPRequest) -> Bool {
         let tokens = r.headers.values("Connection").flatMap { $0.lowercased().split(separator: ",").map { $0.trimming(" \t") } }
         if tokens.contains("close") { return true }
@@ -72,6 +73,7 @@ extension EventLoop {
         return false
     }
 
+    /// The JSON error answer the server gives on its own (parse errors, timeouts).
     static func errorResponse(status: Int, message: String) -> HTTPResponse {
         let code: String
         switch status {

@@ -13,6 +13,7 @@ import CEpoll
 /// (responses and commands from other threads) is behind a `Mutex` and the loop is woken
 /// through an eventfd.
 final class EventLoop: @unchecked Sendable {
+    /// What other threads ask of the loop (through `inbox`).
     enum Message {
         case response(fd: Int32, id: UInt64, bytes: [UInt8], close: Bool)
         /// The head of a streaming response: the connection stays busy until the last chunk.
@@ -23,19 +24,25 @@ final class EventLoop: @unchecked Sendable {
         case stop
     }
 
+    /// Listeners, limits and timeouts.
     let config: HTTPServerConfiguration
+    /// Answers HTTP requests (HTTP/1.1, and plain requests over HTTP/2).
     let responder: HTTPResponder
+    /// Serves each HTTP/2 stream (gRPC calls and plain requests).
     let streamHandler: HTTP2StreamHandler
     private let epfd: Int32
     private let wakeFd: Int32
     private var listeners: Set<Int32> = []
+    /// Open connections by file descriptor.
     var connections: [Int32: Connection] = [:]
     private let inbox = Mutex<[Message]>([])
     private var nextId: UInt64 = 1
+    /// Set by `stop`: connections still open then are closed.
     var stopDeadline: UInt64?
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     private let finished = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
+    /// Creates the loop over already bound listening sockets.
     init(config: HTTPServerConfiguration, responder: @escaping HTTPResponder, streamHandler: @escaping HTTP2StreamHandler,
          listenFds: [Int32]) throws {
         self.config = config
@@ -82,8 +89,10 @@ final class EventLoop: @unchecked Sendable {
         _ = write(wakeFd, &one, 8)
     }
 
+    /// Adds a descriptor to epoll.
     func register(_ fd: Int32, events: UInt32) { _ = cepoll_ctl(epfd, 1, fd, events) }
 
+    /// Changes the events epoll reports for a descriptor.
     func modify(_ fd: Int32, events: UInt32) { _ = cepoll_ctl(epfd, 3, fd, events) }
 
     private func unregister(_ fd: Int32) { _ = cepoll_ctl(epfd, 2, fd, 0) }
@@ -268,6 +277,8 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
+    /// Writes pending output (framing more HTTP/2 output as the socket takes it); closes the
+    /// connection afterwards when it is due to close.
     func flush(_ c: Connection) {
         guard connections[c.fd] === c else { return }
         while c.hasPendingOutput || (c.h2.map { !$0.ready.isEmpty } ?? false) {
@@ -356,6 +367,7 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
+    /// Closes a connection at once and fails everything that was waiting on it.
     func closeConnection(_ c: Connection) {
         guard connections[c.fd] === c else { return }
         connections[c.fd] = nil

@@ -18,6 +18,7 @@ public struct HTTPBodyClosed: Error, Sendable {
 /// has taken it with little output pending, so at most one chunk per response waits in memory.
 /// State behind a `Mutex`; the loop acknowledges or fails it.
 final class HTTP1BodyWriter: HTTPBodyWriter, @unchecked Sendable {
+    /// The waiting producer and whether the connection is gone.
     struct State {
         var waiter: CheckedContinuation<Void, any Error>?
         var failed = false
@@ -26,8 +27,10 @@ final class HTTP1BodyWriter: HTTPBodyWriter, @unchecked Sendable {
     private let state = Mutex(State())
     private let post: @Sendable (_ bytes: [UInt8], _ end: Bool) -> Void
 
+    /// Creates the writer; `post` hands chunks to the event loop.
     init(post: @escaping @Sendable (_ bytes: [UInt8], _ end: Bool) -> Void) { self.post = post }
 
+    /// Posts a chunk and waits until the loop took it.
     func write(_ bytes: [UInt8]) async throws {
         guard !bytes.isEmpty else { return }
         try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
@@ -65,7 +68,9 @@ final class HTTP1BodyWriter: HTTPBodyWriter, @unchecked Sendable {
 
 /// The HTTP/2 writer: DATA frames on the stream, with its flow control.
 struct HTTP2BodyWriter: HTTPBodyWriter {
+    /// The response's stream.
     let stream: HTTP2Stream
+    /// Sends the bytes as DATA (with the stream's flow control).
     func write(_ bytes: [UInt8]) async throws {
         do { try await stream.write(data: bytes) } catch { throw HTTPBodyClosed() }
     }

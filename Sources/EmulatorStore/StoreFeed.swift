@@ -40,6 +40,8 @@ extension StoreService {
 
 /// A feed subscriber and the project it follows.
 struct FeedEntry: Sendable {
+    /// The project followed.
     var project: String
+    /// Where its changes go.
     var sink: any StoreFeedSink
 }

@@ -60,6 +60,7 @@ public struct WatchResumePoint: Sendable, Equatable {
         self.readTime = readTime
     }
 
+    /// The first bytes of every token: "fe" and the format version.
     static let magic: [UInt8] = [0x66, 0x65, 0x01]  // "fe", version 1
 
     /// The opaque token bytes.

@@ -12,8 +12,11 @@ struct WatchKey: Hashable, Sendable {
 /// touched only under that database's lock (hence a class with plain mutable state, marked
 /// `@unchecked Sendable` because the lock, not the type, guards it).
 final class WatchTarget: @unchecked Sendable {
+    /// The session and target id.
     let key: WatchKey
+    /// Where the session's events go.
     let sink: any WatchSink
+    /// What it watches.
     let spec: WatchSpec
     /// A limit or an offset: membership depends on other documents, so a relevant change
     /// re-runs the query and compares windows (a plain query decides per document).
@@ -21,6 +24,7 @@ final class WatchTarget: @unchecked Sendable {
     /// Paths in the target's result now.
     var members: Set<String>
 
+    /// Creates a target holding its initial result.
     init(key: WatchKey, sink: any WatchSink, spec: WatchSpec, members: Set<String>) {
         self.key = key
         self.sink = sink
@@ -38,6 +42,7 @@ final class WatchTarget: @unchecked Sendable {
         case document(String)
     }
 
+    /// Where the registry files the target.
     var indexKeys: [IndexKey] {
         switch spec {
         case .documents(let paths): return paths.map { .document($0) }

@@ -10,6 +10,7 @@ enum ProjectEventsRoutes {
     /// Seconds between keep-alive comments.
     static let keepAliveSeconds = 15.0
 
+    /// Registers the event stream route.
     static func register(_ r: inout Router, _ s: EmulatorServices) {
         r.get("/emulator/v1/projects/{project}/events") { _, m in
             let p = m["project"]
@@ -69,6 +70,7 @@ enum ProjectEventsRoutes {
 final class StoreFeedQueue: StoreFeedSink, @unchecked Sendable {
     private let state = Mutex<(events: [StoreFeedEvent], waiter: CheckedContinuation<Void, Never>?)>(([], nil))
 
+    /// Queues one change (called inside the store's lock).
     func storeChanged(_ event: StoreFeedEvent) {
         let w = state.withLock { s -> CheckedContinuation<Void, Never>? in
             s.events.append(event)

@@ -101,6 +101,7 @@ extension FirestoreListen {
         .string(Base64.encode(WatchResumePoint(epoch: api.store.epoch, readTime: readTime).token))
     }
 
+    /// A `TargetChange` of `type` for `ids`.
     static func targetChange(_ type: String, _ ids: [Int32], resumeToken: JSON? = nil) -> JSON {
         var o: [String: JSON] = ["targetChangeType": .string(type), "targetIds": .array(ids.map { .int(Int64($0)) })]
         if let resumeToken { o["resumeToken"] = resumeToken }

@@ -12,6 +12,7 @@ import EmulatorStore
 /// Requests are handled by the stream's reading task and events encoded by its sending task, so
 /// the little shared state (database, active targets, expected counts) is behind a `Mutex`.
 final class FirestoreListen: Sendable {
+    /// The stream's database, its active targets and their expected counts.
     struct State {
         var db: DatabaseRef?
         var active: Set<Int32> = []
@@ -19,12 +20,16 @@ final class FirestoreListen: Sendable {
         var nextAssigned: Int32 = 1 << 30
     }
 
+    /// The store and the caller resolution.
     let api: FirestoreAPI
+    /// The stream's credential (`authorization` metadata).
     let context: FirestoreCallContext
     /// The queue the store delivers this stream's events into.
     let session = ListenSession()
+    /// Shared between the reading and the sending task.
     let state = Mutex(State())
 
+    /// Creates the protocol state of a new stream.
     init(api: FirestoreAPI, context: FirestoreCallContext) {
         self.api = api
         self.context = context

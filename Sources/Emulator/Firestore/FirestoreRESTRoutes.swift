@@ -8,8 +8,10 @@ import EmulatorStore
 /// Streaming RPCs answer with one JSON array, as the Firestore emulator does over REST. Also the
 /// emulator's document-clearing endpoints.
 enum FirestoreRESTRoutes {
+    /// The documents root of every REST route.
     static let prefix = "/v1/projects/{project}/databases/{database}/documents"
 
+    /// Registers the REST routes.
     static func register(_ r: inout Router, _ s: EmulatorServices) {
         let api = FirestoreAPI(services: s)
         r.get(prefix + "/{path=**}") { req, m in

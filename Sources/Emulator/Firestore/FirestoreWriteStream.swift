@@ -15,16 +15,20 @@ import EmulatorStore
 /// Used by the stream's one reading task; the counter is behind a `Mutex` all the same, since the
 /// type is shared with the task that owns the call.
 final class FirestoreWriteStream: Sendable {
+    /// The stream's database, id and token sequence.
     struct State {
         var db: DatabaseRef?
         var streamId = ""
         var sequence: UInt64 = 0
     }
 
+    /// The commit path.
     let api: FirestoreAPI
+    /// The stream's credential (`authorization` metadata).
     let context: FirestoreCallContext
     private let state = Mutex(State())
 
+    /// Creates the protocol state of a new stream.
     init(api: FirestoreAPI, context: FirestoreCallContext) {
         self.api = api
         self.context = context

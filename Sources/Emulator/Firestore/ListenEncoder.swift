@@ -47,6 +47,7 @@ final class ListenEncoder: Sendable {
         return bytes
     }
 
+    /// Appends a base-128 varint.
     static func varint(_ value: UInt64, into out: inout [UInt8]) {
         var v = value
         while v >= 0x80 {
@@ -56,6 +57,7 @@ final class ListenEncoder: Sendable {
         out.append(UInt8(v))
     }
 
+    /// Appends a length-delimited field (key, length, payload).
     static func lengthDelimited(_ field: Int, _ payload: [UInt8], into out: inout [UInt8]) {
         varint(UInt64(field << 3 | 2), into: &out)
         varint(UInt64(payload.count), into: &out)

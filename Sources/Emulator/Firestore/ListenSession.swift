@@ -8,6 +8,7 @@ import EmulatorStore
 /// timeout) resumes. A sender that falls too far behind marks the queue overflowed instead of
 /// letting it grow without bound: the stream then ends and the client resumes from its token.
 final class ListenSession: WatchSink, @unchecked Sendable {
+    /// Queued events, the parked sender, and whether the queue overflowed or closed.
     struct State {
         var events: [WatchEvent] = []
         var pendingDeltas = 0

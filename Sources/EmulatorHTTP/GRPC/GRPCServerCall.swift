@@ -10,11 +10,13 @@ public typealias GRPCHandler = @Sendable (GRPCServerCall) async -> Void
 /// The handler reads with `receive()` and writes with `send(_:)` from its own task; `finish` may
 /// come from that task or from the deadline timer, so the send state is behind a `Mutex`.
 public final class GRPCServerCall: Sendable {
+    /// What has been sent (headers, the final status).
     struct SendState {
         var headersSent = false
         var finished = false
     }
 
+    /// Received bytes not yet cut into messages.
     struct ReceiveState {
         var buffer: [UInt8] = []
         var start = 0
@@ -28,6 +30,7 @@ public final class GRPCServerCall: Sendable {
     private let sendState = Mutex(SendState())
     private let receiveState = Mutex(ReceiveState())
 
+    /// Wraps a gRPC stream.
     init(stream: HTTP2Stream) { self.stream = stream }
 
     /// The method path, `/package.Service/Method`.
@@ -152,6 +155,7 @@ public final class GRPCServerCall: Sendable {
         }
     }
 
+    /// `:status 200` and `content-type: application/grpc`, before the first message or in a trailers-only answer.
     static let responseHeaders = [HPACKHeaderField(name: ":status", value: "200", neverIndexed: false),
                                   HPACKHeaderField(name: "content-type", value: "application/grpc", neverIndexed: false)]
 

@@ -28,6 +28,7 @@ extension HTTP2Connection {
         return nil
     }
 
+    /// RST_STREAM from the peer: the stream's handler is cancelled.
     func rstStream(_ f: HTTP2Frame) throws(HTTP2ConnectionError) {
         guard f.streamId != 0 else { throw HTTP2ConnectionError(.protocolError, "RST_STREAM on stream 0") }
         guard f.payload.count == 4 else { throw HTTP2ConnectionError(.frameSizeError, "RST_STREAM payload of \(f.payload.count) bytes (must be 4)") }
@@ -39,6 +40,7 @@ extension HTTP2Connection {
         s.handle.fail(HTTP2StreamClosed(code: code ?? .internalError, reason: "the client reset the stream (\(code.map { "\($0)" } ?? "code \(raw)"))"))
     }
 
+    /// SETTINGS from the peer: applied in order and acknowledged.
     func settings(_ f: HTTP2Frame, _ out: inout [UInt8]) throws(HTTP2ConnectionError) {
         guard f.streamId == 0 else { throw HTTP2ConnectionError(.protocolError, "SETTINGS on stream \(f.streamId)") }
         if f.has(HTTP2Flag.ack) {
@@ -77,6 +79,7 @@ extension HTTP2Connection {
         HTTP2FrameWriter.settings(&out, [], ack: true)
     }
 
+    /// WINDOW_UPDATE from the peer: more room to send, on the connection or a stream.
     func windowUpdate(_ f: HTTP2Frame, _ out: inout [UInt8]) throws(HTTP2ConnectionError) {
         guard f.payload.count == 4 else { throw HTTP2ConnectionError(.frameSizeError, "WINDOW_UPDATE payload of \(f.payload.count) bytes (must be 4)") }
         let inc = Int((UInt32(f.payload[0]) << 24 | UInt32(f.payload[1]) << 16 | UInt32(f.payload[2]) << 8 | UInt32(f.payload[3])) & 0x7fff_ffff)

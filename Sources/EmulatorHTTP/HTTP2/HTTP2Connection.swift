@@ -29,11 +29,13 @@ public struct HTTP2Limits: Sendable {
 /// Confined to the event-loop thread (it is never shared); handlers talk to it only through
 /// their `HTTP2Stream`, whose commands the loop hands to `handle(stream:_:into:)`.
 final class HTTP2Connection {
+    /// A queued piece of a stream's response, framed in order.
     enum Outbound {
         case headers([HPACKHeaderField], endStream: Bool)
         case data([UInt8], offset: Int, endStream: Bool)
     }
 
+    /// One open stream: its handle, both windows, what it has buffered and what it still has to send.
     struct StreamState {
         let handle: HTTP2Stream
         var sendWindow: Int
@@ -47,24 +49,42 @@ final class HTTP2Connection {
         var hasOutbound: Bool { outHead < outbound.count }
     }
 
+    /// Settings and limits.
     let limits: HTTP2Limits
+    /// The peer's address (for handlers and logs).
     let remote: String
+    /// Carries a stream handle's commands to the event loop.
     let post: @Sendable (UInt32, HTTP2StreamCommand) -> Void
+    /// Starts the handler of a new request stream.
     let onStream: (HTTP2Stream, _ endStream: Bool) -> Void
 
+    /// Splits received bytes into frames.
     var parser: HTTP2FrameParser
+    /// Request header decompression (one dynamic table per connection).
     var decoder: HPACKDecoder
+    /// Response header compression, used in frame order by `pump`.
     var encoder = HPACKEncoder()
+    /// Open streams by id.
     var streams: [UInt32: StreamState] = [:]
+    /// Streams with queued output, in turn order.
     var ready: [UInt32] = []
+    /// The highest stream id the peer opened (GOAWAY names it).
     var lastPeerStream: UInt32 = 0
+    /// The peer's first SETTINGS arrived (nothing else may come before it).
     var sawSettings = false
+    /// A header block waiting for its CONTINUATIONs.
     var headerBlock: (stream: UInt32, endStream: Bool, bytes: [UInt8])?
+    /// The peer's SETTINGS_INITIAL_WINDOW_SIZE (new streams' send window).
     var peerInitialWindow = 65_535
+    /// The peer's SETTINGS_MAX_FRAME_SIZE (our frames never exceed it).
     var peerMaxFrameSize = 16_384
+    /// How much DATA the peer lets us send on the connection.
     var connSendWindow = 65_535
+    /// How much DATA the peer may still send on the connection.
     var connRecvWindow: Int
+    /// Received DATA not yet given back with a connection WINDOW_UPDATE.
     var connUnacked = 0
+    /// Request bytes delivered to handlers and not read yet.
     var totalBuffered = 0
     /// GOAWAY sent: no new streams; the connection closes once the open ones finish.
     private(set) var goingAway = false

@@ -15,15 +15,25 @@ struct HTTP2Frame: Equatable {
 
 /// Frame type codes (RFC 9113 §6).
 enum HTTP2FrameType {
+    /// DATA: request or response body bytes.
     static let data: UInt8 = 0x0
+    /// HEADERS: the start of a header block.
     static let headers: UInt8 = 0x1
+    /// PRIORITY: parsed and ignored.
     static let priority: UInt8 = 0x2
+    /// RST_STREAM: ends one stream.
     static let rstStream: UInt8 = 0x3
+    /// SETTINGS: connection parameters (or their acknowledgement).
     static let settings: UInt8 = 0x4
+    /// PUSH_PROMISE: never valid from a client.
     static let pushPromise: UInt8 = 0x5
+    /// PING: answered at once.
     static let ping: UInt8 = 0x6
+    /// GOAWAY: the connection is ending.
     static let goaway: UInt8 = 0x7
+    /// WINDOW_UPDATE: more room in a flow-control window.
     static let windowUpdate: UInt8 = 0x8
+    /// CONTINUATION: the rest of a header block.
     static let continuation: UInt8 = 0x9
 
     /// A readable name for logs and error messages.
@@ -46,20 +56,31 @@ enum HTTP2FrameType {
 
 /// Frame flags (RFC 9113 §6); `ack` and `endStream` share a bit on different frame types.
 enum HTTP2Flag {
+    /// END_STREAM (DATA, HEADERS): the sender is done with the stream.
     static let endStream: UInt8 = 0x1
+    /// ACK (SETTINGS, PING).
     static let ack: UInt8 = 0x1
+    /// END_HEADERS: the header block is complete.
     static let endHeaders: UInt8 = 0x4
+    /// PADDED: a pad length byte leads the payload.
     static let padded: UInt8 = 0x8
+    /// PRIORITY (HEADERS): 5 bytes of priority data lead the fragment.
     static let priority: UInt8 = 0x20
 }
 
 /// SETTINGS identifiers (RFC 9113 §6.5.2).
 enum HTTP2Setting {
+    /// SETTINGS_HEADER_TABLE_SIZE.
     static let headerTableSize: UInt16 = 0x1
+    /// SETTINGS_ENABLE_PUSH.
     static let enablePush: UInt16 = 0x2
+    /// SETTINGS_MAX_CONCURRENT_STREAMS.
     static let maxConcurrentStreams: UInt16 = 0x3
+    /// SETTINGS_INITIAL_WINDOW_SIZE.
     static let initialWindowSize: UInt16 = 0x4
+    /// SETTINGS_MAX_FRAME_SIZE.
     static let maxFrameSize: UInt16 = 0x5
+    /// SETTINGS_MAX_HEADER_LIST_SIZE.
     static let maxHeaderListSize: UInt16 = 0x6
 }
 
@@ -108,11 +129,13 @@ struct HTTP2ConnectionError: Error, Equatable, CustomStringConvertible {
     /// What was wrong (sent as GOAWAY debug data).
     var message: String
 
+    /// Creates the error.
     init(_ code: HTTP2ErrorCode, _ message: String) {
         self.code = code
         self.message = message
     }
 
+    /// `CODE: message`.
     var description: String { "\(code): \(message)" }
 }
 

@@ -28,6 +28,7 @@ enum HTTP2RequestAdapter {
         await write(response, to: stream, head: stream.method == "HEAD")
     }
 
+    /// Writes a response: HEADERS, then the body (whole, or streamed by its producer).
     static func write(_ response: HTTPResponse, to stream: HTTP2Stream, head: Bool) async {
         var fields = [HPACKHeaderField(name: ":status", value: String(response.status), neverIndexed: false)]
         for (name, value) in response.headers {

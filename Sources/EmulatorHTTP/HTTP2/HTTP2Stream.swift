@@ -36,6 +36,7 @@ public struct HTTP2StreamClosed: Error, Sendable, CustomStringConvertible {
 /// task reads and writes. State lives behind a `Mutex`; waiting readers and writers park on
 /// continuations that the loop (or cancellation of the handler's task) resumes.
 public final class HTTP2Stream: Sendable {
+    /// The stream's shared state (behind `state`).
     struct State {
         var chunks: [[UInt8]] = []
         var head = 0
@@ -63,6 +64,7 @@ public final class HTTP2Stream: Sendable {
     private let post: @Sendable (HTTP2StreamCommand) -> Void
     private let state = Mutex(State())
 
+    /// Creates the handle; `post` carries its commands to the event loop.
     init(id: UInt32, requestHeaders: [HPACKHeaderField], remoteAddress: String, post: @escaping @Sendable (HTTP2StreamCommand) -> Void) {
         self.id = id
         self.requestHeaders = requestHeaders
