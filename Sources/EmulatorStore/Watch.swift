@@ -21,6 +21,15 @@ public struct WatchDelta: Sendable, Equatable {
     public var removedTargets: [Int32]
     /// The document no longer exists.
     public var deleted: Bool
+
+    /// Creates a delta.
+    public init(path: String, document: Document?, targets: [Int32], removedTargets: [Int32], deleted: Bool) {
+        self.path = path
+        self.document = document
+        self.targets = targets
+        self.removedTargets = removedTargets
+        self.deleted = deleted
+    }
 }
 
 /// What a listener session is told, in commit order. Events for one session never interleave:

@@ -6,16 +6,17 @@ import EmulatorProtobuf
 /// requests, send responses, watch for shutdown and for injected faults); whichever finishes first
 /// decides the status, and the others are cancelled.
 extension FirestoreGRPCService {
-    /// How long a Listen stream may stay silent before it gets a NO_CHANGE heartbeat (Node's
-    /// client recycles a stream after 120 s of silence).
-    static let heartbeatSeconds = 60.0
 
     /// Serves a Listen stream until the client goes away, the server shuts down (UNAVAILABLE, so
     /// clients reconnect and resume), a fault ends it, or it fails. Never ends with OK: Python's
     /// watch gives up for good on a clean end.
     func listen(_ call: GRPCServerCall, _ context: FirestoreCallContext) async -> GRPCStatus {
         let listen = FirestoreListen(api: api, context: context)
-        defer { listen.close() }
+        heartbeats.add(listen.session)
+        defer {
+            heartbeats.remove(listen.session)
+            listen.close()
+        }
         let logger = services.logger, faults = services.faults, encoder = listenEncoder
         return await withTaskGroup(of: GRPCStatus.self) { group in
             group.addTask {
@@ -35,7 +36,7 @@ extension FirestoreGRPCService {
             group.addTask {
                 do {
                     while true {
-                        switch await listen.session.next(timeout: Self.heartbeatSeconds) {
+                        switch await listen.session.next() {
                         case .events(let events):
                             guard let db = listen.database else { continue }
                             try await listen.responses(for: events) { messages in

@@ -13,6 +13,9 @@ struct FirestoreGRPCService: Sendable {
     let api: FirestoreAPI
     /// Encodes listener responses, sharing each changed document's bytes among its listeners.
     let listenEncoder = ListenEncoder()
+    /// Wakes Listen streams silent for 60 s so they send a NO_CHANGE heartbeat (Node's client
+    /// recycles a stream after 120 s of silence).
+    let heartbeats = ListenHeartbeats(interval: .seconds(60))
     /// The services (faults, logger).
     var services: EmulatorServices { api.services }
 

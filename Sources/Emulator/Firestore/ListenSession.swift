@@ -4,8 +4,8 @@ import EmulatorStore
 /// One Listen stream's queue of store events: the store delivers into it under a database lock
 /// (so it only appends), the stream's sender task takes batches out and encodes them.
 ///
-/// State behind a `Mutex`; the sender parks on a continuation the store (or cancellation, or a
-/// timeout) resumes. A sender that falls too far behind marks the queue overflowed instead of
+/// State behind a `Mutex`; the sender parks on a continuation the store (or cancellation, or the
+/// heartbeat ticker) resumes. A sender that falls too far behind marks the queue overflowed instead of
 /// letting it grow without bound: the stream then ends and the client resumes from its token.
 final class ListenSession: WatchSink, @unchecked Sendable {
     /// Queued events, the parked sender, and whether the queue overflowed or closed.
@@ -15,6 +15,7 @@ final class ListenSession: WatchSink, @unchecked Sendable {
         var waiter: CheckedContinuation<Void, Never>?
         var overflowed = false
         var closed = false
+        var lastActivity = ContinuousClock.now
     }
 
     /// Queued document changes beyond which the session gives up on the client (it is not reading).
@@ -51,15 +52,11 @@ final class ListenSession: WatchSink, @unchecked Sendable {
         case closed
     }
 
-    /// Waits up to `timeout` seconds for events and takes every queued one.
-    func next(timeout: Double) async -> Batch {
+    /// Waits for events and takes every queued one; `.idle` when `ListenHeartbeats` finds the
+    /// session silent for its heartbeat interval. (No timer per wait: a task created and cancelled
+    /// for every commit would cost more than the commit's own delivery.)
+    func next() async -> Batch {
         if let b = take() { return b }
-        let timer = Task { [weak self] in
-            // Only a timeout that really elapsed wakes the sender (a cancelled timer must not).
-            guard (try? await Task.sleep(nanoseconds: UInt64(timeout * 1e9))) != nil else { return }
-            self?.wake()
-        }
-        defer { timer.cancel() }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
                 let now = state.withLock { s -> Bool in
@@ -81,12 +78,24 @@ final class ListenSession: WatchSink, @unchecked Sendable {
             if s.closed { return .closed }
             if s.overflowed { return .overflowed }
             guard !s.events.isEmpty else { return nil }
+            s.lastActivity = ContinuousClock.now
             defer {
                 s.events = []
                 s.pendingDeltas = 0
             }
             return .events(s.events)
         }
+    }
+
+    /// Wakes a waiting sender when nothing was sent for `interval` (it then sends a heartbeat).
+    func wakeIfSilent(since interval: Duration, now: ContinuousClock.Instant) {
+        let w = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            guard s.waiter != nil, now - s.lastActivity >= interval else { return nil }
+            s.lastActivity = now
+            defer { s.waiter = nil }
+            return s.waiter
+        }
+        w?.resume()
     }
 
     private func wake() {
@@ -106,5 +115,53 @@ final class ListenSession: WatchSink, @unchecked Sendable {
             return s.waiter
         }
         w?.resume()
+    }
+}
+
+/// Wakes listener sessions that have been silent for the heartbeat interval, from one task that
+/// ticks every few seconds, rather than one timer per session and wait.
+///
+/// Sessions are held weakly behind a `Mutex`; the ticking task starts with the first session.
+final class ListenHeartbeats: Sendable {
+    private struct WeakSession {
+        weak var session: ListenSession?
+    }
+
+    private let sessions = Mutex<(all: [ObjectIdentifier: WeakSession], ticking: Bool)>(([:], false))
+    private let interval: Duration
+    private let tick: Duration
+
+    /// A ticker waking sessions silent for `interval`, checked every `tick`.
+    init(interval: Duration, tick: Duration = .seconds(5)) {
+        self.interval = interval
+        self.tick = tick
+    }
+
+    /// Watches `session` until `remove`.
+    func add(_ session: ListenSession) {
+        let start = sessions.withLock { s -> Bool in
+            s.all[ObjectIdentifier(session)] = WeakSession(session: session)
+            defer { s.ticking = true }
+            return !s.ticking
+        }
+        guard start else { return }
+        Task { [weak self] in
+            while let self {
+                try? await Task.sleep(for: self.tick)
+                let now = ContinuousClock.now
+                let live = self.sessions.withLock { s -> [ListenSession] in
+                    s.all = s.all.filter { $0.value.session != nil }
+                    if s.all.isEmpty { s.ticking = false }
+                    return s.all.values.compactMap(\.session)
+                }
+                if live.isEmpty { return }
+                for session in live { session.wakeIfSilent(since: self.interval, now: now) }
+            }
+        }
+    }
+
+    /// Stops watching `session`.
+    func remove(_ session: ListenSession) {
+        _ = sessions.withLock { $0.all.removeValue(forKey: ObjectIdentifier(session)) }
     }
 }
