@@ -21,6 +21,10 @@ final class FirestoreListen: Sendable {
     }
 
     /// The store and the caller resolution.
+    /// Targets one stream may hold at once (mobile SDKs use a few dozen; each target keeps its
+    /// result's document names, so a hostile client is bounded).
+    static let maxTargets = 1000
+
     let api: FirestoreAPI
     /// The stream's credential (`authorization` metadata).
     let context: FirestoreCallContext
@@ -70,7 +74,8 @@ final class FirestoreListen: Sendable {
     private func addTarget(_ t: JSON, _ db: DatabaseRef) throws {
         let requested = Int32(try FirestoreAPI.int32(t["targetId"], field: "addTarget.targetId") ?? 0)
         let once = t["once"]?.boolValue ?? false
-        let id = try state.withLock { s throws(EmulatorError) -> Int32 in
+        // The id to use, or nil when the stream already holds as many targets as it may.
+        let assigned = try state.withLock { s throws(EmulatorError) -> Int32? in
             var id = requested
             if id == 0 {  // the server assigns an id and names it in the ADD
                 while s.active.contains(s.nextAssigned) { s.nextAssigned += 1 }
@@ -80,9 +85,15 @@ final class FirestoreListen: Sendable {
             guard !s.active.contains(id) else {
                 throw EmulatorError.invalidArgument("Target id \(id) is already in use on this Listen stream.")
             }
+            guard s.active.count < Self.maxTargets else { return nil }
             if !once { s.active.insert(id) }
             if let n = t["expectedCount"], let c = n.intValue { s.expected[id] = Int(c) }
             return id
+        }
+        guard let id = assigned else {
+            session.deliver(.failed(target: requested, EmulatorError(.resourceExhausted,
+                "A Listen stream may hold at most \(Self.maxTargets) targets; remove some or open another stream.")))
+            return
         }
         do {
             let spec = try Self.spec(t, db)

@@ -336,3 +336,16 @@ def test_a_failing_batch_ends_the_write_stream_with_its_status(emulator, setup):
     for name in ("z", "missing"):
         with pytest.raises(exceptions.NotFound):
             c.get_document(request={"name": f"{db}/documents/{coll}/{name}"}, metadata=[("authorization", "Bearer owner")])
+
+
+def test_a_stream_holds_at_most_a_thousand_targets(setup):
+    c, db, coll = setup
+    s = Stream(c.listen, fs.ListenRequest(database=db, add_target=query_target(db, coll, 1)))
+    try:
+        for t in range(2, 1002):
+            s.send(fs.ListenRequest(add_target=query_target(db, coll, t)))
+        s.wait(lambda rs: any(describe(r).startswith("REMOVE[1001]") for r in rs), timeout=60)
+        seq = [describe(r) for r in s.responses]
+        assert "REMOVE[1001] cause=8" in seq and "ADD[1000]" in seq and "ADD[1001]" not in seq
+    finally:
+        s.close()
