@@ -4,16 +4,7 @@ extension HTTPResponse {
     func wireBytes(head: Bool, close: Bool) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(128 + body.count)
-        out.append(contentsOf: "HTTP/1.1 \(status) \(HTTPResponse.reasonPhrase(status))\r\n".utf8)
-        for (name, value) in headers {
-            if name.caseInsensitiveEquals("Content-Length") || name.caseInsensitiveEquals("Connection")
-                || name.caseInsensitiveEquals("Transfer-Encoding") { continue }
-            out.append(contentsOf: name.utf8)
-            out.append(contentsOf: ": ".utf8)
-            // Never let a header value break the framing.
-            out.append(contentsOf: value.utf8.filter { $0 != 13 && $0 != 10 })
-            out.append(contentsOf: "\r\n".utf8)
-        }
+        appendStatusAndHeaders(to: &out)
         let bodyless = status == 204 || status == 304 || (100..<200).contains(status)
         if !bodyless { out.append(contentsOf: "Content-Length: \(body.count)\r\n".utf8) }
         if close { out.append(contentsOf: "Connection: close\r\n".utf8) }
@@ -25,15 +16,7 @@ extension HTTPResponse {
     /// The head of a streaming response over HTTP/1.1: a chunked body (no length is known).
     func streamingHead(close: Bool) -> [UInt8] {
         var out: [UInt8] = []
-        out.append(contentsOf: "HTTP/1.1 \(status) \(HTTPResponse.reasonPhrase(status))\r\n".utf8)
-        for (name, value) in headers {
-            if name.caseInsensitiveEquals("Content-Length") || name.caseInsensitiveEquals("Connection")
-                || name.caseInsensitiveEquals("Transfer-Encoding") { continue }
-            out.append(contentsOf: name.utf8)
-            out.append(contentsOf: ": ".utf8)
-            out.append(contentsOf: value.utf8.filter { $0 != 13 && $0 != 10 })
-            out.append(contentsOf: "\r\n".utf8)
-        }
+        appendStatusAndHeaders(to: &out)
         out.append(contentsOf: "Transfer-Encoding: chunked\r\n".utf8)
         if close { out.append(contentsOf: "Connection: close\r\n".utf8) }
         out.append(contentsOf: "\r\n".utf8)
@@ -48,5 +31,20 @@ extension HTTPResponse {
         out.append(contentsOf: bytes)
         out.append(contentsOf: [13, 10])
         return out
+    }
+
+    /// The status line and the handler's headers, without the framing ones (the server owns
+    /// Content-Length, Connection and Transfer-Encoding).
+    private func appendStatusAndHeaders(to out: inout [UInt8]) {
+        out.append(contentsOf: "HTTP/1.1 \(status) \(HTTPResponse.reasonPhrase(status))\r\n".utf8)
+        for (name, value) in headers {
+            if name.caseInsensitiveEquals("Content-Length") || name.caseInsensitiveEquals("Connection")
+                || name.caseInsensitiveEquals("Transfer-Encoding") { continue }
+            out.append(contentsOf: name.utf8)
+            out.append(contentsOf: ": ".utf8)
+            // Never let a header value break the framing.
+            out.append(contentsOf: value.utf8.filter { $0 != 13 && $0 != 10 })
+            out.append(contentsOf: "\r\n".utf8)
+        }
     }
 }

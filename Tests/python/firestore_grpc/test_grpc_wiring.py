@@ -14,24 +14,13 @@ from google.cloud.firestore_v1.services.firestore import FirestoreClient
 from google.cloud.firestore_v1.services.firestore.transports import FirestoreGrpcTransport
 from google.cloud.firestore_v1.types import firestore as firestore_pb
 
-from rules.test_rules_enforcement import RULES, sign_up
+from rules.test_rules_enforcement import project, sign_up  # noqa: F401 - `project` is a fixture
 
 
 def gapic(emulator):
     """The generated client over a plain insecure channel: metadata is exactly what we pass."""
     channel = grpc.insecure_channel(f"{emulator.host}:{emulator.port}")
     return FirestoreClient(transport=FirestoreGrpcTransport(channel=channel))
-
-
-@pytest.fixture
-def project(emulator):
-    pid = "grpc-" + uuid.uuid4().hex[:8]
-    key = "key-" + pid
-    requests.post(emulator.url + "/emulator/v1/projects", json={"projectId": pid, "apiKey": key}, timeout=5).raise_for_status()
-    r = requests.put(f"{emulator.url}/emulator/v1/projects/{pid}:securityRules",
-                     json={"rules": {"files": [{"name": "firestore.rules", "content": RULES}]}}, timeout=5)
-    assert r.status_code == 200, r.text
-    return pid, key
 
 
 def auth(token):
