@@ -71,12 +71,14 @@ extension FunctionsHost {
     func deliver(_ project: String, _ item: Pending) async {
         guard let reg = lookup(project, item.function) else { return }
         do {
-            try await invoke(project, reg, trigger: item.event.type, eventId: item.event.id, attempt: item.attempt) { ctx in
-                try await reg.backend.event(reg.definition, item.event, ctx)
+            var event = item.event
+            event.attempt = item.attempt
+            try await invoke(project, reg, trigger: item.event.type, eventId: item.event.id, attempt: item.attempt) { [event] ctx in
+                try await reg.backend.event(reg.definition, event, ctx)
             }
         } catch {
             guard reg.definition.retry else { return }
-            if item.attempt >= maxAttempts {
+            if item.attempt >= (reg.definition.maxAttempts ?? maxAttempts) {
                 var r = logs(project: project).last
                 r?.outcome = "gave-up"
                 if let r { record(project, r) }
@@ -100,6 +102,7 @@ extension FunctionsHost {
                 guard let ps = s[project] else { return [] }
                 var out = ps.queue.map { "\($0.function) \($0.event.type) \($0.event.subject) (attempt \($0.attempt))" }
                 if ps.running > 0 { out.insert("\(ps.running) invocation(s) running", at: 0) }
+                if ps.delayed > 0 { out.append("\(ps.delayed) task(s) waiting for their schedule time") }
                 return out
             }
             if pending.isEmpty { return nil }

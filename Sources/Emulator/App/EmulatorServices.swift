@@ -29,6 +29,8 @@ public struct EmulatorServices: Sendable {
     public let rules: RulesRegistry
     /// The functions host.
     public let functions: FunctionsHost
+    /// Encodes document changes for Python Firestore triggers (nil until the protobuf codec is in).
+    public let documentEventEncoder: (any DocumentEventEncoder)? = nil
 
     /// Background loops to cancel when the runtime stops.
     public let backgroundTasks = Mutex<[Task<Void, Never>]>([])

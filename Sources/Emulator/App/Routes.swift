@@ -16,6 +16,7 @@ enum Routes {
         StoreRoutes.register(&r, s)
         RulesRoutes.register(&r, s)
         FunctionsRoutes.register(&r, s)
+        FunctionsTriggerRoutes.register(&r, s)
         RouteListing.register(&r)
         return r
     }
