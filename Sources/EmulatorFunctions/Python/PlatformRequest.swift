@@ -48,13 +48,15 @@ public struct PlatformRequest: Sendable, Equatable {
     }
 
     /// A Pub/Sub message in structured mode, with both spellings of the message's id and time (the
-    /// Python SDK reads `message_id` and `publish_time`).
+    /// Python SDK reads `message_id` and `publish_time`, and parses times with at most six
+    /// fractional digits).
     public static func pubsub(project: String, topic: String, subscription: String, event: BackgroundEvent) -> PlatformRequest {
         var message = event.after?.objectValue ?? [:]
+        if let t = message["publishTime"]?.stringValue.flatMap({ Timestamp(rfc3339: $0) }) { message["publishTime"] = .string(t.rfc3339(fractionDigits: 6)) }
         message["message_id"] = message["messageId"]
         message["publish_time"] = message["publishTime"]
         let ce: JSON = ["specversion": "1.0", "id": .string(event.id), "source": .string("//pubsub.googleapis.com/projects/\(project)/topics/\(topic)"),
-                        "type": "google.cloud.pubsub.topic.v1.messagePublished", "time": .string(event.time.rfc3339()),
+                        "type": "google.cloud.pubsub.topic.v1.messagePublished", "time": .string(event.time.rfc3339(fractionDigits: 6)),
                         "datacontenttype": "application/json",
                         "data": ["message": .object(message), "subscription": .string("projects/\(project)/subscriptions/\(subscription)")]]
         return PlatformRequest(headers: ["Content-Type": "application/cloudevents+json"], body: ce.serializedBytes())

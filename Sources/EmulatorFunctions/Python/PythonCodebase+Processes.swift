@@ -228,6 +228,7 @@ extension PythonCodebase {
             if let inv = parsed.invocation {
                 target = sp.open[inv]
             } else {
+                if let death = Self.workerDeath(line) { sp.workerDeaths.append(death) }
                 sp.tail.append(line)
                 if sp.tail.count > (sp.function == nil ? 400 : 60) { sp.tail.removeFirst() }
                 if sp.open.count == 1 { target = sp.open.values.first }
@@ -242,6 +243,21 @@ extension PythonCodebase {
         target?.append(parsed.text)
         // The SDK's admin server's banner and access lines are noise unless discovery fails.
         logger.log(function == nil ? .debug : .info, "functions", "\(label) \(function ?? "discovery"): \(parsed.text)")
+    }
+
+    /// gunicorn's report of a dead worker (`Worker (pid:12) exited with code 7`, `... was sent
+    /// SIGKILL!`) as `exit status 7` / `killed by SIGKILL`, else nil.
+    static func workerDeath(_ line: String) -> String? {
+        guard let r = line.range(of: "Worker (pid:") else { return nil }
+        let rest = line[r.upperBound...]
+        if let c = rest.range(of: ") exited with code ") {
+            let code = rest[c.upperBound...].prefix { $0.isNumber }
+            return code.isEmpty ? nil : "exit status \(code)"
+        }
+        if let k = rest.range(of: ") was sent ") {
+            return "killed by " + rest[k.upperBound...].prefix { $0.isLetter }
+        }
+        return nil
     }
 
     // MARK: calls
@@ -265,6 +281,7 @@ extension PythonCodebase {
             return (inv, o)
         }
         defer { state.withLock { _ = $0.spawns[sid]?.open.removeValue(forKey: inv) } }
+        let deathsBefore = state.withLock { $0.spawns[sid]?.workerDeaths.count ?? 0 }
         var h = headers.filter { !Self.hopByHop.contains($0.0.lowercased()) }
         h.append(("X-Emulator-Invocation", inv))
         let timeout = endpoint.definition.timeoutSeconds
@@ -279,10 +296,14 @@ extension PythonCodebase {
             for l in output.lines { ctx.log(l) }
             return r
         } catch {
-            // The process may have died mid-call: give its exit a moment to arrive, for the message.
+            // The process (or the server's worker process, which gunicorn then replaces) may have
+            // died mid-call: give the news a moment to arrive, for the message.
             var why: String?
             for _ in 0..<50 {
-                why = state.withLock { $0.spawns[sid]?.exit }
+                why = state.withLock { s -> String? in
+                    guard let sp = s.spawns[sid] else { return nil }
+                    return sp.exit ?? (sp.workerDeaths.count > deathsBefore ? sp.workerDeaths.last : nil)
+                }
                 if why != nil || Task.isCancelled { break }
                 try? await Task.sleep(nanoseconds: 10_000_000)
             }

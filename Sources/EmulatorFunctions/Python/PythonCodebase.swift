@@ -35,6 +35,8 @@ public final class PythonCodebase: Sendable {
         var adminPort: Int?
         var port: Int?
         var exit: String?
+        /// Deaths of its server's worker process (gunicorn replaces them), newest last.
+        var workerDeaths: [String] = []
         var tail: [String] = []
         var open: [String: InvocationOutput] = [:]
         var startedAt = monotonicNanos()

@@ -44,6 +44,14 @@ def die_with_parent(parent):
         os._exit(1)
 
 
+def set_name(text):
+    """The name `ps` and `top` show (15 bytes at most)."""
+    try:
+        ctypes.CDLL(None).prctl(15, ctypes.c_char_p(text.encode()[:15]), 0, 0, 0)  # PR_SET_NAME
+    except Exception:
+        pass
+
+
 # ---------------------------------------------------------------- inside a function's process
 
 _local = threading.local()
@@ -164,6 +172,7 @@ def child_main(kind):
     """Runs a child to its end and exits with its status (never returns). A SystemExit raised in a
     process gunicorn forked from here (its worker) ends that process the same way."""
     code = 0
+    set_name("py:" + (os.environ.get("FUNCTION_TARGET", "function") if kind == "function" else "admin"))
     try:
         if kind == "function":
             serve_function()
@@ -390,6 +399,7 @@ class Launcher:
     def run(self, parent):
         die_with_parent(parent)
         os.setpgid(0, 0)
+        set_name("py:launcher")
         started = time.monotonic()
         loaded, failed = [], []
         if self.prefork:
