@@ -12,6 +12,13 @@ public struct OutputLine: Sendable, Equatable {
     /// The end-of-invocation marker.
     public var isEnd: Bool
 
+    /// A decoded line.
+    public init(invocation: String?, text: String, isEnd: Bool) {
+        self.invocation = invocation
+        self.text = text
+        self.isEnd = isEnd
+    }
+
     /// Decodes a line from the launcher.
     public init(_ line: String) {
         var s = Substring(line)
