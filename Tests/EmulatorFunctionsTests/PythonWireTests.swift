@@ -127,3 +127,41 @@ import Testing
 extension String {
     var base64Padded: String { self + String(repeating: "=", count: (4 - count % 4) % 4) }
 }
+
+@Suite struct PythonCodebaseConfigTests {
+    @Test func decodesEntriesWithDefaults() throws {
+        let c = try PythonCodebaseConfig(json: ["source": "/src", "codebase": "web", "runtime": "python312", "ignore": ["venv", "*.tmp"], "env": ["A": "1", "B": 2]])
+        #expect(c.name == "web" && c.source == "/src" && c.venv == "/src/venv" && c.interpreter == "python3.12" && c.ignore == ["venv", "*.tmp"])
+        #expect(c.environment == ["A": "1"] && c.installDependencies && c.prefork && !c.prestart && c.watch && c.startTimeoutSeconds == 30)
+        let d = try PythonCodebaseConfig(json: ["source": "/src", "name": "n", "prefork": false, "prestart": true, "watch": false, "startTimeoutSeconds": 5])
+        #expect(d.name == "n" && !d.prefork && d.prestart && !d.watch && d.startTimeoutSeconds == 5 && d.interpreter == "python3")
+    }
+
+    @Test(arguments: [
+        (#"{"source": "/s", "commnd": 1}"#, "unknown key 'commnd'"),
+        (#"{"name": "x"}"#, "needs a 'source' folder"),
+        (#"{"source": "/s", "runtime": "nodejs20"}"#, "is not a Python runtime"),
+        (#"{"source": "/s", "prefork": "yes"}"#, "'prefork' must be true or false"),
+        (#"{"source": "/s", "name": "a b"}"#, "may hold only letters"),
+        (#"{"source": "/s", "startTimeoutSeconds": 0}"#, "startTimeoutSeconds"),
+    ])
+    func badEntriesNameTheProblem(text: String, fragment: String) throws {
+        do {
+            _ = try PythonCodebaseConfig(json: try JSON.parse(text))
+            Issue.record("expected an error for \(text)")
+        } catch let e as HttpsError {
+            #expect(e.message.contains(fragment), "\(e.message)")
+        }
+    }
+
+    @Test func ignorePatternsMatchLikeFirebaseJSON() {
+        let patterns = ["*.log", "build/**", "/secret.txt", "data/*.csv"]
+        #expect(SourceStamp.isIgnored("venv/lib/site.py", patterns: []))
+        #expect(SourceStamp.isIgnored("pkg/__pycache__/m.pyc", patterns: []))
+        #expect(SourceStamp.isIgnored("debug.log", patterns: patterns) && SourceStamp.isIgnored("sub/x.log", patterns: patterns))
+        #expect(SourceStamp.isIgnored("build/a/b.py", patterns: patterns) && SourceStamp.isIgnored("secret.txt", patterns: patterns))
+        #expect(SourceStamp.isIgnored("data/x.csv", patterns: patterns) && !SourceStamp.isIgnored("data/x.json", patterns: patterns))
+        #expect(!SourceStamp.isIgnored("main.py", patterns: patterns) && !SourceStamp.isIgnored(".env", patterns: patterns))
+        #expect(SourceStamp.glob("a*c?", "abbbcd") && !SourceStamp.glob("a*c", "abd"))
+    }
+}
