@@ -41,6 +41,8 @@ enum PythonCodebases {
             let project = cb.project ?? config.projectId
             var env = FunctionEnvironment(inherited: ProcessInfo.processInfo.environment, project: project, venv: cb.venv)
             env.emulatorHosts = hosts
+            if cb.verifyIdTokens { env.controls["EMULATOR_VERIFY_ID_TOKENS"] = "1" }
+            if let t = config.adminToken { env.controls["EMULATOR_ADMIN_TOKEN"] = t }
             env.credentialsPath = try credentials.file(project: project, emulator: hp("functions") ?? "127.0.0.1")
             let codebase = PythonCodebase(config: cb, project: project, host: services.functions, transport: HTTPWorkerTransport(),
                                           environment: env, logger: logger, documentEncoder: services.documentEventEncoder)

@@ -25,6 +25,8 @@ public struct FunctionEnvironment: Sendable, Equatable {
     public var credentialsPath: String?
     /// Extra variables from the emulator's config (below the user's `.env` files).
     public var configured: [String: String] = [:]
+    /// The emulator's own switches for the launcher (`EMULATOR_VERIFY_ID_TOKENS`, ...), above everything the user sets.
+    public var controls: [String: String] = [:]
 
     /// Creates an environment description.
     public init(inherited: [String: String], project: String, venv: String) {
@@ -65,6 +67,7 @@ public struct FunctionEnvironment: Sendable, Equatable {
         for (k, v) in emulatorHosts { env[k] = v }
         env["FIREBASE_CONFIG"] = Self.firebaseConfig(project: project)
         for (k, v) in secrets { env[k] = v }
+        for (k, v) in controls { env[k] = v }
         env["HOST"] = "127.0.0.1"
         env["DEBUG"] = "False"
         env["PYTHONUNBUFFERED"] = "1"

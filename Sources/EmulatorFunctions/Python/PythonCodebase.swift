@@ -144,7 +144,8 @@ public final class PythonCodebase: Sendable {
     func publishStatus() {
         let (phase, error, count, ms, info) = state.withLock { ($0.phase, $0.error, $0.functions.count, $0.discoveryMs, $0.launcherInfo) }
         var o: [String: JSON] = ["name": .string(config.name), "runtime": .string(config.runtime ?? "python"), "source": .string(config.source),
-                                 "state": .string(phase.rawValue), "functions": .int(Int64(count)), "prefork": .bool(config.prefork)]
+                                 "state": .string(phase.rawValue), "functions": .int(Int64(count)), "prefork": .bool(config.prefork),
+                                 "documentEvents": .bool(documentEncoder != nil)]
         if let error { o["error"] = .string(error) }
         if let ms { o["discoveryMs"] = .double((ms * 10).rounded() / 10) }
         if !info.isEmpty { o["launcher"] = .string(info) }

@@ -29,10 +29,14 @@ public struct PythonCodebaseConfig: Sendable, Equatable {
     public var watch: Bool
     /// How long discovery and a function's start may take.
     public var startTimeoutSeconds: Double
+    /// Have `firebase_admin.auth.verify_id_token` inside the functions verify through the emulator
+    /// (signature, expiry on the project clock, revocation) instead of the SDK's emulator mode,
+    /// which checks neither signature nor expiry.
+    public var verifyIdTokens: Bool
 
     /// The keys an entry may have.
     public static let knownKeys: Set<String> = ["name", "codebase", "source", "runtime", "ignore", "project", "env", "installDependencies",
-                                                "prefork", "prestart", "watch", "startTimeoutSeconds"]
+                                                "prefork", "prestart", "watch", "startTimeoutSeconds", "verifyIdTokens"]
 
     /// Creates a configuration with the defaults.
     public init(name: String = "default", source: String, runtime: String? = nil, ignore: [String] = ["venv", ".git", "*.log", "__pycache__"],
@@ -48,6 +52,7 @@ public struct PythonCodebaseConfig: Sendable, Equatable {
         prestart = false
         watch = true
         startTimeoutSeconds = 30
+        verifyIdTokens = true
     }
 
     /// Decodes an entry; `name` falls back to `codebase`, then `default`.
@@ -76,6 +81,7 @@ public struct PythonCodebaseConfig: Sendable, Equatable {
         prefork = try flag("prefork", prefork)
         prestart = try flag("prestart", prestart)
         watch = try flag("watch", watch)
+        verifyIdTokens = try flag("verifyIdTokens", verifyIdTokens)
         if let t = o["startTimeoutSeconds"], !t.isNull {
             guard let s = t.doubleValue, s > 0, s <= 600 else { throw HttpsError(.invalidArgument, "functions codebase '\(name)': 'startTimeoutSeconds' must be a number of seconds (0-600]") }
             startTimeoutSeconds = s

@@ -128,6 +128,49 @@ class InvocationMiddleware:
             self.err.close_invocation(inv)
 
 
+def verify_id_tokens_with_the_emulator():
+    """In emulator mode firebase_admin.auth.verify_id_token checks neither signature nor expiry
+    (any unsigned token with the right audience passes), while production checks both. With
+    EMULATOR_VERIFY_ID_TOKENS=1, ID tokens are verified by the emulator instead: signature, expiry on
+    the project's clock, revocation and disabled users, as production would."""
+    if os.environ.get("EMULATOR_VERIFY_ID_TOKENS") != "1" or not os.environ.get("FIREBASE_AUTH_EMULATOR_HOST"):
+        return
+    try:
+        from firebase_admin import _auth_utils, _token_gen
+    except Exception:
+        return
+    import urllib.error
+    import urllib.request
+    original = _token_gen._JWTVerifier.verify
+
+    def verify(self, token, request, clock_skew_seconds=0):
+        if self.short_name != "ID token" or not _auth_utils.is_emulated():
+            return original(self, token, request, clock_skew_seconds)
+        if not isinstance(token, (str, bytes)) or not token:
+            return original(self, token, request, clock_skew_seconds)
+        if isinstance(token, bytes):
+            token = token.decode()
+        url = "http://%s/emulator/v1/projects/%s/functions:verifyIdToken" % (os.environ["FIREBASE_AUTH_EMULATOR_HOST"], self.project_id)
+        headers = {"Content-Type": "application/json"}
+        if os.environ.get("EMULATOR_ADMIN_TOKEN"):
+            headers["Authorization"] = "Bearer " + os.environ["EMULATOR_ADMIN_TOKEN"]
+        try:
+            with urllib.request.urlopen(urllib.request.Request(url, json.dumps({"idToken": token}).encode(), headers), timeout=30) as r:
+                claims = json.loads(r.read())["token"]
+        except urllib.error.HTTPError as e:
+            try:
+                message = json.loads(e.read())["error"]["message"]
+            except Exception:
+                message = "HTTP %d" % e.code
+            if "EXPIRED" in message:
+                raise self._expired_token_error("The Firebase ID token has expired (the emulator says %s)." % message, None)
+            raise self._invalid_token_error("The Firebase ID token is not valid (the emulator says %s)." % message)
+        claims["uid"] = claims.get("sub")
+        return claims
+
+    _token_gen._JWTVerifier.verify = verify
+
+
 def marker(text):
     os.write(1, (MARK + "emulator " + text + "\n").encode())
 
@@ -146,6 +189,7 @@ def serve_function():
     marker("listen %d" % port)
     out, err = TaggedStream(sys.stdout), TaggedStream(sys.stderr)
     sys.stdout, sys.stderr = out, err
+    verify_id_tokens_with_the_emulator()
     import functions_framework
     from functions_framework._http import create_server
 

@@ -8,7 +8,8 @@ import json
 import pytest
 import requests
 
-from functions_python.sdk import (CODEBASE, OWNER, call, claims, idle, listing, logs, make_project, sign_in, sign_up, start, wait_for)
+from functions_python.sdk import (CODEBASE, GRPC_SKIP_REASON, OWNER, call, claims, grpc_available, idle, listing, logs, make_project, sign_in,
+                                  sign_up, start, wait_for)
 
 PROJECT = "demo-pyfunctions"
 
@@ -28,7 +29,7 @@ def test_discovery_reports_every_function_with_its_kind_and_regions(emu):
     central = ["us-central1"]
     assert functions == {
         "whoami": ("callable", central), "environment": ("callable", central), "slow": ("callable", central),
-        "crash": ("callable", central), "pid": ("callable", central), "enqueue": ("callable", central), "store_roundtrip": ("callable", central),
+        "crash": ("callable", central), "pid": ("callable", central), "verify_token": ("callable", central), "enqueue": ("callable", central), "store_roundtrip": ("callable", central),
         "echo": ("http", ["europe-west1"]), "regional": ("http", ["us-east1", "asia-northeast1"]),
         "on_task_written": ("document.written tasks/{taskId}", central), "on_note_created": ("document.created notes/{noteId}", central),
         "before_create": ("beforeCreate", central), "before_sign_in": ("beforeSignIn", central),
@@ -37,7 +38,7 @@ def test_discovery_reports_every_function_with_its_kind_and_regions(emu):
     assert {f["name"]: f["timeoutSeconds"] for f in listed["functions"]}["slow"] == 2
     assert {f["name"]: f["retry"] for f in listed["functions"]}["on_order"] is True
     [codebase] = listed["codebases"]
-    assert codebase["name"] == "default" and codebase["state"] == "ready" and codebase["functions"] == 16
+    assert codebase["name"] == "default" and codebase["state"] == "ready" and codebase["functions"] == 17
     assert codebase["source"].endswith("/functions") and codebase["runtime"] == "python311"
 
 
@@ -83,6 +84,32 @@ def test_expired_tokens_are_refused_on_the_project_clock(emu):
         assert r.status_code == 401 and r.json()["error"]["status"] == "UNAUTHENTICATED"
     finally:
         requests.put(admin + "/clock", json={"mode": "system"}, timeout=5).raise_for_status()
+
+
+def test_firebase_admin_verifies_id_tokens_through_the_emulator(emu):
+    user = sign_up(emu, "verified@example.com").json()
+    assert call(emu, "verify_token", user["idToken"]).json()["result"] == user["localId"]
+    # In its emulator mode firebase_admin would accept this unsigned copy; the emulator does not.
+    head, payload, _ = user["idToken"].split(".")
+    unsigned = base64.urlsafe_b64encode(b'{"alg":"none","typ":"JWT"}').rstrip(b"=").decode() + "." + payload + "."
+    r = call(emu, "verify_token", unsigned)
+    assert r.status_code == 401 and r.json()["error"]["message"].startswith("invalid: The Firebase ID token is not valid"), r.text
+    admin = f"{emu.url}/emulator/v1/projects/{emu.project}"
+    requests.post(admin + "/clock:advance", json={"seconds": 7200}, timeout=5).raise_for_status()
+    try:
+        r = call(emu, "verify_token", user["idToken"])
+        assert r.status_code == 401 and r.json()["error"]["message"].startswith("expired:"), r.text
+    finally:
+        requests.put(admin + "/clock", json={"mode": "system"}, timeout=5).raise_for_status()
+
+
+def test_functions_reach_the_store_with_firebase_admin(emu):
+    if not grpc_available(emu):
+        pytest.skip(GRPC_SKIP_REASON)
+    r = call(emu, "store_roundtrip", {"id": "r1", "value": 7})
+    assert r.status_code == 200 and r.json()["result"] == {"value": 7}, r.text
+    doc = requests.get(f"{emu.url}/v1/projects/{emu.project}/databases/(default)/documents/roundtrip/r1", headers=OWNER, timeout=10).json()
+    assert doc["fields"]["value"] == {"integerValue": "7"}
 
 
 def test_callable_errors_use_the_envelope(emu):

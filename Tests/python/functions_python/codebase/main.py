@@ -52,6 +52,16 @@ def environment(req: https_fn.CallableRequest) -> dict:
     return out
 
 
+@https_fn.on_call()
+def verify_token(req: https_fn.CallableRequest) -> str:
+    try:
+        return auth.verify_id_token(req.data, check_revoked=True)["uid"]
+    except auth.ExpiredIdTokenError as e:
+        raise https_fn.HttpsError(https_fn.FunctionsErrorCode.UNAUTHENTICATED, f"expired: {e}")
+    except auth.InvalidIdTokenError as e:
+        raise https_fn.HttpsError(https_fn.FunctionsErrorCode.UNAUTHENTICATED, f"invalid: {e}")
+
+
 @https_fn.on_call(timeout_sec=2)
 def slow(req: https_fn.CallableRequest) -> str:
     time.sleep(float(req.data))
