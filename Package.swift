@@ -31,6 +31,8 @@ let package = Package(
         .target(name: "EmulatorAuth", dependencies: ["EmulatorCore", "EmulatorCrypto"]),
         .target(name: "EmulatorStore", dependencies: ["EmulatorCore"]),
         .target(name: "EmulatorFunctions", dependencies: ["EmulatorCore"]),
+        // Schema-driven proto3 codec: protobuf bytes <-> proto3 JSON, Firestore/gRPC schemas.
+        .target(name: "EmulatorProtobuf", dependencies: ["EmulatorCore"]),
         // Library for writing a functions worker in Swift (serves the worker protocol).
         .target(name: "EmulatorFunctionsWorker", dependencies: ["EmulatorCore", "EmulatorHTTP", "EmulatorFunctions"]),
         // Wiring, configuration, REST mapping, admin API, the one error-to-response mapper.
@@ -38,13 +40,13 @@ let package = Package(
             name: "Emulator",
             dependencies: [
                 "EmulatorCore", "EmulatorHTTP", "EmulatorCrypto", "EmulatorRules",
-                "EmulatorAuth", "EmulatorStore", "EmulatorFunctions",
+                "EmulatorAuth", "EmulatorStore", "EmulatorFunctions", "EmulatorProtobuf",
             ],
             resources: []
         ),
         .executableTarget(name: "emulator", dependencies: ["Emulator"]),
         // Fuzz targets over the parsers and decoders, deterministic per input (see docs/robustness.md).
-        .target(name: "EmulatorFuzzTargets", dependencies: ["EmulatorHTTP", "EmulatorStore", "EmulatorRules", "EmulatorAuth", "EmulatorCrypto"], path: "Fuzz/Targets"),
+        .target(name: "EmulatorFuzzTargets", dependencies: ["EmulatorHTTP", "EmulatorStore", "EmulatorRules", "EmulatorAuth", "EmulatorCrypto", "EmulatorProtobuf"], path: "Fuzz/Targets"),
         // Runs a target: a deterministic mutation fuzzer, or libFuzzer when built by Fuzz/run.sh (-DLIBFUZZER).
         .executableTarget(name: "emulator-fuzz", dependencies: ["EmulatorFuzzTargets"], path: "Fuzz/Sources"),
         // The MakeItSo example's functions codebase, run by the emulator as a worker.
@@ -52,12 +54,13 @@ let package = Package(
         .executableTarget(name: "bench-functions", dependencies: ["EmulatorFunctionsWorker"], path: "bench/Functions"),
 
         .testTarget(name: "EmulatorCoreTests", dependencies: ["EmulatorCore"]),
-        .testTarget(name: "EmulatorHTTPTests", dependencies: ["EmulatorHTTP"]),
+        .testTarget(name: "EmulatorHTTPTests", dependencies: ["EmulatorHTTP"], exclude: ["Fixtures"]),
         .testTarget(name: "EmulatorCryptoTests", dependencies: ["EmulatorCrypto"]),
         .testTarget(name: "EmulatorRulesTests", dependencies: ["EmulatorRules"], resources: [.copy("Conformance")]),
         .testTarget(name: "EmulatorAuthTests", dependencies: ["EmulatorAuth", "EmulatorCrypto"]),
         .testTarget(name: "EmulatorStoreTests", dependencies: ["EmulatorStore"]),
         .testTarget(name: "EmulatorFunctionsTests", dependencies: ["EmulatorFunctions"]),
+        .testTarget(name: "EmulatorProtobufTests", dependencies: ["EmulatorProtobuf"], resources: [.copy("Fixtures")]),
         .testTarget(name: "EmulatorTests", dependencies: ["Emulator"]),
         .testTarget(name: "EmulatorFuzzTargetsTests", dependencies: ["EmulatorFuzzTargets", "EmulatorRules"]),
     ],

@@ -10,7 +10,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-all=(http json value query rules jwt)
+all=(http json value query rules jwt hpack protobuf)
 seconds=60
 if [[ "${1:-}" =~ ^[0-9]+$ ]]; then seconds=$1; shift; fi
 targets=("$@")
@@ -44,6 +44,7 @@ for t in "${targets[@]}"; do
     http) dict=Fuzz/dict/http.dict ;;
     json | value | query) dict=Fuzz/dict/json.dict ;;
     rules) dict=Fuzz/dict/rules.dict ;;
+    protobuf) dict=Fuzz/dict/protobuf.dict ;;
     *) dict= ;;
   esac
   work="$scratch/corpus/$t"
@@ -71,7 +72,7 @@ for t in "${targets[@]}"; do
     [ "$ncrash" = 0 ] && ncrash="1 (exit $rc, no input written; see $log)"
     for f in $found; do echo "   crash input: $f"; done
   fi
-  summary+=("$(printf '%-6s %10s execs  %7s exec/s  cov %-5s ft %-6s corpus %-12s crashes %s' \
+  summary+=("$(printf '%-8s %10s execs  %7s exec/s  cov %-5s ft %-6s corpus %-12s crashes %s' \
     "$t" "${runs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$ncrash")")
 done
 

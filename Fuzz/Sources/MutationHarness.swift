@@ -78,6 +78,7 @@ enum Mutator {
         "null", "true", "1e400", "-0", "\\u", "\\ud800", "integerValue", "mapValue", "fields", "arrayValue", "values",
         "allow", "match", "/{x=**}", "if", "&&", "||", "==", "request.auth", "resource.data", "function", "let",
         "$(", "9223372036854775807", "fieldFilter", "compositeFilter", "op", "where", "orderBy", ".",
+        ":path", "grpc-timeout", "\u{7F}\u{0}", "\u{40}\u{1}", "\u{3F}", "\u{20}",
     ].map { Array($0.utf8) }
 
     /// One to four mutations of `input`, capped at 64 KiB.

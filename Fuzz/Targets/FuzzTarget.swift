@@ -14,6 +14,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case rules
     /// `JWT.decode` and the unsigned re-encoding of what it decoded.
     case jwt
+    /// `HPACKDecoder` over a sequence of header blocks, each list re-encoded and decoded again.
+    case hpack
+    /// `ProtoJSON.decode` of Firestore messages and the JSON round trip.
+    case protobuf
 
     /// Runs the target on `data`. Throws when the input breaks a property the target checks
     /// (for example a serialization that does not re-parse); a crash is a crash.
@@ -25,6 +29,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .query: QueryTarget.run(data)
         case .rules: RulesTarget.run(data)
         case .jwt: try JWTTarget.run(data)
+        case .hpack: try HPACKTarget.run(data)
+        case .protobuf: try ProtobufTarget.run(data)
         }
     }
 }

@@ -63,6 +63,8 @@ extension JSON {
     static func formatDouble(_ d: Double) -> String {
         if d.isNaN { return "\"NaN\"" }
         if d.isInfinite { return d < 0 ? "\"-Infinity\"" : "\"Infinity\"" }
+        // Negative zero keeps its sign (Firestore stores it; "-0" would parse back as the integer 0).
+        if d == 0 && d.sign == .minus { return "-0.0" }
         if d == d.rounded(), abs(d) < 1e15 {
             // Integral doubles print without exponent noise but keep a fraction marker off,
             // matching JavaScript's JSON.stringify (1.0 → 1).

@@ -1,5 +1,24 @@
 /// One client connection's state. Owned by the event loop thread only (never shared).
 final class Connection {
+    /// Which protocol the connection speaks: decided by its first bytes.
+    enum Mode {
+        /// Not yet known: the bytes so far are a prefix of the HTTP/2 client preface.
+        case detecting
+        /// HTTP/1.1 (anything that is not the preface).
+        case http1
+        /// HTTP/2 with prior knowledge (h2c), as gRPC clients speak it.
+        case http2
+    }
+
+    /// The 24-byte HTTP/2 client connection preface (RFC 9113 §3.4).
+    static let http2Preface: [UInt8] = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+
+    /// The protocol.
+    var mode = Mode.detecting
+    /// Bytes received while `mode` is `.detecting`.
+    var prefaceBuffer: [UInt8] = []
+    /// The HTTP/2 state when `mode` is `.http2`.
+    var h2: HTTP2Connection?
     let fd: Int32
     let id: UInt64
     let remote: String
@@ -10,6 +29,10 @@ final class Connection {
     var inFlight = false
     /// Close once the output is flushed.
     var closeAfterWrite = false
+    /// Our side is shut down and input is read and dropped until the peer closes or this
+    /// monotonic deadline passes ("lingering close"): closing with unread input would make the
+    /// kernel send RST, and the peer could lose our last answer (an error or a GOAWAY).
+    var lingerDeadline: UInt64?
     /// Peer half-closed its side; finish what is queued, then close.
     var peerClosed = false
     /// Monotonic deadline for receiving a whole request (set while one is being received).

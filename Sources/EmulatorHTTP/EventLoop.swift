@@ -5,8 +5,10 @@ import Glibc
 import CEpoll
 import Foundation
 
-/// The epoll loop behind `HTTPServer`: accepts, reads, parses, hands complete requests to the
-/// responder in a `Task`, and writes responses back in request order per connection.
+/// The epoll loop behind `HTTPServer`: accepts, reads, tells HTTP/1.1 from HTTP/2 by the first
+/// bytes, hands complete HTTP/1.1 requests to the responder in a `Task` and writes responses back
+/// in request order per connection; HTTP/2 connections run their frames through an
+/// `HTTP2Connection` and each stream's handler in its own `Task` (see `EventLoop+HTTP2`).
 ///
 /// Thread confinement: everything but `inbox` is touched only by the loop thread; `inbox`
 /// (responses and commands from other threads) is behind a `Mutex` and the loop is woken
@@ -14,24 +16,28 @@ import Foundation
 final class EventLoop: @unchecked Sendable {
     enum Message {
         case response(fd: Int32, id: UInt64, bytes: [UInt8], close: Bool)
+        case h2(fd: Int32, id: UInt64, stream: UInt32, command: HTTP2StreamCommand)
         case stop
     }
 
-    private let config: HTTPServerConfiguration
+    let config: HTTPServerConfiguration
     private let responder: HTTPResponder
+    let streamHandler: HTTP2StreamHandler
     private let epfd: Int32
     private let wakeFd: Int32
     private var listeners: Set<Int32> = []
-    private var connections: [Int32: Connection] = [:]
+    var connections: [Int32: Connection] = [:]
     private let inbox = Mutex<[Message]>([])
     private var nextId: UInt64 = 1
-    private var stopDeadline: UInt64?
+    var stopDeadline: UInt64?
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     private let finished = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
-    init(config: HTTPServerConfiguration, responder: @escaping HTTPResponder, listenFds: [Int32]) throws {
+    init(config: HTTPServerConfiguration, responder: @escaping HTTPResponder, streamHandler: @escaping HTTP2StreamHandler,
+         listenFds: [Int32]) throws {
         self.config = config
         self.responder = responder
+        self.streamHandler = streamHandler
         epfd = cepoll_create()
         wakeFd = cepoll_eventfd()
         guard epfd >= 0, wakeFd >= 0 else { throw HTTPServerError("cannot create event loop: \(Socket.errorText())") }
@@ -63,15 +69,22 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    private func send(_ m: Message) {
-        inbox.withLock { $0.append(m) }
+    /// Queues a message for the loop thread; wakes the loop only when the queue was empty (it
+    /// drains the whole queue on each wake-up, so one wake per batch is enough).
+    func send(_ m: Message) {
+        let wasEmpty = inbox.withLock { q -> Bool in
+            let e = q.isEmpty
+            q.append(m)
+            return e
+        }
+        guard wasEmpty else { return }
         var one: UInt64 = 1
         _ = write(wakeFd, &one, 8)
     }
 
-    private func register(_ fd: Int32, events: UInt32) { _ = cepoll_ctl(epfd, 1, fd, events) }
+    func register(_ fd: Int32, events: UInt32) { _ = cepoll_ctl(epfd, 1, fd, events) }
 
-    private func modify(_ fd: Int32, events: UInt32) { _ = cepoll_ctl(epfd, 3, fd, events) }
+    func modify(_ fd: Int32, events: UInt32) { _ = cepoll_ctl(epfd, 3, fd, events) }
 
     private func unregister(_ fd: Int32) { _ = cepoll_ctl(epfd, 2, fd, 0) }
 
@@ -136,10 +149,15 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func readable(_ c: Connection) {
+        if c.lingerDeadline != nil {
+            drainLingering(c)
+            return
+        }
         while true {
             let n = readBuffer.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, 0) }
             if n > 0 {
-                readBuffer.withUnsafeBytes { c.parser.feed(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+                readBuffer.withUnsafeBytes { consume(c, UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+                if connections[c.fd] !== c { return }
                 if n < readBuffer.count { break }
             } else if n == 0 {
                 c.peerClosed = true
@@ -151,8 +169,43 @@ final class EventLoop: @unchecked Sendable {
                 return
             }
         }
-        advance(c)
+        switch c.mode {
+        case .http1: advance(c)
+        case .http2: serviceHTTP2(c)
+        case .detecting:
+            if c.requestDeadline == nil && !c.prefaceBuffer.isEmpty {
+                c.requestDeadline = Socket.monotonicNanos() + UInt64(config.headerTimeout * 1e9)
+                c.idleDeadline = nil
+            }
+            if c.peerClosed { closeConnection(c) }
+        }
         if c.peerClosed && !c.inFlight && !c.hasPendingOutput, connections[c.fd] === c { closeConnection(c) }
+    }
+
+    /// Routes received bytes by protocol; while undecided, waits until the bytes either differ
+    /// from the HTTP/2 preface (HTTP/1.1) or complete it (HTTP/2).
+    private func consume(_ c: Connection, _ bytes: UnsafeRawBufferPointer) {
+        switch c.mode {
+        case .http1:
+            c.parser.feed(bytes)
+        case .http2:
+            receiveHTTP2(c, bytes)
+        case .detecting:
+            c.prefaceBuffer.append(contentsOf: bytes)
+            let preface = Connection.http2Preface
+            let n = min(c.prefaceBuffer.count, preface.count)
+            if !c.prefaceBuffer[0..<n].elementsEqual(preface[0..<n]) {
+                c.mode = .http1
+                let buffered = c.prefaceBuffer
+                c.prefaceBuffer = []
+                buffered.withUnsafeBytes { c.parser.feed($0) }
+            } else if c.prefaceBuffer.count >= preface.count {
+                let rest = Array(c.prefaceBuffer[preface.count...])
+                c.prefaceBuffer = []
+                startHTTP2(c)
+                if !rest.isEmpty { rest.withUnsafeBytes { receiveHTTP2(c, $0) } }
+            }
+        }
     }
 
     /// Parses and dispatches the next request when none is in flight.
@@ -194,6 +247,10 @@ final class EventLoop: @unchecked Sendable {
             defer { m.removeAll(keepingCapacity: true) }
             return m
         }
+        var touched = Set<Int32>()
+        defer {
+            for fd in touched { if let c = connections[fd] { serviceHTTP2(c) } }
+        }
         for m in messages {
             switch m {
             case .stop:
@@ -204,7 +261,18 @@ final class EventLoop: @unchecked Sendable {
                     close(fd)
                 }
                 listeners = []
-                for c in Array(connections.values) where !c.inFlight && !c.hasPendingOutput { closeConnection(c) }
+                for c in Array(connections.values) {
+                    if let h2 = c.h2 {
+                        h2.goAway(into: &c.output)
+                        touched.insert(c.fd)
+                    } else if !c.inFlight && !c.hasPendingOutput {
+                        closeConnection(c)
+                    }
+                }
+            case .h2(let fd, let id, let stream, let command):
+                guard let c = connections[fd], c.id == id, let h2 = c.h2 else { continue }
+                h2.handle(stream: stream, command, into: &c.output)
+                touched.insert(fd)
             case .response(let fd, let id, let bytes, let close):
                 guard let c = connections[fd], c.id == id else { continue }
                 c.output.append(contentsOf: bytes)
@@ -222,9 +290,16 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    private func flush(_ c: Connection) {
+    func flush(_ c: Connection) {
         guard connections[c.fd] === c else { return }
-        while c.hasPendingOutput {
+        while c.hasPendingOutput || (c.h2.map { !$0.ready.isEmpty } ?? false) {
+            if !c.hasPendingOutput, let h2 = c.h2 {
+                // The socket took everything: frame more queued output (the budget paused it).
+                c.output.removeAll(keepingCapacity: c.output.capacity <= 256 * 1024)
+                c.outputOffset = 0
+                h2.pump(into: &c.output)
+                if !c.hasPendingOutput { break }
+            }
             let n = c.output.withUnsafeBytes { p in
                 Glibc.send(c.fd, p.baseAddress! + c.outputOffset, p.count - c.outputOffset, Int32(MSG_NOSIGNAL))
             }
@@ -249,11 +324,49 @@ final class EventLoop: @unchecked Sendable {
             c.wantsWrite = false
             modify(c.fd, events: cepoll_in | cepoll_rdhup)
         }
-        if c.closeAfterWrite { closeConnection(c) }
+        if c.closeAfterWrite { lingerThenClose(c) }
+    }
+
+    /// Shuts our side down and drains the peer's input for up to a second before closing, so the
+    /// last answer reaches a peer that is still sending. Closes at once when the peer has already
+    /// closed or the server is stopping.
+    func lingerThenClose(_ c: Connection) {
+        guard c.lingerDeadline == nil else { return }
+        if c.peerClosed || stopDeadline != nil {
+            closeConnection(c)
+            return
+        }
+        shutdown(c.fd, Int32(SHUT_WR))
+        c.lingerDeadline = Socket.monotonicNanos() + 1_000_000_000
+        c.h2?.closeAll(HTTP2StreamClosed(code: nil, reason: "the connection is closing"))
+    }
+
+    /// Reads and drops input of a lingering connection; closes it at end of input.
+    private func drainLingering(_ c: Connection) {
+        while true {
+            let n = readBuffer.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 { continue }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
+            closeConnection(c)
+            return
+        }
     }
 
     private func scanTimeouts(_ now: UInt64) {
         for c in Array(connections.values) where !c.inFlight && !c.hasPendingOutput {
+            if let d = c.lingerDeadline {
+                if now >= d || stopDeadline != nil { closeConnection(c) }
+                continue
+            }
+            if let h2 = c.h2 {
+                if h2.openStreamCount == 0, let d = c.idleDeadline, now >= d {
+                    h2.goAway(into: &c.output, debug: "idle timeout")
+                    c.closeAfterWrite = true
+                    flush(c)
+                }
+                continue
+            }
             if let d = c.requestDeadline, now >= d {
                 c.output.append(contentsOf: Self.errorResponse(status: 408, message: "Timed out waiting for the complete request.").wireBytes(head: false, close: true))
                 c.closeAfterWrite = true
@@ -264,11 +377,12 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    private func closeConnection(_ c: Connection) {
+    func closeConnection(_ c: Connection) {
         guard connections[c.fd] === c else { return }
         connections[c.fd] = nil
         unregister(c.fd)
         close(c.fd)
+        c.h2?.closeAll(HTTP2StreamClosed(code: nil, reason: "the connection closed"))
     }
 
     static func wantsClose(_ r: HTTPRequest) -> Bool {

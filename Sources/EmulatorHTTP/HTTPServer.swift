@@ -26,19 +26,35 @@ public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// The hand-written HTTP/1.1 server: one epoll event-loop thread for all sockets, the
-/// responder running in Swift concurrency. See `EventLoop` for the connection rules.
-/// `loop` is set once by `start()` and then only read (behind a `Mutex`).
+/// The hand-written HTTP server: HTTP/1.1 and HTTP/2 (h2c with prior knowledge, told apart by
+/// the client preface) on every listener, one epoll event-loop thread for all sockets, handlers
+/// running in Swift concurrency. gRPC calls (HTTP/2 streams with `content-type: application/grpc`)
+/// go to `grpc`; every other request, over either protocol, goes to `responder`. See `EventLoop`
+/// for the connection rules. `loop` is set once by `start()` and then only read (behind a `Mutex`).
 public final class HTTPServer: Sendable {
     /// The configuration it was created with.
     public let configuration: HTTPServerConfiguration
     let responder: HTTPResponder
+    let grpc: GRPCHandler?
     private let loop = Mutex<EventLoop?>(nil)
 
     /// Creates a server; nothing is bound until `start()`.
-    public init(configuration: HTTPServerConfiguration, responder: @escaping HTTPResponder) {
+    public init(configuration: HTTPServerConfiguration, responder: @escaping HTTPResponder, grpc: GRPCHandler? = nil) {
         self.configuration = configuration
         self.responder = responder
+        self.grpc = grpc
+    }
+
+    /// What runs for each HTTP/2 stream: a gRPC call or an HTTP request.
+    var streamHandler: HTTP2StreamHandler {
+        let grpc = self.grpc, responder = self.responder, maxBody = configuration.maxBodyBytes
+        return { stream in
+            if let grpc, GRPCServerCall.isGRPC(stream) {
+                await GRPCServerCall.serve(stream, grpc)
+            } else {
+                await HTTP2RequestAdapter.serve(stream, responder: responder, maxBodyBytes: maxBody)
+            }
+        }
     }
 
     /// Binds every listener and starts serving. Returns the bound addresses in listener order.
@@ -54,7 +70,7 @@ public final class HTTPServer: Sendable {
                 fds.append(fd)
                 bound.append(BoundAddress(host: l.host, port: port))
             }
-            let ev = try EventLoop(config: configuration, responder: responder, listenFds: fds)
+            let ev = try EventLoop(config: configuration, responder: responder, streamHandler: streamHandler, listenFds: fds)
             loop.withLock { $0 = ev }
             ev.start()
         } catch {

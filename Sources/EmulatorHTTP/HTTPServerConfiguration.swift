@@ -25,6 +25,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var idleTimeout: Double = 60
     /// How long shutdown waits for in-flight requests before closing anyway (seconds).
     public var shutdownGrace: Double = 5
+    /// HTTP/2 settings and limits (connections that open with the HTTP/2 preface).
+    public var http2 = HTTP2Limits()
 
     /// Creates a configuration.
     public init(listeners: [Listener]) { self.listeners = listeners }

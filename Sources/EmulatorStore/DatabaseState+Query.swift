@@ -12,7 +12,8 @@ extension DatabaseState {
                 let prefix = parent.isEmpty ? "" : parent + "/"
                 for key in history.keys {
                     let c = DocumentName.collection(of: key)
-                    if DocumentName.lastSegment(c) == query.from.id, prefix.isEmpty || c.hasPrefix(prefix), !collectionPaths.contains(c) {
+                    if query.from.id.isEmpty || DocumentName.lastSegment(c) == query.from.id, prefix.isEmpty || c.hasPrefix(prefix),
+                       !collectionPaths.contains(c) {
                         collectionPaths.append(c)
                     }
                 }

@@ -137,18 +137,32 @@ struct DatabaseState: Sendable {
         return all.sorted { DocumentName.compareNames($0, $1) < 0 }
     }
 
-    /// Collection paths named `id` under `parent` (any depth), for collection-group queries.
+    /// Collection paths named `id` under `parent` (any depth), for collection-group queries; every
+    /// collection under `parent` when `id` is empty (kindless queries).
     func groupCollections(_ id: String, under parent: String) -> [String] {
         let prefix = parent.isEmpty ? "" : parent + "/"
+        if id.isEmpty { return collections.keys.filter { prefix.isEmpty || $0.hasPrefix(prefix) }.sorted() }
         return (groups[id] ?? []).filter { prefix.isEmpty || $0.hasPrefix(prefix) }.sorted()
     }
 
-    /// Ids of the collections directly under `parent` ("" = root).
-    func collectionIds(under parent: String) -> [String] {
+    /// Ids of the collections directly under `parent` ("" = root) that hold documents now, or as of
+    /// `readTime` (a collection counts when one of its documents existed then, per the history).
+    func collectionIds(under parent: String, at readTime: Timestamp? = nil) -> [String] {
         var ids = Set<String>()
-        for key in collections.keys {
-            let p = DocumentName.collection(of: key)
-            if p == parent || (parent.isEmpty && !key.contains("/")) { ids.insert(DocumentName.lastSegment(key)) }
+        func consider(_ collection: String) {
+            let p = DocumentName.collection(of: collection)
+            if p == parent || (parent.isEmpty && !collection.contains("/")) { ids.insert(DocumentName.lastSegment(collection)) }
+        }
+        guard let readTime else {
+            for key in collections.keys { consider(key) }
+            return ids.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        }
+        var seen = Set<String>()
+        for path in Set(docs.keys).union(history.keys) {
+            let coll = DocumentName.collection(of: path)
+            guard !seen.contains(coll), document(path, at: readTime) != nil else { continue }
+            seen.insert(coll)
+            consider(coll)
         }
         return ids.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }

@@ -27,7 +27,7 @@ public enum DocumentName {
     }
 
     /// Validates a relative document path (even segments) and its ids; names the problem.
-    static func validateDocumentPath(_ path: String) throws {
+    public static func validateDocumentPath(_ path: String) throws {
         let segs = path.split(separator: "/", omittingEmptySubsequences: false)
         guard !path.isEmpty, segs.count % 2 == 0 else {
             throw EmulatorError.invalidArgument("Document path '\(path)' must have an even number of segments (collection/document pairs).")
@@ -36,7 +36,7 @@ public enum DocumentName {
     }
 
     /// Validates a relative collection path (odd segments).
-    static func validateCollectionPath(_ path: String) throws {
+    public static func validateCollectionPath(_ path: String) throws {
         let segs = path.split(separator: "/", omittingEmptySubsequences: false)
         guard !path.isEmpty, segs.count % 2 == 1 else {
             throw EmulatorError.invalidArgument("Collection path '\(path)' must have an odd number of segments.")
@@ -73,19 +73,14 @@ public enum DocumentName {
     }
 
     /// The collection path of a document path (`a/b/c/d` → `a/b/c`).
-    static func collection(of path: String) -> String {
+    public static func collection(of path: String) -> String {
         guard let i = path.lastIndex(of: "/") else { return "" }
         return String(path[..<i])
     }
 
     /// The last segment.
-    static func lastSegment(_ path: String) -> String {
+    public static func lastSegment(_ path: String) -> String {
         guard let i = path.lastIndex(of: "/") else { return path }
         return String(path[path.index(after: i)...])
     }
-}
-
-extension DocumentName {
-    /// Validates a database-relative document path (even segments, valid ids).
-    public static func validateDocumentPathPublic(_ path: String) throws { try validateDocumentPath(path) }
 }

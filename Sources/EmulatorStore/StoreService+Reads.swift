@@ -55,8 +55,9 @@ extension StoreService {
         if !parent.isEmpty { try DocumentName.validateDocumentPath(parent) }
         return try withDatabase(project, database) { data, env, hooks in
             let (rt, txn, newId) = try Self.resolve(consistency, &data, env, idle: options.transactionIdleSeconds)
+            let group = query.from.id.isEmpty ? "**" : "**/\(query.from.id)"
             let listPath = query.from.allDescendants
-                ? (parent.isEmpty ? "**/\(query.from.id)" : "\(parent)/**/\(query.from.id)")
+                ? (parent.isEmpty ? group : "\(parent)/\(group)")
                 : (parent.isEmpty ? query.from.id : "\(parent)/\(query.from.id)")
             try authorize(hooks, StoreAccess(caller: caller, project: project, database: database, method: .list, path: listPath,
                                              resource: nil, requestResource: nil, query: query, time: env.clock.now(),
@@ -115,10 +116,12 @@ extension StoreService {
         }
     }
 
-    /// Ids of the collections directly under `parent` (admin only, as in the emulator).
-    public func listCollectionIds(project: String, database: String, parent: String, caller: Caller) throws -> [String] {
+    /// Ids of the collections directly under `parent` (admin only, as in the emulator), now or as
+    /// of `readTime` (within the kept history).
+    public func listCollectionIds(project: String, database: String, parent: String, readTime: Timestamp? = nil,
+                                  caller: Caller) throws -> [String] {
         guard caller.isAdmin else { throw EmulatorError.permissionDenied("Metadata operations require admin authentication.") }
         if !parent.isEmpty { try DocumentName.validateDocumentPath(parent) }
-        return try withDatabase(project, database) { data, _, _ in data.state.collectionIds(under: parent) }
+        return try withDatabase(project, database) { data, _, _ in data.state.collectionIds(under: parent, at: readTime) }
     }
 }

@@ -8,7 +8,7 @@ public enum Precondition: Sendable, Equatable {
     case updateTime(Timestamp)
 
     /// Decodes `{exists}` or `{updateTime}`; nil for absent or empty.
-    init?(json: JSON?) throws {
+    public init?(json: JSON?) throws {
         guard let json, case .object(let o) = json, !o.isEmpty else { return nil }
         if let e = o["exists"] {
             guard let b = e.boolValue else { throw EmulatorError.invalidArgument("currentDocument.exists must be a boolean.") }

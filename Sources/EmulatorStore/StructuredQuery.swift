@@ -57,11 +57,15 @@ public struct StructuredQuery: Sendable, Equatable {
         if case .object(let sel)? = q["select"], case .array(let fields)? = sel["fields"] {
             select = try fields.map { try FieldPath(parsing: $0["fieldPath"]?.stringValue ?? "") }
         }
-        guard case .array(let from)? = q["from"], from.count == 1, let cid = from[0]["collectionId"]?.stringValue else {
+        // A selector with allDescendants and no collectionId is a "kindless" query: every
+        // collection under the parent (what recursive deletes use).
+        let allDescendants = (q["from"]?.arrayValue?.first?["allDescendants"]?.boolValue) ?? false
+        guard case .array(let from)? = q["from"], from.count == 1,
+              let cid = from[0]["collectionId"]?.stringValue ?? (allDescendants ? "" : nil), !cid.isEmpty || allDescendants else {
             throw EmulatorError.invalidArgument("A query needs exactly one 'from' collection selector with a collectionId.")
         }
         guard !cid.contains("/") else { throw EmulatorError.invalidArgument("collectionId '\(cid)' must not contain '/'.") }
-        self.from = Collection(id: cid, allDescendants: from[0]["allDescendants"]?.boolValue ?? false)
+        self.from = Collection(id: cid, allDescendants: allDescendants)
         if let w = q["where"], !w.isNull { filter = try QueryFilter(json: w) }
         var orders: [Order] = []
         if case .array(let os)? = q["orderBy"] {

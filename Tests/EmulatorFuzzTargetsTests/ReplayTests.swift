@@ -45,6 +45,15 @@ struct ReplayTests {
         }
     }
 
+    /// HPACK seeds are whole block sequences that decode without a compression error, so that
+    /// fuzzing starts from inputs that reach the dynamic table and the re-encoding.
+    @Test func hpackSeedsDecode() throws {
+        for file in try #require(Self.inputs("corpus", .hpack)) {
+            let result = try HPACKTarget.decodeBlocks(Array(Data(contentsOf: file)))
+            #expect(result.error == nil && result.blocks >= 1, "\(file.lastPathComponent): \(result)")
+        }
+    }
+
     /// The rules target's data source has a document at every path, so `get()` and `exists()`
     /// return data: the seed `lookups.rules` grants a read only through them.
     @Test func rulesTargetReadsDocumentsThroughGetAndExists() throws {

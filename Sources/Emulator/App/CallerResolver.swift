@@ -9,7 +9,21 @@ import EmulatorHTTP
 enum CallerResolver {
     /// The caller of `request` for `projectId`.
     static func resolve(_ request: HTTPRequest, projectId: String, services: EmulatorServices) throws -> Caller {
-        guard let token = request.bearerToken else { return .unauthenticated }
+        try resolve(bearerToken: request.bearerToken, projectId: projectId, services: services)
+    }
+
+    /// The token of an `Authorization` value with the Bearer scheme (case-insensitive), else nil.
+    static func bearer(fromAuthorization value: String?) -> String? {
+        guard let value else { return nil }
+        let parts = value.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return String(parts[1]).trimming(" \t")
+    }
+
+    /// The caller for a bearer token (REST's `Authorization` header or gRPC's `authorization`
+    /// metadata, after `Bearer `); nil means unauthenticated.
+    static func resolve(bearerToken: String?, projectId: String, services: EmulatorServices) throws -> Caller {
+        guard let token = bearerToken else { return .unauthenticated }
         if token.lowercased() == "owner" || token.hasPrefix("ya29.") { return .admin }
         do {
             return .user(try services.auth.verifyIDToken(projectId: projectId, token: token))

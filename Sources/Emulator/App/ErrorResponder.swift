@@ -1,9 +1,32 @@
 import EmulatorCore
 import EmulatorHTTP
+import EmulatorProtobuf
 
-/// The one place that turns errors into HTTP responses (Google's error shape). Internal causes
-/// are logged here and never sent to the client.
+/// The one place that turns errors into responses: HTTP responses in Google's error shape, and
+/// gRPC statuses (the canonical code's number and the same message). Internal causes are logged
+/// here and never sent to the client.
 public enum ErrorResponder {
+    /// The gRPC status for `error`, logging anything unexpected.
+    public static func grpcStatus(for error: any Error, logger: any LogSink) -> GRPCStatus {
+        switch error {
+        case let e as EmulatorError:
+            return GRPCStatus(code: e.code.grpcNumber, message: e.message)
+        case let s as GRPCStatus:
+            return s
+        case let e as ProtobufError:
+            return GRPCStatus(code: ErrorCode.invalidArgument.grpcNumber, message: "Invalid request message: \(e.description).")
+        case let e as JSONParseError:
+            return GRPCStatus(code: ErrorCode.invalidArgument.grpcNumber, message: "Invalid JSON payload received. \(e.description).")
+        case let e as HTTP2StreamClosed:
+            return GRPCStatus(code: ErrorCode.cancelled.grpcNumber, message: e.reason)
+        case is CancellationError:
+            return GRPCStatus(code: ErrorCode.cancelled.grpcNumber, message: "The call was cancelled.")
+        default:
+            logger.log(.error, "grpc", "unhandled error: \(String(reflecting: error))")
+            return GRPCStatus(code: ErrorCode.internal.grpcNumber, message: "Internal error encountered.")
+        }
+    }
+
     /// The response for `error`, logging anything that is not an `EmulatorError`.
     public static func response(for error: any Error, logger: any LogSink) -> HTTPResponse {
         switch error {

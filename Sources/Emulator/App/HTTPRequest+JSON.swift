@@ -22,11 +22,6 @@ extension HTTPRequest {
     }
 
     /// The bearer token of the `Authorization` header, if the scheme is Bearer (case-insensitive).
-    public var bearerToken: String? {
-        guard let h = headers["Authorization"] else { return nil }
-        let parts = h.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        return String(parts[1]).trimming(" \t")
-    }
+    public var bearerToken: String? { CallerResolver.bearer(fromAuthorization: headers["Authorization"]) }
 }
 

@@ -1,7 +1,7 @@
 import EmulatorHTTP
 
 /// Assembles every API's routes into one router. Each API registers its own routes in its own
-/// file (`StatusRoutes`, `AuthRoutes`, `StoreRoutes`, `FunctionsRoutes`, `AdminRoutes`).
+/// file (`StatusRoutes`, `AuthRoutes`, `FirestoreRESTRoutes`, `FunctionsRoutes`, `AdminRoutes`).
 enum Routes {
     /// The router with every route; `GET /emulator/v1/routes` lists its finished table.
     static func makeRouter(_ s: EmulatorServices) -> Router {
@@ -13,7 +13,7 @@ enum Routes {
         ResetRoutes.register(&r, s)
         ExportRoutes.register(&r, s)
         AdminOpenAPI.register(&r, s)
-        StoreRoutes.register(&r, s)
+        FirestoreRESTRoutes.register(&r, s)
         RulesRoutes.register(&r, s)
         FunctionsRoutes.register(&r, s)
         FunctionsTriggerRoutes.register(&r, s)

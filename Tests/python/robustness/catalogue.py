@@ -46,6 +46,8 @@ BODY_ROUTES = [
     ("POST", DOCS + "/tasks/t1:runAggregationQuery"),
     ("POST", DOCS + ":listCollectionIds"),
     ("POST", DOCS + "/tasks/t1:listCollectionIds"),
+    ("POST", DOCS + ":partitionQuery"),
+    ("POST", DOCS + "/tasks/t1:partitionQuery"),
 ] + [("POST", ITK + "/v1/accounts:" + verb + "?key=" + API_KEY) for verb in (
     "signUp", "signInWithPassword", "signInWithIdp", "signInWithCustomToken", "signInWithEmailLink",
     "signInWithPhoneNumber", "sendVerificationCode", "sendOobCode", "resetPassword", "update",
@@ -131,8 +133,6 @@ UNIMPLEMENTED_ROUTES = [("POST", ITK + "/" + p) for p in (
     ("POST", ITK + "/v1/projects/{p}/tenants/t1/accounts:lookup"),
     ("DELETE", "/emulator/v1/projects/{p}/tenants/t1/accounts"),
     ("POST", "/www.googleapis.com/identitytoolkit/v3/relyingparty/signOutUser?key=" + API_KEY),
-    ("POST", DOCS + ":partitionQuery"),
-    ("POST", DOCS + "/tasks/t1:partitionQuery"),
     ("POST", DOCS + ":listen"),
     ("POST", DOCS + ":write"),
 ]

@@ -1,20 +1,16 @@
 import EmulatorCore
-import EmulatorHTTP
 import EmulatorStore
 
-/// Decoding helpers shared by the store routes: masks, preconditions, read consistency and
-/// transaction ids, from query parameters (GET/PATCH/DELETE) or bodies (the `:verb` methods).
-enum StoreRequest {
-    static func mask(_ req: HTTPRequest) throws -> [FieldPath]? {
-        let paths = req.queryValues("mask.fieldPaths")
-        return paths.isEmpty ? nil : try paths.map { try FieldPath(parsing: $0) }
-    }
-
+/// Decoding helpers for the members that many Firestore request messages share (proto3 JSON):
+/// masks, read consistency, transaction ids, timestamps, `orderBy` text.
+enum FirestoreRequest {
+    /// `mask.fieldPaths` of a request (a `DocumentMask`); nil when absent.
     static func mask(_ body: [String: JSON]) throws -> [FieldPath]? {
         guard case .object(let m)? = body["mask"], case .array(let paths)? = m["fieldPaths"] else { return nil }
         return try paths.map { try FieldPath(parsing: $0.stringValue ?? "") }
     }
 
+    /// A transaction id (base64 bytes, non-empty); nil when absent.
     static func transactionId(_ v: JSON?) throws -> [UInt8]? {
         guard let v, !v.isNull else { return nil }
         guard let s = v.stringValue, let bytes = Base64.decode(s), !bytes.isEmpty else {
@@ -23,20 +19,11 @@ enum StoreRequest {
         return bytes
     }
 
+    /// An RFC 3339 timestamp member; nil when absent.
     static func timestamp(_ v: JSON?, _ name: String) throws -> Timestamp? {
         guard let v, !v.isNull else { return nil }
         guard let s = v.stringValue, let t = Timestamp(rfc3339: s) else { throw EmulatorError.invalidArgument("'\(name)' must be an RFC 3339 timestamp.") }
         return t
-    }
-
-    /// Consistency from a query string (`transaction`, `readTime`).
-    static func consistency(_ req: HTTPRequest) throws -> ReadConsistency {
-        if let t = req.query("transaction") {
-            guard let id = try transactionId(.string(t)) else { throw EmulatorError.invalidArgument("Invalid transaction.") }
-            return .transaction(id)
-        }
-        if let r = req.query("readTime") { return .readTime(try timestamp(.string(r), "readTime")!) }
-        return .latest
     }
 
     /// Consistency from a request body (`transaction`, `newTransaction`, `readTime`).
@@ -52,19 +39,9 @@ enum StoreRequest {
         return .latest
     }
 
-    /// `currentDocument.exists` / `currentDocument.updateTime` from the query string.
-    static func precondition(_ req: HTTPRequest) throws -> Precondition? {
-        if let e = req.query("currentDocument.exists") {
-            guard let b = Bool(e) else { throw EmulatorError.invalidArgument("currentDocument.exists must be true or false.") }
-            return .exists(b)
-        }
-        if let u = req.query("currentDocument.updateTime") { return .updateTime(try timestamp(.string(u), "currentDocument.updateTime")!.truncatedToMicroseconds) }
-        return nil
-    }
-
-    /// The document fields of a REST `Document` body.
-    static func fields(_ body: [String: JSON]) throws -> [String: Value] {
-        try Value.decodeFieldsPublic(body["fields"])
+    /// The fields of a `Document` message (`{"fields": {...}}`).
+    static func fields(_ document: JSON?) throws -> [String: Value] {
+        try Value.decodeFieldsPublic(document?["fields"])
     }
 
     /// `orderBy` of ListDocuments: `"a desc, __name__"`.

@@ -1,0 +1,148 @@
+import EmulatorCore
+import EmulatorHTTP
+import EmulatorStore
+
+/// The Firestore v1 REST surface (`/v1/projects/{p}/databases/{db}/documents...`), as adapters
+/// over `FirestoreAPI`: each route turns its URL, query string and body into the RPC's request
+/// message (following the google.api.http bindings of the Firestore protos) and encodes the answer.
+/// Streaming RPCs answer with one JSON array, as the Firestore emulator does over REST. Also the
+/// emulator's document-clearing endpoints.
+enum FirestoreRESTRoutes {
+    static let prefix = "/v1/projects/{project}/databases/{database}/documents"
+
+    static func register(_ r: inout Router, _ s: EmulatorServices) {
+        let api = FirestoreAPI(services: s)
+        r.get(prefix + "/{path=**}") { req, m in
+            let segs = m.wildcardSegments["path"] ?? []
+            var q = try consistency(req)
+            q["mask"] = mask(req)
+            if segs.count % 2 == 0 {
+                q["name"] = .string(name(m, m["path"]))
+                return .json(try api.getDocument(.object(q), context(req)))
+            }
+            let path = m["path"]
+            q["parent"] = .string(name(m, DocumentName.collection(of: path)))
+            q["collectionId"] = .string(DocumentName.lastSegment(path))
+            if let v = req.query("pageSize") {
+                guard let n = Int32(v) else { throw EmulatorError.invalidArgument("pageSize must be an integer.") }
+                q["pageSize"] = .int(Int64(n))
+            }
+            if let t = req.query("pageToken") { q["pageToken"] = .string(t) }
+            if let o = req.query("orderBy") { q["orderBy"] = .string(o) }
+            if req.query("showMissing") == "true" { q["showMissing"] = true }
+            return .json(try api.listDocuments(.object(q), context(req)))
+        }
+        r.post(prefix + "/{path=**}") { req, m in
+            let body = try req.jsonObjectBody()
+            let path = m["path"]
+            try DocumentName.validateCollectionPath(path)
+            var q: [String: JSON] = ["parent": .string(name(m, DocumentName.collection(of: path))),
+                                     "collectionId": .string(DocumentName.lastSegment(path)), "document": .object(body)]
+            if let id = req.query("documentId") { q["documentId"] = .string(id) }
+            q["mask"] = mask(req)
+            return .json(try api.createDocument(.object(q), context(req)))
+        }
+        r.patch(prefix + "/{path=**}") { req, m in
+            var document = try req.jsonObjectBody()
+            document["name"] = .string(name(m, m["path"]))
+            var q: [String: JSON] = ["document": .object(document)]
+            let masks = req.queryValues("updateMask.fieldPaths")
+            if !masks.isEmpty { q["updateMask"] = ["fieldPaths": .array(masks.map { .string($0) })] }
+            q["mask"] = mask(req)
+            q["currentDocument"] = try precondition(req)
+            return .json(try api.updateDocument(.object(q), context(req)))
+        }
+        r.delete(prefix + "/{path=**}") { req, m in
+            var q: [String: JSON] = ["name": .string(name(m, m["path"]))]
+            q["currentDocument"] = try precondition(req)
+            return .json(try api.deleteDocument(.object(q), context(req)))
+        }
+        for base in [prefix, prefix + "/{path=**}"] {
+            r.post(base + ":runQuery") { req, m in try await stream(req, m) { try await api.runQuery($0, context(req), emit: $1) } }
+            r.post(base + ":runAggregationQuery") { req, m in
+                try await stream(req, m) { try await api.runAggregationQuery($0, context(req), emit: $1) }
+            }
+            r.post(base + ":listCollectionIds") { req, m in .json(try api.listCollectionIds(try withParent(req, m), context(req))) }
+            r.post(base + ":partitionQuery") { req, m in .json(try api.partitionQuery(try withParent(req, m), context(req))) }
+        }
+        r.post(prefix + ":batchGet") { req, m in
+            var out: [JSON] = []
+            try await api.batchGetDocuments(try withDatabase(req, m), context(req)) { out.append($0) }
+            return .json(.array(out))
+        }
+        r.post(prefix + ":beginTransaction") { req, m in .json(try api.beginTransaction(try withDatabase(req, m), context(req))) }
+        r.post(prefix + ":commit") { req, m in .json(try api.commit(try withDatabase(req, m), context(req))) }
+        r.post(prefix + ":rollback") { req, m in .json(try api.rollback(try withDatabase(req, m), context(req))) }
+        r.post(prefix + ":batchWrite") { req, m in .json(try api.batchWrite(try withDatabase(req, m), context(req))) }
+        for verb in ["listen", "write"] {
+            r.post(prefix + ":" + verb) { _, _ in
+                throw EmulatorError.unimplemented("documents:\(verb) is a streaming RPC only available over gRPC/WebChannel; this emulator serves the REST API.")
+            }
+        }
+        let store = s.store
+        r.delete("/emulator/v1/projects/{project}/databases/{database}/documents") { _, m in
+            try store.deleteAll(project: m["project"], database: m["database"])
+            return .json([:])
+        }
+        r.delete("/emulator/v1/projects/{project}/databases/{database}/documents/{path=**}") { _, m in
+            try store.deleteAll(project: m["project"], database: m["database"], path: m["path"])
+            return .json([:])
+        }
+    }
+
+    /// The caller's credential: the `Authorization` header's bearer token.
+    static func context(_ req: HTTPRequest) -> FirestoreCallContext { FirestoreCallContext(bearerToken: req.bearerToken) }
+
+    /// The full name of a database-relative path of the route's database.
+    static func name(_ m: RouteMatch, _ path: String) -> String {
+        DocumentName.full(project: m["project"], database: m["database"], path: path)
+    }
+
+    /// The body with `parent` from the URL (`…/documents` or `…/documents/{path}`).
+    static func withParent(_ req: HTTPRequest, _ m: RouteMatch) throws -> JSON {
+        var body = try req.jsonObjectBody()
+        body["parent"] = .string(name(m, m.params["path"] ?? ""))
+        return .object(body)
+    }
+
+    /// The body with `database` from the URL.
+    static func withDatabase(_ req: HTTPRequest, _ m: RouteMatch) throws -> JSON {
+        var body = try req.jsonObjectBody()
+        body["database"] = .string("projects/\(m["project"])/databases/\(m["database"])")
+        return .object(body)
+    }
+
+    /// Runs a streaming RPC and answers with the JSON array of its responses.
+    static func stream(_ req: HTTPRequest, _ m: RouteMatch,
+                       _ call: (JSON, FirestoreAPI.Emit) async throws -> Void) async throws -> HTTPResponse {
+        var out: [JSON] = []
+        try await call(try withParent(req, m)) { out.append($0) }
+        return .json(.array(out))
+    }
+
+    /// `mask.fieldPaths` query parameters as a `DocumentMask`.
+    static func mask(_ req: HTTPRequest) -> JSON? {
+        let paths = req.queryValues("mask.fieldPaths")
+        return paths.isEmpty ? nil : ["fieldPaths": .array(paths.map { .string($0) })]
+    }
+
+    /// `transaction` / `readTime` query parameters.
+    static func consistency(_ req: HTTPRequest) throws -> [String: JSON] {
+        if let t = req.query("transaction") { return ["transaction": .string(t)] }
+        if let r = req.query("readTime") { return ["readTime": .string(r)] }
+        return [:]
+    }
+
+    /// `currentDocument.exists` / `currentDocument.updateTime` query parameters as a `Precondition`.
+    static func precondition(_ req: HTTPRequest) throws -> JSON? {
+        if let e = req.query("currentDocument.exists") {
+            guard let b = Bool(e) else { throw EmulatorError.invalidArgument("currentDocument.exists must be true or false.") }
+            return ["exists": .bool(b)]
+        }
+        if let u = req.query("currentDocument.updateTime") {
+            guard Timestamp(rfc3339: u) != nil else { throw EmulatorError.invalidArgument("'currentDocument.updateTime' must be an RFC 3339 timestamp.") }
+            return ["updateTime": .string(u)]
+        }
+        return nil
+    }
+}

@@ -1,0 +1,41 @@
+/// Handles one HTTP/2 stream (a gRPC call or an HTTP request) from its first HEADERS to its end.
+public typealias HTTP2StreamHandler = @Sendable (HTTP2Stream) async -> Void
+
+/// HTTP/2 connections on the event loop: the switch from preface detection, received bytes, and
+/// the output each turn produces.
+extension EventLoop {
+    /// The client preface arrived: the connection speaks HTTP/2 from now on. Our SETTINGS go out
+    /// at once (gRPC clients send no call before they see them).
+    func startHTTP2(_ c: Connection) {
+        c.mode = .http2
+        c.requestDeadline = nil
+        let fd = c.fd, id = c.id, handler = streamHandler
+        let h2 = HTTP2Connection(limits: config.http2, remote: c.remote, post: { [weak self] stream, command in
+            self?.send(.h2(fd: fd, id: id, stream: stream, command: command))
+        }, onStream: { stream, _ in
+            let task = Task { await handler(stream) }
+            stream.attach(task)
+        })
+        c.h2 = h2
+        h2.start(into: &c.output)
+    }
+
+    /// Feeds received bytes to the connection; a connection error has already written GOAWAY.
+    func receiveHTTP2(_ c: Connection, _ bytes: UnsafeRawBufferPointer) {
+        guard let h2 = c.h2 else { return }
+        c.idleDeadline = Socket.monotonicNanos() + UInt64(config.idleTimeout * 1e9)
+        if h2.receive(bytes, into: &c.output) != nil { c.closeAfterWrite = true }
+    }
+
+    /// Frames whatever the streams queued, writes it, and closes the connection once it is
+    /// finished (connection error, or GOAWAY in either direction with no stream left).
+    func serviceHTTP2(_ c: Connection) {
+        guard connections[c.fd] === c, let h2 = c.h2 else { return }
+        if !c.closeAfterWrite {
+            h2.pump(into: &c.output)
+            if (h2.goingAway || h2.peerGoingAway || c.peerClosed) && h2.openStreamCount == 0 { c.closeAfterWrite = true }
+        }
+        flush(c)
+        if c.peerClosed, connections[c.fd] === c, !c.hasPendingOutput { closeConnection(c) }
+    }
+}

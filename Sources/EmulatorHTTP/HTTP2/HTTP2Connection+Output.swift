@@ -1,0 +1,115 @@
+/// The send side: handler commands queue per stream; `pump` frames them within the peer's
+/// flow-control windows and the output budget, taking streams in turn so one large response
+/// cannot starve the others.
+extension HTTP2Connection {
+    /// Applies one command of stream `id`'s handler.
+    func handle(stream id: UInt32, _ command: HTTP2StreamCommand, into out: inout [UInt8]) {
+        switch command {
+        case .consumed(let n):
+            consumed(id, n, &out)
+        case .reset(let code):
+            guard let s = streams.removeValue(forKey: id) else { return }
+            HTTP2FrameWriter.rstStream(&out, stream: id, code: code)
+            s.handle.fail(HTTP2StreamClosed(code: code, reason: "the server reset the stream (\(code))"))
+        case .headers(let fields, let end):
+            enqueue(id, .headers(fields, endStream: end))
+        case .trailers(let fields):
+            enqueue(id, .headers(fields, endStream: true))
+        case .data(let bytes, let end):
+            guard streams[id] != nil else { return }
+            enqueue(id, .data(bytes, offset: 0, endStream: end))
+        }
+    }
+
+    private func enqueue(_ id: UInt32, _ item: Outbound) {
+        guard var s = streams[id], !s.localClosed else { return }
+        s.outbound.append(item)
+        streams[id] = s
+        markReady(id)
+    }
+
+    /// Puts stream `id` in the send rotation.
+    func markReady(_ id: UInt32) {
+        if !ready.contains(id) { ready.append(id) }
+    }
+
+    /// Frames queued output while the windows and the output budget allow.
+    func pump(into out: inout [UInt8]) {
+        var progress = true
+        while progress && out.count < limits.outputBudget && !ready.isEmpty {
+            progress = false
+            var still: [UInt32] = []
+            for id in ready {
+                guard out.count < limits.outputBudget else {
+                    still.append(id)
+                    continue
+                }
+                guard var s = streams[id], s.hasOutbound else { continue }
+                var drained = 0
+                switch s.outbound[s.outHead] {
+                case .headers(let fields, let end):
+                    writeHeaderBlock(id, encoder.encode(fields), endStream: end, &out)
+                    s.outHead += 1
+                    if end { s.localClosed = true }
+                    progress = true
+                case .data(let bytes, let offset, let end):
+                    let remaining = bytes.count - offset
+                    let n = min(remaining, s.sendWindow, connSendWindow, peerMaxFrameSize)
+                    if remaining == 0 || n > 0 {
+                        let last = n == remaining
+                        HTTP2FrameWriter.append(&out, type: HTTP2FrameType.data, flags: last && end ? HTTP2Flag.endStream : 0,
+                                                stream: id, payload: bytes[offset..<(offset + n)])
+                        s.sendWindow -= n
+                        connSendWindow -= n
+                        drained = n
+                        if last {
+                            s.outbound[s.outHead] = .headers([], endStream: false)  // release the bytes
+                            s.outHead += 1
+                            if end { s.localClosed = true }
+                        } else {
+                            s.outbound[s.outHead] = .data(bytes, offset: offset + n, endStream: end)
+                        }
+                        progress = true
+                    }
+                }
+                if !s.hasOutbound {
+                    s.outbound.removeAll(keepingCapacity: true)
+                    s.outHead = 0
+                }
+                streams[id] = s
+                if drained > 0 { s.handle.drained(drained) }
+                if s.localClosed {
+                    closeIfDone(id, &out)
+                } else if s.hasOutbound {
+                    still.append(id)
+                }
+            }
+            ready = still
+        }
+    }
+
+    /// Writes a header block as HEADERS plus CONTINUATIONs when it exceeds the peer's frame size.
+    func writeHeaderBlock(_ id: UInt32, _ block: [UInt8], endStream: Bool, _ out: inout [UInt8]) {
+        var offset = 0
+        var first = true
+        repeat {
+            let n = min(block.count - offset, peerMaxFrameSize)
+            let last = offset + n == block.count
+            var flags: UInt8 = last ? HTTP2Flag.endHeaders : 0
+            if first && endStream { flags |= HTTP2Flag.endStream }
+            HTTP2FrameWriter.append(&out, type: first ? HTTP2FrameType.headers : HTTP2FrameType.continuation, flags: flags,
+                                    stream: id, payload: block[offset..<(offset + n)])
+            offset += n
+            first = false
+        } while offset < block.count
+    }
+
+    /// Forgets a stream once both sides ended. When we ended first, the peer is told with
+    /// RST_STREAM(NO_ERROR) that no more request data is wanted (as gRPC servers do).
+    func closeIfDone(_ id: UInt32, _ out: inout [UInt8]) {
+        guard let s = streams[id], s.localClosed, !s.hasOutbound else { return }
+        streams[id] = nil
+        if !s.remoteClosed { HTTP2FrameWriter.rstStream(&out, stream: id, code: .noError) }
+        s.handle.fail(HTTP2StreamClosed(code: nil, reason: "the stream is closed"))
+    }
+}

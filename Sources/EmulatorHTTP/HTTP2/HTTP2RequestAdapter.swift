@@ -1,0 +1,51 @@
+/// Serves a plain HTTP request that arrived over HTTP/2 (e.g. `curl --http2-prior-knowledge`)
+/// with the same responder as HTTP/1.1: the stream becomes an `HTTPRequest`, the response goes
+/// back as HEADERS and DATA.
+enum HTTP2RequestAdapter {
+    /// Header fields that are meaningless (and forbidden) in HTTP/2 responses.
+    static let connectionSpecific: Set<String> = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "content-length"]
+
+    /// Reads the whole request body (up to `maxBodyBytes`), calls `responder`, writes the answer.
+    static func serve(_ stream: HTTP2Stream, responder: HTTPResponder, maxBodyBytes: Int) async {
+        var body: [UInt8] = []
+        do {
+            while let chunk = try await stream.read() {
+                body.append(contentsOf: chunk)
+                if body.count > maxBodyBytes {
+                    await write(EventLoop.errorResponse(status: 413, message: "Request body exceeds \(maxBodyBytes) bytes."), to: stream, head: false)
+                    return
+                }
+            }
+        } catch {
+            return  // reset by the client or the connection went away
+        }
+        var headers = HTTPHeaders()
+        for f in stream.requestHeaders where !f.name.hasPrefix(":") { headers.add(f.name, f.value) }
+        if headers["host"] == nil, let authority = stream.header(":authority") { headers.add("host", authority) }
+        let request = HTTPRequest(method: stream.method, target: stream.path, headers: headers, body: body, version: "HTTP/2",
+                                  remoteAddress: stream.remoteAddress)
+        let response = await responder(request)
+        await write(response, to: stream, head: stream.method == "HEAD")
+    }
+
+    static func write(_ response: HTTPResponse, to stream: HTTP2Stream, head: Bool) async {
+        var fields = [HPACKHeaderField(name: ":status", value: String(response.status), neverIndexed: false)]
+        for (name, value) in response.headers {
+            let lower = name.lowercased()
+            if connectionSpecific.contains(lower) { continue }
+            fields.append(HPACKHeaderField(name: lower, value: value, neverIndexed: false))
+        }
+        let bodyless = head || response.status == 204 || response.status == 304
+        if !bodyless { fields.append(HPACKHeaderField(name: "content-length", value: String(response.body.count), neverIndexed: false)) }
+        do {
+            if bodyless || response.body.isEmpty {
+                try stream.write(headers: fields, endStream: true)
+            } else {
+                try stream.write(headers: fields)
+                try await stream.write(data: response.body, endStream: true)
+            }
+        } catch {
+            return  // the client went away
+        }
+    }
+}

@@ -1,0 +1,264 @@
+import EmulatorCore
+
+/// What a stream's handler asks the event loop to do; applied in order on the loop thread.
+enum HTTP2StreamCommand: Sendable {
+    /// Response headers (HEADERS, END_STREAM when `endStream`).
+    case headers([HPACKHeaderField], endStream: Bool)
+    /// Response body bytes (DATA frames as the flow-control windows allow).
+    case data([UInt8], endStream: Bool)
+    /// Trailers: HEADERS with END_STREAM, after every queued DATA.
+    case trailers([HPACKHeaderField])
+    /// RST_STREAM with the code.
+    case reset(HTTP2ErrorCode)
+    /// The handler has read this many request bytes: the stream's window may be refilled.
+    case consumed(Int)
+}
+
+/// Why a stream can no longer be read or written.
+public struct HTTP2StreamClosed: Error, Sendable, CustomStringConvertible {
+    /// The RST_STREAM code when the peer reset it; nil when the connection went away.
+    public var code: HTTP2ErrorCode?
+    /// What happened.
+    public var reason: String
+    /// Creates the error.
+    public init(code: HTTP2ErrorCode?, reason: String) {
+        self.code = code
+        self.reason = reason
+    }
+    /// The reason.
+    public var description: String { reason }
+}
+
+/// One HTTP/2 stream as its handler sees it: the request headers, the request body as it
+/// arrives, and the response written back with flow control and backpressure.
+///
+/// Thread-safe: the event loop delivers request bytes, resets and flow-control news; the handler
+/// task reads and writes. State lives behind a `Mutex`; waiting readers and writers park on
+/// continuations that the loop (or cancellation of the handler's task) resumes.
+public final class HTTP2Stream: Sendable {
+    struct State {
+        var chunks: [[UInt8]] = []
+        var head = 0
+        var ended = false
+        var failure: HTTP2StreamClosed?
+        var reader: CheckedContinuation<[UInt8]?, any Error>?
+        var queued = 0
+        var writers: [CheckedContinuation<Void, any Error>] = []
+        var task: Task<Void, Never>?
+        var goingAway = false
+        var goingAwayWaiters: [CheckedContinuation<Void, Never>] = []
+        var localEnded = false
+    }
+
+    /// Unsent response bytes beyond which `write(data:)` suspends until the loop has framed some.
+    static let highWater = 256 * 1024
+
+    /// The stream identifier.
+    public let id: UInt32
+    /// The request header fields, pseudo-headers first, as received.
+    public let requestHeaders: [HPACKHeaderField]
+    /// The peer's address ("127.0.0.1:53211").
+    public let remoteAddress: String
+    private let post: @Sendable (HTTP2StreamCommand) -> Void
+    private let state = Mutex(State())
+
+    init(id: UInt32, requestHeaders: [HPACKHeaderField], remoteAddress: String, post: @escaping @Sendable (HTTP2StreamCommand) -> Void) {
+        self.id = id
+        self.requestHeaders = requestHeaders
+        self.remoteAddress = remoteAddress
+        self.post = post
+    }
+
+    /// The first value of a request header (names are lowercase in HTTP/2).
+    public func header(_ name: String) -> String? { requestHeaders.first { $0.name == name }?.value }
+
+    /// `:method`.
+    public var method: String { header(":method") ?? "" }
+    /// `:path` (path and query).
+    public var path: String { header(":path") ?? "" }
+
+    // MARK: Handler side
+
+    /// The next chunk of the request body; nil once the peer has ended the stream. Throws
+    /// `HTTP2StreamClosed` when the stream was reset or the connection closed, and
+    /// `CancellationError` when the handler's task is cancelled.
+    public func read() async throws -> [UInt8]? {
+        let chunk: [UInt8]? = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (c: CheckedContinuation<[UInt8]?, any Error>) in
+                let now = state.withLock { s -> Result<[UInt8]?, any Error>? in
+                    if s.head < s.chunks.count {
+                        let chunk = s.chunks[s.head]
+                        s.chunks[s.head] = []
+                        s.head += 1
+                        if s.head == s.chunks.count {
+                            s.chunks.removeAll(keepingCapacity: true)
+                            s.head = 0
+                        }
+                        return .success(chunk)
+                    }
+                    if let f = s.failure { return .failure(f) }
+                    if s.ended { return .success(nil) }
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    s.reader = c
+                    return nil
+                }
+                if let now { c.resume(with: now) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { s -> CheckedContinuation<[UInt8]?, any Error>? in
+                defer { s.reader = nil }
+                return s.reader
+            }
+            waiter?.resume(throwing: CancellationError())
+        }
+        if let chunk, !chunk.isEmpty { post(.consumed(chunk.count)) }
+        return chunk
+    }
+
+    /// Sends response headers.
+    public func write(headers: [HPACKHeaderField], endStream: Bool = false) throws {
+        try enqueue(.headers(headers, endStream: endStream), ends: endStream)
+    }
+
+    /// Sends response body bytes; suspends while too much is queued (the peer is not reading or
+    /// its flow-control window is closed), so a slow reader never makes the process buffer a
+    /// whole response.
+    public func write(data: [UInt8], endStream: Bool = false) async throws {
+        try enqueue(.data(data, endStream: endStream), ends: endStream, bytes: data.count)
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+                let now = state.withLock { s -> Result<Void, any Error>? in
+                    if let f = s.failure { return .failure(f) }
+                    if s.queued <= Self.highWater { return .success(()) }
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    s.writers.append(c)
+                    return nil
+                }
+                if let now { c.resume(with: now) }
+            }
+        } onCancel: {
+            let waiters = state.withLock { s -> [CheckedContinuation<Void, any Error>] in
+                defer { s.writers = [] }
+                return s.writers
+            }
+            for w in waiters { w.resume(throwing: CancellationError()) }
+        }
+    }
+
+    /// Ends the stream with trailers (HEADERS with END_STREAM after every queued byte).
+    public func write(trailers: [HPACKHeaderField]) throws {
+        try enqueue(.trailers(trailers), ends: true)
+    }
+
+    /// Resets the stream (RST_STREAM); later writes fail. Does nothing once the stream has ended.
+    public func reset(_ code: HTTP2ErrorCode) {
+        let send = state.withLock { s -> Bool in
+            guard !s.localEnded, s.failure == nil else { return false }
+            s.localEnded = true
+            return true
+        }
+        if send { post(.reset(code)) }
+    }
+
+    /// True once the handler has ended its side (END_STREAM or reset) or the stream failed.
+    public var isClosed: Bool { state.withLock { $0.localEnded || $0.failure != nil } }
+
+    /// True once the server has started shutting down (GOAWAY sent).
+    public var isGoingAway: Bool { state.withLock { $0.goingAway } }
+
+    /// Returns when the server starts shutting down; long-lived streams end then.
+    public func waitForGoingAway() async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { s -> Bool in
+                if s.goingAway { return true }
+                s.goingAwayWaiters.append(c)
+                return false
+            }
+            if now { c.resume() }
+        }
+    }
+
+    private func enqueue(_ command: HTTP2StreamCommand, ends: Bool, bytes: Int = 0) throws {
+        try state.withLock { s throws(HTTP2StreamClosed) in
+            if let f = s.failure { throw f }
+            guard !s.localEnded else { throw HTTP2StreamClosed(code: nil, reason: "the stream was already ended by the server") }
+            if ends { s.localEnded = true }
+            s.queued += bytes
+        }
+        post(command)
+    }
+
+    // MARK: Event-loop side
+
+    /// Remembers the handler's task so a reset can cancel it.
+    func attach(_ task: Task<Void, Never>) {
+        let cancelNow = state.withLock { s -> Bool in
+            s.task = task
+            return s.failure != nil
+        }
+        if cancelNow { task.cancel() }
+    }
+
+    /// Request body bytes arrived.
+    func deliver(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        let waiter = state.withLock { s -> CheckedContinuation<[UInt8]?, any Error>? in
+            if let r = s.reader {
+                s.reader = nil
+                return r
+            }
+            s.chunks.append(bytes)
+            return nil
+        }
+        waiter?.resume(returning: bytes)
+    }
+
+    /// The peer ended its side (END_STREAM).
+    func deliverEnd() {
+        let waiter = state.withLock { s -> CheckedContinuation<[UInt8]?, any Error>? in
+            s.ended = true
+            defer { s.reader = nil }
+            return s.head < s.chunks.count ? nil : s.reader
+        }
+        waiter?.resume(returning: nil)
+    }
+
+    /// The stream can no longer be used (peer reset, connection closed): wakes every waiter and
+    /// cancels the handler's task.
+    func fail(_ error: HTTP2StreamClosed) {
+        let (reader, writers, task, away) = state.withLock { s in
+            if s.failure == nil { s.failure = error }
+            defer {
+                s.reader = nil
+                s.writers = []
+                s.goingAwayWaiters = []
+            }
+            return (s.reader, s.writers, s.task, s.goingAwayWaiters)
+        }
+        reader?.resume(throwing: error)
+        for w in writers { w.resume(throwing: error) }
+        for w in away { w.resume() }
+        task?.cancel()
+    }
+
+    /// The loop framed `n` queued bytes: writers may continue once the queue is short again.
+    func drained(_ n: Int) {
+        let writers = state.withLock { s -> [CheckedContinuation<Void, any Error>] in
+            s.queued -= n
+            guard s.queued <= Self.highWater / 2 else { return [] }
+            defer { s.writers = [] }
+            return s.writers
+        }
+        for w in writers { w.resume() }
+    }
+
+    /// The server is shutting down.
+    func goAway() {
+        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            s.goingAway = true
+            defer { s.goingAwayWaiters = [] }
+            return s.goingAwayWaiters
+        }
+        for w in waiters { w.resume() }
+    }
+}

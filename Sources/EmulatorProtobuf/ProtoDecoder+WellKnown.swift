@@ -1,0 +1,113 @@
+import EmulatorCore
+
+/// Bytes → JSON for the google.protobuf types with a special JSON form.
+extension ProtoDecoder {
+    /// Decodes a well-known type's message in `range`.
+    func wellKnown(_ kind: WellKnownType, _ schema: MessageSchema, _ range: Range<Int>, depth: Int) throws(ProtobufError) -> JSON {
+        switch kind {
+        case .timestamp:
+            let (seconds, nanos) = try secondsAndNanos(schema, range)
+            do throws(ProtobufError) { return .string(try WellKnownText.timestamp(seconds: seconds, nanos: nanos)) } catch { throw error.inMessage(schema) }
+        case .duration:
+            let (seconds, nanos) = try secondsAndNanos(schema, range)
+            do throws(ProtobufError) { return .string(try WellKnownText.duration(seconds: seconds, nanos: nanos)) } catch { throw error.inMessage(schema) }
+        case .wrapper:
+            let field = schema.fields[0]
+            var reader = ProtoReader(buffer, range: range)
+            var value: JSON?
+            do throws(ProtobufError) {
+                while let (number, wire) = try reader.readTag() {
+                    if number == 1, wire == field.type.wireType {
+                        value = try scalar(field.type, &reader, nil, dropDefault: false)
+                    } else {
+                        try reader.skip(wire)
+                    }
+                }
+            } catch { throw error.within(schema, field.name) }
+            if let value { return value }
+            switch field.type {
+            case .int64, .uint64: return .string("0")
+            case .int32, .uint32: return .int(0)
+            case .double, .float: return .double(0)
+            case .bool: return .bool(false)
+            default: return .string("")
+            }
+        case .structType:
+            return try fields(schema, range, depth: depth, merging: false)["fields"] ?? .object([:])
+        case .listValue:
+            return try fields(schema, range, depth: depth, merging: false)["values"] ?? .array([])
+        case .value:
+            let members = try fields(schema, range, depth: depth, merging: false)
+            guard let (key, value) = members.first else { return .null }
+            switch key {
+            case "nullValue": return .null
+            case "numberValue":
+                guard case .double = value else {
+                    throw ProtobufError("number_value \(value.stringValue ?? "") has no JSON form (NaN and infinities are not JSON numbers)").within(schema, "number_value")
+                }
+                return value
+            default: return value
+            }
+        case .any:
+            return try any(schema, range, depth: depth)
+        }
+    }
+
+    /// Reads Timestamp/Duration's {seconds = 1 int64, nanos = 2 int32}.
+    private func secondsAndNanos(_ schema: MessageSchema, _ range: Range<Int>) throws(ProtobufError) -> (Int64, Int32) {
+        var reader = ProtoReader(buffer, range: range)
+        var seconds: Int64 = 0, nanos: Int32 = 0
+        var current = "seconds"
+        do throws(ProtobufError) {
+            while let (number, wire) = try reader.readTag() {
+                if number == 1, wire == .varint {
+                    current = "seconds"
+                    seconds = Int64(bitPattern: try reader.readVarint())
+                } else if number == 2, wire == .varint {
+                    current = "nanos"
+                    nanos = Int32(truncatingIfNeeded: try reader.readVarint())
+                } else {
+                    current = "<unknown field \(number)>"
+                    try reader.skip(wire)
+                }
+            }
+        } catch { throw error.within(schema, current) }
+        return (seconds, nanos)
+    }
+
+    /// `google.protobuf.Any`: the packed message's JSON plus `"@type"`; a well-known type's JSON
+    /// under `"value"`; a type this registry does not know as base64 under `ProtoJSON.anyRawValueKey`.
+    private func any(_ schema: MessageSchema, _ range: Range<Int>, depth: Int) throws(ProtobufError) -> JSON {
+        var reader = ProtoReader(buffer, range: range)
+        var typeURL = ""
+        var valueRange = range.upperBound..<range.upperBound
+        var current = "type_url"
+        do throws(ProtobufError) {
+            while let (number, wire) = try reader.readTag() {
+                if number == 1, wire == .lengthDelimited {
+                    current = "type_url"
+                    let r = try reader.readLengthDelimited()
+                    guard let s = String(validating: reader.bytes(r), as: UTF8.self) else { throw ProtobufError("invalid UTF-8 in string") }
+                    typeURL = s
+                } else if number == 2, wire == .lengthDelimited {
+                    current = "value"
+                    valueRange = try reader.readLengthDelimited()
+                } else {
+                    current = "<unknown field \(number)>"
+                    try reader.skip(wire)
+                }
+            }
+        } catch { throw error.within(schema, current) }
+        if typeURL.isEmpty && valueRange.isEmpty { return .object([:]) }
+        let typeName = WellKnownText.typeName(fromURL: typeURL)
+        guard let packed = schema.registry?.message(named: typeName) else {
+            return .object(["@type": .string(typeURL), ProtoJSON.anyRawValueKey: .string(ProtoBase64.encode(reader.bytes(valueRange)))])
+        }
+        let inner: JSON
+        do throws(ProtobufError) { inner = try message(packed, valueRange, depth: depth + 1) } catch { throw error.within(schema, "value") }
+        if packed.wellKnown != nil { return .object(["@type": .string(typeURL), "value": inner]) }
+        guard case .object(var members) = inner else { return inner }
+        members["@type"] = .string(typeURL)
+        return .object(members)
+    }
+}

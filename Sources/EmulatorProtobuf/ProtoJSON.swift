@@ -1,0 +1,68 @@
+import EmulatorCore
+
+/// Converts between protobuf wire bytes and the proto3 JSON form, driven by a `MessageSchema`.
+///
+/// The JSON side is exactly what the REST layer reads and writes (`{"fields": {"a":
+/// {"integerValue": "1"}}, "updateTime": "2024-...Z"}`), so one API layer can serve REST and gRPC.
+///
+/// Decoding (bytes → JSON): fields absent from the bytes are absent from the JSON (no defaults
+/// filled in); implicit-presence scalars equal to their default read as absent; oneof members,
+/// message fields and wrappers that are present appear even when empty or default
+/// (`10 00` → `{"integerValue": "0"}`); unknown fields are skipped; groups, invalid UTF-8 in
+/// strings, truncation and nesting deeper than `maxDepth` throw. 64-bit integers become decimal
+/// strings, bytes standard base64, enums their value names (unknown numbers stay numbers),
+/// non-finite floats the strings `"NaN"`, `"Infinity"`, `"-Infinity"`, and the well-known types
+/// their special forms (Timestamp as RFC 3339 like `Document.json`, Duration `"1.5s"`, wrappers
+/// their bare value, Struct/Value/ListValue any JSON, NullValue `null`, Any `{"@type": ...}`).
+///
+/// Encoding (JSON → bytes): JSON names and proto names are both accepted; unknown keys, wrong JSON
+/// kinds, out-of-range numbers, two members of one oneof and unknown enum names throw. 64-bit
+/// integers may be numbers or strings, bytes standard or URL-safe base64 with or without padding,
+/// enums names or numbers. Implicit-presence scalars equal to their default are not written;
+/// message fields present in the JSON are written even when empty (`{"targetChange": {}}` →
+/// `12 00`); oneof members are written even when default (`{"booleanValue": false}` → `08 00`);
+/// repeated scalars are packed; `null` means absent except where it is a value
+/// (google.protobuf.Value, NullValue). Fields are written in field-number order and map entries
+/// in key order (UTF-8 bytes), so the output is deterministic.
+public enum ProtoJSON {
+    /// The deepest message nesting accepted (as protobuf's default recursion limit); map entries
+    /// count as a level. Deeper input throws instead of exhausting the stack.
+    public static let maxDepth = 100
+
+    /// The key holding the raw bytes (standard base64) of a `google.protobuf.Any` whose type URL
+    /// names a message this registry does not know: `{"@type": url, "@value": "base64"}`.
+    /// Encoding accepts the same form back.
+    public static let anyRawValueKey = "@value"
+
+    /// Decodes `bytes` as a `schema` message into its proto3 JSON form.
+    public static func decode(_ bytes: [UInt8], as schema: MessageSchema) throws(ProtobufError) -> JSON {
+        try bytes.withUnsafeBufferPointer { (buffer) throws(ProtobufError) -> JSON in
+            try decode(buffer, as: schema)
+        }
+    }
+
+    /// Decodes a slice (for example one gRPC message inside a larger read buffer).
+    public static func decode(_ bytes: ArraySlice<UInt8>, as schema: MessageSchema) throws(ProtobufError) -> JSON {
+        try bytes.withUnsafeBufferPointer { (buffer) throws(ProtobufError) -> JSON in
+            try decode(buffer, as: schema)
+        }
+    }
+
+    /// Decodes bytes the caller keeps alive for the duration of the call.
+    public static func decode(_ bytes: UnsafeBufferPointer<UInt8>, as schema: MessageSchema) throws(ProtobufError) -> JSON {
+        try ProtoDecoder(buffer: bytes).message(schema, 0..<bytes.count, depth: 0)
+    }
+
+    /// Encodes a proto3 JSON value as a `schema` message.
+    public static func encode(_ json: JSON, as schema: MessageSchema) throws(ProtobufError) -> [UInt8] {
+        let writer = ProtoWriter()
+        try encode(json, as: schema, into: writer)
+        return writer.bytes()
+    }
+
+    /// Encodes into `writer`, in front of whatever it holds (call `reset()` first to reuse one
+    /// writer for many messages without reallocating).
+    public static func encode(_ json: JSON, as schema: MessageSchema, into writer: ProtoWriter) throws(ProtobufError) {
+        try ProtoEncoder(w: writer).message(json, schema, depth: 0)
+    }
+}
