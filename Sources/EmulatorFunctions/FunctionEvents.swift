@@ -82,6 +82,9 @@ public struct BackgroundEvent: Sendable {
     public var after: JSON?
     /// Delivery attempt (1 = first), set by the queue for each delivery.
     public var attempt: Int = 1
+    /// Who caused a document event, as Firestore's auth context names it (`app_user`,
+    /// `service_account`, `unauthenticated`, `system`), and their id (uid, account email).
+    public var principal: (type: String, id: String)?
 
     /// The JSON envelope workers receive.
     public var json: JSON {

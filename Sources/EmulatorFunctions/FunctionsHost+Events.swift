@@ -3,7 +3,8 @@ import EmulatorCore
 extension FunctionsHost {
     /// Queues the document changes of one commit for the matching triggers, in order.
     /// `changes` are (database-relative path, before, after) in REST document JSON.
-    public func documentsChanged(project: String, time: Timestamp, changes: [(path: String, before: JSON?, after: JSON?)]) {
+    public func documentsChanged(project: String, time: Timestamp, changes: [(path: String, before: JSON?, after: JSON?)],
+                                 principal: (type: String, id: String)? = nil) {
         let regs = registered(project)
         guard regs.contains(where: { if case .document = $0.definition.trigger { true } else { false } }) else { return }
         let env = environments.environment(for: project)
@@ -15,8 +16,9 @@ extension FunctionsHost {
             for r in regs {
                 guard case .document(let pattern, let event) = r.definition.trigger, event == kind || event == .written,
                       let params = DocumentPattern.match(pattern, c.path) else { continue }
-                let ev = BackgroundEvent(id: env.ids.string(length: 20, alphabet: IDGenerator.alphanumerics), type: "document.\(kind.rawValue)",
+                var ev = BackgroundEvent(id: env.ids.string(length: 20, alphabet: IDGenerator.alphanumerics), type: "document.\(kind.rawValue)",
                                          time: time, subject: c.path, params: params, before: before, after: after)
+                ev.principal = principal
                 pending.append(Pending(function: r.definition.name, event: ev, attempt: 1, notBefore: 0))
             }
         }

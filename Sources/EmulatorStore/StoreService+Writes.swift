@@ -52,7 +52,7 @@ extension StoreService {
             }
             let changed = applied.filter { $0.before != $0.after }
             if !changed.isEmpty, let observer = hooks.observer {
-                observer(StoreChangeBatch(project: project, database: database, commitTime: time, changes: changed))
+                observer(StoreChangeBatch(project: project, database: database, commitTime: time, changes: changed, caller: caller))
             }
             return CommitResult(writeResults: applied, commitTime: time)
         }

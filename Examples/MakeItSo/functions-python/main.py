@@ -67,7 +67,8 @@ def onTaskWritten(event: firestore_fn.Event[firestore_fn.Change[firestore_fn.Doc
             owners.add(snapshot.get("userId"))
     db = firestore.client()
     for uid in sorted(owners):
-        count = db.collection("tasks").where(filter=FieldFilter("userId", "==", uid)).count().get()[0][0].value
+        # int(): the client reads a count of 0 as the float 0.0 (it takes `integer_value or double_value`).
+        count = int(db.collection("tasks").where(filter=FieldFilter("userId", "==", uid)).count().get()[0][0].value)
         db.collection("users").document(uid).set({"taskCount": count}, merge=True)
 
 

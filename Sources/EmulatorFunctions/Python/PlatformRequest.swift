@@ -1,4 +1,5 @@
 import EmulatorCore
+import Foundation
 
 /// Converts the REST JSON of a document change into the bytes of a
 /// `google.events.cloud.firestore.v1.DocumentEventData` message (`value`, `old_value`,
@@ -40,11 +41,20 @@ public struct PlatformRequest: Sendable, Equatable {
         return PlatformRequest(headers: h, body: data)
     }
 
-    /// The top-level fields whose values differ between two REST documents (an update's mask).
+    /// The top-level fields whose values differ between two REST documents (an update's mask), as
+    /// field paths (names that are not simple identifiers are quoted with backticks).
     public static func changedFields(before: JSON?, after: JSON?) -> [String] {
         guard let b = before?["fields"]?.objectValue ?? (before == nil ? nil : [:]),
               let a = after?["fields"]?.objectValue ?? (after == nil ? nil : [:]) else { return [] }
-        return Set(b.keys).union(a.keys).filter { b[$0] != a[$0] }.sorted()
+        return Set(b.keys).union(a.keys).filter { b[$0] != a[$0] }.sorted().map(fieldPath)
+    }
+
+    /// One field name as a field path segment.
+    static func fieldPath(_ name: String) -> String {
+        let simple = !name.isEmpty && name.unicodeScalars.allSatisfy { $0.isASCIILetter || $0 == "_" || ("0"..."9").contains($0) }
+            && !("0"..."9").contains(name.unicodeScalars.first!)
+        if simple { return name }
+        return "`" + name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "`", with: "\\`") + "`"
     }
 
     /// A Pub/Sub message in structured mode, with both spellings of the message's id and time (the

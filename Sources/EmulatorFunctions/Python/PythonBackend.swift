@@ -33,7 +33,8 @@ struct PythonBackend: FunctionBackend {
             }
             let data = try encoder.encode(value: ev.after, oldValue: ev.before,
                                           updateMask: ev.before != nil && ev.after != nil ? PlatformRequest.changedFields(before: ev.before, after: ev.after) : [])
-            request = .firestore(project: ctx.projectId, location: def.region, eventType: endpoint.eventType ?? "", event: ev, data: data)
+            request = .firestore(project: ctx.projectId, location: def.region, eventType: endpoint.eventType ?? "", event: ev, data: data,
+                                 authType: ev.principal?.type ?? "unknown", authId: ev.principal?.id)
         case .pubsub(let topic):
             request = .pubsub(project: ctx.projectId, topic: topic, subscription: "eventarc-\(def.region)-\(def.name)", event: ev)
         case .scheduled:

@@ -176,6 +176,53 @@ def test_blocking_functions_reject_and_modify(emu):
     assert "beforeCreate" in recorded and "beforeSignIn" in recorded
 
 
+def test_firestore_triggers_get_protobuf_cloudevents_with_before_and_after(emu):
+    docs = f"{emu.url}/v1/projects/{emu.project}/databases/(default)/documents"
+    first = {"title": {"stringValue": "write"}, "done": {"booleanValue": False}, "n": {"integerValue": "1"},
+             "tags": {"arrayValue": {"values": [{"stringValue": "a"}]}}, "at": {"timestampValue": "2026-01-02T03:04:05.123456Z"},
+             "where": {"geoPointValue": {"latitude": 1.5, "longitude": -2.5}}, "nested": {"mapValue": {"fields": {"x": {"doubleValue": 0.5}}}},
+             "nothing": {"nullValue": None}, "raw": {"bytesValue": "AAE="}, "ref": {"referenceValue": f"projects/{emu.project}/databases/(default)/documents/a/b"}}
+    assert requests.patch(f"{docs}/tasks/t1", json={"fields": first}, headers=OWNER, timeout=10).status_code == 200
+    second = dict(first, n={"integerValue": "2"}, done={"booleanValue": True})
+    assert requests.patch(f"{docs}/tasks/t1", json={"fields": second}, headers=OWNER, timeout=10).status_code == 200
+    assert requests.delete(f"{docs}/tasks/t1", headers=OWNER, timeout=10).status_code == 200
+    idle(emu)
+    seen = [json.loads(line[len("TASK "):]) for r in logs(emu, "on_task_written") for line in r["logs"] if line.startswith("TASK ")]
+    assert len(seen) == 3 and all(r["outcome"] == "ok" for r in logs(emu, "on_task_written"))
+    created, updated, deleted = seen
+    expected_first = {"title": "write", "done": False, "n": 1, "tags": ["a"], "at": "2026-01-02 03:04:05.123456+00:00",
+                      "where": "GeoPoint{latitude=1.5, longitude=-2.5}", "nested": {"x": 0.5}, "nothing": None, "raw": "b'\\x00\\x01'",
+                      "ref": "DocumentReference"}
+    assert created["before"] is None and set(created["after"]) == set(expected_first)
+    for key in ["title", "done", "n", "tags", "at", "nested", "nothing"]:
+        assert created["after"][key] == expected_first[key], key
+    assert created["after"]["raw"] in ("b'\\x00\\x01'", "b'\x00\x01'")
+    assert updated["before"]["n"] == 1 and updated["after"]["n"] == 2 and updated["after"]["done"] is True
+    assert deleted["before"]["n"] == 2 and deleted["after"] is None
+    assert created["params"] == {"taskId": "t1"} and created["document"] == "tasks/t1" and created["database"] == "(default)"
+    assert created["location"] == "us-central1" and created["type"] == "google.cloud.firestore.document.v1.written"
+
+
+def test_auth_context_triggers_name_who_wrote(emu):
+    docs = f"{emu.url}/v1/projects/{emu.project}/databases/(default)/documents"
+    user = sign_up(emu, "writer@example.com").json()
+    assert requests.patch(f"{docs}/notes/by-admin", json={"fields": {"v": {"integerValue": "1"}}}, headers=OWNER, timeout=10).status_code == 200
+    assert requests.patch(f"{docs}/notes/by-user", json={"fields": {"v": {"integerValue": "2"}}},
+                          headers={"Authorization": "Bearer " + user["idToken"]}, timeout=10).status_code == 200
+    # An update is not a creation: no event for on_note_created.
+    assert requests.patch(f"{docs}/notes/by-admin", json={"fields": {"v": {"integerValue": "3"}}}, headers=OWNER, timeout=10).status_code == 200
+    idle(emu)
+    seen = {}
+    for r in logs(emu, "on_note_created"):
+        for line in r["logs"]:
+            if line.startswith("NOTE "):
+                n = json.loads(line[5:])
+                seen[n["params"]["noteId"]] = n
+    assert set(seen) == {"by-admin", "by-user"}
+    assert seen["by-admin"]["authType"] == "service_account" and seen["by-user"]["authType"] == "app_user"
+    assert seen["by-user"]["data"] == {"v": 2} and seen["by-user"]["authId"] == user["localId"]
+
+
 def test_scheduled_function_runs_on_demand(emu):
     r = requests.post(f"{emu.url}/emulator/v1/projects/{emu.project}/functions/tick:run", json={"scheduleTime": "2026-01-02T03:05:00Z"}, timeout=10)
     assert r.status_code == 200, r.text

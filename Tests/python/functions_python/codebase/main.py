@@ -120,7 +120,7 @@ def on_task_written(event: firestore_fn.Event[firestore_fn.Change[firestore_fn.D
 @firestore_fn.on_document_created_with_auth_context(document="notes/{noteId}")
 def on_note_created(event: firestore_fn.AuthEvent[firestore_fn.DocumentSnapshot | None]) -> None:
     print("NOTE " + json.dumps({"data": event.data.to_dict() if event.data else None, "authType": event.auth_type,
-                                "params": event.params}, default=str, sort_keys=True))
+                                "authId": event.auth_id, "params": event.params}, default=str, sort_keys=True))
 
 
 @identity_fn.before_user_created()
