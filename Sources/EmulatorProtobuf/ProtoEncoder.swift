@@ -57,7 +57,9 @@ struct ProtoEncoder {
                 if let k = f.oneofIndex, !isAbsent(value, fi, schema) {
                     let previous = Int(oneofSet[k])
                     if previous >= 0 {
-                        throw ProtobufError("oneof \(schema.oneofs[k]) has two members, \(schema.fields[previous].jsonName) and \(f.jsonName)").inMessage(schema)
+                        // Named in a fixed order: which one the dictionary yields first varies by process.
+                        let names = [schema.fields[previous].jsonName, f.jsonName].sorted()
+                        throw ProtobufError("oneof \(schema.oneofs[k]) has two members, \(names[0]) and \(names[1])").inMessage(schema)
                     }
                     oneofSet[k] = Int16(fi)
                 }
