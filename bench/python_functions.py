@@ -5,7 +5,7 @@ with a fresh interpreter per function (`prefork: false`, what the Firebase CLI d
 Serves Tests/python/functions_python/codebase with the SDK venv the test suite caches in
 .cache/functions-python (built on first use). Prints a Markdown block; bench/run.sh appends it to
 bench/RESULTS.md. Loopback only; every phase is bounded in count and time.
-Usage: EMULATOR_BIN=.build/release/emulator python3 bench/functions_python.py
+Usage: EMULATOR_BIN=.build/release/emulator python3 bench/python_functions.py
 """
 import json
 import os
