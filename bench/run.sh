@@ -49,6 +49,9 @@ print(f"{time.perf_counter()-t:.2f}")') s."
   echo "trip is most of each figure), in memory and with \`--data-dir\` under each fsync policy:"
   echo
   "$PYTHON" bench/write_cost.py
+  echo "== Python functions (firebase-functions from PyPI; builds the SDK venv in .cache on first use)" >&2
+  echo
+  "$PYTHON" bench/python_functions.py
 } >"$out"
 cat "$out" >>bench/RESULTS.md
 cat "$out"

@@ -457,7 +457,12 @@ class Launcher:
                     loaded.append(name)
                 except Exception as e:
                     failed.append("%s (%s)" % (name, type(e).__name__))
+        import gc
         import platform
+        # Children share the preloaded modules' pages: keep the collector from walking (and so
+        # copying) them in every child.
+        gc.collect()
+        gc.freeze()
         self.send({"ev": "ready", "python": platform.python_version(), "prefork": self.prefork, "preloaded": len(loaded),
                    "missing": failed, "ms": round((time.monotonic() - started) * 1000)})
         os.set_blocking(0, False)
