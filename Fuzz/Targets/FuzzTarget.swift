@@ -18,6 +18,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case hpack
     /// `ProtoJSON.decode` of Firestore messages and the JSON round trip.
     case protobuf
+    /// Python codebases' inputs: `.env` files, schedules, launcher events, output lines, manifests.
+    case functions
 
     /// Runs the target on `data`. Throws when the input breaks a property the target checks
     /// (for example a serialization that does not re-parse); a crash is a crash.
@@ -31,6 +33,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .jwt: try JWTTarget.run(data)
         case .hpack: try HPACKTarget.run(data)
         case .protobuf: try ProtobufTarget.run(data)
+        case .functions: try FunctionsTarget.run(data)
         }
     }
 }
