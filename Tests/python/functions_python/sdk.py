@@ -156,6 +156,14 @@ def alive(pids):
     return out
 
 
+def process_name(pid):
+    """What `ps` shows as the process's name ('' once it is gone)."""
+    try:
+        return pathlib.Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
 def grpc_available(emu) -> bool:
     """Whether the emulator's Firestore port speaks gRPC (cleartext HTTP/2 with prior knowledge):
     an HTTP/2 connection preface must be answered with an HTTP/2 SETTINGS frame."""

@@ -9,7 +9,7 @@ import time
 import pytest
 import requests
 
-from functions_python.sdk import (CODEBASE, alive, call, descendants, idle, listing, logs, make_project, start, wait_for)
+from functions_python.sdk import (CODEBASE, alive, call, descendants, idle, listing, logs, make_project, process_name, start, wait_for)
 
 
 def codebase_state(emu, name="default"):
@@ -75,12 +75,29 @@ def test_a_checked_in_functions_yaml_is_used_as_is(tmp_path):
         emu.stop()
 
 
+def test_prestart_starts_every_function_at_discovery(tmp_path):
+    folder = make_project(tmp_path, "demo-prestart")
+    (folder / "functions" / "functions.yaml").write_text(
+        "specVersion: v1alpha1\nendpoints:\n  whoami:\n    entryPoint: whoami\n    platform: gcfv2\n    callableTrigger: {}\n"
+        "  pid:\n    entryPoint: pid\n    platform: gcfv2\n    callableTrigger: {}\n")
+    (folder / "emulator.json").write_text('{"project": "demo-prestart", "functions": {"codebases": [{"source": "functions", "prestart": true}]}}')
+    from conftest import RunningEmulator
+    emu = RunningEmulator(["--config", str(folder / "emulator.json")], project=None)
+    try:
+        names = lambda: {process_name(p) for p in alive(descendants(emu.proc.pid))}
+        wait_for(lambda: {"py:whoami", "py:pid"} <= names(), timeout=30, what="both functions' processes before any call")
+        assert not logs(emu)
+        assert call(emu, "whoami").json()["result"]["version"] == "v1"
+    finally:
+        emu.stop()
+
+
 def test_the_launcher_dying_is_survived(tmp_path):
     folder = make_project(tmp_path, "demo-launcher")
     emu = start(folder)
     try:
         first = call(emu, "whoami").json()["result"]["pid"]
-        launcher = [p for p in descendants(emu.proc.pid) if pathlib.Path(f"/proc/{p}/comm").read_text().strip() == "py:launcher"]
+        launcher = [p for p in descendants(emu.proc.pid) if process_name(p) == "py:launcher"]
         assert len(launcher) == 1
         os.kill(launcher[0], signal.SIGKILL)
         # The function process died with it (PR_SET_PDEATHSIG); the next calls get a new launcher.
