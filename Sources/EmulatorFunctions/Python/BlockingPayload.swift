@@ -50,6 +50,7 @@ public enum BlockingPayload {
         return .object(r)
     }
 
+    /// A number given as a number or as decimal text.
     static func number(_ v: JSON?) -> Int64? { v?.intValue ?? v?.stringValue.flatMap { Int64($0) } }
 
     /// An unsigned JWT (`{"alg":"none","typ":"JWT"}`) carrying `claims`.

@@ -16,12 +16,14 @@ public enum DotEnv {
     public static let reservedPrefixes = ["X_GOOGLE_", "FIREBASE_", "EXT_"]
 
     /// Parses one file's text. Throws `INVALID_ARGUMENT` naming the first bad line or key.
+    /// Works on Unicode scalars, not characters: a combining mark after `\n` must not hide the escape.
     public static func parse(_ text: String) throws -> [String: String] {
         var out: [String: String] = [:]
-        let chars = Array(text.replacingCRLF())
+        let chars = Array(text.replacingCRLF().unicodeScalars)
         var i = 0
         var line = 1
         func fail(_ why: String) -> HttpsError { HttpsError(.invalidArgument, "line \(line): \(why)") }
+        func isKeyChar(_ c: Unicode.Scalar) -> Bool { c.isASCIILetter || ("0"..."9").contains(c) || c == "_" }
         while i < chars.count {
             // Skip blank space and comment lines.
             while i < chars.count, chars[i] == " " || chars[i] == "\t" { i += 1 }
@@ -32,15 +34,16 @@ public enum DotEnv {
                 continue
             }
             var key = ""
-            while i < chars.count, chars[i].isASCII, chars[i].isLetter || chars[i].isNumber || chars[i] == "_" { key.append(chars[i]); i += 1 }
+            while i < chars.count, isKeyChar(chars[i]) { key.unicodeScalars.append(chars[i]); i += 1 }
             if key == "export" && i < chars.count && chars[i] == " " { throw fail("'export' is not supported; write KEY=VALUE") }
             guard !key.isEmpty else { throw fail("expected KEY=VALUE") }
             while i < chars.count, chars[i] == " " || chars[i] == "\t" { i += 1 }
             guard i < chars.count, chars[i] == "=" else { throw fail("expected '=' after \(key)") }
             i += 1
             while i < chars.count, chars[i] == " " || chars[i] == "\t" { i += 1 }
-            var value = ""
-            if i < chars.count, chars[i] == "\"" || chars[i] == "'" {
+            var value = String.UnicodeScalarView()
+            let quoted = i < chars.count && (chars[i] == "\"" || chars[i] == "'")
+            if quoted {
                 let quote = chars[i]
                 i += 1
                 var closed = false
@@ -58,6 +61,7 @@ public enum DotEnv {
                         case "\\", "\"", "'": value.append(n)
                         default: value.append(c); value.append(n)
                         }
+                        if n == "\n" { line += 1 }
                         i += 2
                         continue
                     }
@@ -71,10 +75,10 @@ public enum DotEnv {
             } else {
                 while i < chars.count, chars[i] != "\n", chars[i] != "#" { value.append(chars[i]); i += 1 }
                 while i < chars.count, chars[i] != "\n" { i += 1 }
-                value = value.trimming(" \t")
             }
             try validateKey(key)
-            out[key] = value
+            let text = String(value)
+            out[key] = quoted ? text : text.trimming(" \t")
         }
         return out
     }

@@ -35,8 +35,11 @@ public struct FunctionManifest: Sendable, Equatable {
     /// What was left out, and why.
     public var warnings: [String]
 
+    /// Event types of Firestore document triggers start with this.
     static let firestorePrefix = "google.cloud.firestore.document.v1."
+    /// The Pub/Sub CloudEvent type.
     static let pubsubType = "google.cloud.pubsub.topic.v1.messagePublished"
+    /// Blocking event types the host emulates, to its event names.
     static let blockingTypes = ["providers/cloud.auth/eventTypes/user.beforeCreate": "beforeCreate",
                                 "providers/cloud.auth/eventTypes/user.beforeSignIn": "beforeSignIn"]
 
@@ -84,6 +87,7 @@ public struct FunctionManifest: Sendable, Equatable {
         return n.unicodeScalars.allSatisfy { $0.isASCIILetter || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" }
     }
 
+    /// One endpoint, or a thrown reason why it cannot be served.
     static func endpoint(_ name: String, _ e: JSON) throws -> ManifestEndpoint? {
         guard case .object = e else { throw HttpsError(.invalidArgument, "the endpoint is not a mapping") }
         guard validName(name) else { throw HttpsError(.invalidArgument, "'\(name)' is not a valid function name") }

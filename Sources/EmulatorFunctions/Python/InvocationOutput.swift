@@ -45,12 +45,14 @@ final class InvocationOutput: Sendable {
     /// Lines kept per invocation (a chatty function's log is cut, with a note).
     static let maxLines = 1000
 
+    /// Adds a line (up to `maxLines`).
     func append(_ line: String) {
         state.withLock { s in
             if s.lines.count < Self.maxLines { s.lines.append(line) } else if s.lines.count == Self.maxLines { s.lines.append("… (more output not kept)") }
         }
     }
 
+    /// One stream (`stdout`/`stderr`) closed the invocation.
     func end(_ stream: String) {
         let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
             s.ended.insert(stream)
@@ -67,6 +69,7 @@ final class InvocationOutput: Sendable {
         end("stderr")
     }
 
+    /// The lines so far.
     var lines: [String] { state.withLock { $0.lines } }
 
     /// Waits until both streams ended this invocation, at most `seconds`.

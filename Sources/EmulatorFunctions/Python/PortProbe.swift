@@ -5,6 +5,7 @@ import Glibc
 /// Whether something accepts TCP connections on `127.0.0.1:port` (a readiness check that never
 /// calls the user's code).
 enum PortProbe {
+    /// True when a TCP connection to the port succeeds.
     static func connects(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }

@@ -7,6 +7,7 @@ struct PythonBackend: FunctionBackend {
     let codebase: PythonCodebase
     let endpoint: ManifestEndpoint
 
+    /// Forwards the verified request as it came; reads back the result or the error envelope.
     func callable(_ def: FunctionDefinition, _ req: CallableRequest, _ ctx: FunctionContext) async throws -> JSON {
         // The host has verified the token and the body; the SDK sees the request as it came.
         var headers = req.headers
@@ -18,12 +19,14 @@ struct PythonBackend: FunctionBackend {
         throw Self.error(from: answer, status: r.status)
     }
 
+    /// Forwards the request; returns the answer without hop-by-hop headers.
     func http(_ def: FunctionDefinition, _ req: FunctionHTTPRequest, _ ctx: FunctionContext) async throws -> FunctionHTTPResponse {
         var r = try await codebase.forward(endpoint, method: req.method, path: req.path, headers: req.headers, body: req.body, ctx: ctx)
         r.headers = r.headers.filter { !PythonCodebase.hopByHop.contains($0.0.lowercased()) }
         return r
     }
 
+    /// Sends the event the way its platform service would; a non-2xx answer is a failure (retried when asked).
     func event(_ def: FunctionDefinition, _ ev: BackgroundEvent, _ ctx: FunctionContext) async throws {
         let request: PlatformRequest
         switch def.trigger {
@@ -52,6 +55,7 @@ struct PythonBackend: FunctionBackend {
         }
     }
 
+    /// Sends the unsigned JWT; returns the masked changes, or throws the function's error.
     func blocking(_ def: FunctionDefinition, _ payload: JSON, _ ctx: FunctionContext) async throws -> JSON? {
         let event = payload["eventType"]?.stringValue ?? ""
         let claims = BlockingPayload.claims(project: ctx.projectId, event: event, signInMethod: payload["signInMethod"]?.stringValue ?? "password",

@@ -90,6 +90,7 @@ extension PythonCodebase {
         }
     }
 
+    /// The launcher ended on its own: its children died with it; start a new one after a backoff.
     func launcherDied(_ status: Int32) {
         let (again, delay) = state.withLock { s -> (Bool, Double) in
             guard !s.stopped else { return (false, 0) }
@@ -166,6 +167,7 @@ extension PythonCodebase {
         }
     }
 
+    /// Spawn `id` imported its module and accepts connections: its waiting callers go on.
     func started(_ id: String, port: Int) {
         let (name, waiters, ms) = state.withLock { s -> (String?, [Waiter], Double) in
             guard let sp = s.spawns[id], sp.exit == nil, let name = sp.function, s.functions[name]?.spawn == id else { return (nil, [], 0) }
@@ -178,6 +180,7 @@ extension PythonCodebase {
         for w in waiters { w.resume(returning: (id, port)) }
     }
 
+    /// Spawn `id` ended: callers waiting for it fail with its last lines; the next call starts a new one.
     func exited(_ id: String, _ why: String) {
         let (name, waiters, tail, wasRunning, port, outputs) = state.withLock { s -> (String?, [Waiter], [String], Bool, Int?, [InvocationOutput]) in
             guard var sp = s.spawns[id], sp.exit == nil else { return (nil, [], [], false, nil, []) }

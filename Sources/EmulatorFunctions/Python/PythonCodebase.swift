@@ -20,6 +20,7 @@ public final class PythonCodebase: Sendable {
         case installing, starting, discovering, ready, failed, stopped
     }
 
+    /// One function of the manifest and its current process.
     struct FunctionSlot {
         var endpoint: ManifestEndpoint
         /// The current process: spawn id, and its port once it has started.
@@ -29,6 +30,7 @@ public final class PythonCodebase: Sendable {
         var waiters: [Int: CheckedContinuation<(String, Int), any Error>] = [:]
     }
 
+    /// One forked child (a function process or the admin server) and what it wrote lately.
     struct Spawn {
         var function: String?
         var pid: Int32 = 0
@@ -42,6 +44,7 @@ public final class PythonCodebase: Sendable {
         var startedAt = monotonicNanos()
     }
 
+    /// Everything that changes, behind `state`.
     struct State {
         var phase = Phase.starting
         var error: String?
@@ -131,6 +134,7 @@ public final class PythonCodebase: Sendable {
         publishStatus()
     }
 
+    /// Moves to `phase` (not once stopped) and republishes the status.
     func setPhase(_ phase: Phase, error: String? = nil) {
         state.withLock { s in
             guard !s.stopped else { return }
@@ -202,6 +206,7 @@ public final class PythonCodebase: Sendable {
         if config.prestart { for e in manifest.endpoints { Task.detached { [self] in _ = try? await ensureRunning(e.definition.name) } } }
     }
 
+    /// Logs `message` and marks the codebase failed.
     func fail(_ message: String) {
         logger.log(.error, "functions", "\(label): \(message)")
         setPhase(.failed, error: message)
