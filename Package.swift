@@ -52,6 +52,8 @@ let package = Package(
         // The MakeItSo example's functions codebase, run by the emulator as a worker.
         .executableTarget(name: "makeitso-functions", dependencies: ["EmulatorFunctionsWorker"], path: "Examples/MakeItSo/Functions"),
         .executableTarget(name: "bench-functions", dependencies: ["EmulatorFunctionsWorker"], path: "bench/Functions"),
+        // Measures EmulatorProtobuf's encode/decode speed (bench/run.sh; never asserted in a test).
+        .executableTarget(name: "bench-protobuf", dependencies: ["EmulatorProtobuf"], path: "bench/Protobuf"),
 
         .testTarget(name: "EmulatorCoreTests", dependencies: ["EmulatorCore"]),
         .testTarget(name: "EmulatorHTTPTests", dependencies: ["EmulatorHTTP"], exclude: ["Fixtures"]),
@@ -62,7 +64,7 @@ let package = Package(
         .testTarget(name: "EmulatorFunctionsTests", dependencies: ["EmulatorFunctions"]),
         .testTarget(name: "EmulatorProtobufTests", dependencies: ["EmulatorProtobuf"], resources: [.copy("Fixtures")]),
         .testTarget(name: "EmulatorTests", dependencies: ["Emulator"]),
-        .testTarget(name: "EmulatorFuzzTargetsTests", dependencies: ["EmulatorFuzzTargets", "EmulatorRules"]),
+        .testTarget(name: "EmulatorFuzzTargetsTests", dependencies: ["EmulatorFuzzTargets", "EmulatorRules", "EmulatorHTTP"]),
     ],
     swiftLanguageModes: [.v6]
 )

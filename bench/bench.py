@@ -38,6 +38,8 @@ RULES = ("rules_version = '2'; service cloud.firestore { match /databases/{d}/do
          "allow read: if request.auth != null && resource.data.title is string && resource.data.bucket >= 0; "
          "allow write: if true; } } }")
 OPEN_RULES = "service cloud.firestore { match /{p=**} { allow read, write; } }"
+# ID tokens are unsigned by default; the benchmark measures the RS256 path (auth.signIdTokens).
+AUTH = {"signIdTokens": True}
 
 
 def contention(port):
@@ -135,7 +137,7 @@ def callables(lines):
     with tempfile.TemporaryDirectory() as d:
         config = os.path.join(d, "emulator.json")
         with open(config, "w") as f:
-            json.dump({"project": PROJECT, "functions": {"codebases": [{"name": "bench", "command": [FUNCTIONS_BIN]}]}}, f)
+            json.dump({"project": PROJECT, "auth": AUTH, "functions": {"codebases": [{"name": "bench", "command": [FUNCTIONS_BIN]}]}}, f)
         emu, port = start_emulator(BIN, PROJECT, ["--config", config])
         try:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
@@ -228,7 +230,10 @@ def peer(ours, lines):
 
 def main():
     lines = []
-    emu, port = start_emulator(BIN, PROJECT)
+    signed = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+    json.dump({"auth": AUTH}, signed)
+    signed.close()
+    emu, port = start_emulator(BIN, PROJECT, ["--config", signed.name])
     try:
         time.sleep(0.3)
         idle = rss_mib(emu.pid)
@@ -264,6 +269,7 @@ def main():
         projects(port, emu, lines)
     finally:
         stop(emu)
+        os.unlink(signed.name)
     callables(lines)
     lines.append("")
     peer(ours, lines)

@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "== swift build -c release"
-{ swift build -c release --product emulator && swift build -c release --product bench-functions; } >.build/bench-build.log 2>&1 \
+{ swift build -c release --product emulator && swift build -c release --product bench-functions \
+  && swift build -c release --product bench-protobuf; } >.build/bench-build.log 2>&1 \
   || { tail -30 .build/bench-build.log; exit 1; }
 export EMULATOR_BIN="$PWD/.build/release/emulator" BENCH_FUNCTIONS_BIN="$PWD/.build/release/bench-functions"
 
@@ -15,6 +16,12 @@ if ! command -v wrk >/dev/null; then
   echo "== installing wrk"
   if [ "$(id -u)" = 0 ]; then apt-get install -y -qq wrk || { apt-get update -qq && apt-get install -y -qq wrk; }
   else sudo apt-get install -y -qq wrk || { sudo apt-get update -qq && sudo apt-get install -y -qq wrk; }; fi
+fi
+
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+  echo "== installing chromium and chromium-driver (web UI timings)"
+  if [ "$(id -u)" = 0 ]; then apt-get install -y -qq chromium chromium-driver >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium chromium-driver >/dev/null; }
+  else sudo apt-get install -y -qq chromium chromium-driver >/dev/null || { sudo apt-get update -qq && sudo apt-get install -y -qq chromium chromium-driver >/dev/null; }; fi
 fi
 
 if [ ! -x .venv/bin/python ]; then python3 -m venv --system-site-packages .venv; fi
@@ -49,6 +56,13 @@ print(f"{time.perf_counter()-t:.2f}")') s."
   echo "trip is most of each figure), in memory and with \`--data-dir\` under each fsync policy:"
   echo
   "$PYTHON" bench/write_cost.py
+  echo "== web UI: time to first render with 100,000 documents and 10,000 users (headless Chromium)" >&2
+  "$PYTHON" bench/ui_timing.py
+  echo "== protobuf codec (bench-protobuf)" >&2
+  echo
+  echo "Protobuf codec (\`bench-protobuf 2\`, no server involved):"
+  echo
+  .build/release/bench-protobuf 2
   echo "== Python functions (firebase-functions from PyPI; builds the SDK venv in .cache on first use)" >&2
   echo
   "$PYTHON" bench/python_functions.py

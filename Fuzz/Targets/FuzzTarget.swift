@@ -18,6 +18,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case hpack
     /// `ProtoJSON.decode` of Firestore messages and the JSON round trip.
     case protobuf
+    /// The server side of an HTTP/2 connection (frames, HPACK, flow control) fed arbitrary bytes.
+    case http2
     /// Python codebases' inputs: `.env` files, schedules, launcher events, output lines, manifests.
     case functions
 
@@ -33,6 +35,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .jwt: try JWTTarget.run(data)
         case .hpack: try HPACKTarget.run(data)
         case .protobuf: try ProtobufTarget.run(data)
+        case .http2: try HTTP2Target.run(data)
         case .functions: try FunctionsTarget.run(data)
         }
     }

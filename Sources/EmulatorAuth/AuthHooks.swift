@@ -10,6 +10,17 @@ public struct BlockingEvent: Sendable {
     public var user: AuthUser
     /// The sign-in method (`password`, `google.com`, `emailLink`, `phone`, ...).
     public var signInMethod: String
+    /// `phone` or `totp` when `beforeSignIn` runs at `mfaSignIn:finalize` (`sign_in_second_factor`).
+    public var secondFactor: String?
+
+    /// An event.
+    public init(eventType: String, projectId: String, user: AuthUser, signInMethod: String, secondFactor: String? = nil) {
+        self.eventType = eventType
+        self.projectId = projectId
+        self.user = user
+        self.signInMethod = signInMethod
+        self.secondFactor = secondFactor
+    }
 }
 
 /// What a blocking function may change; nil fields are left alone.
@@ -42,8 +53,8 @@ public struct BlockingResult: Sendable, Equatable {
 
 /// Hooks the functions host plugs into. Blocking hooks may throw an `EmulatorError` the SDK sees
 /// (e.g. `BLOCKING_FUNCTION_ERROR_RESPONSE`), or return changes. Called on the same paths as
-/// production: password/email-link/IdP/phone sign-up and sign-in; not for anonymous sign-up,
-/// custom tokens, admin creation or imports.
+/// production: password/email-link/IdP/phone sign-up and sign-in, and `beforeSignIn` when an MFA
+/// sign-in is finalized; not for anonymous sign-up, custom tokens, admin creation or imports.
 public protocol AuthHooks: Sendable {
     /// Runs before a user is created by an end-user sign-up.
     func beforeCreate(_ event: BlockingEvent) async throws -> BlockingResult?

@@ -12,17 +12,24 @@ public struct AuthProjectConfig: Sendable, Equatable {
     public var disableSignUp = false
     /// Production's "user actions": end users may not delete themselves (`ADMIN_ONLY_OPERATION`).
     public var disableDeletion = false
+    /// Multi-factor settings (`mfa`); the emulator's default enables SMS and TOTP.
+    public var mfa = MfaConfig.development
+    /// `signIn.phoneNumber.testPhoneNumbers`: fixed codes for test numbers.
+    public var testPhoneNumbers: [String: String] = [:]
 
     /// The defaults.
     public init() {}
 
     /// The wire shape.
     public var json: JSON {
-        [
-            "signIn": ["allowDuplicateEmails": .bool(allowDuplicateEmails)],
+        var signIn: [String: JSON] = ["allowDuplicateEmails": .bool(allowDuplicateEmails)]
+        if !testPhoneNumbers.isEmpty { signIn["phoneNumber"] = ["testPhoneNumbers": .object(testPhoneNumbers.mapValues { .string($0) })] }
+        return [
+            "signIn": .object(signIn),
             "emailPrivacyConfig": ["enableImprovedEmailPrivacy": .bool(enableImprovedEmailPrivacy)],
             "disabledProviders": .array(disabledProviders.sorted().map { .string($0) }),
             "client": ["permissions": ["disabledUserSignup": .bool(disableSignUp), "disabledUserDeletion": .bool(disableDeletion)]],
+            "mfa": mfa.json,
         ]
     }
 
@@ -44,6 +51,10 @@ public struct AuthProjectConfig: Sendable, Equatable {
                 throw EmulatorError.authBadRequest("INVALID_CONFIG : disabledProviders must be an array of provider ids")
             }
             disabledProviders = Set(a.compactMap(\.stringValue))
+        }
+        if let v = patch["mfa"], !v.isNull { try mfa.apply(v, field: "mfa") }
+        if let v = patch["signIn"]?["phoneNumber"]?["testPhoneNumbers"], !v.isNull {
+            testPhoneNumbers = try TenantConfig.testPhoneNumbers(v, field: "signIn.phoneNumber.testPhoneNumbers")
         }
     }
 }

@@ -2,14 +2,17 @@ import EmulatorCore
 
 extension AuthService {
     /// Runs `beforeCreate` (for new users) and `beforeSignIn`, applying their changes to `user`.
-    /// Returns the session claims for the ID token.
-    func runBlocking(projectId: String, user: inout AuthUser, isNew: Bool, method: String) async throws -> [String: JSON] {
+    /// Returns the session claims for the ID token. `secondFactor` is the factor a finalized MFA
+    /// sign-in used (`phone` or `totp`).
+    func runBlocking(_ scope: AuthScope, user: inout AuthUser, isNew: Bool, method: String, secondFactor: String? = nil) async throws -> [String: JSON] {
         let h = hooks
-        if isNew, let r = try await h.beforeCreate(BlockingEvent(eventType: "beforeCreate", projectId: projectId, user: user, signInMethod: method)) {
+        if isNew, let r = try await h.beforeCreate(BlockingEvent(eventType: "beforeCreate", projectId: scope.projectId, user: user, signInMethod: method)) {
             try apply(r, to: &user)
         }
         var session: [String: JSON] = [:]
-        if let r = try await h.beforeSignIn(BlockingEvent(eventType: "beforeSignIn", projectId: projectId, user: user, signInMethod: method)) {
+        var event = BlockingEvent(eventType: "beforeSignIn", projectId: scope.projectId, user: user, signInMethod: method)
+        event.secondFactor = secondFactor
+        if let r = try await h.beforeSignIn(event) {
             try apply(r, to: &user)
             if let s = r.sessionClaims {
                 try Self.validateClaimNames(s)
@@ -32,27 +35,37 @@ extension AuthService {
     }
 
     /// Stores the user after blocking hooks, rejects it if a hook disabled it, then signs it in.
-    func finishSignIn(projectId: String, user: AuthUser, isNew: Bool, method: String, provider: String,
-                      extra: [String: JSON] = [:], runHooks: Bool = true) async throws -> (AuthUser, [String: JSON])
+    ///
+    /// With `challenge` (password, IdP and email-link first factors, not linking), a user with
+    /// second factors in a pool where MFA is on gets no tokens: the first factor's changes are
+    /// stored, `lastLoginAt` stays, hooks wait for `mfaSignIn:finalize`, and the answer carries
+    /// `mfaPendingCredential` and the `mfaInfo` hints instead of `idToken`/`refreshToken`/`expiresIn`.
+    func finishSignIn(_ scope: AuthScope, policy: AuthPolicy, user: AuthUser, isNew: Bool, method: String, provider: String,
+                      extra: [String: JSON] = [:], runHooks: Bool = true, challenge: Bool = false, secondFactor: SecondFactor? = nil) async throws
+        -> (AuthUser, [String: JSON])
     {
+        if challenge, !isNew, !user.mfaInfo.isEmpty, policy.mfa.isEnabled {
+            return try startMfaChallenge(scope, user: user, provider: provider, method: method)
+        }
         var u = user
         var claims = extra
         if runHooks {
-            let session = try await runBlocking(projectId: projectId, user: &u, isNew: isNew, method: method)
+            let session = try await runBlocking(scope, user: &u, isNew: isNew, method: method)
             for (k, v) in session { claims[k] = v }
         }
         let stored = u
-        try write(projectId) { st in
+        let allowDuplicates = policy.allowDuplicateEmails
+        try write(scope) { st in
             if isNew {
                 // Re-check uniqueness: another request may have won the race while hooks ran.
-                if let e = stored.email, let other = st.user(email: e), other.localId != stored.localId, !st.config.allowDuplicateEmails {
+                if let e = stored.email, let other = st.user(email: e), other.localId != stored.localId, !allowDuplicates {
                     throw EmulatorError.authBadRequest("EMAIL_EXISTS")
                 }
             }
             st.put(stored)
         }
-        if isNew { await hooks.userCreated(projectId: projectId, user: stored) }
+        if isNew { await hooks.userCreated(projectId: scope.projectId, user: stored) }
         if stored.disabled { throw EmulatorError.authBadRequest("USER_DISABLED") }
-        return try signIn(projectId: projectId, user: stored, provider: provider, extra: claims)
+        return try signIn(scope, user: stored, provider: provider, extra: claims, secondFactor: secondFactor)
     }
 }

@@ -3,8 +3,9 @@ import EmulatorCore
 extension AuthService {
     /// `accounts:signInWithIdp` with fake IdP credentials, applying the trusted-provider table
     /// for one account per email (see docs/auth.md).
-    public func signInWithIdp(projectId: String, body raw: [String: JSON]) async throws -> JSON {
+    public func signInWithIdp(projectId: String, tenantId: String? = nil, body raw: [String: JSON]) async throws -> JSON {
         let b = Body(raw)
+        let sc = try scope(projectId, tenantId, b)
         if b.string("pendingIdToken") != nil { throw EmulatorError(.unimplemented, "pendingIdToken is not implemented in the Auth Emulator.") }
         let cred = try IdpCredential.parse(requestUri: b.string("requestUri"), postBody: b.string("postBody"))
         var base: [String: JSON] = [
@@ -17,7 +18,7 @@ extension AuthService {
         if let n = cred.displayName { base["displayName"] = .string(n) }
         if let p = cred.photoUrl { base["photoUrl"] = .string(p) }
         do {
-            return .object(try await idpFlow(projectId: projectId, b, cred, base))
+            return .object(try await idpFlow(sc, b, cred, base))
         } catch let e as EmulatorError where b.bool("returnIdpCredential") == true && e.status == 400 {
             // Production answers 200 with errorMessage when the caller wants the credential back.
             base["errorMessage"] = .string(e.message)
@@ -25,22 +26,27 @@ extension AuthService {
         }
     }
 
-    private func idpFlow(projectId: String, _ b: Body, _ cred: IdpCredential, _ base: [String: JSON]) async throws -> [String: JSON] {
-        let cfg = read(projectId) { $0.config }
-        if cfg.disabledProviders.contains(cred.providerId) { throw EmulatorError.authBadRequest("OPERATION_NOT_ALLOWED") }
+    private func idpFlow(_ sc: AuthScope, _ b: Body, _ cred: IdpCredential, _ base: [String: JSON]) async throws -> [String: JSON] {
+        let cfg = try policy(sc)
+        if !cfg.idpEnabled(cred.providerId) { throw EmulatorError.authBadRequest("OPERATION_NOT_ALLOWED") }
         var out = base
-        let e = env(projectId)
+        let e = env(sc.projectId)
         var user: AuthUser
         var isNew = false
+        var factor: SecondFactor?
 
         if let token = b.string("idToken") {
-            // Linking to the signed-in user (anonymous upgrade keeps the uid).
-            user = try userFromIDToken(projectId: projectId, token: token).1
-            if read(projectId, { $0.user(providerId: cred.providerId, rawId: cred.sub) }) != nil {
+            // Linking to the signed-in user (anonymous upgrade keeps the uid). A linking call
+            // already proves the whole session, so an MFA user is not challenged again here (the
+            // firebase-tools emulator does challenge); the session's second factor carries over.
+            let (ctx, linkTo) = try userFromIDToken(sc, token: token)
+            user = linkTo
+            factor = Self.secondFactor(of: ctx, user: linkTo)
+            if read(sc, { $0.user(providerId: cred.providerId, rawId: cred.sub) }) != nil {
                 throw EmulatorError.authBadRequest("FEDERATED_USER_ID_ALREADY_LINKED")
             }
             if !cfg.allowDuplicateEmails, let em = cred.email {
-                if let other = read(projectId, { $0.user(email: em) }), other.localId != user.localId { throw EmulatorError.authBadRequest("EMAIL_EXISTS") }
+                if let other = read(sc, { $0.user(email: em) }), other.localId != user.localId { throw EmulatorError.authBadRequest("EMAIL_EXISTS") }
                 if user.email == nil {
                     user.email = em
                     user.emailVerified = cred.trusted
@@ -49,9 +55,9 @@ extension AuthService {
                 }
             }
             user.upsertProvider(cred.providerInfo)
-        } else if let linked = read(projectId, { $0.user(providerId: cred.providerId, rawId: cred.sub) }) {
+        } else if let linked = read(sc, { $0.user(providerId: cred.providerId, rawId: cred.sub) }) {
             user = linked
-        } else if !cfg.allowDuplicateEmails, let em = cred.email, let existing = read(projectId, { $0.user(email: em) }) {
+        } else if !cfg.allowDuplicateEmails, let em = cred.email, let existing = read(sc, { $0.user(email: em) }) {
             switch TrustPolicy.decide(existingTrusted: existing.emailVerified, newTrusted: cred.trusted) {
             case .needConfirmation:
                 out["needConfirmation"] = true
@@ -76,7 +82,7 @@ extension AuthService {
             }
         } else {
             if cfg.disableSignUp { throw EmulatorError.authBadRequest("ADMIN_ONLY_OPERATION") }
-            user = AuthUser(localId: e.ids.uid(), now: e.clock.now())
+            user = newUser(sc)
             isNew = true
             if !cfg.allowDuplicateEmails, let em = cred.email {
                 user.email = em
@@ -87,7 +93,8 @@ extension AuthService {
             user.upsertProvider(cred.providerInfo)
         }
         if user.disabled { throw EmulatorError.authBadRequest("USER_DISABLED") }
-        let (u, tokens) = try await finishSignIn(projectId: projectId, user: user, isNew: isNew, method: cred.providerId, provider: cred.providerId)
+        let (u, tokens) = try await finishSignIn(sc, policy: cfg, user: user, isNew: isNew, method: cred.providerId, provider: cred.providerId,
+                                                 challenge: b.string("idToken") == nil, secondFactor: factor)
         for (k, v) in tokens { out[k] = v }
         out["isNewUser"] = .bool(isNew)
         out["emailVerified"] = .bool(u.emailVerified)
@@ -97,8 +104,12 @@ extension AuthService {
 
     /// `accounts:signInWithCustomToken`: unsigned emulator-style tokens, RS256 tokens (verified
     /// when signed with our key; service-account signatures cannot be checked offline), or JSON.
-    public func signInWithCustomToken(projectId: String, body raw: [String: JSON]) async throws -> JSON {
+    /// Custom tokens never meet an MFA challenge (production treats them as MFA-ineligible).
+    /// A token's `tenant_id` must name the request's tenant (`TENANT_ID_MISMATCH`).
+    public func signInWithCustomToken(projectId: String, tenantId: String? = nil, body raw: [String: JSON]) async throws -> JSON {
         let b = Body(raw)
+        let sc = try scope(projectId, tenantId, b)
+        _ = try policy(sc)
         guard let token = b.nonEmpty("token") else { throw EmulatorError.authBadRequest("MISSING_CUSTOM_TOKEN") }
         let claims: [String: JSON]
         if token.hasPrefix("{") {
@@ -106,7 +117,7 @@ extension AuthService {
             claims = o
         } else {
             guard let jwt = JWT.decode(token) else { throw EmulatorError.authBadRequest("INVALID_CUSTOM_TOKEN : ((Invalid JWT.))") }
-            if jwt.algorithm == "RS256", let key = try? keyring.key(), jwt.header["kid"]?.stringValue == key.kid,
+            if jwt.algorithm == "RS256", let key = keyring.existingKey, jwt.header["kid"]?.stringValue == key.kid,
                !key.verifyRS256(jwt.signingInput, signature: jwt.signature)
             {
                 throw EmulatorError.authBadRequest("INVALID_CUSTOM_TOKEN : ((Invalid signature.))")
@@ -121,6 +132,7 @@ extension AuthService {
             claims = jwt.payload
         }
         let cb = Body(claims)
+        if let t = cb.nonEmpty("tenant_id") ?? cb.nonEmpty("tenantId"), t != sc.tenantId { throw EmulatorError.authBadRequest("TENANT_ID_MISMATCH") }
         guard let uid = cb.nonEmpty("uid") ?? cb.nonEmpty("user_id") else { throw EmulatorError.authBadRequest("MISSING_IDENTIFIER") }
         guard uid.count <= 128 else { throw EmulatorError.authBadRequest("INVALID_CUSTOM_TOKEN : ((uid must be at most 128 characters.))") }
         var extra: [String: JSON] = [:]
@@ -130,28 +142,30 @@ extension AuthService {
             extra = o
         }
         var isNew = false
-        let user: AuthUser = write(projectId) { st in
+        let fresh = newUser(sc, uid: uid)
+        let user: AuthUser = write(sc) { st in
             if let u = st.user(uid) { return u }
             isNew = true
-            let u = AuthUser(localId: uid, now: now(projectId))
-            st.put(u)
-            return u
+            st.put(fresh)
+            return fresh
         }
         if isNew { await hooks.userCreated(projectId: projectId, user: user) }
         if user.disabled { throw EmulatorError.authBadRequest("USER_DISABLED") }
-        let (_, tokens) = try signIn(projectId: projectId, user: user, provider: "custom", extra: extra)
+        let (_, tokens) = try signIn(sc, user: user, provider: "custom", extra: extra)
         var o: [String: JSON] = ["kind": "identitytoolkit#VerifyCustomTokenResponse", "isNewUser": .bool(isNew)]
         for (k, v) in tokens where k != "localId" { o[k] = v }
         return .object(o)
     }
 
     /// `projects/{p}:createSessionCookie`: the ID token's claims re-signed with the session issuer.
-    public func createSessionCookie(projectId: String, body raw: [String: JSON]) throws -> JSON {
+    public func createSessionCookie(projectId: String, tenantId: String? = nil, body raw: [String: JSON]) throws -> JSON {
         let b = Body(raw)
+        let sc = try scope(projectId, tenantId, b)
+        _ = try policy(sc)
         guard let token = b.nonEmpty("idToken") else { throw EmulatorError.authBadRequest("MISSING_ID_TOKEN") }
         let duration = b.int("validDuration") ?? 1_209_600
         guard (300...1_209_600).contains(duration) else { throw EmulatorError.authBadRequest("INVALID_DURATION") }
-        let (ctx, _) = try userFromIDToken(projectId: projectId, token: token)
+        let (ctx, _) = try userFromIDToken(sc, token: token)
         var c = ctx.token
         let now = now(projectId).seconds
         c["iat"] = .int(now)

@@ -3,9 +3,12 @@ import EmulatorCore
 extension AuthService {
     /// `accounts:batchCreate` (importUsers): users with optional password hashes in any of
     /// `PasswordHash.importable`; rows that fail are reported in `error[]`, the rest are stored.
-    /// Imports fire no events, as in Firebase.
-    public func batchCreate(projectId: String, body raw: [String: JSON]) throws -> JSON {
+    /// Imports fire no events, as in Firebase. Rows may carry phone second factors (`mfaInfo`;
+    /// such a user needs a verified email, as production requires).
+    public func batchCreate(projectId: String, tenantId: String? = nil, body raw: [String: JSON]) throws -> JSON {
         let b = Body(raw)
+        let sc = try scope(projectId, tenantId, b)
+        let pol = try policy(sc)
         guard let rows = raw["users"]?.arrayValue, !rows.isEmpty else { throw EmulatorError.authBadRequest("MISSING_USER_ACCOUNT") }
         guard rows.count <= 1000 else { throw EmulatorError.authBadRequest("EXCEED_MAXIMUM_USER_COUNT") }
         let algorithm = b.nonEmpty("hashAlgorithm")?.uppercased()
@@ -37,12 +40,12 @@ extension AuthService {
         var errors: [JSON] = []
         var users: [(Int, AuthUser)] = []
         for (i, row) in rows.enumerated() {
-            do { users.append((i, try importedUser(row, algorithm: algorithm, params: params, now: now))) } catch let e as EmulatorError {
+            do { users.append((i, try importedUser(sc, row, algorithm: algorithm, params: params, now: now))) } catch let e as EmulatorError {
                 errors.append(["index": .int(Int64(i)), "message": .string(e.message)])
             }
         }
-        let allowDup = read(projectId) { $0.config.allowDuplicateEmails }
-        write(projectId) { st in
+        let allowDup = pol.allowDuplicateEmails
+        write(sc) { st in
             for (i, u) in users {
                 if !allowDup, let em = u.email, let other = st.user(email: em), other.localId != u.localId {
                     errors.append(["index": .int(Int64(i)), "message": "email exists in other account in database"])
@@ -55,11 +58,14 @@ extension AuthService {
             ["kind": "identitytoolkit#UploadAccountResponse", "error": .array(errors.sorted { ($0["index"]?.intValue ?? 0) < ($1["index"]?.intValue ?? 0) })]
     }
 
-    private func importedUser(_ row: JSON, algorithm: String?, params: HashParameters, now: Timestamp) throws -> AuthUser {
+    private func importedUser(_ sc: AuthScope, _ row: JSON, algorithm: String?, params: HashParameters, now: Timestamp) throws -> AuthUser {
         guard case .object(let o) = row else { throw EmulatorError.authBadRequest("INVALID_ARGUMENT : user must be an object") }
         let r = Body(o)
         guard let uid = r.nonEmpty("localId"), uid.count <= 128 else { throw EmulatorError.authBadRequest("localId is missing") }
-        var u = AuthUser(localId: uid, now: now)
+        if let t = r.nonEmpty("tenantId"), t != sc.tenantId { throw EmulatorError.authBadRequest("TENANT_ID_MISMATCH") }
+        var u = newUser(sc, uid: uid)
+        u.validSince = now.seconds
+        u.createdAt = now.milliseconds
         if let em = r.string("email") { u.email = try AuthValidation.email(em) }
         u.emailVerified = r.bool("emailVerified") ?? false
         u.displayName = r.nonEmpty("displayName")
@@ -90,6 +96,18 @@ extension AuthService {
             guard let pid = pb.nonEmpty("providerId"), let rid = pb.nonEmpty("rawId") else { continue }
             if pid == "password" || pid == "phone" { continue }
             u.upsertProvider(ProviderUserInfo(providerId: pid, rawId: rid, email: pb.string("email"), displayName: pb.string("displayName"), photoUrl: pb.string("photoUrl")))
+        }
+        if let mfa = o["mfaInfo"], !mfa.isNull, mfa.arrayValue?.isEmpty != true {
+            guard u.email != nil else { throw EmulatorError.authBadRequest("Second factor account requires email to be presented.") }
+            guard u.emailVerified else { throw EmulatorError.authBadRequest("Second factor account requires email to be verified.") }
+            guard let rows = mfa.arrayValue else { throw EmulatorError.authBadRequest("INVALID_ARGUMENT : mfaInfo must be a list") }
+            let ids = env(sc.projectId).ids
+            let filled: [JSON] = try rows.map { f in
+                guard case .object(var e) = f, e["phoneInfo"]?.stringValue != nil else { throw EmulatorError.authBadRequest("Second factor not supported.") }
+                if e["mfaEnrollmentId"]?.stringValue?.isEmpty ?? true { e["mfaEnrollmentId"] = .string(ids.uid()) }
+                return .object(e)
+            }
+            u.mfaInfo = try adminEnrollments(["enrollments": .array(filled)], existing: [], now: now, ids: ids)
         }
         return u
     }

@@ -4,32 +4,34 @@ extension AuthService {
     /// `accounts:sendOobCode`. `linkBase` is the emulator's own origin (e.g. `http://127.0.0.1:9099`)
     /// so links point at `/emulator/action`. The link is returned only to privileged callers
     /// asking `returnOobLink`.
-    public func sendOobCode(projectId: String, body raw: [String: JSON], privileged: Bool, linkBase: String) async throws -> JSON {
+    public func sendOobCode(projectId: String, tenantId: String? = nil, body raw: [String: JSON], privileged: Bool, linkBase: String) async throws -> JSON {
         let b = Body(raw)
+        let sc = try scope(projectId, tenantId, b)
         guard let type = b.nonEmpty("requestType") else { throw EmulatorError.authBadRequest("MISSING_REQ_TYPE") }
         if b.bool("returnOobLink") == true && !privileged { throw EmulatorError.authBadRequest("INSUFFICIENT_PERMISSION") }
         if let c = b.nonEmpty("continueUrl"), !c.contains("://") {
             throw EmulatorError.authBadRequest("INVALID_CONTINUE_URI : ((expected an absolute URI with valid scheme and host))")
         }
-        let cfg = read(projectId) { $0.config }
+        let cfg = try policy(sc)
         var email: String
         var newEmail: String?
         var uid: String?
         switch type {
         case "PASSWORD_RESET":
+            if !cfg.passwordEnabled && sc.tenantId != nil { throw EmulatorError.authBadRequest("PASSWORD_LOGIN_DISABLED") }
             guard let raw = b.string("email") else { throw EmulatorError.authBadRequest("MISSING_EMAIL") }
             email = try AuthValidation.email(raw)
-            guard let u = read(projectId, { $0.user(email: email) }) else {
-                if cfg.enableImprovedEmailPrivacy { return ["kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": .string(email)] }
+            guard let u = read(sc, { $0.user(email: email) }) else {
+                if cfg.improvedEmailPrivacy { return ["kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": .string(email)] }
                 throw EmulatorError.authBadRequest("EMAIL_NOT_FOUND")
             }
             uid = u.localId
         case "VERIFY_EMAIL":
             let u: AuthUser
             if let token = b.string("idToken") {
-                u = try userFromIDToken(projectId: projectId, token: token).1
+                u = try userFromIDToken(sc, token: token).1
             } else if privileged, let raw = b.string("email") {
-                guard let found = read(projectId, { $0.user(email: raw.lowercased()) }) else { throw EmulatorError.authBadRequest("USER_NOT_FOUND") }
+                guard let found = read(sc, { $0.user(email: raw.lowercased()) }) else { throw EmulatorError.authBadRequest("USER_NOT_FOUND") }
                 u = found
             } else {
                 throw EmulatorError.authBadRequest("MISSING_ID_TOKEN")
@@ -38,16 +40,16 @@ extension AuthService {
             email = e
             uid = u.localId
         case "EMAIL_SIGNIN":
-            if cfg.disabledProviders.contains("emailLink") { throw EmulatorError.authBadRequest("OPERATION_NOT_ALLOWED") }
+            if !cfg.emailLinkEnabled { throw EmulatorError.authBadRequest("OPERATION_NOT_ALLOWED") }
             guard let raw = b.string("email") else { throw EmulatorError.authBadRequest("MISSING_EMAIL") }
             email = try AuthValidation.email(raw)
-            uid = read(projectId) { $0.user(email: email)?.localId }
+            uid = read(sc) { $0.user(email: email)?.localId }
         case "VERIFY_AND_CHANGE_EMAIL":
             guard let token = b.string("idToken") else { throw EmulatorError.authBadRequest("MISSING_ID_TOKEN") }
-            let u = try userFromIDToken(projectId: projectId, token: token).1
+            let u = try userFromIDToken(sc, token: token).1
             guard let raw = b.string("newEmail") else { throw EmulatorError.authBadRequest("MISSING_NEW_EMAIL") }
             let ne = try AuthValidation.email(raw)
-            if let other = read(projectId, { $0.user(email: ne) }), other.localId != u.localId { throw EmulatorError.authBadRequest("EMAIL_EXISTS") }
+            if let other = read(sc, { $0.user(email: ne) }), other.localId != u.localId { throw EmulatorError.authBadRequest("EMAIL_EXISTS") }
             email = u.email ?? ne
             newEmail = ne
             uid = u.localId
@@ -59,10 +61,11 @@ extension AuthService {
                     "VERIFY_AND_CHANGE_EMAIL": "verifyAndChangeEmail"][type] ?? type
         // projectId is our addition: the action page then finds the code without an API-key mapping.
         var link = "\(linkBase)/emulator/action?mode=\(mode)&lang=en&oobCode=\(code)&apiKey=fake-api-key&projectId=\(Self.percentEncode(projectId))"
+        if let t = sc.tenantId { link += "&tenantId=\(Self.percentEncode(t))" }
         if let c = b.nonEmpty("continueUrl") { link += "&continueUrl=\(Self.percentEncode(c))" }
         let oob = OobCode(code: code, requestType: type, email: email, newEmail: newEmail, localId: uid, oobLink: link,
                           issuedAt: env(projectId).clock.now().seconds)
-        write(projectId) { $0.addOob(oob) }
+        write(sc) { $0.addOob(oob) }
         logger.log(.info, "auth", "To \(type == "EMAIL_SIGNIN" ? "sign in as" : "act on") \(email), follow this link: \(link)")
         var o: [String: JSON] = ["kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": .string(newEmail ?? email)]
         if privileged && b.bool("returnOobLink") == true {
@@ -91,12 +94,14 @@ extension AuthService {
     /// Consumes and applies a code: verifies the email, changes it, or resets the password.
     /// `EMAIL_SIGNIN` codes are applied by `signInWithEmailLink`, not here.
     @discardableResult
-    public func applyOobCode(projectId: String, code: String, newPassword: String?) throws -> OobCode {
+    public func applyOobCode(projectId: String, tenantId: String? = nil, code: String, newPassword: String?) throws -> OobCode {
+        let sc = AuthScope(projectId, tenant: tenantId)
+        _ = try policy(sc)
         let e = env(projectId)
         let now = e.clock.now()
         if let p = newPassword { try AuthValidation.password(p) }
         let hash = try newPassword.map { try hashPassword($0, ids: e.ids) }
-        return try write(projectId) { st in
+        return try write(sc) { st in
             guard let oob = st.oobCodes[code], oob.requestType != "EMAIL_SIGNIN" else { throw EmulatorError.authBadRequest("INVALID_OOB_CODE") }
             if oob.isExpired(at: now) {
                 _ = st.takeOob(code)
@@ -136,17 +141,20 @@ extension AuthService {
 
     /// `accounts:resetPassword`: with `newPassword` applies a PASSWORD_RESET code; without it only
     /// reports any code's type and email (checkActionCode, verifyPasswordResetCode).
-    public func resetPassword(projectId: String, body raw: [String: JSON]) throws -> JSON {
+    public func resetPassword(projectId: String, tenantId: String? = nil, body raw: [String: JSON]) throws -> JSON {
         let b = Body(raw)
+        let sc = try scope(projectId, tenantId, b)
+        let pol = try policy(sc)
         guard let code = b.nonEmpty("oobCode") else { throw EmulatorError.authBadRequest("MISSING_OOB_CODE") }
-        guard let pending = read(projectId, { $0.oobCodes[code] }), pending.requestType != "EMAIL_SIGNIN" else {
+        guard let pending = read(sc, { $0.oobCodes[code] }), pending.requestType != "EMAIL_SIGNIN" else {
             throw EmulatorError.authBadRequest("INVALID_OOB_CODE")
         }
         // Without a new password this is checkActionCode / verifyPasswordResetCode: report, don't consume.
         let oob: OobCode
         if let pw = b.string("newPassword") {
             guard pending.requestType == "PASSWORD_RESET" else { throw EmulatorError.authBadRequest("INVALID_OOB_CODE") }
-            oob = try applyOobCode(projectId: projectId, code: code, newPassword: pw)
+            if !pol.passwordEnabled && sc.tenantId != nil { throw EmulatorError.authBadRequest("PASSWORD_LOGIN_DISABLED") }
+            oob = try applyOobCode(projectId: projectId, tenantId: sc.tenantId, code: code, newPassword: pw)
         } else {
             oob = pending
         }
@@ -157,43 +165,49 @@ extension AuthService {
 
     /// `accounts:signInWithEmailLink`: creates or signs in the email's user (or links the email to
     /// the `idToken`'s user); the email becomes verified.
-    public func signInWithEmailLink(projectId: String, body raw: [String: JSON]) async throws -> JSON {
+    public func signInWithEmailLink(projectId: String, tenantId: String? = nil, body raw: [String: JSON]) async throws -> JSON {
         let b = Body(raw)
-        let cfg = read(projectId) { $0.config }
-        if cfg.disabledProviders.contains("emailLink") { throw EmulatorError.authBadRequest("OPERATION_NOT_ALLOWED") }
+        let sc = try scope(projectId, tenantId, b)
+        let cfg = try policy(sc)
+        if !cfg.emailLinkEnabled { throw EmulatorError.authBadRequest("OPERATION_NOT_ALLOWED") }
         guard let code = b.nonEmpty("oobCode") else { throw EmulatorError.authBadRequest("MISSING_OOB_CODE") }
         guard let rawEmail = b.string("email") else { throw EmulatorError.authBadRequest("MISSING_EMAIL") }
         let email = try AuthValidation.email(rawEmail)
-        guard let oob = read(projectId, { $0.oobCodes[code] }), oob.requestType == "EMAIL_SIGNIN" else { throw EmulatorError.authBadRequest("INVALID_OOB_CODE") }
+        guard let oob = read(sc, { $0.oobCodes[code] }), oob.requestType == "EMAIL_SIGNIN" else { throw EmulatorError.authBadRequest("INVALID_OOB_CODE") }
         if oob.isExpired(at: env(projectId).clock.now()) { throw EmulatorError.authBadRequest("EXPIRED_OOB_CODE") }
         guard oob.email == email else { throw EmulatorError.authBadRequest("INVALID_EMAIL : The email provided does not match the sign-in email address.") }
         var user: AuthUser
         var isNew = false
+        var factor: SecondFactor?
         if let token = b.string("idToken") {
-            user = try userFromIDToken(projectId: projectId, token: token).1
-            if let other = read(projectId, { $0.user(email: email) }), other.localId != user.localId { throw EmulatorError.authBadRequest("EMAIL_EXISTS") }
-        } else if let existing = read(projectId, { $0.user(email: email) }) {
+            let (ctx, u) = try userFromIDToken(sc, token: token)
+            user = u
+            factor = Self.secondFactor(of: ctx, user: u)
+            if let other = read(sc, { $0.user(email: email) }), other.localId != user.localId { throw EmulatorError.authBadRequest("EMAIL_EXISTS") }
+        } else if let existing = read(sc, { $0.user(email: email) }) {
             user = existing
         } else {
             if cfg.disableSignUp { throw EmulatorError.authBadRequest("ADMIN_ONLY_OPERATION") }
-            user = AuthUser(localId: env(projectId).ids.uid(), now: now(projectId))
+            user = newUser(sc)
             isNew = true
         }
         if user.disabled { throw EmulatorError.authBadRequest("USER_DISABLED") }
-        _ = write(projectId) { $0.takeOob(code) }
+        _ = write(sc) { $0.takeOob(code) }
         user.email = email
         user.emailVerified = true
         user.emailLinkSignin = true
         user.upsertProvider(ProviderUserInfo(providerId: "password", rawId: email, email: email, displayName: user.displayName, photoUrl: user.photoUrl))
-        let (_, tokens) = try await finishSignIn(projectId: projectId, user: user, isNew: isNew, method: "emailLink", provider: "password")
+        let (_, tokens) = try await finishSignIn(sc, policy: cfg, user: user, isNew: isNew, method: "emailLink", provider: "password",
+                                                 challenge: b.string("idToken") == nil, secondFactor: factor)
         var o: [String: JSON] = ["kind": "identitytoolkit#EmailLinkSigninResponse", "email": .string(email), "isNewUser": .bool(isNew)]
         for (k, v) in tokens { o[k] = v }
         return .object(o)
     }
 
     /// `GET /emulator/v1/projects/{p}/oobCodes`.
-    public func listOobCodes(projectId: String) -> JSON {
-        let codes = read(projectId) { st in st.oobOrder.compactMap { st.oobCodes[$0] } }
+    public func listOobCodes(projectId: String, tenantId: String? = nil) throws -> JSON {
+        if let t = tenantId, readProject(projectId, { $0.tenants[t] == nil }) { throw Self.tenantNotFound(t) }
+        let codes = read(AuthScope(projectId, tenant: tenantId)) { st in st.oobOrder.compactMap { st.oobCodes[$0] } }
         return ["oobCodes": .array(codes.map { c in
             var o: [String: JSON] = ["email": .string(c.email), "oobCode": .string(c.code), "oobLink": .string(c.oobLink), "requestType": .string(c.requestType)]
             if let n = c.newEmail { o["newEmail"] = .string(n) }

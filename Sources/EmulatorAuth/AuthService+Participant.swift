@@ -4,13 +4,9 @@ extension AuthService: ProjectStateParticipant {
     /// `auth`.
     public var participantName: String { "auth" }
 
-    /// Drops users, codes and tokens; the project's Auth config is settings, so it stays.
+    /// Drops users, codes, tokens and tenants; the project's Auth config is settings, so it stays.
     public func resetProject(_ projectId: String) {
-        replaceSilently(projectId) { st in
-            var fresh = AuthProjectState()
-            fresh.config = st.config
-            st = fresh
-        }
+        replaceSilently(projectId) { $0.clearData() }
     }
 
     /// Drops every project's data (configs stay).
@@ -18,7 +14,7 @@ extension AuthService: ProjectStateParticipant {
         for p in projectIdsWithState() { resetProject(p) }
     }
 
-    /// The project's `AuthProjectState` (a copy-on-write value).
+    /// The project's `AuthProjectState` (a copy-on-write value, tenants included).
     public func captureProject(_ projectId: String) -> any Sendable { snapshot(projectId: projectId) }
 
     /// Restores a captured `AuthProjectState`.
@@ -31,10 +27,10 @@ extension AuthService: ProjectStateParticipant {
 }
 
 extension AuthService: PersistentParticipant {
-    /// The project's data plus the process signing key (PEM), so tokens survive restarts.
+    /// The project's data (tenants included) plus the process signing key (PEM), so tokens survive restarts.
     public func exportProject(_ projectId: String) -> JSON {
-        var e = read(projectId) { $0.exported.objectValue ?? [:] }
-        if let pem = try? keyring.key().privateKeyPEM() { e["signingKey"] = .string(pem) }
+        var e = readProject(projectId) { $0.exported.objectValue ?? [:] }
+        if let pem = try? keyring.existingKey?.privateKeyPEM() { e["signingKey"] = .string(pem) }
         return .object(e)
     }
 
@@ -45,8 +41,8 @@ extension AuthService: PersistentParticipant {
         restore(projectId: projectId, st)
     }
 
-    /// Projects with users, codes or non-default config.
-    public var projectsWithData: [String] { projectIdsWithState().filter { read($0) { $0.hasData } }.sorted() }
+    /// Projects with users, codes, tenants or non-default config.
+    public var projectsWithData: [String] { projectIdsWithState().filter { readProject($0) { $0.hasData } }.sorted() }
 
     /// Applies one journal entry from `setObserver`.
     public func replay(project: String, entry: JSON) throws {

@@ -2,30 +2,32 @@ import EmulatorCore
 
 extension AuthService {
     /// `accounts:signUp`: anonymous, email/password, linking email/password to the `idToken`'s
-    /// user, or (privileged) Admin `createUser`.
-    public func signUp(projectId: String, body raw: [String: JSON], privileged: Bool) async throws -> JSON {
+    /// user, or (privileged) Admin `createUser`. `tenantId` is the path's (or caller's) tenant.
+    public func signUp(projectId: String, tenantId: String? = nil, body raw: [String: JSON], privileged: Bool) async throws -> JSON {
         let b = Body(raw)
-        if privileged && b.string("idToken") == nil { return try await adminCreate(projectId: projectId, b) }
+        let sc = try scope(projectId, tenantId, b)
+        let pol = try policy(sc)
+        if privileged && b.string("idToken") == nil { return try await adminCreate(sc, b) }
         if b.string("localId") != nil { throw EmulatorError.authBadRequest("UNEXPECTED_PARAMETER : User ID") }
-        let cfg = read(projectId) { $0.config }
         let e = env(projectId)
         let now = e.clock.now()
         var response: [String: JSON] = ["kind": "identitytoolkit#SignupNewUserResponse"]
 
         if b.string("idToken") == nil && b.string("email") == nil && b.string("password") == nil {
-            if cfg.disableSignUp || cfg.disabledProviders.contains("anonymous") { throw EmulatorError.authBadRequest("ADMIN_ONLY_OPERATION") }
+            if pol.disableSignUp || !pol.anonymousEnabled { throw EmulatorError.authBadRequest("ADMIN_ONLY_OPERATION") }
             // New anonymous users are when stale ones pile up, so the TTL purge runs here.
             await purgeExpiredAnonymous(projectId: projectId)
-            var u = AuthUser(localId: e.ids.uid(), now: now)
+            var u = newUser(sc)
             u.displayName = b.nonEmpty("displayName")
-            write(projectId) { $0.put(u) }
+            let stored = u
+            write(sc) { $0.put(stored) }
             await hooks.userCreated(projectId: projectId, user: u)
-            let (_, tokens) = try signIn(projectId: projectId, user: u, provider: "anonymous")
+            let (_, tokens) = try signIn(sc, user: u, provider: "anonymous")
             for (k, v) in tokens { response[k] = v }
             return .object(response)
         }
 
-        if cfg.disabledProviders.contains("password") { throw EmulatorError.authBadRequest("OPERATION_NOT_ALLOWED") }
+        if !pol.passwordEnabled { throw EmulatorError.authBadRequest("OPERATION_NOT_ALLOWED") }
         guard let rawEmail = b.string("email") else { throw EmulatorError.authBadRequest("MISSING_EMAIL") }
         let email = try AuthValidation.email(rawEmail)
         guard let password = b.string("password") else { throw EmulatorError.authBadRequest("MISSING_PASSWORD") }
@@ -34,14 +36,17 @@ extension AuthService {
 
         var user: AuthUser
         var isNew = false
+        var factor: SecondFactor?
         if let idToken = b.string("idToken") {
-            (_, user) = try userFromIDToken(projectId: projectId, token: idToken)
+            let (ctx, u) = try userFromIDToken(sc, token: idToken)
+            user = u
+            factor = Self.secondFactor(of: ctx, user: u)
         } else {
-            if cfg.disableSignUp { throw EmulatorError.authBadRequest("ADMIN_ONLY_OPERATION") }
-            user = AuthUser(localId: e.ids.uid(), now: now)
+            if pol.disableSignUp { throw EmulatorError.authBadRequest("ADMIN_ONLY_OPERATION") }
+            user = newUser(sc)
             isNew = true
         }
-        if let other = read(projectId, { $0.user(email: email) }), other.localId != user.localId {
+        if let other = read(sc, { $0.user(email: email) }), other.localId != user.localId {
             throw EmulatorError.authBadRequest("EMAIL_EXISTS")
         }
         user.email = email
@@ -51,7 +56,7 @@ extension AuthService {
         if let n = b.nonEmpty("displayName") { user.displayName = n }
         user.upsertProvider(ProviderUserInfo(providerId: "password", rawId: email, email: email,
                                              displayName: user.displayName, photoUrl: user.photoUrl))
-        let (u, tokens) = try await finishSignIn(projectId: projectId, user: user, isNew: isNew, method: "password", provider: "password")
+        let (u, tokens) = try await finishSignIn(sc, policy: pol, user: user, isNew: isNew, method: "password", provider: "password", secondFactor: factor)
         for (k, v) in tokens { response[k] = v }
         response["email"] = .string(email)
         if let n = u.displayName { response["displayName"] = .string(n) }
@@ -66,26 +71,35 @@ extension AuthService {
         }
     }
 
-    /// `accounts:signInWithPassword`.
-    public func signInWithPassword(projectId: String, body raw: [String: JSON]) async throws -> JSON {
+    /// `accounts:signInWithPassword`; an MFA user gets the second-factor challenge instead of tokens.
+    public func signInWithPassword(projectId: String, tenantId: String? = nil, body raw: [String: JSON]) async throws -> JSON {
         let b = Body(raw)
-        let cfg = read(projectId) { $0.config }
-        if cfg.disabledProviders.contains("password") { throw EmulatorError.authBadRequest("PASSWORD_LOGIN_DISABLED") }
+        let sc = try scope(projectId, tenantId, b)
+        let pol = try policy(sc)
+        if !pol.passwordEnabled { throw EmulatorError.authBadRequest("PASSWORD_LOGIN_DISABLED") }
         guard let rawEmail = b.string("email") else { throw EmulatorError.authBadRequest("MISSING_EMAIL") }
         let email = try AuthValidation.email(rawEmail)
         guard let password = b.string("password"), !password.isEmpty else { throw EmulatorError.authBadRequest("MISSING_PASSWORD") }
-        let privacy = cfg.enableImprovedEmailPrivacy
-        guard let user = read(projectId, { $0.user(email: email) }) else {
+        let privacy = pol.improvedEmailPrivacy
+        guard let user = read(sc, { $0.user(email: email) }) else {
             throw EmulatorError.authBadRequest(privacy ? "INVALID_LOGIN_CREDENTIALS" : "EMAIL_NOT_FOUND")
         }
         guard let hash = user.password, hash.matches(password) else {
             throw EmulatorError.authBadRequest(privacy ? "INVALID_LOGIN_CREDENTIALS" : "INVALID_PASSWORD")
         }
         if user.disabled { throw EmulatorError.authBadRequest("USER_DISABLED") }
-        let (u, tokens) = try await finishSignIn(projectId: projectId, user: user, isNew: false, method: "password", provider: "password")
+        let (u, tokens) = try await finishSignIn(sc, policy: pol, user: user, isNew: false, method: "password", provider: "password", challenge: true)
         var response: [String: JSON] = ["kind": "identitytoolkit#VerifyPasswordResponse", "registered": true, "email": .string(email)]
         for (k, v) in tokens { response[k] = v }
         response["displayName"] = .string(u.displayName ?? "")
         return .object(response)
+    }
+
+    /// The second factor an ID token proves, if its enrolment still exists (so linking or
+    /// updating from an MFA session keeps the session's second factor).
+    static func secondFactor(of ctx: AuthContext, user: AuthUser) -> SecondFactor? {
+        guard let f = ctx.token["firebase"], let kind = f["sign_in_second_factor"]?.stringValue,
+              let id = f["second_factor_identifier"]?.stringValue, user.mfaEnrollment(id) != nil else { return nil }
+        return SecondFactor(kind: kind, enrollmentId: id)
     }
 }

@@ -4,8 +4,10 @@ extension AuthService {
     /// ID tokens live one hour, as in Firebase.
     static let tokenLifetime: Int64 = 3600
 
-    /// The claims of an ID token for `user` signed in with `provider`.
-    func idTokenClaims(projectId: String, user: AuthUser, provider: String, extra: [String: JSON], now: Timestamp) -> [String: JSON] {
+    /// The claims of an ID token for `user` signed in with `provider` (and `secondFactor`).
+    func idTokenClaims(projectId: String, user: AuthUser, provider: String, extra: [String: JSON], secondFactor: SecondFactor? = nil,
+                       now: Timestamp) -> [String: JSON]
+    {
         var c: [String: JSON] = [:]
         if let n = user.displayName { c["name"] = .string(n) }
         if let p = user.photoUrl { c["picture"] = .string(p) }
@@ -34,26 +36,48 @@ extension AuthService {
         }
         var firebase: [String: JSON] = ["identities": .object(identities), "sign_in_provider": .string(provider)]
         if let t = user.tenantId { firebase["tenant"] = .string(t) }
+        if let f = secondFactor {
+            firebase["sign_in_second_factor"] = .string(f.kind)
+            firebase["second_factor_identifier"] = .string(f.enrollmentId)
+        }
         c["firebase"] = .object(firebase)
         return c
     }
 
+    /// A new refresh token: 64 random characters, then `.tenantId` in tenant pools (the token
+    /// endpoint has no tenant field, so the token says which pool holds it).
+    func newRefreshToken(_ pool: AuthPool, ids: IDGenerator) -> String {
+        let t = ids.string(length: 64, alphabet: IDGenerator.alphanumerics)
+        return pool.tenantId.map { t + "." + $0 } ?? t
+    }
+
+    /// The tenant a refresh token belongs to (see `newRefreshToken`).
+    static func refreshTokenTenant(_ token: String) -> String? {
+        guard let dot = token.lastIndex(of: ".") else { return nil }
+        let t = String(token[token.index(after: dot)...])
+        return t.isEmpty ? nil : t
+    }
+
     /// Records a sign-in and a refresh token inside the lock; returns the token and the user.
-    func recordSignIn(_ st: inout AuthProjectState, user: AuthUser, provider: String, extra: [String: JSON],
+    func recordSignIn(_ st: inout AuthPool, user: AuthUser, provider: String, extra: [String: JSON], secondFactor: SecondFactor? = nil,
                       now: Timestamp, ids: IDGenerator, login: Bool = true) -> (AuthUser, String)
     {
         var u = user
+        u.tenantId = st.tenantId
         if login { u.lastLoginAt = now.milliseconds }
         u.lastRefreshAt = now.milliseconds
         st.put(u)
-        let token = ids.string(length: 64, alphabet: IDGenerator.alphanumerics)
-        st.setRefresh(token, RefreshRecord(localId: u.localId, provider: provider, extraClaims: extra, issuedAt: now.seconds))
+        let token = newRefreshToken(st, ids: ids)
+        st.setRefresh(token, RefreshRecord(localId: u.localId, provider: provider, extraClaims: extra, issuedAt: now.seconds, secondFactor: secondFactor))
         return (u, token)
     }
 
-    /// Signs an ID token (outside the lock: RSA signing is the slow part).
-    func mintIDToken(projectId: String, user: AuthUser, provider: String, extra: [String: JSON], now: Timestamp) throws -> String {
-        let claims = idTokenClaims(projectId: projectId, user: user, provider: provider, extra: extra, now: now)
+    /// Mints an ID token (outside the lock: RSA signing is the slow part). Unsigned (`alg: none`,
+    /// as Firebase's emulator mints them) unless `auth.signIdTokens` asks for RS256.
+    func mintIDToken(projectId: String, user: AuthUser, provider: String, extra: [String: JSON], secondFactor: SecondFactor? = nil,
+                     now: Timestamp) throws -> String
+    {
+        let claims = idTokenClaims(projectId: projectId, user: user, provider: provider, extra: extra, secondFactor: secondFactor, now: now)
         do {
             return try JWT.encode(claims, key: config.signIdTokens ? keyring.key() : nil)
         } catch {
@@ -63,47 +87,67 @@ extension AuthService {
     }
 
     /// Signs the user in: records it, mints tokens, and returns `{idToken, refreshToken, expiresIn, localId}`.
-    func signIn(projectId: String, user: AuthUser, provider: String, extra: [String: JSON] = [:]) throws -> (AuthUser, [String: JSON]) {
-        let e = env(projectId)
+    /// `login: false` re-issues tokens for the current session (`auth_time` stays).
+    func signIn(_ scope: AuthScope, user: AuthUser, provider: String, extra: [String: JSON] = [:], secondFactor: SecondFactor? = nil,
+                login: Bool = true) throws -> (AuthUser, [String: JSON])
+    {
+        let e = env(scope.projectId)
         let now = e.clock.now()
-        let (u, refresh) = write(projectId) { st in
-            recordSignIn(&st, user: st.user(user.localId) ?? user, provider: provider, extra: extra, now: now, ids: e.ids)
+        let (u, refresh) = write(scope) { st in
+            recordSignIn(&st, user: st.user(user.localId) ?? user, provider: provider, extra: extra, secondFactor: secondFactor, now: now,
+                         ids: e.ids, login: login)
         }
-        let idToken = try mintIDToken(projectId: projectId, user: u, provider: provider, extra: extra, now: now)
+        let idToken = try mintIDToken(projectId: scope.projectId, user: u, provider: provider, extra: extra, secondFactor: secondFactor, now: now)
         return (u, ["idToken": .string(idToken), "refreshToken": .string(refresh), "expiresIn": "3600", "localId": .string(u.localId)])
     }
 
-    /// Verifies an ID token: signature (RS256 with our key; `alg: none` only when allowed), issuer,
-    /// audience and expiry against the project clock. With `checkRevoked`, also that the user
-    /// exists, is enabled, and the token is not older than `validSince`.
+    /// Verifies an ID token for other services (Firestore callers, functions): signature (RS256
+    /// with our key; `alg: none` only when allowed — by default `auth.acceptUnsignedTokens`),
+    /// issuer, audience and expiry against the project clock. With `checkRevoked`, also that the
+    /// user exists in the token's pool (`firebase.tenant`), is enabled, and the token is not older
+    /// than `validSince`.
     public func verifyIDToken(projectId: String, token: String, allowUnsigned: Bool? = nil, checkRevoked: Bool = false) throws -> AuthContext {
-        let (ctx, _) = try verifiedUser(projectId: projectId, token: token, allowUnsigned: allowUnsigned, checkRevoked: checkRevoked)
+        let (ctx, _) = try verifiedUser(nil, projectId: projectId, token: token, allowUnsigned: allowUnsigned, strict: false, checkRevoked: checkRevoked)
         return ctx
     }
 
-    /// Like `verifyIDToken` with the revocation check, also returning the stored user.
-    func userFromIDToken(projectId: String, token: String) throws -> (AuthContext, AuthUser) {
-        let (ctx, user) = try verifiedUser(projectId: projectId, token: token, allowUnsigned: nil, checkRevoked: true)
+    /// What an Admin SDK's `verifyIdToken(token, checkRevoked: true)` does against this emulator,
+    /// for code that must not trust its caller (functions' admin context): the tokens the
+    /// emulator mints (unsigned by default, like Firebase's emulator, whose Admin SDKs accept
+    /// `alg: none`; with `auth.signIdTokens` only valid RS256 signatures), issuer and audience
+    /// always, expiry on the project clock, revocation and disabled users.
+    public func verifyIDTokenStrictly(projectId: String, token: String) throws -> AuthContext {
+        let (ctx, _) = try verifiedUser(nil, projectId: projectId, token: token, allowUnsigned: !config.signIdTokens, strict: true, checkRevoked: true)
+        return ctx
+    }
+
+    /// Like `verifyIDToken` with the revocation check, in `scope`'s pool (`TENANT_ID_MISMATCH`
+    /// when the token's tenant is another), also returning the stored user.
+    func userFromIDToken(_ scope: AuthScope, token: String) throws -> (AuthContext, AuthUser) {
+        let (ctx, user) = try verifiedUser(scope, projectId: scope.projectId, token: token, allowUnsigned: nil, strict: false, checkRevoked: true)
         guard let user else { throw EmulatorError.authBadRequest("USER_NOT_FOUND") }
         return (ctx, user)
     }
 
-    private func verifiedUser(projectId: String, token: String, allowUnsigned: Bool?, checkRevoked: Bool) throws -> (AuthContext, AuthUser?) {
+    private func verifiedUser(_ scope: AuthScope?, projectId: String, token: String, allowUnsigned: Bool?, strict: Bool, checkRevoked: Bool) throws
+        -> (AuthContext, AuthUser?)
+    {
         let invalid = EmulatorError.authBadRequest("INVALID_ID_TOKEN")
         let jwt: JWT
-        if let key = try? keyring.key(), let cached = verifiedTokens.lookup(token, kid: key.kid) {
+        if let key = keyring.existingKey, let cached = verifiedTokens.lookup(token, kid: key.kid) {
             jwt = cached
         } else {
             guard let decoded = JWT.decode(token) else { throw invalid }
             jwt = decoded
             switch jwt.algorithm {
             case "RS256":
-                guard let key = try? keyring.key(), jwt.header["kid"]?.stringValue == key.kid,
+                // No key yet: no token can carry our signature.
+                guard let key = keyring.existingKey, jwt.header["kid"]?.stringValue == key.kid,
                       key.verifyRS256(jwt.signingInput, signature: jwt.signature)
                 else { throw invalid }
                 verifiedTokens.insert(token, kid: key.kid, jwt: jwt)
             case "none":
-                guard allowUnsigned ?? config.acceptUnsignedTokens else { throw invalid }
+                guard allowUnsigned ?? config.acceptUnsignedTokens, jwt.signature.isEmpty else { throw invalid }
                 warnUnsignedOnce()
             default:
                 throw invalid
@@ -111,28 +155,41 @@ extension AuthService {
         }
         let c = jwt.payload
         guard let sub = (c["sub"] ?? c["user_id"])?.stringValue, !sub.isEmpty, sub.count <= 128 else { throw invalid }
-        if jwt.algorithm == "RS256" {
-            guard c["aud"]?.stringValue == projectId, c["iss"]?.stringValue == "https://securetoken.google.com/\(projectId)" else { throw invalid }
+        let issuer = "https://securetoken.google.com/\(projectId)"
+        if jwt.algorithm == "RS256" || strict {
+            guard c["aud"]?.stringValue == projectId, c["iss"]?.stringValue == issuer else { throw invalid }
+        } else if c["aud"].map({ $0.stringValue != projectId }) ?? false || c["iss"].map({ $0.stringValue != issuer }) ?? false {
+            // Unsigned tokens from test tooling may omit aud and iss, but ones naming another project are refused.
+            throw invalid
         }
         let now = self.now(projectId)
         if let exp = c["exp"]?.intValue, exp <= now.seconds { throw EmulatorError.authBadRequest("TOKEN_EXPIRED") }
         let ctx = AuthContext(uid: sub, token: c)
+        let tenant = c["firebase"]?["tenant"]?.stringValue
+        if let scope, scope.tenantId != tenant { throw EmulatorError.authBadRequest("TENANT_ID_MISMATCH") }
         guard checkRevoked else { return (ctx, nil) }
-        guard let user = read(projectId, { $0.user(sub) }) else { throw EmulatorError.authBadRequest("USER_NOT_FOUND") }
+        guard let user = read(AuthScope(projectId, tenant: tenant), { $0.user(sub) }) else { throw EmulatorError.authBadRequest("USER_NOT_FOUND") }
         if let iat = c["iat"]?.intValue, iat < user.validSince { throw EmulatorError.authBadRequest("TOKEN_EXPIRED") }
         if user.disabled { throw EmulatorError.authBadRequest("USER_DISABLED") }
         return (ctx, user)
     }
 
-    /// `POST /securetoken.googleapis.com/v1/token`: exchanges a refresh token for a new ID token.
-    /// Revoked (issued before `validSince`) tokens fail, unlike Firebase's emulator.
-    public func refresh(projectId: String, grantType: String?, refreshToken: String?) throws -> JSON {
+    /// `POST /securetoken.googleapis.com/v1/token`: exchanges a refresh token for a new ID token
+    /// with the same provider, claims and second factor. Revoked (issued before `validSince`)
+    /// tokens fail, unlike Firebase's emulator. A `tenantId` in the request must match the token's.
+    public func refresh(projectId: String, grantType: String?, refreshToken: String?, tenantId: String? = nil) throws -> JSON {
         guard let grantType, !grantType.isEmpty else { throw EmulatorError.authBadRequest("MISSING_GRANT_TYPE") }
         guard grantType == "refresh_token" else { throw EmulatorError.authBadRequest("INVALID_GRANT_TYPE") }
         guard let refreshToken, !refreshToken.isEmpty else { throw EmulatorError.authBadRequest("MISSING_REFRESH_TOKEN") }
+        let tokenTenant = Self.refreshTokenTenant(refreshToken)
+        if let tenantId, !tenantId.isEmpty, tenantId != tokenTenant { throw EmulatorError.authBadRequest("TENANT_ID_MISMATCH") }
+        let scope = AuthScope(projectId, tenant: tokenTenant)
+        // A deleted tenant's tokens went with it.
+        if let t = tokenTenant, readProject(projectId, { $0.tenants[t] == nil }) { throw EmulatorError.authBadRequest("INVALID_REFRESH_TOKEN") }
+        _ = try policy(scope)  // PROJECT_DISABLED for a disabled tenant
         let e = env(projectId)
         let now = e.clock.now()
-        let (user, record, newToken) = try write(projectId) { st -> (AuthUser, RefreshRecord, String) in
+        let (user, record, newToken) = try write(scope) { st -> (AuthUser, RefreshRecord, String) in
             guard let rec = st.refreshTokens[refreshToken], var u = st.user(rec.localId) else {
                 throw EmulatorError.authBadRequest("INVALID_REFRESH_TOKEN")
             }
@@ -146,7 +203,9 @@ extension AuthService {
             // Keep the same refresh token, as production does.
             return (u, rec, refreshToken)
         }
-        let id = try mintIDToken(projectId: projectId, user: user, provider: record.provider, extra: record.extraClaims, now: now)
+        // A withdrawn second factor no longer proves anything.
+        let factor = record.secondFactor.flatMap { f in user.mfaEnrollment(f.enrollmentId) != nil ? f : nil }
+        let id = try mintIDToken(projectId: projectId, user: user, provider: record.provider, extra: record.extraClaims, secondFactor: factor, now: now)
         return ["id_token": .string(id), "access_token": .string(id), "expires_in": "3600", "refresh_token": .string(newToken),
                 "token_type": "Bearer", "user_id": .string(user.localId), "project_id": .string(projectId)]
     }

@@ -23,14 +23,15 @@ public final class AuthService: Sendable {
     /// ID tokens whose signature already verified (the checks that can change are never cached).
     let verifiedTokens = VerifiedTokenCache()
 
-    /// Creates the service. Key generation starts in the background unless `keyring` is given.
+    /// Creates the service. Key generation starts in the background when tokens are signed and no
+    /// `keyring` is given.
     public init(config: AuthServiceConfig = AuthServiceConfig(), environments: any ProjectEnvironmentProvider,
                 logger: any LogSink = NullLogSink(), keyring: TokenKeyring? = nil)
     {
         self.config = config
         self.environments = environments
         self.logger = logger
-        self.keyring = keyring ?? TokenKeyring()
+        self.keyring = keyring ?? TokenKeyring(generateInBackground: config.signIdTokens)
     }
 
     /// Installs the functions host's hooks.
@@ -45,14 +46,23 @@ public final class AuthService: Sendable {
     /// The project's current time.
     func now(_ projectId: String) -> Timestamp { env(projectId).clock.now() }
 
-    /// Reads a project's state.
-    func read<T>(_ projectId: String, _ body: (AuthProjectState) throws -> T) rethrows -> T {
+    /// The scope's project's current time.
+    func now(_ scope: AuthScope) -> Timestamp { env(scope.projectId).clock.now() }
+
+    /// Reads a project's whole state.
+    func readProject<T>(_ projectId: String, _ body: (AuthProjectState) throws -> T) rethrows -> T {
         try states.withLock { s in try body(s[projectId] ?? AuthProjectState()) }
     }
 
-    /// Mutates a project's state; a thrown error leaves it unchanged. What changed is handed to
-    /// the persistence observer inside the lock, so journal order is commit order.
-    func write<T>(_ projectId: String, _ body: (inout AuthProjectState) throws -> T) rethrows -> T {
+    /// Reads one pool (an empty one when the tenant does not exist).
+    func read<T>(_ scope: AuthScope, _ body: (AuthPool) throws -> T) rethrows -> T {
+        try states.withLock { s in try body(s[scope.projectId]?.pool(scope.tenantId) ?? AuthPool(tenantId: scope.tenantId)) }
+    }
+
+    /// Mutates a project's state; a thrown error leaves it unchanged unless the closure changed
+    /// something first. What changed is handed to the persistence observer inside the lock, so
+    /// journal order is commit order.
+    func writeProject<T>(_ projectId: String, _ body: (inout AuthProjectState) throws -> T) rethrows -> T {
         try states.withLock { s in
             // Mutate in place: taking the state out of the dictionary keeps it uniquely referenced,
             // so a write costs what it changes (a copy would duplicate every user per sign-in).
@@ -67,19 +77,27 @@ public final class AuthService: Sendable {
         }
     }
 
+    /// Mutates one pool (see `writeProject`).
+    func write<T>(_ scope: AuthScope, _ body: (inout AuthPool) throws -> T) rethrows -> T {
+        try writeProject(scope.projectId) { st in try st.withPool(scope.tenantId, body) }
+    }
+
     /// Hands what changed to the persistence observer (inside the lock: journal order is commit order).
     private func journal(_ projectId: String, _ st: inout AuthProjectState) {
         if let obs = observer.withLock({ $0 })?.call {
             if var entry = st.takeJournalEntry() {
-                // The first entry of a process carries the signing key, so tokens outlive restarts.
-                if !keyJournaled.withLock({ v in defer { v = true }; return v }), let pem = try? keyring.key().privateKeyPEM(), case .object(var o) = entry {
+                // The first entry after the key exists carries it, so signed tokens outlive restarts
+                // (an unsigned-mode process that never made a key journals none).
+                if let k = keyring.existingKey, !keyJournaled.withLock({ v in defer { v = true }; return v }), let pem = try? k.privateKeyPEM(),
+                   case .object(var o) = entry
+                {
                     o["signingKey"] = .string(pem)
                     entry = .object(o)
                 }
                 obs(projectId, entry)
             }
         } else {
-            st.changes = AuthChangeSet()
+            st.forgetChanges()
         }
     }
 
@@ -91,13 +109,13 @@ public final class AuthService: Sendable {
         try states.withLock { s in
             var st = s[projectId] ?? AuthProjectState()
             try body(&st)
-            st.changes = AuthChangeSet()
+            st.forgetChanges()
             s[projectId] = st
         }
     }
 
     /// A copy of the project's state (O(1): copy-on-write), for snapshots and persistence.
-    public func snapshot(projectId: String) -> AuthProjectState { read(projectId) { $0 } }
+    public func snapshot(projectId: String) -> AuthProjectState { readProject(projectId) { $0 } }
 
     /// Replaces the project's state (restore a snapshot, or reset with `AuthProjectState()`).
     public func restore(projectId: String, _ state: AuthProjectState) { replaceSilently(projectId) { $0 = state } }
@@ -105,8 +123,10 @@ public final class AuthService: Sendable {
     /// Projects that have Auth state.
     func projectIdsWithState() -> [String] { states.withLock { Array($0.keys) } }
 
-    /// Logs the unsigned-token warning the first time only.
+    /// Logs the unsigned-token warning the first time only, and only when the emulator signs its
+    /// own tokens (unsigned is the default and then nothing to warn about).
     func warnUnsignedOnce() {
+        guard config.signIdTokens else { return }
         if !warnedUnsigned.withLock({ v in defer { v = true }; return v }) {
             logger.log(.warning, "auth", "accepting unsigned (alg: none) ID tokens; set auth.acceptUnsignedTokens=false to require RS256 signatures")
         }

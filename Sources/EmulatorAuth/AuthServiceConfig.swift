@@ -4,10 +4,11 @@ import EmulatorCore
 public struct AuthServiceConfig: Sendable, Equatable {
     /// Accept unsigned (`alg: none`) ID tokens, as test tooling mints them. Default true.
     public var acceptUnsignedTokens = true
-    /// Sign ID tokens and session cookies with RS256 (default). Set false to mint unsigned
-    /// `alg: none` tokens like Firebase's emulator: the Node Admin SDK in emulator mode verifies
-    /// with an empty key and so rejects any signed token.
-    public var signIdTokens = true
+    /// Sign ID tokens and session cookies with RS256 (keys at the JWKS and x509 URLs) for
+    /// production-like verification. Off by default: tokens are unsigned (`alg: none`) like
+    /// Firebase's emulator mints them, because the Node Admin SDK in emulator mode accepts only
+    /// `alg: none` (Python and Go skip the signature and accept either).
+    public var signIdTokens = false
     /// PBKDF2-HMAC-SHA256 iterations for passwords set through the emulator. Cheap by default so
     /// thousands of sign-ins per second stay possible; raise it (e.g. 600000) for production strength.
     public var passwordHashCost = 64
@@ -17,7 +18,7 @@ public struct AuthServiceConfig: Sendable, Equatable {
     /// The defaults.
     public init() {}
 
-    /// Decodes `{acceptUnsignedTokens, passwordHashCost, anonymousTtlSeconds}`; wrong types are
+    /// Decodes `{acceptUnsignedTokens, signIdTokens, passwordHashCost, anonymousTtlSeconds}`; wrong types are
     /// reported by name rather than ignored.
     public init(json: JSON) throws {
         guard case .object(let o) = json else { throw EmulatorError.invalidArgument("auth config must be an object.") }
@@ -30,7 +31,7 @@ public struct AuthServiceConfig: Sendable, Equatable {
             signIdTokens = b
         }
         if !signIdTokens && !acceptUnsignedTokens {
-            throw EmulatorError.invalidArgument("auth.signIdTokens=false needs auth.acceptUnsignedTokens=true, or the emulator could not read its own tokens.")
+            throw EmulatorError.invalidArgument("auth.acceptUnsignedTokens=false needs auth.signIdTokens=true: the emulator's own ID tokens are unsigned unless it signs them.")
         }
         if let v = o["passwordHashCost"] {
             guard let i = v.intValue, i >= 1, i <= 10_000_000 else {

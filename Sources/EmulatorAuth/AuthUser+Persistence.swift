@@ -14,6 +14,7 @@ extension AuthUser {
         if let lastLoginAt { o["lastLoginAt"] = .int(lastLoginAt) }
         if let lastRefreshAt { o["lastRefreshAt"] = .int(lastRefreshAt) }
         if let password { o["password"] = password.persisted }
+        if !mfaInfo.isEmpty { o["mfaInfo"] = .array(mfaInfo.map(\.persisted)) }
         return .object(o)
     }
 
@@ -44,6 +45,7 @@ extension AuthUser {
                                     photoUrl: p["photoUrl"]?.stringValue, phoneNumber: p["phoneNumber"]?.stringValue, screenName: p["screenName"]?.stringValue)
         }
         if let pw = j["password"], !pw.isNull { password = try PasswordHash(persisted: pw) }
+        mfaInfo = try (j["mfaInfo"]?.arrayValue ?? []).map(MfaEnrollment.init(persisted:))
     }
 }
 
@@ -80,7 +82,9 @@ extension PasswordHash {
 extension RefreshRecord {
     /// The lossless JSON form.
     var persisted: JSON {
-        ["localId": .string(localId), "provider": .string(provider), "extraClaims": .object(extraClaims), "issuedAt": .int(issuedAt)]
+        var o: [String: JSON] = ["localId": .string(localId), "provider": .string(provider), "extraClaims": .object(extraClaims), "issuedAt": .int(issuedAt)]
+        if let f = secondFactor { o["secondFactor"] = ["kind": .string(f.kind), "enrollmentId": .string(f.enrollmentId)] }
+        return .object(o)
     }
 
     /// Decodes the lossless form, naming what is missing.
@@ -88,7 +92,8 @@ extension RefreshRecord {
         guard let id = j["localId"]?.stringValue, let p = j["provider"]?.stringValue, let at = j["issuedAt"]?.intValue else {
             throw EmulatorError.invalidArgument("Auth import: a refresh token needs localId, provider and issuedAt.")
         }
-        self.init(localId: id, provider: p, extraClaims: j["extraClaims"]?.objectValue ?? [:], issuedAt: at)
+        let factor = j["secondFactor"].flatMap { f in f["kind"]?.stringValue.flatMap { k in f["enrollmentId"]?.stringValue.map { SecondFactor(kind: k, enrollmentId: $0) } } }
+        self.init(localId: id, provider: p, extraClaims: j["extraClaims"]?.objectValue ?? [:], issuedAt: at, secondFactor: factor)
     }
 }
 
@@ -114,13 +119,48 @@ extension OobCode {
 
 extension SmsCode {
     /// The lossless JSON form.
-    var persisted: JSON { ["sessionInfo": .string(sessionInfo), "phoneNumber": .string(phoneNumber), "code": .string(code)] }
+    var persisted: JSON {
+        var o: [String: JSON] = ["sessionInfo": .string(sessionInfo), "phoneNumber": .string(phoneNumber), "code": .string(code)]
+        if issuedAt > 0 { o["issuedAt"] = .int(issuedAt) }
+        if purpose != .signIn { o["purpose"] = .string(purpose.rawValue) }
+        if let localId { o["localId"] = .string(localId) }
+        if let mfaEnrollmentId { o["mfaEnrollmentId"] = .string(mfaEnrollmentId) }
+        if let mfaPendingCredential { o["mfaPendingCredential"] = .string(mfaPendingCredential) }
+        return .object(o)
+    }
 
     /// Decodes the lossless form, naming what is missing.
     init(persisted j: JSON) throws {
         guard let s = j["sessionInfo"]?.stringValue, let p = j["phoneNumber"]?.stringValue, let c = j["code"]?.stringValue else {
             throw EmulatorError.invalidArgument("Auth import: an SMS code needs sessionInfo, phoneNumber and code.")
         }
-        self.init(sessionInfo: s, phoneNumber: p, code: c)
+        var purpose = Purpose.signIn
+        if let raw = j["purpose"]?.stringValue {
+            guard let p = Purpose(rawValue: raw) else { throw EmulatorError.invalidArgument("Auth import: unknown SMS code purpose \(raw).") }
+            purpose = p
+        }
+        self.init(sessionInfo: s, phoneNumber: p, code: c, issuedAt: j["issuedAt"]?.intValue ?? 0, purpose: purpose,
+                  localId: j["localId"]?.stringValue, mfaEnrollmentId: j["mfaEnrollmentId"]?.stringValue,
+                  mfaPendingCredential: j["mfaPendingCredential"]?.stringValue)
+    }
+}
+
+extension MfaSession {
+    /// The lossless JSON form.
+    var persisted: JSON {
+        var o: [String: JSON] = ["id": .string(id), "kind": .string(kind.rawValue), "localId": .string(localId), "issuedAt": .int(issuedAt)]
+        if let provider { o["provider"] = .string(provider) }
+        if let method { o["method"] = .string(method) }
+        if let secret { o["secret"] = .string(Base64.encode(secret)) }
+        return .object(o)
+    }
+
+    /// Decodes the lossless form, naming what is missing.
+    init(persisted j: JSON) throws {
+        guard let id = j["id"]?.stringValue, let k = j["kind"]?.stringValue.flatMap(Kind.init(rawValue:)),
+              let uid = j["localId"]?.stringValue, let at = j["issuedAt"]?.intValue
+        else { throw EmulatorError.invalidArgument("Auth import: an MFA session needs id, kind, localId and issuedAt.") }
+        self.init(id: id, kind: k, localId: uid, provider: j["provider"]?.stringValue, method: j["method"]?.stringValue,
+                  secret: j["secret"]?.stringValue.flatMap(Base64.decode), issuedAt: at)
     }
 }

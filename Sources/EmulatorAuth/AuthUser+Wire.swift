@@ -22,6 +22,7 @@ extension AuthUser {
         if let lastRefreshAt { o["lastRefreshAt"] = .string(Timestamp(milliseconds: lastRefreshAt).rfc3339()) }
         if emailLinkSignin { o["emailLinkSignin"] = true }
         if let tenantId { o["tenantId"] = .string(tenantId) }
+        if !mfaInfo.isEmpty { o["mfaInfo"] = .array(mfaInfo.map(\.json)) }
         return .object(o)
     }
 }

@@ -76,6 +76,8 @@ public struct AuthUser: Sendable, Equatable {
     public var emailLinkSignin = false
     /// Tenant, if any.
     public var tenantId: String?
+    /// Enrolled second factors.
+    public var mfaInfo: [MfaEnrollment] = []
 
     /// Creates a user with nothing but an id and times.
     public init(localId: String, now: Timestamp) {
@@ -86,6 +88,9 @@ public struct AuthUser: Sendable, Equatable {
 
     /// True when the account has no credential at all (signed up anonymously, never linked).
     public var isAnonymous: Bool { providers.isEmpty && password == nil && email == nil && phoneNumber == nil }
+
+    /// The enrolment with `id`.
+    public func mfaEnrollment(_ id: String) -> MfaEnrollment? { mfaInfo.first { $0.mfaEnrollmentId == id } }
 
     /// The provider entry for `providerId`.
     public func provider(_ providerId: String) -> ProviderUserInfo? { providers.first { $0.providerId == providerId } }

@@ -3,16 +3,18 @@ import EmulatorCore
 import EmulatorCrypto
 
 /// The process's one RS256 signing key. Generation (~50–100 ms) starts in the background at
-/// construction so start-up stays fast; the first signer waits on the `Mutex` if it is not done.
-/// The key, and so its `kid`, stays the same for the process lifetime.
+/// construction when tokens are signed, so start-up stays fast and the first signer waits on the
+/// `Mutex` if it is not done; otherwise the key is made on first use (published keys, RS256 custom
+/// tokens), so no OpenSSL work is left running when a short-lived process exits. The key, and so
+/// its `kid`, stays the same for the process lifetime.
 public final class TokenKeyring: Sendable {
     private let state: Mutex<RSASigningKey?>
 
-    /// Starts generating a key in the background.
-    public init() {
+    /// A keyring; with `generateInBackground` the key is generated right away on another thread.
+    public init(generateInBackground: Bool = true) {
         state = Mutex(nil)
         CryptoRuntime.ensure()
-        DispatchQueue.global(qos: .utility).async { [self] in _ = try? key() }
+        if generateInBackground { DispatchQueue.global(qos: .utility).async { [self] in _ = try? key() } }
     }
 
     /// Uses an existing key (e.g. loaded from persistence).
@@ -35,6 +37,9 @@ public final class TokenKeyring: Sendable {
         do { k = try RSASigningKey.fromPEM(pem) } catch { throw EmulatorError.invalidArgument("Auth import: signingKey is not an RSA private key PEM.") }
         state.withLock { $0 = k }
     }
+
+    /// The key if one was made or loaded already (never generates).
+    public var existingKey: RSASigningKey? { state.withLock { $0 } }
 
     /// `{"keys":[jwk]}`.
     public func jwks() throws -> JSON { ["keys": [try key().jwk()]] }

@@ -23,6 +23,9 @@ public enum Digest {
         return out
     }
 
+    /// HMAC-SHA1 of `data` under `key` (TOTP/HOTP, RFC 4226 and RFC 6238).
+    public static func hmacSHA1(key: [UInt8], _ data: [UInt8]) -> [UInt8] { hmac(EVP_sha1(), 20, key, data) }
+
     /// HMAC-SHA256 of `data` under `key`.
     public static func hmacSHA256(key: [UInt8], _ data: [UInt8]) -> [UInt8] { hmac(EVP_sha256(), 32, key, data) }
 

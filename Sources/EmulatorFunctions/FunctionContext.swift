@@ -1,7 +1,9 @@
 import EmulatorCore
 
-/// Admin access to Auth for functions. `verifyIDToken` always checks the signature, expiry
-/// (on the project clock), revocation and disabled users, and refuses unsigned tokens.
+/// Admin access to Auth for functions. `verifyIDToken` accepts what an Admin SDK accepts against
+/// this emulator: its own kind of token (unsigned by default like Firebase's emulator; only our RS256
+/// signatures with `auth.signIdTokens`), issuer and audience, expiry (on the project clock),
+/// revocation and disabled users.
 public protocol AdminAuth: Sendable {
     /// The verified caller behind `token`.
     func verifyIDToken(_ token: String) throws -> AuthContext

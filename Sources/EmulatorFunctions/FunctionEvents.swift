@@ -130,6 +130,11 @@ public struct InvocationRecord: Sendable {
     public var error: String?
     /// Lines the function logged.
     public var logs: [String]
+    /// What the function was given (callable `data`, the background event, the blocking payload,
+    /// an HTTP request line); kept for the newest `FunctionsHost.maxInputs` invocations only.
+    public var input: JSON?
+    /// The background event, for re-delivery (`FunctionsHost.redeliver`); same retention as `input`.
+    public var event: BackgroundEvent?
 
     /// Listing shape.
     public var json: JSON {
@@ -138,6 +143,7 @@ public struct InvocationRecord: Sendable {
                                  "logs": .array(logs.map { .string($0) })]
         if let eventId { o["eventId"] = .string(eventId) }
         if let error { o["error"] = .string(error) }
+        if event != nil { o["rerunnable"] = true }
         return .object(o)
     }
 }

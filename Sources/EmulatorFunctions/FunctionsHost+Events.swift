@@ -75,7 +75,8 @@ extension FunctionsHost {
         do {
             var event = item.event
             event.attempt = item.attempt
-            try await invoke(project, reg, trigger: item.event.type, eventId: item.event.id, attempt: item.attempt) { [event] ctx in
+            try await invoke(project, reg, trigger: item.event.type, eventId: item.event.id, attempt: item.attempt,
+                             input: item.event.json, event: item.event) { [event] ctx in
                 try await reg.backend.event(reg.definition, event, ctx)
             }
         } catch {

@@ -19,7 +19,7 @@ extension FunctionsHost {
             let data = try CallableProtocol.decodeRequest(method: method, contentType: contentType, body: body)
             let caller = try auth.get()
             let req = CallableRequest(data: data, auth: caller, appCheckToken: appCheck, rawToken: rawToken, headers: headers, rawBody: body)
-            let result = try await invoke(project, reg, trigger: "callable", eventId: nil, attempt: 1) { ctx in
+            let result = try await invoke(project, reg, trigger: "callable", eventId: nil, attempt: 1, input: data) { ctx in
                 try await reg.backend.callable(reg.definition, req, ctx)
             }
             return CallableProtocol.success(result)
@@ -34,7 +34,8 @@ extension FunctionsHost {
             return FunctionHTTPResponse(status: 404, body: Array("Function \(name) does not exist in project \(project).".utf8))
         }
         do {
-            return try await invoke(project, reg, trigger: "http", eventId: nil, attempt: 1) { ctx in
+            return try await invoke(project, reg, trigger: "http", eventId: nil, attempt: 1,
+                                    input: .string("\(request.method) \(request.path)")) { ctx in
                 try await reg.backend.http(reg.definition, request, ctx)
             }
         } catch {
@@ -51,7 +52,7 @@ extension FunctionsHost {
         let eventId = environments.environment(for: project).ids.string(length: 20, alphabet: IDGenerator.alphanumerics)
         var withId = payload.objectValue ?? [:]
         withId["eventId"] = withId["eventId"] ?? .string(eventId)
-        return try await invoke(project, reg, trigger: event, eventId: eventId, attempt: 1) { [withId] ctx in
+        return try await invoke(project, reg, trigger: event, eventId: eventId, attempt: 1, input: payload) { [withId] ctx in
             try await reg.backend.blocking(reg.definition, .object(withId), ctx)
         }
     }

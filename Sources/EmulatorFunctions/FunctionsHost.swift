@@ -43,6 +43,8 @@ public final class FunctionsHost: Sendable {
     private let admin = Mutex<(any FunctionsAdminProvider)?>(nil)
     private let faultHook = Mutex<Callback<@Sendable (String, String) -> HttpsError?>?>(nil)
     static let maxLogs = 1000
+    /// Invocations whose input (and event) are kept: inputs can be whole documents.
+    static let maxInputs = 200
 
     /// Creates a host.
     public init(environments: any ProjectEnvironmentProvider, logger: any LogSink = NullLogSink(), retryBaseDelay: Double = 0.05, maxAttempts: Int = 8) {
@@ -103,12 +105,18 @@ public final class FunctionsHost: Sendable {
         state.withLock { s in
             s[project, default: ProjectState()].logs.append(r)
             if s[project]!.logs.count > Self.maxLogs { s[project]!.logs.removeFirst(s[project]!.logs.count - Self.maxLogs) }
+            let n = s[project]!.logs.count
+            if n > Self.maxInputs {
+                s[project]!.logs[n - Self.maxInputs - 1].input = nil
+                s[project]!.logs[n - Self.maxInputs - 1].event = nil
+            }
         }
         logger.log(r.outcome == "ok" ? .debug : .warning, "functions", "\(r.function) [\(r.trigger)] attempt \(r.attempt): \(r.outcome)\(r.error.map { " — \($0)" } ?? "")")
     }
 
     /// Runs `body` as a recorded invocation.
     func invoke<T: Sendable>(_ project: String, _ reg: Registered, trigger: String, eventId: String?, attempt: Int,
+                             input: JSON? = nil, event: BackgroundEvent? = nil,
                              _ body: @escaping @Sendable (FunctionContext) async throws -> T) async throws -> T {
         let env = environments.environment(for: project)
         let logs = LogBuffer()
@@ -116,7 +124,8 @@ public final class FunctionsHost: Sendable {
         let start = env.clock.now()
         let t0 = ContinuousClock.now
         var rec = InvocationRecord(id: env.ids.string(length: 16, alphabet: IDGenerator.alphanumerics), function: reg.definition.name,
-                                   trigger: trigger, eventId: eventId, attempt: attempt, start: start, durationMs: 0, outcome: "ok", error: nil, logs: [])
+                                   trigger: trigger, eventId: eventId, attempt: attempt, start: start, durationMs: 0, outcome: "ok", error: nil, logs: [],
+                                   input: input, event: event)
         do {
             if let injected = faultHook.withLock({ $0 })?.call(project, reg.definition.name) { throw injected }
             let result = try await withTimeout(reg.definition.timeoutSeconds) { try await body(ctx) }
@@ -144,6 +153,20 @@ public final class FunctionsHost: Sendable {
 
     /// Invocation records of a project, oldest first.
     public func logs(project: String) -> [InvocationRecord] { state.withLock { $0[project]?.logs ?? [] } }
+
+    /// One invocation record by id.
+    public func invocation(project: String, id: String) -> InvocationRecord? {
+        state.withLock { $0[project]?.logs.last { $0.id == id } }
+    }
+
+    /// Queues `event` again for `function` as a first attempt (re-running a recorded event from
+    /// the UI): delivered in order after what is queued, with the same event id, as a redelivery
+    /// would be. False when the function is not registered.
+    public func redeliver(project: String, function: String, event: BackgroundEvent) -> Bool {
+        guard lookup(project, function) != nil else { return false }
+        enqueue(project, [Pending(function: function, event: event, attempt: 1, notBefore: 0)])
+        return true
+    }
 }
 
 /// Stand-in admin handles before the wiring layer installs real ones.

@@ -20,7 +20,7 @@ struct WorkerBackend: FunctionBackend {
     let port: Int
     let transport: any WorkerTransport
 
-    func post(_ def: FunctionDefinition, _ envelope: JSON) async throws -> JSON {
+    func post(_ def: FunctionDefinition, _ envelope: JSON, _ ctx: FunctionContext) async throws -> JSON {
         let r: FunctionHTTPResponse
         do {
             r = try await transport.send(port: port, method: "POST", path: "/__/invoke/\(def.name)",
@@ -34,6 +34,8 @@ struct WorkerBackend: FunctionBackend {
         guard let body = try? JSON.parse(r.body) else {
             throw HttpsError(.internal, "worker '\(codebase)' answered \(r.status) without JSON")
         }
+        // Lines the function logged come back with the answer (`"logs": [...]`, optional).
+        if case .array(let lines)? = body["logs"] { for l in lines.prefix(1000) { ctx.log(l.stringValue ?? l.serialized()) } }
         if let e = body["error"], case .object(let o) = e {
             let code = o["status"]?.stringValue.flatMap(ErrorCode.init(rawValue:)) ?? .internal
             throw HttpsError(code, o["message"]?.stringValue ?? code.rawValue, details: o["details"])
@@ -54,15 +56,15 @@ struct WorkerBackend: FunctionBackend {
         if let a = req.auth { extra["auth"] = ["uid": .string(a.uid), "token": .object(a.token)] }
         if let t = req.rawToken { extra["rawToken"] = .string(t) }
         if let c = req.appCheckToken { extra["appCheck"] = .string(c) }
-        return try await post(def, envelope("callable", ctx, extra))
+        return try await post(def, envelope("callable", ctx, extra), ctx)
     }
 
     func event(_ def: FunctionDefinition, _ ev: BackgroundEvent, _ ctx: FunctionContext) async throws {
-        _ = try await post(def, envelope("event", ctx, ["event": ev.json]))
+        _ = try await post(def, envelope("event", ctx, ["event": ev.json]), ctx)
     }
 
     func blocking(_ def: FunctionDefinition, _ payload: JSON, _ ctx: FunctionContext) async throws -> JSON? {
-        let r = try await post(def, envelope("blocking", ctx, ["event": payload]))
+        let r = try await post(def, envelope("blocking", ctx, ["event": payload]), ctx)
         return r.isNull ? nil : r
     }
 

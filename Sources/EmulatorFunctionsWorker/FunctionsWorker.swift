@@ -13,6 +13,18 @@ public struct WorkerContext: Sendable {
     public let time: Timestamp
     /// Admin access to the emulator.
     public let admin: WorkerAdmin
+    let lines = LogLines()
+
+    /// Adds a line to this invocation's log (returned to the emulator with the answer and shown
+    /// with the invocation in `GET .../functions/logs` and the UI).
+    public func log(_ line: String) { lines.append(line) }
+}
+
+/// The log lines of one invocation, behind a `Mutex` (a function may log from child tasks).
+final class LogLines: Sendable {
+    private let state = Mutex<[String]>([])
+    func append(_ line: String) { state.withLock { if $0.count < 1000 { $0.append(line) } } }
+    var all: [String] { state.withLock { $0 } }
 }
 
 /// A background event (document change or user event).
@@ -109,6 +121,17 @@ public final class FunctionsWorker: Sendable {
         let time = env["time"]?.stringValue.flatMap { Timestamp(rfc3339: $0) } ?? Timestamp(seconds: 0)
         let ctx = WorkerContext(project: env["project"]?.stringValue ?? admin.project, time: time,
                                 admin: WorkerAdmin(host: admin.host, port: admin.port, project: env["project"]?.stringValue ?? admin.project))
+        var response = await invoke(entry, env, ctx, name)
+        let logged = ctx.lines.all
+        if !logged.isEmpty, case .object(var o)? = try? JSON.parse(response.body) {
+            o["logs"] = .array(logged.map { .string($0) })
+            response = .json(.object(o))
+        }
+        return response
+    }
+
+    func invoke(_ entry: Entry, _ env: JSON, _ ctx: WorkerContext, _ name: String) async -> HTTPResponse {
+        let time = ctx.time
         do {
             switch entry.body {
             case .callable(let f):

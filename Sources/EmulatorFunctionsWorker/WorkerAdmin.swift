@@ -3,7 +3,8 @@ import EmulatorHTTP
 
 /// Admin access from a worker to the emulator, over its REST APIs with `Bearer owner`
 /// (the same calls an Admin SDK makes). Token verification is done by the emulator, on its
-/// clock, with signature, expiry, revocation and disabled checks; unsigned tokens are refused.
+/// clock, as an Admin SDK verifies against it (signatures when `auth.signIdTokens` is on),
+/// with expiry, revocation and disabled checks.
 public struct WorkerAdmin: Sendable {
     /// Emulator host.
     public let host: String
@@ -37,7 +38,8 @@ public struct WorkerAdmin: Sendable {
 
     var documents: String { "/v1/projects/\(project)/databases/(default)/documents" }
 
-    /// Verifies an ID token strictly; UNAUTHENTICATED when it is invalid, expired, revoked or unsigned.
+    /// Verifies an ID token strictly; UNAUTHENTICATED when it is invalid, expired or revoked (or
+    /// unsigned while the emulator signs its tokens).
     public func verifyIDToken(_ token: String) async throws -> AuthContext {
         let j = try await call("POST", "/emulator/v1/projects/\(project)/functions:verifyIdToken", ["idToken": .string(token)])
         guard let uid = j["uid"]?.stringValue else { throw CallableError(.unauthenticated, "invalid ID token") }

@@ -9,6 +9,8 @@ extension EventLoop {
     func startHTTP2(_ c: Connection) {
         c.mode = .http2
         c.requestDeadline = nil
+        // A peer that sends the preface and then nothing is idle like any other.
+        c.idleDeadline = Socket.monotonicNanos() + UInt64(config.idleTimeout * 1e9)
         let fd = c.fd, id = c.id, handler = streamHandler
         let h2 = HTTP2Connection(limits: config.http2, remote: c.remote, post: { [weak self] stream, command in
             self?.send(.h2(fd: fd, id: id, stream: stream, command: command))

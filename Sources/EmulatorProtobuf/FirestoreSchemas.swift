@@ -146,6 +146,7 @@ public struct FirestoreMethod: Sendable {
     /// The server sends a stream of responses.
     public let serverStreaming: Bool
 
+    /// Declares an RPC of the service.
     init(_ name: String, _ request: MessageSchema, _ response: MessageSchema, clientStreaming: Bool = false, serverStreaming: Bool = false) {
         self.name = name
         self.path = "/google.firestore.v1.Firestore/" + name

@@ -12,20 +12,20 @@ extension ProtoDecoder {
             let (seconds, nanos) = try secondsAndNanos(schema, range)
             do throws(ProtobufError) { return .string(try WellKnownText.duration(seconds: seconds, nanos: nanos)) } catch { throw error.inMessage(schema) }
         case .wrapper:
-            let field = schema.fields[0]
+            let kind = schema.plans[0].kind
             var reader = ProtoReader(buffer, range: range)
             var value: JSON?
             do throws(ProtobufError) {
                 while let (number, wire) = try reader.readTag() {
-                    if number == 1, wire == field.type.wireType {
-                        value = try scalar(field.type, &reader, nil, dropDefault: false)
+                    if number == 1, wire == kind.wireType {
+                        value = try scalar(kind, &reader, nil, dropDefault: false)
                     } else {
                         try reader.skip(wire)
                     }
                 }
-            } catch { throw error.within(schema, field.name) }
+            } catch { throw error.within(schema, "value") }
             if let value { return value }
-            switch field.type {
+            switch kind {
             case .int64, .uint64: return .string("0")
             case .int32, .uint32: return .int(0)
             case .double, .float: return .double(0)
@@ -87,7 +87,7 @@ extension ProtoDecoder {
                 if number == 1, wire == .lengthDelimited {
                     current = "type_url"
                     let r = try reader.readLengthDelimited()
-                    guard let s = String(validating: reader.bytes(r), as: UTF8.self) else { throw ProtobufError("invalid UTF-8 in string") }
+                    guard let s = UTF8Validation.string(reader.bytes(r)) else { throw ProtobufError("invalid UTF-8 in string") }
                     typeURL = s
                 } else if number == 2, wire == .lengthDelimited {
                     current = "value"

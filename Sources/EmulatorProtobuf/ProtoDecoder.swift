@@ -23,8 +23,9 @@ struct ProtoDecoder {
     /// both occurrences): that rare case restarts the message with `merging`, which gathers such
     /// fields' bytes and decodes each once at the end, keeping the work linear.
     func fields(_ schema: MessageSchema, _ range: Range<Int>, depth: Int, merging: Bool) throws(ProtobufError) -> [String: JSON] {
-        var out: [String: JSON] = [:]
         var reader = ProtoReader(buffer, range: range)
+        // Sized once: growing a dictionary rehashes it at every doubling.
+        var out = [String: JSON](minimumCapacity: ProtoDecoder.runCount(reader))
         var oneofSet = InlineArray<4, Int16>(repeating: -1)
         var pending = -1
         var items: [JSON] = []
@@ -40,95 +41,127 @@ struct ProtoDecoder {
                 do throws(ProtobufError) { try reader.skip(wire) } catch { throw error.within(schema, "<unknown field \(number)>") }
                 continue
             }
-            let field = schema.fields[fi]
+            let plan = schema.plans[fi]
             if pending != fi, pending >= 0 {
                 flush(schema, pending, &out, &items, &entries)
                 pending = -1
             }
             do throws(ProtobufError) {
-                switch field.cardinality {
+                switch plan.shape {
                 case .singular:
-                    guard wire == field.type.wireType else {
+                    guard wire == plan.kind.wireType else {
                         // A known field with another wire type is an unknown field to protobuf.
                         try reader.skip(wire)
                         continue scan
                     }
-                    if let k = field.oneofIndex {
-                        let previous = Int(oneofSet[k])
+                    if plan.oneof >= 0 {
+                        let previous = Int(oneofSet[plan.oneof])
                         if previous >= 0, previous != fi {
-                            out.removeValue(forKey: schema.fields[previous].jsonName)
+                            out.removeValue(forKey: schema.jsonNames[previous])
                             mergeBuffers[previous] = nil
                         }
-                        oneofSet[k] = Int16(fi)
+                        oneofSet[plan.oneof] = Int16(fi)
                     }
-                    if case .message = field.type {
+                    if plan.kind == .message {
                         let r = try reader.readLengthDelimited()
                         if merging {
                             mergeBuffers[fi, default: []].append(contentsOf: reader.bytes(r))
                             continue scan
                         }
                         let v = try message(try linked(schema, fi), r, depth: depth + 1)
-                        if out.updateValue(v, forKey: field.jsonName) != nil {
+                        if out.updateValue(v, forKey: schema.jsonNames[fi]) != nil {
                             needsMerge = true
                             break scan
                         }
-                    } else if let v = try scalar(field.type, &reader, schema.enumTypes[fi], dropDefault: !field.hasExplicitPresence) {
-                        out[field.jsonName] = v
+                    } else if let v = try scalar(plan.kind, &reader, schema.enumTypes[fi], dropDefault: !plan.explicitPresence) {
+                        out[schema.jsonNames[fi]] = v
                     } else {
-                        out.removeValue(forKey: field.jsonName)
+                        out.removeValue(forKey: schema.jsonNames[fi])
                     }
                 case .repeated:
-                    if pending != fi { pending = fi }
-                    if wire == .lengthDelimited, field.type.isPackable {
+                    if pending != fi {
+                        pending = fi
+                        if plan.kind == .message { items.reserveCapacity(ProtoDecoder.runLength(reader, number, wire)) }
+                    }
+                    if wire == .lengthDelimited, plan.kind.isPackable {
                         var packed = reader.subReader(try reader.readLengthDelimited())
                         while !packed.isAtEnd {
-                            guard let v = try scalar(field.type, &packed, schema.enumTypes[fi], dropDefault: false) else { break }
+                            guard let v = try scalar(plan.kind, &packed, schema.enumTypes[fi], dropDefault: false) else { break }
                             items.append(v)
                         }
-                    } else if wire == field.type.wireType {
-                        if case .message = field.type {
+                    } else if wire == plan.kind.wireType {
+                        if plan.kind == .message {
                             items.append(try message(try linked(schema, fi), try reader.readLengthDelimited(), depth: depth + 1))
-                        } else if let v = try scalar(field.type, &reader, schema.enumTypes[fi], dropDefault: false) {
+                        } else if let v = try scalar(plan.kind, &reader, schema.enumTypes[fi], dropDefault: false) {
                             items.append(v)
                         }
                     } else {
                         try reader.skip(wire)
                     }
-                case .map(let keyType, _):
+                case .map:
                     guard wire == .lengthDelimited else {
                         try reader.skip(wire)
                         continue scan
                     }
-                    if pending != fi { pending = fi }
-                    let (key, value) = try mapEntry(schema, fi, keyType, try reader.readLengthDelimited(), depth: depth + 1)
+                    if pending != fi {
+                        pending = fi
+                        entries.reserveCapacity(ProtoDecoder.runLength(reader, number, wire))
+                    }
+                    let (key, value) = try mapEntry(schema, fi, plan, try reader.readLengthDelimited(), depth: depth + 1)
                     entries[key] = value
                 }
             } catch {
-                if case .repeated = field.cardinality {
-                    throw error.within(schema, field.name, component: "\(field.name)[\(items.count)]")
-                }
-                throw error.within(schema, field.name)
+                let name = schema.protoNames[fi]
+                if plan.shape == .repeated { throw error.within(schema, name, component: "\(name)[\(items.count)]") }
+                throw error.within(schema, name)
             }
         }
         if needsMerge { return try fields(schema, range, depth: depth, merging: true) }
         if pending >= 0 { flush(schema, pending, &out, &items, &entries) }
         for (fi, bytes) in mergeBuffers {
-            let field = schema.fields[fi]
             do throws(ProtobufError) {
                 let sub = try linked(schema, fi)
-                out[field.jsonName] = try bytes.withUnsafeBufferPointer { (b) throws(ProtobufError) -> JSON in
+                out[schema.jsonNames[fi]] = try bytes.withUnsafeBufferPointer { (b) throws(ProtobufError) -> JSON in
                     try ProtoDecoder(buffer: b).message(sub, 0..<b.count, depth: depth + 1)
                 }
-            } catch { throw error.within(schema, field.name) }
+            } catch { throw error.within(schema, schema.protoNames[fi]) }
         }
         return out
+    }
+
+    /// How many runs of equal field numbers `reader` has left: the most keys its message's JSON
+    /// object gets. A skimming pass (keys and lengths only); malformed input just ends the count,
+    /// the real pass reports it.
+    static func runCount(_ reader: ProtoReader) -> Int {
+        var r = reader
+        var runs = 0, last = -1
+        while let tag = try? r.readTag() {
+            if tag.number != last {
+                runs += 1
+                last = tag.number
+            }
+            guard (try? r.skip(tag.wireType)) != nil else { break }
+        }
+        return runs
+    }
+
+    /// How many consecutive fields keyed (`number`, `wire`) start at the value `reader` is at
+    /// (its key already read): the size of a repeated or map field's run.
+    static func runLength(_ reader: ProtoReader, _ number: Int, _ wire: WireType) -> Int {
+        var r = reader
+        var count = 0
+        while (try? r.skip(wire)) != nil {
+            count += 1
+            guard let tag = try? r.readTag(), tag.number == number, tag.wireType == wire else { break }
+        }
+        return count
     }
 
     /// Stores the collected elements of the repeated or map field `fi` (appending to / merging
     /// with what an earlier run of the same field stored).
     private func flush(_ schema: MessageSchema, _ fi: Int, _ out: inout [String: JSON], _ items: inout [JSON], _ entries: inout [String: JSON]) {
-        let name = schema.fields[fi].jsonName
-        if case .map = schema.fields[fi].cardinality {
+        let name = schema.jsonNames[fi]
+        if schema.plans[fi].shape == .map {
             guard !entries.isEmpty else { return }
             if case .object(var earlier)? = out.removeValue(forKey: name) {
                 earlier.merge(entries) { _, new in new }
@@ -157,9 +190,9 @@ struct ProtoDecoder {
     }
 
     /// Decodes one map entry {key = 1, value = 2}; a missing key or value is the type's default.
-    private func mapEntry(_ schema: MessageSchema, _ fi: Int, _ keyType: ProtoFieldType, _ range: Range<Int>, depth: Int) throws(ProtobufError) -> (String, JSON) {
+    private func mapEntry(_ schema: MessageSchema, _ fi: Int, _ plan: FieldPlan, _ range: Range<Int>, depth: Int) throws(ProtobufError) -> (String, JSON) {
         guard depth < ProtoJSON.maxDepth else { throw ProtobufError("messages nested deeper than \(ProtoJSON.maxDepth) levels") }
-        let valueType = schema.fields[fi].type
+        let keyType = plan.keyKind, valueType = plan.kind
         var reader = ProtoReader(buffer, range: range)
         var key: JSON?
         var value: JSON?
@@ -169,7 +202,7 @@ struct ProtoDecoder {
             if number == 1, wire == keyType.wireType {
                 key = try scalar(keyType, &reader, nil, dropDefault: false)
             } else if number == 2, wire == valueType.wireType {
-                if case .message = valueType {
+                if valueType == .message {
                     let r = try reader.readLengthDelimited()
                     if let previous = valueRange {
                         // A repeated message value merges, like any singular message field.
@@ -191,7 +224,7 @@ struct ProtoDecoder {
         case .bool(let b)?: keyString = b ? "true" : "false"
         default: keyString = keyType == .bool ? "false" : (keyType == .string ? "" : "0")
         }
-        if case .message = valueType {
+        if valueType == .message {
             let sub = try linked(schema, fi)
             do throws(ProtobufError) {
                 if let merged {
@@ -211,7 +244,7 @@ struct ProtoDecoder {
     }
 
     /// The JSON of a scalar type's default value (a map entry without its value).
-    private func defaultScalar(_ type: ProtoFieldType, _ reader: inout ProtoReader, _ enumType: EnumSchema?) throws(ProtobufError) -> JSON {
+    private func defaultScalar(_ type: ScalarKind, _ reader: inout ProtoReader, _ enumType: EnumSchema?) throws(ProtobufError) -> JSON {
         switch type {
         case .int32, .uint32, .sint32, .fixed32, .sfixed32: return .int(0)
         case .int64, .uint64, .sint64, .fixed64, .sfixed64: return .string("0")
@@ -227,7 +260,7 @@ struct ProtoDecoder {
     /// `dropDefault` and the value is the type's default (implicit presence reads it as absent).
     /// (No `cond ? nil : json` here: JSON is ExpressibleByNilLiteral, so that `nil` would be
     /// JSON.null, not an absent value.)
-    func scalar(_ type: ProtoFieldType, _ reader: inout ProtoReader, _ enumType: EnumSchema?, dropDefault: Bool) throws(ProtobufError) -> JSON? {
+    func scalar(_ type: ScalarKind, _ reader: inout ProtoReader, _ enumType: EnumSchema?, dropDefault: Bool) throws(ProtobufError) -> JSON? {
         switch type {
         case .int32:
             let v = Int32(truncatingIfNeeded: try reader.readVarint())
@@ -290,7 +323,7 @@ struct ProtoDecoder {
         case .string:
             let r = try reader.readLengthDelimited()
             if dropDefault && r.isEmpty { return nil }
-            guard let s = String(validating: reader.bytes(r), as: UTF8.self) else { throw ProtobufError("invalid UTF-8 in string") }
+            guard let s = UTF8Validation.string(reader.bytes(r)) else { throw ProtobufError("invalid UTF-8 in string") }
             return .string(s)
         case .bytes:
             let r = try reader.readLengthDelimited()

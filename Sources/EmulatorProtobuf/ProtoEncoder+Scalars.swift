@@ -4,7 +4,7 @@ import EmulatorCore
 extension ProtoEncoder {
     /// Prepends one scalar value (no key; strings and bytes with their length). Returns false,
     /// writing nothing, when `omitDefault` and the value is the type's default.
-    func scalarValue(_ v: JSON, _ type: ProtoFieldType, _ enumType: EnumSchema?, omitDefault: Bool) throws(ProtobufError) -> Bool {
+    func scalarValue(_ v: JSON, _ type: ScalarKind, _ enumType: EnumSchema?, omitDefault: Bool) throws(ProtobufError) -> Bool {
         switch type {
         case .int32:
             let n = try ProtoEncoder.signed(v, bits: 32)

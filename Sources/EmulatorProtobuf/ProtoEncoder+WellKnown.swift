@@ -20,10 +20,10 @@ extension ProtoEncoder {
                     w.prependKey(1, .varint)
                 }
             case .wrapper:
-                let field = schema.fields[0]
-                if case .null = json { throw ProtobufError("expected a \(field.type.descriptorName) value, got null") }
-                if try scalarValue(json, field.type, nil, omitDefault: true) {
-                    w.prependKey(1, field.type.wireType)
+                let kind = schema.plans[0].kind
+                if case .null = json { throw ProtobufError("expected a \(kind.name) value, got null") }
+                if try scalarValue(json, kind, nil, omitDefault: true) {
+                    w.prependKey(1, kind.wireType)
                 }
             case .structType:
                 guard case .object = json else { throw ProtobufError("expected a JSON object, got \(json.kindName)") }
@@ -72,7 +72,7 @@ extension ProtoEncoder {
         guard let fi = schema.fieldIndex(number: number) else { throw ProtobufError("schema \(schema.fullName) lacks field \(number)") }
         let mark = w.count
         do throws(ProtobufError) { try message(json, try linked(schema, fi), depth: depth + 1) } catch {
-            throw error.within(schema, schema.fields[fi].name, component: schema.fields[fi].jsonName)
+            throw error.within(schema, schema.protoNames[fi], component: schema.jsonNames[fi])
         }
         w.prependLength(since: mark)
         w.prependKey(number, .lengthDelimited)
@@ -87,14 +87,16 @@ extension ProtoEncoder {
         let valueMark = w.count
         if let packed = schema.registry?.message(named: WellKnownText.typeName(fromURL: url)) {
             if packed.wellKnown != nil {
-                for key in members.keys where key != "@type" && key != "value" { throw unknownField(key, packed) }
+                if members.keys.contains(where: { $0 != "@type" && $0 != "value" }) {
+                    throw unknownField(members.filter { $0.key != "value" }, packed, skipping: "@type")
+                }
                 guard let v = members["value"] else { throw ProtobufError("Any of \(packed.fullName) needs a \"value\"") }
                 try message(v, packed, depth: depth + 1)
             } else {
                 try fields(members, packed, depth: depth + 1, skipping: "@type")
             }
         } else {
-            for key in members.keys where key != "@type" && key != ProtoJSON.anyRawValueKey {
+            if let key = members.keys.filter({ $0 != "@type" && $0 != ProtoJSON.anyRawValueKey }).min() {
                 throw ProtobufError("Any of unknown type \(JSON.string(url)) can only carry \(JSON.string(ProtoJSON.anyRawValueKey)), not \(JSON.string(key))")
             }
             if let raw = members[ProtoJSON.anyRawValueKey] {

@@ -28,14 +28,14 @@ struct ProtoEncoder {
         if members.isEmpty { return }
         if members.count == 1, skipKey == nil, let (key, value) = members.first {
             // The common case (every Firestore Value): no ordering or oneof bookkeeping.
-            guard let fi = schema.nameIndex[key] else { throw unknownField(key, schema) }
+            guard let fi = schema.nameIndex[key] else { throw unknownField(members, schema, skipping: skipKey) }
             try field(value, fi, schema, depth: depth)
             return
         }
         // At most one slot per declared field: a further key is unknown or a duplicate and throws.
         let capacity = min(members.count, schema.fields.count)
         if capacity == 0 {
-            for key in members.keys where key != skipKey { throw unknownField(key, schema) }
+            if members.keys.contains(where: { $0 != skipKey }) { throw unknownField(members, schema, skipping: skipKey) }
             return
         }
         try withUnsafeTemporaryAllocation(of: (field: Int, index: Dictionary<String, JSON>.Index).self, capacity: capacity) {
@@ -49,17 +49,15 @@ struct ProtoEncoder {
                 let current = i
                 members.formIndex(after: &i)
                 if key == skipKey { continue }
-                guard let fi = schema.nameIndex[key] else { throw unknownField(key, schema) }
+                guard let fi = schema.nameIndex[key] else { throw unknownField(members, schema, skipping: skipKey) }
                 for j in 0..<n where slots[j].field == fi {
-                    throw ProtobufError("field \(schema.fields[fi].name) is given twice (as \(schema.fields[fi].jsonName) and \(schema.fields[fi].name))").inMessage(schema)
+                    throw ProtobufError("field \(schema.protoNames[fi]) is given twice (as \(schema.jsonNames[fi]) and \(schema.protoNames[fi]))").inMessage(schema)
                 }
-                let f = schema.fields[fi]
-                if let k = f.oneofIndex, !isAbsent(value, fi, schema) {
+                let k = schema.plans[fi].oneof
+                if k >= 0, !isAbsent(value, fi, schema) {
                     let previous = Int(oneofSet[k])
                     if previous >= 0 {
-                        // Named in a fixed order: which one the dictionary yields first varies by process.
-                        let names = [schema.fields[previous].jsonName, f.jsonName].sorted()
-                        throw ProtobufError("oneof \(schema.oneofs[k]) has two members, \(names[0]) and \(names[1])").inMessage(schema)
+                        throw oneofConflict(members, k, schema)
                     }
                     oneofSet[k] = Int16(fi)
                 }
@@ -80,42 +78,56 @@ struct ProtoEncoder {
         }
     }
 
+    /// The error for two members of oneof `k` in `members`, naming the first two by field number
+    /// (dictionary order differs from run to run).
+    func oneofConflict(_ members: [String: JSON], _ k: Int, _ schema: MessageSchema) -> ProtobufError {
+        let present = members.compactMap { key, value -> Int? in
+            guard let fi = schema.nameIndex[key], schema.plans[fi].oneof == k, !isAbsent(value, fi, schema) else { return nil }
+            return fi
+        }.sorted()
+        let names = present.prefix(2).map { schema.jsonNames[$0] }
+        return ProtobufError("oneof \(schema.oneofs[k]) has two members, \(names.first ?? "?") and \(names.last ?? "?")").inMessage(schema)
+    }
+
     /// Whether a member's JSON value leaves its field unset: `null`, except for fields whose
     /// type gives `null` a meaning (google.protobuf.Value, NullValue).
     func isAbsent(_ value: JSON, _ fi: Int, _ schema: MessageSchema) -> Bool {
         guard case .null = value else { return false }
-        if schema.fields[fi].cardinality != .singular { return true }
+        if schema.plans[fi].shape != .singular { return true }
         if let e = schema.enumTypes[fi], e.isNullValue { return false }
         if let m = schema.messageTypes[fi], m.wellKnown == .value { return false }
         return true
     }
 
-    func unknownField(_ key: String, _ schema: MessageSchema) -> ProtobufError {
-        ProtobufError("unknown field \(JSON.string(key))").inMessage(schema)
+    /// The error for the first (in key order, so the message is the same on every run) member
+    /// of `members` that `schema` does not declare.
+    func unknownField(_ members: [String: JSON], _ schema: MessageSchema, skipping skipKey: String? = nil) -> ProtobufError {
+        let key = members.keys.filter { $0 != skipKey && schema.nameIndex[$0] == nil }.min() ?? ""
+        return ProtobufError("unknown field \(JSON.string(key))").inMessage(schema)
     }
 
     /// Prepends field `fi` (value and key; every element of a repeated field, every map entry).
     func field(_ value: JSON, _ fi: Int, _ schema: MessageSchema, depth: Int) throws(ProtobufError) {
-        let f = schema.fields[fi]
+        let f = schema.plans[fi]
         if isAbsent(value, fi, schema) { return }
         do throws(ProtobufError) {
-            switch f.cardinality {
+            switch f.shape {
             case .singular:
-                if case .message = f.type {
+                if f.kind == .message {
                     let mark = w.count
                     try message(value, try linked(schema, fi), depth: depth + 1)
                     w.prependLength(since: mark)
                     w.prependKey(f.number, .lengthDelimited)
-                } else if try scalarValue(value, f.type, schema.enumTypes[fi], omitDefault: !f.hasExplicitPresence) {
-                    w.prependKey(f.number, f.type.wireType)
+                } else if try scalarValue(value, f.kind, schema.enumTypes[fi], omitDefault: !f.explicitPresence) {
+                    w.prependKey(f.number, f.kind.wireType)
                 }
             case .repeated:
                 try repeated(value, f, fi, schema, depth: depth)
-            case .map(let keyType, _):
-                try map(value, f, fi, keyType, schema, depth: depth)
+            case .map:
+                try map(value, f, fi, schema, depth: depth)
             }
         } catch {
-            throw error.within(schema, f.name, component: f.jsonName)
+            throw error.within(schema, schema.protoNames[fi], component: schema.jsonNames[fi])
         }
     }
 
@@ -128,16 +140,16 @@ struct ProtoEncoder {
 
     /// Prepends a repeated field: scalars packed into one length-delimited run, strings, bytes
     /// and messages one key each.
-    func repeated(_ value: JSON, _ f: FieldSchema, _ fi: Int, _ schema: MessageSchema, depth: Int) throws(ProtobufError) {
+    func repeated(_ value: JSON, _ f: FieldPlan, _ fi: Int, _ schema: MessageSchema, depth: Int) throws(ProtobufError) {
         guard case .array(let elements) = value else { throw ProtobufError("expected a JSON array, got \(value.kindName)") }
         if elements.isEmpty { return }
-        let packed = f.type.isPackable
+        let packed = f.kind.isPackable
         let mark = w.count
         var j = elements.count - 1
         while j >= 0 {
             let element = elements[j]
             do throws(ProtobufError) {
-                if case .message = f.type {
+                if f.kind == .message {
                     let sub = try linked(schema, fi)
                     if case .null = element, sub.wellKnown != .value { throw ProtobufError("null is not allowed in a repeated field") }
                     let elementMark = w.count
@@ -146,8 +158,8 @@ struct ProtoEncoder {
                     w.prependKey(f.number, .lengthDelimited)
                 } else {
                     if case .null = element { throw ProtobufError("null is not allowed in a repeated field") }
-                    _ = try scalarValue(element, f.type, schema.enumTypes[fi], omitDefault: false)
-                    if !packed { w.prependKey(f.number, f.type.wireType) }
+                    _ = try scalarValue(element, f.kind, schema.enumTypes[fi], omitDefault: false)
+                    if !packed { w.prependKey(f.number, f.kind.wireType) }
                 }
             } catch {
                 var e = error
@@ -164,17 +176,17 @@ struct ProtoEncoder {
 
     /// Prepends a map field: one entry message {key = 1, value = 2} per member, in key order.
     /// Both key and value are always written (as protobuf's own encoders do for map entries).
-    func map(_ value: JSON, _ f: FieldSchema, _ fi: Int, _ keyType: ProtoFieldType, _ schema: MessageSchema, depth: Int) throws(ProtobufError) {
+    func map(_ value: JSON, _ f: FieldPlan, _ fi: Int, _ schema: MessageSchema, depth: Int) throws(ProtobufError) {
         guard case .object(let members) = value else { throw ProtobufError("expected a JSON object, got \(value.kindName)") }
         if members.isEmpty { return }
         guard depth + 1 < ProtoJSON.maxDepth else { throw ProtobufError("messages nested deeper than \(ProtoJSON.maxDepth) levels") }
-        let valueType = f.type
+        let valueType = f.kind, keyType = f.keyKind
         let sub = schema.messageTypes[fi]
         let enumType = schema.enumTypes[fi]
         try ProtoEncoder.forEachSortedDescending(members) { (key, element) throws(ProtobufError) in
             do throws(ProtobufError) {
                 let entryMark = w.count
-                if case .message = valueType {
+                if valueType == .message {
                     guard let sub else { throw ProtobufError("schema \(schema.fullName) is not linked into a registry") }
                     if case .null = element, sub.wellKnown != .value { throw ProtobufError("null is not allowed as a map value") }
                     let valueMark = w.count
@@ -197,7 +209,7 @@ struct ProtoEncoder {
     }
 
     /// Prepends a map key given as a JSON object key (numbers and booleans as their text).
-    private func mapKey(_ key: String, _ keyType: ProtoFieldType) throws(ProtobufError) {
+    private func mapKey(_ key: String, _ keyType: ScalarKind) throws(ProtobufError) {
         switch keyType {
         case .string:
             let mark = w.count
@@ -211,13 +223,14 @@ struct ProtoEncoder {
         }
     }
 
-    /// Calls `body` for each member in descending UTF-8 order of the keys (the writer reverses
-    /// it), without building a sorted copy of the dictionary.
+    /// Calls `body` for each member in descending key order (the writer reverses it), without
+    /// building a sorted copy of the dictionary.
     static func forEachSortedDescending(_ members: [String: JSON], _ body: (String, JSON) throws(ProtobufError) -> Void) throws(ProtobufError) {
         if members.count == 1, let (k, v) = members.first {
             try body(k, v)
             return
         }
+        /// A position in `members`.
         typealias Index = Dictionary<String, JSON>.Index
         try withUnsafeTemporaryAllocation(of: Index.self, capacity: members.count) { (slots) throws(ProtobufError) in
             var n = 0
@@ -228,8 +241,10 @@ struct ProtoEncoder {
                 n += 1
                 members.formIndex(after: &i)
             }
+            // String order: byte order for ASCII and NFC text (a memcmp fast path), and a total
+            // order on the keys a dictionary can hold in any case.
             var sortable = slots
-            sortable.sort { a, b in members[b].key.utf8.lexicographicallyPrecedes(members[a].key.utf8) }
+            sortable.sort { a, b in members[b].key < members[a].key }
             for s in 0..<n {
                 let (k, v) = members[slots[s]]
                 try body(k, v)

@@ -2,7 +2,9 @@
 /// full name (`google.firestore.v1.Value`) and resolved by a `SchemaRegistry`, which is what lets
 /// recursive messages (Value → MapValue → Value) be declared as plain data.
 public enum ProtoFieldType: Sendable, Hashable {
+    /// Floating point and varint-encoded integers (`sint*` zigzag-encoded).
     case double, float, int32, int64, uint32, uint64, sint32, sint64
+    /// Fixed-width integers, bool, UTF-8 text, raw bytes.
     case fixed32, fixed64, sfixed32, sfixed64, bool, string, bytes
     /// An enum, by full name.
     case enumeration(String)

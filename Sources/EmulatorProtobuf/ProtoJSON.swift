@@ -23,7 +23,7 @@ import EmulatorCore
 /// `12 00`); oneof members are written even when default (`{"booleanValue": false}` → `08 00`);
 /// repeated scalars are packed; `null` means absent except where it is a value
 /// (google.protobuf.Value, NullValue). Fields are written in field-number order and map entries
-/// in key order (UTF-8 bytes), so the output is deterministic.
+/// in key order (String order: UTF-8 byte order for NFC text), so the output is deterministic.
 public enum ProtoJSON {
     /// The deepest message nesting accepted (as protobuf's default recursion limit); map entries
     /// count as a level. Deeper input throws instead of exhausting the stack.

@@ -36,6 +36,7 @@ public struct ProtoReader {
 
     /// Reads a field key; nil at the end of the input. Rejects field number 0, numbers over
     /// 2^29 - 1, group wire types (3, 4) and the undefined wire types 6 and 7.
+    @inline(__always)
     public mutating func readTag() throws(ProtobufError) -> (number: Int, wireType: WireType)? {
         guard position < end else { return nil }
         let key = try readVarint(what: "field key")
@@ -58,6 +59,8 @@ public struct ProtoReader {
         try readVarint(what: "varint")
     }
 
+    /// `readVarint()`, naming what is read in its errors ("truncated field key").
+    @inline(__always)
     mutating func readVarint(what: StaticString) throws(ProtobufError) -> UInt64 {
         guard position < end else { throw ProtobufError("truncated \(what)") }
         let first = buffer[position]
@@ -77,6 +80,7 @@ public struct ProtoReader {
     }
 
     /// Reads four little-endian bytes.
+    @inline(__always)
     public mutating func readFixed32() throws(ProtobufError) -> UInt32 {
         guard end - position >= 4 else { throw ProtobufError("truncated fixed32") }
         var v: UInt32 = 0
@@ -86,6 +90,7 @@ public struct ProtoReader {
     }
 
     /// Reads eight little-endian bytes.
+    @inline(__always)
     public mutating func readFixed64() throws(ProtobufError) -> UInt64 {
         guard end - position >= 8 else { throw ProtobufError("truncated fixed64") }
         var v: UInt64 = 0
@@ -95,6 +100,7 @@ public struct ProtoReader {
     }
 
     /// Reads a length prefix and returns the range of the bytes it covers (already skipped).
+    @inline(__always)
     public mutating func readLengthDelimited() throws(ProtobufError) -> Range<Int> {
         let length = try readVarint(what: "length")
         guard length <= UInt64(end - position) else {

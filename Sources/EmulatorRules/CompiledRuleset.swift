@@ -82,19 +82,32 @@ public final class CompiledRuleset: Sendable {
         let disjuncts = request.method == .list ? (request.query?.disjuncts ?? [[:]]) : [[:]]
         var reasons: [String] = []
         var considered = 0
+        var granted: [RulesDecidingPoint] = []  // one per query disjunct
         for (i, constraints) in disjuncts.enumerated() {
             ev.constraints = constraints
             ev.isQuery = request.method == .list
             var grantedHere: String?
             var tried: [String] = []
+            var points: [RulesDecidingPoint] = []
             for m in matches {
                 for a in m.block.allows where a.methods.contains(where: { request.method.isGranted(by: $0) }) {
                     considered += 1
-                    guard let cond = a.condition else { grantedHere = "\(a.location) \(a.text)"; break }
+                    guard let cond = a.condition else {
+                        grantedHere = "\(a.location) \(a.text)"
+                        granted.append(RulesDecidingPoint(outcome: "allow", statement: a.location, location: a.location, expression: a.text))
+                        break
+                    }
                     let scope = Evaluation.Scope(vars: rootVars(request, ev, m.vars), functions: m.functions)
                     let v = ev.eval(cond, scope)
-                    if case .bool(true) = v { grantedHere = "\(a.location) \(a.text)"; break }
-                    tried.append("\(a.location) \(a.text)\n    → " + Explainer(ev: ev).explain(cond))
+                    if case .bool(true) = v {
+                        grantedHere = "\(a.location) \(a.text)"
+                        granted.append(RulesDecidingPoint(outcome: "allow", statement: a.location, location: cond.location, expression: cond.text))
+                        break
+                    }
+                    let explainer = Explainer(ev: ev)
+                    tried.append("\(a.location) \(a.text)\n    → " + explainer.explain(cond))
+                    let c = explainer.culprit(cond)
+                    points.append(RulesDecidingPoint(outcome: v.isError ? "error" : "deny", statement: a.location, location: c.location, expression: c.text))
                 }
                 if grantedHere != nil { break }
             }
@@ -104,10 +117,10 @@ public final class CompiledRuleset: Sendable {
                     return RulesDecision(allowed: false, explanation: "no allow statement for '\(request.method.rawValue)' in the match statements for \(shownPath)", debug: ev.debugLines)
                 }
                 reasons.append("'\(request.method.rawValue)' on \(shownPath) denied\(which); tried:\n  " + tried.joined(separator: "\n  "))
-                return RulesDecision(allowed: false, explanation: reasons.joined(separator: "\n"), debug: ev.debugLines)
+                return RulesDecision(allowed: false, explanation: reasons.joined(separator: "\n"), debug: ev.debugLines, deciding: points)
             }
             if i == disjuncts.count - 1 {
-                return RulesDecision(allowed: true, explanation: "allowed by \(grantedHere!)", debug: ev.debugLines)
+                return RulesDecision(allowed: true, explanation: "allowed by \(grantedHere!)", debug: ev.debugLines, deciding: granted)
             }
         }
         return RulesDecision(allowed: false, explanation: "denied", debug: ev.debugLines)

@@ -51,4 +51,43 @@ struct Explainer {
         }
         return "error: \(message), in \(e.text) at \(e.location)"
     }
+
+    /// The sub-expression `explain` ends its sentence on (the one whose line a viewer highlights):
+    /// the false side of `&&`, the failing comparison, the body of a called function, the
+    /// innermost erroring node. Follows `explain` step by step.
+    func culprit(_ e: Expr, depth: Int = 0) -> Expr {
+        guard depth < 12, let v = value(e) else { return e }
+        if case .error(let m) = v { return culpritOfError(e, m, depth) }
+        switch e.kind {
+        case .binary(.and, let l, let r):
+            if case .bool(false)? = value(l) { return culprit(l, depth: depth + 1) }
+            return culprit(r, depth: depth + 1)
+        case .call(let callee, _):
+            if case .identifier(let name) = callee.kind, let f = ev.ruleset.allFunctions[name], value(f.body) != nil {
+                return culprit(f.body, depth: depth + 1)
+            }
+            return e
+        case .ternary(let c, let a, let b):
+            if case .bool(true)? = value(c) { return culprit(a, depth: depth + 1) }
+            return culprit(b, depth: depth + 1)
+        default:
+            return e
+        }
+    }
+
+    func culpritOfError(_ e: Expr, _ message: String, _ depth: Int) -> Expr {
+        var children = e.children
+        if case .call(let callee, _) = e.kind, case .identifier(let name) = callee.kind, let f = ev.ruleset.allFunctions[name] {
+            children.append(f.body)
+        }
+        if case .binary(let op, _, _) = e.kind, op == .and || op == .or {
+            if let c = children.first(where: { if case .error? = value($0) { true } else { false } }), depth < 12 {
+                return culprit(c, depth: depth + 1)
+            }
+        }
+        for c in children {
+            if case .error(let m)? = value(c), m == message, depth < 12 { return culpritOfError(c, m, depth + 1) }
+        }
+        return e
+    }
 }

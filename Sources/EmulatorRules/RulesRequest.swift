@@ -100,4 +100,20 @@ public struct RulesDecision: Sendable {
     public var explanation: String
     /// Lines from `debug()`.
     public var debug: [String]
+    /// Where the decision was made: the granting allow statement, or, for a denial, the deciding
+    /// sub-expression of each allow statement tried (for request logs that highlight lines).
+    public var deciding: [RulesDecidingPoint] = []
+}
+
+/// One place in the source that decided a request.
+public struct RulesDecidingPoint: Sendable, Equatable {
+    /// `allow` (this statement granted access), `deny` (its condition was false) or `error`
+    /// (its condition failed with an error).
+    public var outcome: String
+    /// The allow statement.
+    public var statement: SourceLocation
+    /// The sub-expression that decided (the statement itself when it granted access).
+    public var location: SourceLocation
+    /// That sub-expression's source text.
+    public var expression: String
 }

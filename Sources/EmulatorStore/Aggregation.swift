@@ -13,9 +13,11 @@ public struct Aggregation: Sendable, Equatable {
 
     /// Decodes the `aggregations` array (1–5 entries, unique aliases, default `field_<n>`).
     public static func decodeList(_ json: JSON?) throws -> [Aggregation] {
-        guard case .array(let items)? = json, (1...5).contains(items.count) else {
-            throw EmulatorError.invalidArgument("An aggregation query needs 1 to 5 aggregations.")
+        // The messages are production's: client test suites check them.
+        guard case .array(let items)? = json, !items.isEmpty else {
+            throw EmulatorError.invalidArgument("Aggregations can not be empty.")
         }
+        guard items.count <= 5 else { throw EmulatorError.invalidArgument("An aggregation query accepts at most 5 aggregations, got \(items.count).") }
         var out: [Aggregation] = []
         for (i, a) in items.enumerated() {
             let alias = a["alias"]?.stringValue ?? "field_\(i + 1)"
@@ -34,10 +36,20 @@ public struct Aggregation: Sendable, Equatable {
             } else {
                 throw EmulatorError.invalidArgument("Aggregation \(alias) needs count, sum or avg.")
             }
-            guard !out.contains(where: { $0.alias == alias }) else { throw EmulatorError.invalidArgument("Duplicate aggregation alias '\(alias)'.") }
+            guard !out.contains(where: { $0.alias == alias }) else {
+                throw EmulatorError.invalidArgument("Aggregation aliases contain duplicate alias '\(alias)'.")
+            }
             out.append(Aggregation(alias: alias, kind: kind))
         }
         return out
+    }
+
+    /// The field a sum or average reads; nil for count.
+    public var field: FieldPath? {
+        switch kind {
+        case .count: return nil
+        case .sum(let f), .avg(let f): return f
+        }
     }
 
     /// Computes the aggregation over `docs` (sum: int64 while all ints fit, else double; avg: double, NULL when empty).

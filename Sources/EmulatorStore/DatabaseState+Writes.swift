@@ -28,11 +28,19 @@ extension DatabaseState {
         case .exists(false)? where before != nil:
             throw EmulatorError.alreadyExists("Document already exists: \(fullName)")
         case .updateTime(let t)?:
+            // A time after the commit cannot be anyone's update time: production refuses it as
+            // an invalid argument rather than a failed precondition.
+            guard t <= time else {
+                throw EmulatorError.invalidArgument("The update_time precondition \(t.rfc3339()) for \(fullName) is in the future (the commit time is \(time.rfc3339())).")
+            }
             guard let b = before else { throw EmulatorError.notFound("No document to update: \(fullName)") }
             guard b.updateTime == t else {
                 throw EmulatorError.failedPrecondition("The document \(fullName) was last updated at \(b.updateTime.rfc3339()), not at \(t.rfc3339()).")
             }
         default: break
+        }
+        if case .verify = w.operation {
+            return AppliedWrite(path: w.path, before: before, after: before, updateTime: before?.updateTime, transformResults: [])
         }
         if case .delete = w.operation {
             remove(w.path, at: time)

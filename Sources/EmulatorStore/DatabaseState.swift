@@ -20,6 +20,10 @@ struct DatabaseState: Sendable {
     var groups: [String: Set<String>] = [:]
     var history: [String: [Version]] = [:]
     var lastCommit = Timestamp(seconds: 0)
+    /// Reads at or after this time are exact; before it, some document's history was cut (only
+    /// `historyDepth` versions are kept) or the whole state was replaced (reset, restore, import).
+    /// Listeners resume from a point at or after it; older points start over.
+    var historyHorizon = Timestamp(seconds: 0)
     /// Equality indexes, as Firestore's automatic single-field indexes: collection path → top-level
     /// field → value key → document paths. Equality and `in` filters read candidates from here.
     var equalityIndex: [String: [String: [String: Set<String>]]] = [:]
@@ -29,6 +33,23 @@ struct DatabaseState: Sendable {
         let t = now.truncatedToMicroseconds
         lastCommit = t > lastCommit ? t : lastCommit.adding(nanoseconds: 1000)
         return lastCommit
+    }
+
+    /// A read time for a consistent snapshot now: the clock, but never before the last commit or
+    /// the last read time handed out, and later commits come strictly after it. So read times seen
+    /// by listeners never go backwards, even when the project's clock is frozen or moved back.
+    mutating func reserveReadTime(_ now: Timestamp) -> Timestamp {
+        let t = max(now.truncatedToMicroseconds, lastCommit)
+        lastCommit = t
+        return t
+    }
+
+    /// An empty database that keeps the time line: after a reset, commit times still only grow.
+    func emptied(at time: Timestamp) -> DatabaseState {
+        var fresh = DatabaseState()
+        fresh.lastCommit = max(lastCommit, time)
+        fresh.historyHorizon = time
+        return fresh
     }
 
     /// The document at `path`, now or as of `readTime`.
@@ -114,7 +135,11 @@ struct DatabaseState: Sendable {
     private mutating func record(_ path: String, _ v: Version) {
         var h = history[path] ?? []
         h.append(v)
-        if h.count > Self.historyDepth { h.removeFirst(h.count - Self.historyDepth) }
+        if h.count > Self.historyDepth {
+            h.removeFirst(h.count - Self.historyDepth)
+            // Reads before the oldest kept version would now miss this document's older state.
+            if h[0].time > historyHorizon { historyHorizon = h[0].time }
+        }
         history[path] = h
     }
 

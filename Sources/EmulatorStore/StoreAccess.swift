@@ -42,6 +42,14 @@ public struct StoreAccess: Sendable {
 public protocol StoreAuthorizer: Sendable {
     /// Allows or denies `access`.
     func authorize(_ access: StoreAccess) throws
+    /// Sees an administrator's access, which rules never judge (request logs list it). Runs inside
+    /// the database lock, like `authorize`.
+    func observeAdmin(_ access: StoreAccess)
+}
+
+extension StoreAuthorizer {
+    /// Ignores administrator accesses.
+    public func observeAdmin(_ access: StoreAccess) {}
 }
 
 /// The default hook: everything is allowed.

@@ -47,8 +47,7 @@ extension StoreService: PersistentParticipant {
             }
             states[db] = state
         }
-        resetProject(project)
-        for (db, state) in states { box(project, db).data.withLock { $0 = DatabaseData(state: state, transactions: [:]) } }
+        replaceProject(project, with: states)
     }
 
     /// The journal form of a committed change batch.

@@ -36,14 +36,13 @@ extension StoreService {
                     if undo[w.path] == nil { undo[w.path] = data.state.undoEntry(w.path) }
                     applied.append(try data.state.apply(w, at: time, fullName: DocumentName.full(project: project, database: database, path: w.path)))
                 }
-                if !caller.isAdmin {
-                    let reader = CommitReader(state: data.state, undo: undo)
-                    for (w, a) in zip(writes, applied) {
-                        let method: AccessMethod
-                        if case .delete = w.operation { method = .delete } else { method = a.before == nil ? .create : .update }
-                        try authorize(hooks, StoreAccess(caller: caller, project: project, database: database, method: method, path: w.path,
-                                                         resource: a.before, requestResource: a.after, query: nil, time: time, reader: reader))
-                    }
+                let reader = CommitReader(state: data.state, undo: undo)
+                for (w, a) in zip(writes, applied) {
+                    if case .verify = w.operation { continue }  // writes nothing, so nothing to allow
+                    let method: AccessMethod
+                    if case .delete = w.operation { method = .delete } else { method = a.before == nil ? .create : .update }
+                    try authorize(hooks, StoreAccess(caller: caller, project: project, database: database, method: method, path: w.path,
+                                                     resource: a.before, requestResource: a.after, query: nil, time: time, reader: reader))
                 }
             } catch {
                 for (path, entry) in undo { data.state.restore(path, entry) }
@@ -51,8 +50,9 @@ extension StoreService {
                 throw error
             }
             let changed = applied.filter { $0.before != $0.after }
-            if !changed.isEmpty, let observer = hooks.observer {
-                observer(StoreChangeBatch(project: project, database: database, commitTime: time, changes: changed, caller: caller))
+            if !changed.isEmpty {
+                hooks.observer?(StoreChangeBatch(project: project, database: database, commitTime: time, changes: changed, caller: caller))
+                data.watch.publish(changed, state: data.state, project: project, database: database, time: time)
             }
             return CommitResult(writeResults: applied, commitTime: time)
         }
@@ -95,9 +95,10 @@ extension StoreService {
             let time = data.state.nextCommitTime(now)
             let removed = data.state.removeSubtree(path, at: time)
             data.transactions = [:]
-            if !removed.isEmpty, let observer = hooks.observer {
-                observer(StoreChangeBatch(project: project, database: database, commitTime: time,
-                                          changes: removed.map { AppliedWrite(path: $0.path, before: $0, after: nil, updateTime: nil, transformResults: []) }))
+            if !removed.isEmpty {
+                let changes = removed.map { AppliedWrite(path: $0.path, before: $0, after: nil, updateTime: nil, transformResults: []) }
+                hooks.observer?(StoreChangeBatch(project: project, database: database, commitTime: time, changes: changes))
+                data.watch.publish(changes, state: data.state, project: project, database: database, time: time)
             }
         }
     }

@@ -15,6 +15,20 @@ public final class StoreService: Sendable {
     struct DatabaseData: Sendable {
         var state = DatabaseState()
         var transactions: [String: StoreTransaction] = [:]
+        /// Real-time listener targets: they outlive resets and restores, which reach them as changes.
+        var watch = WatchRegistry()
+
+        /// Replaces the documents (reset, restore, import) at a new time on the same time line,
+        /// drops open transactions, and tells listeners what changed.
+        mutating func replaceState(_ new: DatabaseState?, now: Timestamp, project: String, database: String) {
+            let time = state.nextCommitTime(now)
+            var next = new ?? state.emptied(at: time)
+            next.lastCommit = max(next.lastCommit, time)
+            next.historyHorizon = max(next.historyHorizon, time)
+            state = next
+            transactions = [:]
+            watch.reevaluateAll(state: state, project: project, database: database, time: time)
+        }
     }
 
     final class DatabaseBox: Sendable {
@@ -32,11 +46,18 @@ public final class StoreService: Sendable {
     private let boxes = Mutex<[DatabaseKey: DatabaseBox]>([:])
     private let hooks = Mutex(Hooks())
 
-    /// Creates the store.
-    public init(environments: any ProjectEnvironmentProvider, options: StoreOptions = StoreOptions(), logger: any LogSink = NullLogSink()) {
+    /// This store instance's identity in listener resume tokens: a token from another instance (an
+    /// earlier emulator process) starts its listener over rather than resuming.
+    public let epoch: UInt64
+
+    /// Creates the store. `epoch` should differ between processes (the emulator draws it from the
+    /// secure random source).
+    public init(environments: any ProjectEnvironmentProvider, options: StoreOptions = StoreOptions(), logger: any LogSink = NullLogSink(),
+                epoch: UInt64 = 1) {
         self.environments = environments
         self.options = options
         self.logger = logger
+        self.epoch = epoch
     }
 
     /// Installs the authorization hook (security rules).
@@ -72,9 +93,10 @@ public final class StoreService: Sendable {
         boxes.withLock { $0.keys.filter { $0.project == project }.map(\.database).sorted() }
     }
 
-    /// Throws PERMISSION_DENIED-style errors from the hook for non-admin callers.
+    /// Throws PERMISSION_DENIED-style errors from the hook for non-admin callers; admin accesses
+    /// are only shown to the hook.
     func authorize(_ hooks: Hooks, _ access: StoreAccess) throws {
-        guard !access.caller.isAdmin else { return }
+        guard !access.caller.isAdmin else { hooks.authorizer.observeAdmin(access); return }
         try hooks.authorizer.authorize(access)
     }
 }
@@ -83,13 +105,22 @@ extension StoreService: ProjectStateParticipant {
     /// `firestore`.
     public var participantName: String { "firestore" }
 
-    /// Drops the project's documents and open transactions.
+    /// Drops the project's documents and open transactions; listeners see every document go.
     public func resetProject(_ projectId: String) {
-        for db in databases(of: projectId) { box(projectId, db).data.withLock { $0 = DatabaseData() } }
+        let now = environments.environment(for: projectId).clock.now()
+        for db in databases(of: projectId) {
+            box(projectId, db).data.withLock { $0.replaceState(nil, now: now, project: projectId, database: db) }
+        }
     }
 
-    /// Drops every project's data.
-    public func resetAll() { boxes.withLock { $0 = [:] } }
+    /// Drops every project's data (databases nobody listens to are forgotten altogether).
+    public func resetAll() {
+        for (key, b) in allBoxes() {
+            let now = environments.environment(for: key.project).clock.now()
+            b.data.withLock { $0.replaceState(nil, now: now, project: key.project, database: key.database) }
+        }
+        boxes.withLock { all in all = all.filter { !$0.value.data.withLock { $0.watch.isEmpty } } }
+    }
 
     /// Copy-on-write copies of each database state.
     public func captureProject(_ projectId: String) -> any Sendable {
@@ -98,17 +129,18 @@ extension StoreService: ProjectStateParticipant {
         return out
     }
 
-    /// Puts captured states back (open transactions are dropped).
+    /// Puts captured states back (open transactions are dropped); listeners see the differences as
+    /// ordinary changes, and time keeps moving forward (update times never go backwards).
     public func restoreProject(_ projectId: String, from snapshot: any Sendable) throws {
         guard let states = snapshot as? [String: DatabaseState] else { throw EmulatorError.internal("snapshot is not a firestore snapshot") }
-        resetProject(projectId)
-        for (db, state) in states {
-            box(projectId, db).data.withLock { d in
-                // Keep time moving forward across restores: updateTime never goes backwards.
-                let last = max(d.state.lastCommit, state.lastCommit)
-                d = DatabaseData(state: state, transactions: [:])
-                d.state.lastCommit = last
-            }
+        replaceProject(projectId, with: states)
+    }
+
+    /// Replaces every database of a project with `states` (absent ones become empty).
+    func replaceProject(_ projectId: String, with states: [String: DatabaseState]) {
+        let now = environments.environment(for: projectId).clock.now()
+        for db in Set(databases(of: projectId)).union(states.keys) {
+            box(projectId, db).data.withLock { $0.replaceState(states[db], now: now, project: projectId, database: db) }
         }
     }
 }

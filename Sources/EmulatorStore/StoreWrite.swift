@@ -108,6 +108,9 @@ public struct StoreWrite: Sendable, Equatable {
         case delete
         /// Only apply `transforms`.
         case transform
+        /// Only check the precondition (`Write.verify`, which mobile SDKs send in transactions
+        /// though the published protos lack it): nothing is written, nothing is created.
+        case verify
     }
 
     /// Database-relative document path.
@@ -157,7 +160,7 @@ public struct StoreWrite: Sendable, Equatable {
         } else if let v = json["verify"] {
             // SDKs send an unpublished `verify` in transactions: a precondition-only write.
             path = try relative(v)
-            operation = .transform
+            operation = .verify
         } else {
             throw EmulatorError.invalidArgument("A write needs one of update, delete or transform.")
         }

@@ -107,6 +107,19 @@ public struct StructuredQuery: Sendable, Equatable {
         return Cursor(values: values, before: json["before"]?.boolValue ?? false)
     }
 
+    /// Orders by `fields` as if they were inequality fields (after the explicit orders, before
+    /// `__name__`), which also means documents without them are left out. Production reads a
+    /// sum or average through the field's index, so a limited aggregation query takes the
+    /// first documents in that field's order.
+    public mutating func orderImplicitly(by fields: [FieldPath]) {
+        let extra = fields.filter { f in !f.isName && !explicitOrder.contains { $0.field == f } }
+        guard !extra.isEmpty else { return }
+        let inequalities = filter?.inequalityFields ?? []
+        var all = inequalities
+        for f in extra where !all.contains(f) { all.append(f) }
+        order = Self.normalise(explicitOrder, inequalities: all)
+    }
+
     /// Standard-edition normalisation: inequality fields not in orderBy are appended (sorted),
     /// then `__name__`, taking the direction of the last explicit order.
     static func normalise(_ explicit: [Order], inequalities: [FieldPath]) -> [Order] {

@@ -9,6 +9,13 @@ let testKeyring = TokenKeyring(key: try! RSASigningKey.generate())
 let project = "demo-auth"
 let start = Timestamp(seconds: 1_800_000_000)
 
+/// The opt-in production-like mode: RS256-signed ID tokens (`auth.signIdTokens: true`).
+let signingConfig: AuthServiceConfig = {
+    var c = AuthServiceConfig()
+    c.signIdTokens = true
+    return c
+}()
+
 /// A service on a frozen, seeded project clock.
 func makeService(_ config: AuthServiceConfig = AuthServiceConfig(), logger: any LogSink = NullLogSink()) -> (AuthService, ProjectEnvironment) {
     let envs = LocalEnvironmentProvider()
@@ -62,10 +69,45 @@ final class RecordingHooks: AuthHooks {
     }
 
     func beforeSignIn(_ event: BlockingEvent) async throws -> BlockingResult? {
-        calls.withLock { $0.append("beforeSignIn:\(event.signInMethod)") }
+        calls.withLock { $0.append("beforeSignIn:\(event.signInMethod)" + (event.secondFactor.map { ":" + $0 } ?? "")) }
         return result
     }
 
     func userCreated(projectId: String, user: AuthUser) async { calls.withLock { $0.append("created") } }
     func userDeleted(projectId: String, user: AuthUser) async { calls.withLock { $0.append("deleted") } }
+}
+
+/// A user with a verified email signed in with a password (MFA-eligible), and its tokens.
+func verifiedUser(_ a: AuthService, _ email: String, tenant: String? = nil) async throws -> (uid: String, idToken: String, refreshToken: String) {
+    var body: [String: JSON] = ["email": .string(email), "password": "secret1"]
+    if let tenant { body["tenantId"] = .string(tenant) }
+    let r = try await a.signUp(projectId: project, body: body, privileged: false)
+    let uid = try #require(r["localId"]?.stringValue)
+    _ = try await a.update(projectId: project, tenantId: tenant, body: ["localId": .string(uid), "emailVerified": true], privileged: true)
+    let s = try await a.signInWithPassword(projectId: project, body: body)
+    return (uid, try #require(s["idToken"]?.stringValue), try #require(s["refreshToken"]?.stringValue))
+}
+
+/// The claims of a token.
+func claims(_ token: JSON?) throws -> [String: JSON] { try #require(token?.stringValue.flatMap(JWT.decode)).payload }
+
+/// The newest SMS code listed for the pool.
+func lastCode(_ a: AuthService, tenant: String? = nil) throws -> (code: String, session: String, phone: String) {
+    let c = try #require(a.listVerificationCodes(projectId: project, tenantId: tenant)["verificationCodes"]?.arrayValue?.last)
+    return (try #require(c["code"]?.stringValue), try #require(c["sessionInfo"]?.stringValue), try #require(c["phoneNumber"]?.stringValue))
+}
+
+/// Enrols `phone` as a second factor through the v2 calls; returns the new tokens and the enrolment id.
+func enrollPhone(_ a: AuthService, idToken: String, phone: String, tenant: String? = nil) async throws -> (idToken: String, refreshToken: String, enrollmentId: String) {
+    var start: [String: JSON] = ["idToken": .string(idToken), "phoneEnrollmentInfo": ["phoneNumber": .string(phone)]]
+    if let tenant { start["tenantId"] = .string(tenant) }
+    let s = try a.mfaEnrollmentStart(projectId: project, body: start)
+    let session = try #require(s["phoneSessionInfo"]?["sessionInfo"])
+    let code = try lastCode(a, tenant: tenant).code
+    var fin: [String: JSON] = ["idToken": .string(idToken), "displayName": "phone", "phoneVerificationInfo": ["sessionInfo": session, "code": .string(code)]]
+    if let tenant { fin["tenantId"] = .string(tenant) }
+    let f = try a.mfaEnrollmentFinalize(projectId: project, body: fin)
+    let t = try #require(f["idToken"]?.stringValue)
+    let id = try #require(try claims(.string(t))["firebase"]?["second_factor_identifier"]?.stringValue)
+    return (t, try #require(f["refreshToken"]?.stringValue), id)
 }

@@ -59,7 +59,7 @@ import Testing
 }
 
 @Test func stateIndexesFollowPutAndRemove() {
-    var st = AuthProjectState()
+    var st = AuthPool()
     var u = AuthUser(localId: "u", now: start)
     u.email = "a@example.com"
     u.phoneNumber = "+1555"
@@ -88,10 +88,13 @@ import Testing
 }
 
 @Test func configDecoding() throws {
-    let c = try AuthServiceConfig(json: ["acceptUnsignedTokens": false, "passwordHashCost": 1000, "anonymousTtlSeconds": 60])
-    #expect(!c.acceptUnsignedTokens && c.passwordHashCost == 1000 && c.anonymousTtlSeconds == 60)
+    let c = try AuthServiceConfig(json: ["signIdTokens": true, "acceptUnsignedTokens": false, "passwordHashCost": 1000, "anonymousTtlSeconds": 60])
+    #expect(c.signIdTokens && !c.acceptUnsignedTokens && c.passwordHashCost == 1000 && c.anonymousTtlSeconds == 60)
+    #expect(!AuthServiceConfig().signIdTokens && AuthServiceConfig().acceptUnsignedTokens)
     #expect(throws: EmulatorError.self) { try AuthServiceConfig(json: ["passwordHashCost": "high"]) }
     #expect(throws: EmulatorError.self) { try AuthServiceConfig(json: ["signIdTokens": false, "acceptUnsignedTokens": false]) }
+    // Refusing unsigned tokens while minting them would lock everyone out.
+    #expect(throws: EmulatorError.self) { try AuthServiceConfig(json: ["acceptUnsignedTokens": false]) }
 }
 
 @Test func unsignedModeMintsAlgNoneTokensThatStillVerify() async throws {

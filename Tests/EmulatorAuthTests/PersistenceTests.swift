@@ -36,7 +36,7 @@ import Testing
     env.clock.advance(seconds: 60)
     _ = try await a.purgeAnonymous(projectId: project, olderThanSeconds: 1)
     _ = try a.updateConfig(projectId: project, patch: ["emailPrivacyConfig": ["enableImprovedEmailPrivacy": true]])
-    a.deleteAllAccounts(projectId: project)
+    try a.deleteAllAccounts(projectId: project)
     _ = try await signUp(a, "after@example.com")
     #expect(a.snapshot(projectId: project).user(anon["localId"]!.stringValue!) == nil)
 

@@ -2,8 +2,19 @@ import EmulatorCore
 import Testing
 @testable import EmulatorAuth
 
-@Test func idTokenIsRS256WithFirebaseClaims() async throws {
+@Test func idTokenIsUnsignedByDefaultLikeFirebasesEmulator() async throws {
     let (a, _) = makeService()
+    let r = try await a.signUp(projectId: project, body: ["email": "u@example.com", "password": "secret1"], privileged: false)
+    let token = try #require(r["idToken"]?.stringValue)
+    let jwt = try #require(JWT.decode(token))
+    #expect(jwt.header == ["alg": "none", "typ": "JWT"] && jwt.signature.isEmpty && token.hasSuffix("."))
+    #expect(jwt.payload["iss"] == .string("https://securetoken.google.com/\(project)") && jwt.payload["aud"] == .string(project))
+    // The strict verifier (what an Admin SDK accepts against Firebase's emulator) takes it.
+    #expect(try a.verifyIDTokenStrictly(projectId: project, token: token).uid == r["localId"]?.stringValue)
+}
+
+@Test func idTokenIsRS256WithFirebaseClaimsWhenSigning() async throws {
+    let (a, _) = makeService(signingConfig)
     let r = try await a.signUp(projectId: project, body: ["email": "Al@Example.com", "password": "secret1", "displayName": "Al"], privileged: false)
     let jwt = try #require(JWT.decode(r["idToken"]!.stringValue!))
     #expect(jwt.header["alg"] == "RS256")
@@ -29,7 +40,7 @@ import Testing
 }
 
 @Test func verificationChecksSignatureExpiryAndRevocation() async throws {
-    let (a, env) = makeService()
+    let (a, env) = makeService(signingConfig)
     let r = try await signUp(a, "v@example.com")
     let token = r["idToken"]!.stringValue!
     #expect(try a.verifyIDToken(projectId: project, token: token).uid == r["localId"]!.stringValue!)
@@ -77,7 +88,7 @@ import Testing
         func log(_ level: LogLevel, _ component: String, _ message: String) { if level == .warning { lines.append(message) } }
     }
     let lines = Lines()
-    let (a, _) = makeService(logger: lines)
+    let (a, _) = makeService(signingConfig, logger: lines)
     let r = try await a.signUp(projectId: project, body: [:], privileged: false)
     let uid = r["localId"]!.stringValue!
     let unsigned = try JWT.encode(["sub": .string(uid), "aud": .string(project), "iat": .int(start.seconds)], key: nil)
@@ -86,7 +97,7 @@ import Testing
     _ = try a.verifyIDToken(projectId: project, token: unsigned)
     #expect(lines.lines.count == 1)
     #expect(await message { try a.verifyIDToken(projectId: project, token: unsigned, allowUnsigned: false) } == "INVALID_ID_TOKEN")
-    var cfg = AuthServiceConfig()
+    var cfg = signingConfig
     cfg.acceptUnsignedTokens = false
     let (strict, _) = makeService(cfg)
     #expect(await message { try strict.verifyIDToken(projectId: project, token: unsigned) } == "INVALID_ID_TOKEN")
@@ -151,7 +162,7 @@ import Testing
 /// (audience, expiry on the project clock, revocation, disabled users) still runs on a hit, and an
 /// altered copy of a cached token is not a hit.
 @Test func verifiedSignatureCacheNeverSkipsChangingChecks() async throws {
-    let (a, env) = makeService()
+    let (a, env) = makeService(signingConfig)
     let r = try await signUp(a, "cache@example.com")
     let token = r["idToken"]!.stringValue!, uid = r["localId"]!.stringValue!
     #expect(a.verifiedTokens.count == 0)
@@ -184,4 +195,19 @@ import Testing
     cache.insert("c", kid: "k1", jwt: jwt)
     #expect(cache.count == 1)
     #expect(cache.lookup("a", kid: "k1") == nil)
+}
+
+/// Unsigned mode (the default) makes no signing key until something needs one (published keys,
+/// RS256 custom tokens), so no key generation is left running when a short-lived process exits,
+/// and exports carry no key that was never used.
+@Test func unsignedModeMakesNoKeyUntilOneIsNeeded() async throws {
+    let a = AuthService(environments: LocalEnvironmentProvider())
+    let r = try await a.signUp(projectId: project, body: [:], privileged: false)
+    #expect(try a.verifyIDTokenStrictly(projectId: project, token: r["idToken"]!.stringValue!).uid == r["localId"]!.stringValue!)
+    #expect(a.keyring.existingKey == nil && a.exportProject(project)["signingKey"] == nil)
+    // An RS256 token cannot be ours before a key exists.
+    let foreign = try JWT.encode(["sub": "x", "aud": .string(project), "iss": .string("https://securetoken.google.com/\(project)")], key: testKeyring.key())
+    #expect(await message { try a.verifyIDToken(projectId: project, token: foreign) } == "INVALID_ID_TOKEN")
+    _ = try a.keyring.jwks()
+    #expect(a.keyring.existingKey != nil && a.exportProject(project)["signingKey"] != nil)
 }

@@ -23,6 +23,12 @@ func unhex(_ s: String) -> [UInt8] {
     #expect(hex(Digest.hmacSHA512(key: key, msg)).hasPrefix("164b7a7bfcf819e2e395fbe73b56e0a3"))
 }
 
+@Test func hmacSHA1RFC2202() {
+    // RFC 2202 test cases 1 and 2.
+    #expect(hex(Digest.hmacSHA1(key: [UInt8](repeating: 0x0b, count: 20), Array("Hi There".utf8))) == "b617318655057264e28bc0b6fb378c8ef146be00")
+    #expect(hex(Digest.hmacSHA1(key: Array("Jefe".utf8), Array("what do ya want for nothing?".utf8))) == "effcdf6ae5eb2fa2d27416d5f184df9c259a7c79")
+}
+
 @Test func pbkdf2KnownAnswer() throws {
     let out = try Digest.pbkdf2SHA256(password: Array("password".utf8), salt: Array("salt".utf8), iterations: 1, length: 32)
     #expect(hex(out) == "120fb6cffcf8b32c43e7225256c4f837a86548c92ccc35480805987cb70be17b")

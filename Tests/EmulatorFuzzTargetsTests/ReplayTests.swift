@@ -1,4 +1,5 @@
 @testable import EmulatorFuzzTargets
+import EmulatorHTTP
 import EmulatorRules
 import Foundation
 import Testing
@@ -42,6 +43,18 @@ struct ReplayTests {
             if case .failure(let error) = CompiledRuleset.compile(source: source) {
                 Issue.record("\(file.lastPathComponent) does not compile: \(error)")
             }
+        }
+    }
+
+    /// HTTP/2 seeds are connections that run without a connection error (the recorded grpcio
+    /// session among them), so fuzzing starts from inputs that open streams and answer them.
+    @Test func http2SeedsRunClean() throws {
+        for file in try #require(Self.inputs("corpus", .http2)) {
+            let data = try [UInt8](Data(contentsOf: file))
+            let driver = HTTP2ConnectionDriver()
+            driver.feed(Array(data.dropFirst()))
+            #expect(driver.error == nil, "\(file.lastPathComponent) ends with \(String(describing: driver.error))")
+            #expect(driver.streamCount > 0, "\(file.lastPathComponent) opens no stream")
         }
     }
 

@@ -5,15 +5,21 @@ import Foundation
 import Testing
 @testable import EmulatorHTTP
 
-/// A raw TCP client for protocol-level tests.
-final class RawClient {
+/// A raw TCP client for protocol-level tests. Its reads block a thread of their own
+/// (`HTTPClient.onThread`), never the cooperative pool the server's responders run on: with
+/// tests running in parallel on two cores, two blocked pool threads would starve the server.
+final class RawClient: @unchecked Sendable {
     let fd: Int32
     init(port: Int, host: String = "127.0.0.1") throws {
         fd = try HTTPClient.connect(host: host, port: port, timeout: 5)
     }
     func send(_ s: String) throws { try HTTPClient.writeAll(fd, Array(s.utf8)) }
     /// Reads until `count` responses are complete or the peer closes; returns raw text.
-    func read(responses count: Int, timeout: Double = 5) -> String {
+    func read(responses count: Int, timeout: Double = 5) async -> String {
+        (try? await HTTPClient.onThread { self.readBlocking(responses: count, timeout: timeout) }) ?? ""
+    }
+
+    func readBlocking(responses count: Int, timeout: Double) -> String {
         var data: [UInt8] = []
         var buf = [UInt8](repeating: 0, count: 65536)
         let deadline = Date().addingTimeInterval(timeout)
@@ -37,7 +43,26 @@ final class RawClient {
         return true
     }
     /// True when the server has closed the connection (read returns 0).
-    func isClosed(within seconds: Double) -> Bool {
+    /// Reads raw bytes until `text` appears (or 5 s pass); returns what arrived, as Latin-1-ish text.
+    func readRaw(until text: String) async -> String {
+        (try? await HTTPClient.onThread {
+            var data: [UInt8] = []
+            var buf = [UInt8](repeating: 0, count: 65536)
+            let deadline = Date().addingTimeInterval(5)
+            while Date() < deadline, !String(decoding: data, as: UTF8.self).contains(text) {
+                let n = buf.withUnsafeMutableBytes { recv(self.fd, $0.baseAddress, $0.count, 0) }
+                if n <= 0 { break }
+                data.append(contentsOf: buf[0..<n])
+            }
+            return String(decoding: data, as: UTF8.self)
+        }) ?? ""
+    }
+
+    func isClosed(within seconds: Double) async -> Bool {
+        (try? await HTTPClient.onThread { self.isClosedBlocking(within: seconds) }) ?? false
+    }
+
+    func isClosedBlocking(within seconds: Double) -> Bool {
         var tv = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - seconds.rounded(.down)) * 1e6))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         var buf = [UInt8](repeating: 0, count: 4096)
@@ -78,9 +103,9 @@ let echo: HTTPResponder = { req in
             #expect(bound[0].port > 0)
             let c = try RawClient(port: bound[0].port)
             try c.send("GET /a?x=1 HTTP/1.1\r\nHost: t\r\n\r\n")
-            #expect(c.read(responses: 1).contains("GET /a?x=1 "))
+            #expect(await c.read(responses: 1).contains("GET /a?x=1 "))
             try c.send("POST /b HTTP/1.1\r\nContent-Length: 2\r\n\r\nhi")
-            #expect(c.read(responses: 1).hasSuffix("POST /b hi"))
+            #expect(await c.read(responses: 1).hasSuffix("POST /b hi"))
         }
     }
 
@@ -88,7 +113,7 @@ let echo: HTTPResponder = { req in
         try await withServer { bound in
             let c = try RawClient(port: bound[0].port)
             try c.send("GET /slow HTTP/1.1\r\n\r\nGET /2 HTTP/1.1\r\n\r\nPOST /3 HTTP/1.1\r\nContent-Length: 1\r\n\r\nz")
-            let text = c.read(responses: 3)
+            let text = await c.read(responses: 3)
             let order = ["GET /slow", "GET /2", "POST /3 z"].map { text.range(of: $0)?.lowerBound }
             #expect(order.allSatisfy { $0 != nil })
             #expect(order[0]! < order[1]! && order[1]! < order[2]!)
@@ -99,9 +124,9 @@ let echo: HTTPResponder = { req in
         try await withServer { bound in
             let c = try RawClient(port: bound[0].port)
             try c.send("POST /e HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n")
-            #expect(c.read(responses: 1, timeout: 1).hasPrefix("HTTP/1.1 100 Continue"))
+            #expect(await c.read(responses: 1, timeout: 1).hasPrefix("HTTP/1.1 100 Continue"))
             try c.send("abcPOST /c HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nxy\r\n0\r\n\r\n")
-            let text = c.read(responses: 2)
+            let text = await c.read(responses: 2)
             #expect(text.contains("POST /e abc"))
             #expect(text.contains("POST /c xy"))
         }
@@ -120,8 +145,8 @@ let echo: HTTPResponder = { req in
         try await withServer { bound in
             let c = try RawClient(port: bound[0].port)
             try c.send("GARBAGE\r\n\r\n")
-            #expect(c.read(responses: 1).hasPrefix("HTTP/1.1 400 Bad Request"))
-            #expect(c.isClosed(within: 2))
+            #expect(await c.read(responses: 1).hasPrefix("HTTP/1.1 400 Bad Request"))
+            #expect(await c.isClosed(within: 2))
         }
     }
 
@@ -129,10 +154,10 @@ let echo: HTTPResponder = { req in
         try await withServer({ $0.maxHeaderBytes = 1024; $0.maxBodyBytes = 100 }) { bound in
             let c = try RawClient(port: bound[0].port)
             try c.send("GET / HTTP/1.1\r\nX: " + String(repeating: "a", count: 2000) + "\r\n\r\n")
-            #expect(c.read(responses: 1).hasPrefix("HTTP/1.1 431"))
+            #expect(await c.read(responses: 1).hasPrefix("HTTP/1.1 431"))
             let d = try RawClient(port: bound[0].port)
             try d.send("POST / HTTP/1.1\r\nContent-Length: 101\r\n\r\n")
-            #expect(d.read(responses: 1).hasPrefix("HTTP/1.1 413"))
+            #expect(await d.read(responses: 1).hasPrefix("HTTP/1.1 413"))
         }
     }
 
@@ -142,8 +167,8 @@ let echo: HTTPResponder = { req in
             try slow.send("GET / HTTP/1.1\r\nX-Slow: ")
             let fast = try await HTTPClient.send(HTTPRequest(method: "GET", target: "/ok"), host: "127.0.0.1", port: bound[0].port)
             #expect(fast.status == 200)
-            #expect(slow.read(responses: 1, timeout: 3).hasPrefix("HTTP/1.1 408"))
-            #expect(slow.isClosed(within: 2))
+            #expect(await slow.read(responses: 1, timeout: 3).hasPrefix("HTTP/1.1 408"))
+            #expect(await slow.isClosed(within: 2))
         }
     }
 
@@ -151,8 +176,8 @@ let echo: HTTPResponder = { req in
         try await withServer({ $0.idleTimeout = 0.3 }) { bound in
             let c = try RawClient(port: bound[0].port)
             try c.send("GET / HTTP/1.1\r\n\r\n")
-            _ = c.read(responses: 1)
-            #expect(c.isClosed(within: 3))
+            _ = await c.read(responses: 1)
+            #expect(await c.isClosed(within: 3))
         }
     }
 
@@ -160,12 +185,12 @@ let echo: HTTPResponder = { req in
         try await withServer { bound in
             let c = try RawClient(port: bound[0].port)
             try c.send("GET / HTTP/1.1\r\nConnection: close\r\n\r\n")
-            #expect(c.read(responses: 1).contains("Connection: close"))
-            #expect(c.isClosed(within: 2))
+            #expect(await c.read(responses: 1).contains("Connection: close"))
+            #expect(await c.isClosed(within: 2))
             let d = try RawClient(port: bound[0].port)
             try d.send("GET / HTTP/1.0\r\n\r\n")
-            _ = d.read(responses: 1)
-            #expect(d.isClosed(within: 2))
+            _ = await d.read(responses: 1)
+            #expect(await d.isClosed(within: 2))
         }
     }
 
@@ -206,10 +231,34 @@ let echo: HTTPResponder = { req in
             let clients = try (0..<1000).map { _ in try RawClient(port: port) }
             for (i, c) in clients.enumerated() { try c.send("GET /\(i) HTTP/1.1\r\n\r\n") }
             var ok = 0
-            for (i, c) in clients.enumerated() where c.read(responses: 1).contains("GET /\(i) ") { ok += 1 }
+            for (i, c) in clients.enumerated() where await c.read(responses: 1).contains("GET /\(i) ") { ok += 1 }
             for (i, c) in clients.enumerated() { try c.send("GET /again\(i) HTTP/1.1\r\n\r\n") }
-            for (i, c) in clients.enumerated() where c.read(responses: 1).contains("GET /again\(i) ") { ok += 1 }
+            for (i, c) in clients.enumerated() where await c.read(responses: 1).contains("GET /again\(i) ") { ok += 1 }
             #expect(ok == 2000)
+        }
+    }
+
+    @Test func http2AndHTTP1ShareOnePortAndIdleHTTP2ConnectionsClose() async throws {
+        try await withServer({ $0.idleTimeout = 0.3 }) { bound in
+            // HTTP/1.1 on the port as before.
+            let h1 = try RawClient(port: bound[0].port)
+            try h1.send("GET /one HTTP/1.1\r\n\r\n")
+            #expect(await h1.read(responses: 1).contains("GET /one "))
+            // The preface, then nothing at all: the server's SETTINGS come, then GOAWAY at the idle timeout.
+            let h2 = try RawClient(port: bound[0].port)
+            try h2.send("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+            #expect(await h2.isClosed(within: 3), "a silent HTTP/2 connection is closed after the idle timeout")
+            // A plain HTTP request over HTTP/2 reaches the same responder.
+            let c = try RawClient(port: bound[0].port)
+            var enc = HPACKEncoder()
+            var bytes = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+            HTTP2FrameWriter.settings(&bytes, [])
+            HTTP2FrameWriter.append(&bytes, type: HTTP2FrameType.headers, flags: HTTP2Flag.endHeaders | HTTP2Flag.endStream, stream: 1,
+                                    payload: enc.encode([(":method", "GET"), (":scheme", "http"), (":path", "/over-h2"), (":authority", "t")]
+                                        .map { HPACKHeaderField(name: $0.0, value: $0.1) }))
+            try HTTPClient.writeAll(c.fd, bytes)
+            let answer = await c.readRaw(until: "GET /over-h2 ")
+            #expect(answer.contains("GET /over-h2 "))
         }
     }
 }

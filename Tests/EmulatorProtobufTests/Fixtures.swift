@@ -28,6 +28,18 @@ enum Fixtures {
     }
 }
 
+/// Runs CPU-heavy test work on a thread of its own and returns its result. Swift Testing runs
+/// tests on the concurrency pool (one thread per core here); a long synchronous loop there starves
+/// the other suites' async tests (servers, actors, timeouts). Record issues from the result, on
+/// the test's own task.
+func offThePool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        let thread = Thread { continuation.resume(returning: body()) }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+}
+
 /// JSON equality as a JSON reader sees it: numbers by value whether written as integers or
 /// doubles, but with the sign of zero kept (-0.0 is a distinct Firestore double) unless
 /// `signedZero` is false.

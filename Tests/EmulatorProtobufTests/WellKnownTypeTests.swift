@@ -24,6 +24,32 @@ struct WellKnownTypeTests {
         #expect(try ProtoJSON.decode(bytes, as: timestamp) == .string(Timestamp(seconds: seconds, nanos: nanos).rfc3339()))
     }
 
+    /// The allocation-free formatter and parser agree with EmulatorCore's `Timestamp` on random
+    /// times across the whole range and on awkward texts.
+    @Test func fastTimestampTextMatchesEmulatorCore() async throws {
+        let disagreements = await offThePool { () -> [String] in
+        var rng = SystemRandomNumberGenerator()
+        var disagreements: [String] = []
+        for _ in 0..<10_000 {
+            let seconds = Int64.random(in: WellKnownText.minTimestampSeconds...WellKnownText.maxTimestampSeconds, using: &rng)
+            let nanos = [0, 1000 * Int32.random(in: 0..<1_000_000, using: &rng), Int32.random(in: 0..<1_000_000_000, using: &rng), 1_000_000 * Int32.random(in: 0..<1000, using: &rng)].randomElement(using: &rng)!
+            let text = (try? WellKnownText.timestamp(seconds: seconds, nanos: nanos)) ?? "error"
+            let parsed = try? WellKnownText.parseTimestamp(text)
+            if text != Timestamp(seconds: seconds, nanos: nanos).rfc3339() || parsed?.0 != seconds || parsed?.1 != nanos { disagreements.append(text) }
+        }
+        return disagreements
+        }
+        #expect(disagreements.isEmpty, "\(disagreements.prefix(5))")
+        for text in ["2024-02-31T00:00:00Z", "2016-12-31T23:59:60Z", "2024-01-01T00:00:00.1Z", "2024-01-01T00:00:00.123456789Z",
+                     "2024-01-01T00:00:00.Z", "2024-01-01T00:00:00.1234567890Z", "2024-01-01t00:00:00z", "2024-13-01T00:00:00Z",
+                     "0000-01-01T00:00:00Z", "2024-01-01T24:00:00Z", "2024-01-01T00:00:00+00:00", "2024-1-01T00:00:00Z", "2024-01-01T00:00:0aZ"] {
+            let core = Timestamp(rfc3339: text).map { ($0.seconds, $0.nanos) }
+            let ours = try? WellKnownText.parseTimestamp(text)
+            let coreInRange = core.flatMap { $0.0 >= WellKnownText.minTimestampSeconds ? $0 : nil }
+            #expect(ours.map { "\($0)" } == coreInRange.map { "\($0)" }, "\(text)")
+        }
+    }
+
     @Test func timestampsAcceptOffsetsAndRejectGarbage() throws {
         #expect(try ProtoJSON.encode("2024-01-01T01:00:00+01:00", as: timestamp) == ProtoJSON.encode("2024-01-01T00:00:00Z", as: timestamp))
         #expect(error { try ProtoJSON.encode("yesterday", as: timestamp) } == "invalid RFC 3339 timestamp \"yesterday\" in google.protobuf.Timestamp")

@@ -3,6 +3,7 @@
 The binary is EMULATOR_BIN (default: .build/debug/emulator, built by Tests/run-all.sh).
 The fixture waits for the machine-readable ``emulator ready:`` line on stderr, so no sleeps.
 """
+import json
 import os
 import pathlib
 import signal
@@ -99,3 +100,14 @@ def emulator_factory():
     yield start
     for emu in started:
         emu.stop()
+
+
+@pytest.fixture(scope="session")
+def signed_emulator(tmp_path_factory):
+    """An emulator in the opt-in production-like token mode (`auth.signIdTokens: true`: RS256 ID
+    tokens with published keys). The default `emulator` mints unsigned tokens like Firebase's."""
+    cfg = tmp_path_factory.mktemp("signed") / "emulator.json"
+    cfg.write_text(json.dumps({"auth": {"signIdTokens": True}}))
+    emu = RunningEmulator(["--config", str(cfg)])
+    yield emu
+    emu.stop()

@@ -16,7 +16,8 @@ worker.callable("migrateTasks") { data, auth, rawToken, ctx in
     guard case .object(let args) = data, let anonymousToken = args["idToken"]?.stringValue, !anonymousToken.isEmpty else {
         throw CallableError(.invalidArgument, "The function must be called with {idToken: <ID token of the anonymous user>}; user ids are not accepted.")
     }
-    // Re-verify the caller strictly (signature, expiry, revocation; no unsigned tokens).
+    // Re-verify the caller strictly (expiry, revocation; with the example's signed tokens, the
+    // signature too, so unsigned or altered tokens are refused).
     let caller = try await ctx.admin.verifyIDToken(rawToken)
     let anonymous: AuthContext
     do { anonymous = try await ctx.admin.verifyIDToken(anonymousToken) } catch let e as CallableError {
@@ -53,6 +54,7 @@ worker.onDocument("onTaskWritten", "tasks/{taskId}", event: "written", retry: tr
                                                   "where": ["fieldFilter": ["field": ["fieldPath": "userId"], "op": "EQUAL", "value": ["stringValue": .string(uid)]]]]).count
         try await ctx.admin.commit([["update": ["name": .string(ctx.admin.name("users/\(uid)")), "fields": FirestoreJSON.fields(["taskCount": .int(Int64(count))])],
                                      "updateMask": ["fieldPaths": ["taskCount"]]]])
+        ctx.log("users/\(uid).taskCount = \(count)")
     }
 }
 

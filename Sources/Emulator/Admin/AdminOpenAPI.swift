@@ -26,6 +26,13 @@ enum AdminOpenAPI {
         return .object(o)
     }
 
+    /// `operation` with optional query parameters added.
+    static func query(_ operation: JSON, _ params: [(String, JSON)]) -> JSON {
+        var o = operation.objectValue ?? [:]
+        o["parameters"] = .array((o["parameters"]?.arrayValue ?? []) + params.map { ["name": .string($0.0), "in": "query", "required": false, "schema": $0.1] })
+        return .object(o)
+    }
+
     static func object(_ props: [String: JSON], required: [String] = []) -> JSON {
         ["type": "object", "properties": .object(props), "required": .array(required.map { .string($0) }), "additionalProperties": false]
     }
@@ -87,6 +94,29 @@ enum AdminOpenAPI {
                 "auth": ["type": "object", "nullable": true], "resource": ["type": "object"], "requestResource": ["type": "object"], "time": ["type": "string"],
             ], "required": ["method", "path"]])],
             "/emulator/v1/projects/{project}:ruleCoverage": ["get": op("Per-expression rule coverage")],
+            "/emulator/v1/projects/{project}/functions/invocations/{id}": ["get": op("One invocation with its input", params: ["project", "id"])],
+            "/emulator/v1/projects/{project}/functions/invocations/{id}:rerun": ["post": op("Queue a recorded background event again", params: ["project", "id"])],
+            "/emulator/v1/projects/{project}/summary": ["get": op("Counts for the UI's overview")],
+            "/emulator/v1/projects/{project}/revision": ["get": op("A counter that changes whenever the project's documents do")],
+            "/emulator/v1/projects/{project}/databases": ["get": op("Databases in use")],
+            "/emulator/v1/projects/{project}/databases/{database}/documents": ["get": op("Root collections with document counts", params: ["project", "database"])],
+            "/emulator/v1/projects/{project}/users": ["get": query(op("Users newest first, searchable, paged"), [
+                ("search", ["type": "string"]), ("kind", ["type": "string"]), ("tenantId", ["type": "string"]),
+                ("pageSize", ["type": "integer", "minimum": 1, "maximum": 1000]), ("pageToken", ["type": "string"]),
+            ])],
+            "/emulator/v1/projects/{project}/rulesEvaluations": [
+                "get": query(op("Store accesses with their rules verdicts, newest first"), [
+                    ("outcome", ["type": "string", "enum": ["allow", "deny", "error", "admin"]]),
+                    ("method", ["type": "string", "enum": ["get", "list", "create", "update", "delete"]]),
+                    ("path", ["type": "string"]), ("caller", ["type": "string"]),
+                    ("pageSize", ["type": "integer", "minimum": 1, "maximum": 1000]), ("pageToken", ["type": "string", "pattern": "^[0-9]{1,18}$"]),
+                ]),
+                "delete": op("Clear the log"),
+            ],
+            "/emulator/v1/projects/{project}/rulesEvaluations/{id}": ["get": op("One evaluation with its ruleset", params: ["project", "id"])],
+            "/emulator/v1/projects/{project}/tenants/{tenant}/accounts": ["delete": op("Delete every user of an Auth tenant (TENANT_NOT_FOUND when unknown)", params: ["project", "tenant"])],
+            "/emulator/v1/projects/{project}/tenants/{tenant}/oobCodes": ["get": op("List an Auth tenant's unused out-of-band codes", params: ["project", "tenant"])],
+            "/emulator/v1/projects/{project}/tenants/{tenant}/verificationCodes": ["get": op("List an Auth tenant's unused SMS codes (sign-in and MFA)", params: ["project", "tenant"])],
         ],
         "components": [
             "schemas": [

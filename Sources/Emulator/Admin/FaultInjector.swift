@@ -11,19 +11,53 @@ public final class FaultInjector: Sendable {
 
     private let state: Mutex<[String: ProjectFaults]> = Mutex([:])
     private let draws = IDGenerator()
+    /// Tasks waiting for a project's next rule (long-lived streams check new rules at once).
+    private let waiters = Mutex<(next: Int, byProject: [String: [Int: CheckedContinuation<Void, Never>]])>((0, [:]))
 
     /// Creates an empty injector.
     public init() {}
 
     /// Adds a rule decoded from an admin request body and returns it.
     public func add(projectId: String, body: [String: JSON]) throws -> FaultRule {
-        try state.withLock { s in
+        let rule = try state.withLock { s in
             var pf = s[projectId] ?? ProjectFaults()
             let rule = try FaultRule.decode(body, id: "fault-\(pf.nextId)")
             pf.nextId += 1
             pf.rules.append(rule)
             s[projectId] = pf
             return rule
+        }
+        let woken = waiters.withLock { w -> [CheckedContinuation<Void, Never>] in
+            let mine = w.byProject.removeValue(forKey: projectId).map { Array($0.values) } ?? []
+            let any = w.byProject.removeValue(forKey: Self.anyProject).map { Array($0.values) } ?? []
+            return mine + any
+        }
+        for c in woken { c.resume() }
+        return rule
+    }
+
+    static let anyProject = "\u{0}any"
+
+    /// Returns when a rule is next added to the project (nil: to any project) or the task is
+    /// cancelled, so a Listen or Write stream that is already open can be ended by a fault added later.
+    public func waitForNewRule(projectId: String?) async {
+        let projectId = projectId ?? Self.anyProject
+        let id = waiters.withLock { w -> Int in
+            w.next += 1
+            return w.next
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                let now = waiters.withLock { w -> Bool in
+                    if Task.isCancelled { return true }
+                    w.byProject[projectId, default: [:]][id] = c
+                    return false
+                }
+                if now { c.resume() }
+            }
+        } onCancel: {
+            let c = waiters.withLock { w in w.byProject[projectId]?.removeValue(forKey: id) }
+            c?.resume()
         }
     }
 

@@ -10,6 +10,7 @@ public enum ConfigLoader {
     static let knownKeys: Set<String> = [
         "$schema", "project", "host", "port", "ports", "rules", "logLevel", "adminToken",
         "auth", "firestore", "functions", "dataDir", "fsync", "import", "exportOnExit",
+        "allowedHosts", "allowedOrigins",
     ]
 
     /// Loads the file at `path` over the defaults. Errors name the file and the key.
@@ -33,6 +34,25 @@ public enum ConfigLoader {
     /// True for ids we accept as project ids.
     public static func isValidProjectId(_ id: String) -> Bool {
         !id.isEmpty && id.count <= 128 && !id.contains(where: { $0 == "/" || $0 == ":" || $0 == " " || $0 == "\t" || $0 == "\n" })
+    }
+
+    /// A host name for `allowedHosts`: a name, `.suffix` (the name and its subdomains) or `*`.
+    static func validateAllowedHost(_ h: String, _ context: String) throws(CLIError) -> String {
+        let ok = h == "*" || (!h.isEmpty && h.count <= 253 && h.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-.:[]_".unicodeScalars.contains($0)
+        })
+        guard ok else { throw CLIError("\(context): '\(h)' is not a host name (expected a name such as devbox.local, .example.test for a domain and its subdomains, or *)") }
+        return h
+    }
+
+    /// An origin for `allowedOrigins`: `scheme://host[:port]` (no path) or `*`.
+    static func validateAllowedOrigin(_ o: String, _ context: String) throws(CLIError) -> String {
+        if o == "*" { return o }
+        let trimmed = o.hasSuffix("/") ? String(o.dropLast()) : o
+        guard let r = trimmed.range(of: "://"), !trimmed[..<r.lowerBound].isEmpty, !trimmed[r.upperBound...].isEmpty,
+              !trimmed[r.upperBound...].contains("/"), !trimmed.contains(where: { $0 == " " || $0 == "," })
+        else { throw CLIError("\(context): '\(o)' is not an origin (expected scheme://host[:port] such as http://devbox.local:3000, or *)") }
+        return trimmed
     }
 
     static func resolve(_ p: String, _ dir: String) -> String {
@@ -74,6 +94,14 @@ public enum ConfigLoader {
             c.logLevel = level
         }
         if let t = try string("adminToken") { c.adminToken = t }
+        for key in ["allowedHosts", "allowedOrigins"] {
+            guard let v = root[key], !v.isNull else { continue }
+            guard case .array(let items) = v, let list = Optional(items.compactMap(\.stringValue)), list.count == items.count else {
+                throw CLIError("config file '\(path)': '\(key)' must be an array of strings")
+            }
+            if key == "allowedHosts" { c.allowedHosts = try list.map { h throws(CLIError) in try validateAllowedHost(h, "config file '\(path)': '\(key)'") } }
+            else { c.allowedOrigins = try list.map { o throws(CLIError) in try validateAllowedOrigin(o, "config file '\(path)': '\(key)'") } }
+        }
         for key in ["auth", "firestore", "functions"] {
             guard let v = root[key], !v.isNull else { continue }
             guard case .object = v else { throw CLIError("config file '\(path)': '\(key)' must be an object") }

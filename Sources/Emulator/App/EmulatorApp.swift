@@ -1,25 +1,30 @@
 import EmulatorCore
 import EmulatorHTTP
 
-/// The request pipeline: CORS, admin-token check, routing, error mapping and the request log.
+/// The request pipeline: browser safety (Host check, origin rules), CORS, admin-token check,
+/// routing, error mapping and the request log.
 /// Immutable after construction, so it is shared by every connection without locks.
 public final class EmulatorApp: Sendable {
     /// The services the routes call.
     public let services: EmulatorServices
     /// Every route of every API (all ports serve all of them).
     public let router: Router
+    /// Host and origin rules for browsers (SECURITY.md).
+    let browser: BrowserPolicy
 
     /// Builds the services and the router.
     public init(services: EmulatorServices) {
         self.services = services
         self.router = Routes.makeRouter(services)
+        self.browser = BrowserPolicy(config: services.config)
     }
 
     /// Answers one request; never throws.
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let started = WallClock().now()
-        var response = await route(request)
-        CORS.apply(to: &response, for: request)
+        let controlPlane = Self.isControlPlane(request)
+        var response = await route(request, controlPlane: controlPlane)
+        CORS.apply(to: &response, for: request, policy: browser, controlPlane: controlPlane)
         let ms = Double(WallClock().now().microseconds - started.microseconds) / 1000
         services.logger.log(.debug, "http", "\(request.method) \(request.path) \(response.status) \(String(format3(ms)))ms")
         return response
@@ -32,9 +37,11 @@ public final class EmulatorApp: Sendable {
         return r.path.hasPrefix("/emulator/") && !r.path.hasPrefix("/emulator/action")
     }
 
-    private func route(_ request: HTTPRequest) async -> HTTPResponse {
-        if let preflight = CORS.preflight(for: request) { return preflight }
-        if let token = services.config.adminToken, Self.isControlPlane(request), request.bearerToken != token {
+    private func route(_ request: HTTPRequest, controlPlane: Bool) async -> HTTPResponse {
+        if let refusal = browser.hostRefusal(for: request) { return ErrorResponder.response(for: refusal) }
+        if let preflight = CORS.preflight(for: request, policy: browser, controlPlane: controlPlane) { return preflight }
+        if let refusal = browser.refusal(for: request, controlPlane: controlPlane) { return ErrorResponder.response(for: refusal) }
+        if let token = services.config.adminToken, controlPlane, request.bearerToken != token {
             return ErrorResponder.response(for: .unauthenticated(
                 "This emulator requires an admin token for /emulator/v1 and /reset: send Authorization: Bearer <token>."))
         }

@@ -17,6 +17,13 @@ public struct EmulatorConfig: Sendable, Equatable {
     public var logLevel: LogLevel = .info
     /// Required for `/emulator/v1/*` when set; mandatory for non-loopback hosts.
     public var adminToken: String?
+    /// Extra names the server answers to besides loopback names, IP addresses and `host`
+    /// (`--allowed-host`, `allowedHosts`; `.example.test` also allows its subdomains, `*` any name).
+    /// Every other `Host` is refused (DNS rebinding).
+    public var allowedHosts: [String] = []
+    /// Browser origins trusted like the emulator's own UI (`--allowed-origin`, `allowedOrigins`):
+    /// they may call the control plane and send `Bearer owner` (`*` = any origin).
+    public var allowedOrigins: [String] = []
     /// Raw `auth` section, decoded by the Auth service.
     public var auth: JSON = .object([:])
     /// Raw `firestore` section, decoded by the document store.

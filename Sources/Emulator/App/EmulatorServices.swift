@@ -31,6 +31,10 @@ public struct EmulatorServices: Sendable {
     public let functions: FunctionsHost
     /// Encodes document changes as protobuf CloudEvent bodies for Python Firestore triggers.
     public let documentEventEncoder: (any DocumentEventEncoder)? = ProtobufDocumentEventEncoder()
+    /// Every store access with its rules verdict, per project (the UI's Requests page).
+    public let rulesLog = RulesEvaluationLog()
+    /// Per-project change counters the UI polls for live updates (`GET .../revision`).
+    public let revisions = ProjectRevisions()
 
     /// Background loops to cancel when the runtime stops.
     public let backgroundTasks = Mutex<[Task<Void, Never>]>([])
@@ -38,13 +42,14 @@ public struct EmulatorServices: Sendable {
     public let dataDirectory: DataDirectory?
 
     /// Every service whose per-project data can be reset, captured and restored.
-    public var participants: [any ProjectStateParticipant] { [store, auth, functions] }
+    public var participants: [any ProjectStateParticipant] { [store, auth, functions, rulesLog] }
 
     /// Every service whose data can be exported, imported and journaled.
     public var persistentParticipants: [any PersistentParticipant] { [store, auth] }
 
     /// After a reset, restore or import: journal the project's new data so a restart sees it.
     public func journalReplace(project: String) {
+        revisions.bump(project)
         guard let d = dataDirectory else { return }
         for p in persistentParticipants { d.appendReplace(participant: p.participantName, project: project) }
     }
@@ -60,7 +65,7 @@ public struct EmulatorServices: Sendable {
         self.store = store
         let rules = try RulesRegistry(filePath: config.rulesPath, logger: logger)
         self.rules = rules
-        store.setAuthorizer(RulesAuthorizer(registry: rules))
+        store.setAuthorizer(RulesAuthorizer(registry: rules, log: rulesLog))
         let auth: AuthService
         do { auth = AuthService(config: try AuthServiceConfig(json: config.auth), environments: projects, logger: logger) } catch let e as EmulatorError {
             throw CLIError("config: \(e.message)")
@@ -87,7 +92,9 @@ public struct EmulatorServices: Sendable {
         let journal = dataDirectory
         // Weak: the functions host reaches the store through its admin context, and a strong
         // capture here would make a cycle that outlives the services (embedding, tests).
+        let revisions = self.revisions
         store.setObserver { [weak functions] batch in
+            revisions.bump(batch.project)
             journal?.append(participant: "firestore", project: batch.project, entry: StoreService.journalEntry(batch))
             guard batch.database == "(default)", let functions else { return }
             let principal: (type: String, id: String)

@@ -1,7 +1,8 @@
 import EmulatorHTTP
 
 /// Assembles every API's routes into one router. Each API registers its own routes in its own
-/// file (`StatusRoutes`, `AuthRoutes`, `FirestoreRESTRoutes`, `FunctionsRoutes`, `AdminRoutes`).
+/// file (`StatusRoutes`, `AuthRoutes`, `FirestoreRESTRoutes`, `FunctionsRoutes`, the admin routes,
+/// and `UIRoutes` for the web UI). gRPC methods are served by `FirestoreGRPCService`, not the router.
 enum Routes {
     /// The router with every route; `GET /emulator/v1/routes` lists its finished table.
     static func makeRouter(_ s: EmulatorServices) -> Router {
@@ -17,6 +18,12 @@ enum Routes {
         RulesRoutes.register(&r, s)
         FunctionsRoutes.register(&r, s)
         FunctionsTriggerRoutes.register(&r, s)
+        StoreBrowseRoutes.register(&r, s)
+        AuthUserListRoutes.register(&r, s)
+        RulesEvaluationRoutes.register(&r, s)
+        FunctionsInvocationRoutes.register(&r, s)
+        ProjectSummaryRoutes.register(&r, s)
+        UIRoutes.register(&r, s)
         RouteListing.register(&r)
         return r
     }

@@ -1,13 +1,15 @@
 import EmulatorCore
 import EmulatorHTTP
 
-/// `GET /`, `GET /emulator/v1/status` and the hub's `GET /emulators`.
+/// `GET /` (the UI for a browser that prefers HTML, else a JSON pointer to the status),
+/// `GET /emulator/v1/status` and the hub's `GET /emulators`.
 enum StatusRoutes {
     static func register(_ r: inout Router, _ s: EmulatorServices) {
-        r.get("/") { _, _ in
-            .json([
+        r.get("/") { req, _ in
+            if UIRoutes.prefersHTML(req.headers["Accept"]) { return UIRoutes.shell(req) }
+            return .json([
                 "name": "firebase-style emulator", "version": .string(EmulatorVersion.current),
-                "project": .string(s.config.projectId), "status": "/emulator/v1/status",
+                "project": .string(s.config.projectId), "status": "/emulator/v1/status", "ui": "/ui/",
             ])
         }
         r.get("/emulator/v1/status") { _, _ in

@@ -24,6 +24,9 @@ struct AuthCall {
     let privileged: Bool
     /// The normalised body, without `targetProjectId`.
     let body: [String: JSON]
+    /// The path's tenant (`…/tenants/{tenant}/…`); the service reconciles it with the body's
+    /// `tenantId` and the tenant claims of tokens.
+    var tenantId: String? = nil
 
     /// An Identity Toolkit error that keeps `status` (401/403/400-argument flavours).
     static func itkError(_ code: ErrorCode, _ message: String, reason: String) -> EmulatorError {
@@ -31,7 +34,7 @@ struct AuthCall {
     }
 
     /// Applies the caller rules and decodes the body.
-    static func make(_ req: HTTPRequest, _ s: EmulatorServices, _ security: Security, pathProject: String? = nil) throws -> AuthCall {
+    static func make(_ req: HTTPRequest, _ s: EmulatorServices, _ security: Security, pathProject: String? = nil, pathTenant: String? = nil) throws -> AuthCall {
         var privileged = false
         if let bearer = req.bearerToken {
             guard bearer.lowercased() == "owner" || bearer.hasPrefix("ya29.") else {
@@ -56,7 +59,7 @@ struct AuthCall {
         }
         let project = pathProject ?? (privileged ? body["targetProjectId"]?.stringValue : nil) ?? s.projects.projectId(forAPIKey: key)
         body["targetProjectId"] = nil
-        return AuthCall(projectId: project, privileged: privileged && security != .none, body: body)
+        return AuthCall(projectId: project, privileged: privileged && security != .none, body: body, tenantId: pathTenant)
     }
 
     /// JSON or form-encoded bodies, normalised.

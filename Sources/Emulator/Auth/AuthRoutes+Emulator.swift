@@ -20,16 +20,18 @@ extension AuthRoutes {
     /// `/emulator/v1/projects/{p}/…` Auth operations and the `/emulator/action` link target.
     static func registerEmulator(_ r: inout Router, _ s: EmulatorServices) {
         let auth = s.auth
-        r.delete("/emulator/v1/projects/{project}/accounts") { _, m in
-            auth.deleteAllAccounts(projectId: m["project"])
-            return json([:])
+        for base in ["/emulator/v1/projects/{project}", "/emulator/v1/projects/{project}/tenants/{tenant}"] {
+            r.delete("\(base)/accounts") { _, m in
+                try auth.deleteAllAccounts(projectId: m["project"], tenantId: m.params["tenant"])
+                return json([:])
+            }
+            r.get("\(base)/oobCodes") { _, m in json(try auth.listOobCodes(projectId: m["project"], tenantId: m.params["tenant"])) }
+            r.get("\(base)/verificationCodes") { _, m in json(try auth.listVerificationCodes(projectId: m["project"], tenantId: m.params["tenant"])) }
         }
         r.get("/emulator/v1/projects/{project}/config") { _, m in json(auth.getConfig(projectId: m["project"])) }
         r.patch("/emulator/v1/projects/{project}/config") { req, m in
             json(try auth.updateConfig(projectId: m["project"], patch: try AuthCall.decodeBody(req)))
         }
-        r.get("/emulator/v1/projects/{project}/oobCodes") { _, m in json(auth.listOobCodes(projectId: m["project"])) }
-        r.get("/emulator/v1/projects/{project}/verificationCodes") { _, m in json(auth.listVerificationCodes(projectId: m["project"])) }
         r.post("/emulator/v1/projects/{project}/accounts:purgeAnonymous") { req, m in
             let b = try AuthCall.decodeBody(req)
             guard let secs = b["olderThanSeconds"]?.intValue ?? b["olderThanSeconds"]?.stringValue.flatMap({ Int64($0) }) else {
@@ -67,6 +69,7 @@ extension AuthRoutes {
         guard let key = req.query("apiKey"), !key.isEmpty else { return fail("missing apiKey query parameter") }
         guard let code = req.query("oobCode"), !code.isEmpty else { return fail("missing oobCode query parameter") }
         let project = req.query("projectId") ?? s.projects.projectId(forAPIKey: key)
+        let tenant = req.query("tenantId").flatMap { $0.isEmpty ? nil : $0 }
         let mode = req.query("mode") ?? ""
         var response: JSON
         switch mode {
@@ -80,10 +83,10 @@ extension AuthRoutes {
             guard let pw = req.query("newPassword"), pw != "NEW_PASSWORD_HERE" else {
                 return fail("missing newPassword query parameter: append &newPassword=NEW_PASSWORD_HERE with a real password")
             }
-            try s.auth.applyOobCode(projectId: project, code: code, newPassword: pw)
+            try s.auth.applyOobCode(projectId: project, tenantId: tenant, code: code, newPassword: pw)
             response = ["authEmulator": ["success": "The password has been updated.", "email": .string("")]]
         case "verifyEmail", "verifyAndChangeEmail", "recoverEmail":
-            let oob = try s.auth.applyOobCode(projectId: project, code: code, newPassword: nil)
+            let oob = try s.auth.applyOobCode(projectId: project, tenantId: tenant, code: code, newPassword: nil)
             response = ["authEmulator": ["success": "The email has been verified.", "email": .string(oob.newEmail ?? oob.email)]]
         default:
             return fail("Invalid mode")
@@ -99,9 +102,7 @@ extension AuthRoutes {
     /// Operations the emulator does not implement: 501 naming the operation.
     static func registerUnimplemented(_ r: inout Router) {
         let posts = ["v1/accounts:issueSamlResponse", "v1/accounts:signInWithGameCenter", "v1/accounts:verifyIosClient",
-                     "v2/accounts:revokeToken", "v2/accounts/mfaEnrollment:finalize", "v2/accounts/mfaEnrollment:start",
-                     "v2/accounts/mfaEnrollment:withdraw", "v2/accounts/mfaSignIn:finalize", "v2/accounts/mfaSignIn:start",
-                     "v2/accounts/passkeyEnrollment:start", "v2/accounts/passkeyEnrollment:finalize",
+                     "v2/accounts:revokeToken", "v2/accounts/passkeyEnrollment:start", "v2/accounts/passkeyEnrollment:finalize",
                      "v2/accounts/passkeySignIn:start", "v2/accounts/passkeySignIn:finalize"]
         for p in posts {
             let op = "identitytoolkit." + p.dropFirst(3).replacingColonsAndSlashes()
@@ -113,7 +114,7 @@ extension AuthRoutes {
         }
         r.add("*", "\(itk)/v2/projects/{project=**}") { req, _ in throw notImplemented("identitytoolkit.projects (\(req.method) \(req.path))") }
         r.post("/www.googleapis.com/identitytoolkit/v3/relyingparty/signOutUser") { _, _ in throw notImplemented("signOutUser") }
-        // Multi-tenancy is not modelled: answer 501 rather than 404 so Admin SDK users see why.
+        // Tenant operations not modelled (IdP configs, IAM, ...): 501 rather than 404 so Admin SDK users see why.
         r.add("*", "\(itk)/v1/projects/{project}/tenants/{rest=**}") { req, _ in
             throw notImplemented("identitytoolkit.projects.tenants (\(req.method) \(req.path))")
         }

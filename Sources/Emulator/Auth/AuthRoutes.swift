@@ -14,19 +14,30 @@ enum AuthRoutes {
 
     /// End-user operations by verb, shared by v1 and the legacy v3 names.
     static let accountOps: [String: Op] = [
-        "signUp": { a, c, _ in try await a.signUp(projectId: c.projectId, body: c.body, privileged: c.privileged) },
-        "signInWithPassword": { a, c, _ in try await a.signInWithPassword(projectId: c.projectId, body: c.body) },
-        "signInWithIdp": { a, c, _ in try await a.signInWithIdp(projectId: c.projectId, body: c.body) },
-        "signInWithCustomToken": { a, c, _ in try await a.signInWithCustomToken(projectId: c.projectId, body: c.body) },
-        "signInWithEmailLink": { a, c, _ in try await a.signInWithEmailLink(projectId: c.projectId, body: c.body) },
-        "signInWithPhoneNumber": { a, c, _ in try await a.signInWithPhoneNumber(projectId: c.projectId, body: c.body) },
-        "sendVerificationCode": { a, c, _ in try a.sendVerificationCode(projectId: c.projectId, body: c.body) },
-        "sendOobCode": { a, c, r in try await a.sendOobCode(projectId: c.projectId, body: c.body, privileged: c.privileged, linkBase: AuthCall.origin(r)) },
-        "resetPassword": { a, c, _ in try a.resetPassword(projectId: c.projectId, body: c.body) },
-        "update": { a, c, _ in try await a.update(projectId: c.projectId, body: c.body, privileged: c.privileged) },
-        "lookup": { a, c, _ in try a.lookup(projectId: c.projectId, body: c.body, privileged: c.privileged) },
-        "delete": { a, c, _ in try await a.deleteAccount(projectId: c.projectId, body: c.body, privileged: c.privileged) },
+        "signUp": { a, c, _ in try await a.signUp(projectId: c.projectId, tenantId: c.tenantId, body: c.body, privileged: c.privileged) },
+        "signInWithPassword": { a, c, _ in try await a.signInWithPassword(projectId: c.projectId, tenantId: c.tenantId, body: c.body) },
+        "signInWithIdp": { a, c, _ in try await a.signInWithIdp(projectId: c.projectId, tenantId: c.tenantId, body: c.body) },
+        "signInWithCustomToken": { a, c, _ in try await a.signInWithCustomToken(projectId: c.projectId, tenantId: c.tenantId, body: c.body) },
+        "signInWithEmailLink": { a, c, _ in try await a.signInWithEmailLink(projectId: c.projectId, tenantId: c.tenantId, body: c.body) },
+        "signInWithPhoneNumber": { a, c, _ in try await a.signInWithPhoneNumber(projectId: c.projectId, tenantId: c.tenantId, body: c.body) },
+        "sendVerificationCode": { a, c, _ in try a.sendVerificationCode(projectId: c.projectId, tenantId: c.tenantId, body: c.body) },
+        "sendOobCode": { a, c, r in
+            try await a.sendOobCode(projectId: c.projectId, tenantId: c.tenantId, body: c.body, privileged: c.privileged, linkBase: AuthCall.origin(r))
+        },
+        "resetPassword": { a, c, _ in try a.resetPassword(projectId: c.projectId, tenantId: c.tenantId, body: c.body) },
+        "update": { a, c, _ in try await a.update(projectId: c.projectId, tenantId: c.tenantId, body: c.body, privileged: c.privileged) },
+        "lookup": { a, c, _ in try a.lookup(projectId: c.projectId, tenantId: c.tenantId, body: c.body, privileged: c.privileged) },
+        "delete": { a, c, _ in try await a.deleteAccount(projectId: c.projectId, tenantId: c.tenantId, body: c.body, privileged: c.privileged) },
         "createAuthUri": { a, c, _ in try createAuthUri(a, c) },
+    ]
+
+    /// Multi-factor operations (`/v2/accounts/…`), API key or Bearer.
+    static let mfaOps: [String: Op] = [
+        "mfaEnrollment:start": { a, c, _ in try a.mfaEnrollmentStart(projectId: c.projectId, tenantId: c.tenantId, body: c.body) },
+        "mfaEnrollment:finalize": { a, c, _ in try a.mfaEnrollmentFinalize(projectId: c.projectId, tenantId: c.tenantId, body: c.body) },
+        "mfaEnrollment:withdraw": { a, c, _ in try a.mfaEnrollmentWithdraw(projectId: c.projectId, tenantId: c.tenantId, body: c.body) },
+        "mfaSignIn:start": { a, c, _ in try a.mfaSignInStart(projectId: c.projectId, tenantId: c.tenantId, body: c.body) },
+        "mfaSignIn:finalize": { a, c, _ in try await a.mfaSignInFinalize(projectId: c.projectId, tenantId: c.tenantId, body: c.body) },
     ]
 
     /// Legacy v3 name → v1 verb.
@@ -40,13 +51,15 @@ enum AuthRoutes {
 
     /// Project-scoped (Bearer owner) operations by verb.
     static let projectOps: [String: Op] = [
-        "lookup": { a, c, _ in try a.lookup(projectId: c.projectId, body: c.body, privileged: c.privileged) },
-        "update": { a, c, _ in try await a.update(projectId: c.projectId, body: c.body, privileged: c.privileged) },
-        "delete": { a, c, _ in try await a.deleteAccount(projectId: c.projectId, body: c.body, privileged: c.privileged) },
-        "sendOobCode": { a, c, r in try await a.sendOobCode(projectId: c.projectId, body: c.body, privileged: c.privileged, linkBase: AuthCall.origin(r)) },
-        "batchCreate": { a, c, _ in try a.batchCreate(projectId: c.projectId, body: c.body) },
-        "batchDelete": { a, c, _ in try await a.batchDelete(projectId: c.projectId, body: c.body) },
-        "query": { a, c, _ in try a.queryAccounts(projectId: c.projectId, body: c.body) },
+        "lookup": { a, c, _ in try a.lookup(projectId: c.projectId, tenantId: c.tenantId, body: c.body, privileged: c.privileged) },
+        "update": { a, c, _ in try await a.update(projectId: c.projectId, tenantId: c.tenantId, body: c.body, privileged: c.privileged) },
+        "delete": { a, c, _ in try await a.deleteAccount(projectId: c.projectId, tenantId: c.tenantId, body: c.body, privileged: c.privileged) },
+        "sendOobCode": { a, c, r in
+            try await a.sendOobCode(projectId: c.projectId, tenantId: c.tenantId, body: c.body, privileged: c.privileged, linkBase: AuthCall.origin(r))
+        },
+        "batchCreate": { a, c, _ in try a.batchCreate(projectId: c.projectId, tenantId: c.tenantId, body: c.body) },
+        "batchDelete": { a, c, _ in try await a.batchDelete(projectId: c.projectId, tenantId: c.tenantId, body: c.body) },
+        "query": { a, c, _ in try a.queryAccounts(projectId: c.projectId, tenantId: c.tenantId, body: c.body) },
     ]
 
     /// Identity Toolkit answers are pretty-printed JSON, as Firebase's emulator sends them.
@@ -68,26 +81,40 @@ enum AuthRoutes {
                 json(try await op(auth, try AuthCall.make(req, s, .apiKeyOrBearer), req))
             }
         }
-        for (verb, op) in projectOps.sorted(by: { $0.key < $1.key }) {
-            r.post("\(itk)/v1/projects/{project}/accounts:\(verb)") { req, m in json(try await op(auth, try AuthCall.make(req, s, .owner, pathProject: m["project"]), req)) }
-        }
-        r.post("\(itk)/v1/projects/{project}:queryAccounts") { req, m in
-            json(try auth.queryAccounts(projectId: m["project"], body: try AuthCall.make(req, s, .owner, pathProject: m["project"]).body))
-        }
-        r.post("\(itk)/v1/projects/{project}/accounts") { req, m in
-            let c = try AuthCall.make(req, s, .owner, pathProject: m["project"])
-            return json(try await auth.signUp(projectId: c.projectId, body: c.body, privileged: true))
-        }
-        r.get("\(itk)/v1/projects/{project}/accounts:batchGet") { req, m in
-            _ = try AuthCall.make(HTTPRequest(method: "GET", target: req.target, headers: req.headers), s, .owner, pathProject: m["project"])
-            guard let max = req.query("maxResults").map({ Int($0) }) ?? Optional(20) else {
-                throw EmulatorError.authBadRequest("INVALID_ARGUMENT : maxResults must be an integer")
+        for (verb, op) in mfaOps.sorted(by: { $0.key < $1.key }) {
+            r.post("\(itk)/v2/accounts/\(verb)") { req, _ in
+                json(try await op(auth, try AuthCall.make(req, s, .apiKeyOrBearer), req))
             }
-            return json(try auth.batchGet(projectId: m["project"], maxResults: max, pageToken: req.query("nextPageToken")))
         }
-        r.post("\(itk)/v1/projects/{project}:createSessionCookie") { req, m in
-            let c = try AuthCall.make(req, s, .owner, pathProject: m["project"])
-            return json(try auth.createSessionCookie(projectId: c.projectId, body: c.body))
+        // Admin routes, for the project's own users and (under /tenants/{tenant}) a tenant's.
+        for base in ["\(itk)/v1/projects/{project}", "\(itk)/v1/projects/{project}/tenants/{tenant}"] {
+            @Sendable func call(_ req: HTTPRequest, _ m: RouteMatch) throws -> AuthCall {
+                try AuthCall.make(req, s, .owner, pathProject: m["project"], pathTenant: m.params["tenant"])
+            }
+            for (verb, op) in projectOps.sorted(by: { $0.key < $1.key }) {
+                r.post("\(base)/accounts:\(verb)") { req, m in json(try await op(auth, try call(req, m), req)) }
+            }
+            r.post("\(base):queryAccounts") { req, m in
+                let c = try call(req, m)
+                return json(try auth.queryAccounts(projectId: c.projectId, tenantId: c.tenantId, body: c.body))
+            }
+            r.post("\(base)/accounts") { req, m in
+                let c = try call(req, m)
+                return json(try await auth.signUp(projectId: c.projectId, tenantId: c.tenantId, body: c.body, privileged: true))
+            }
+            r.get("\(base)/accounts:batchGet") { req, m in
+                _ = try AuthCall.make(HTTPRequest(method: "GET", target: req.target, headers: req.headers), s, .owner, pathProject: m["project"])
+                guard let max = req.query("maxResults").map({ Int($0) }) ?? Optional(20) else {
+                    throw EmulatorError.authBadRequest("INVALID_ARGUMENT : maxResults must be an integer")
+                }
+                // firebase-tools also takes the tenant as a query parameter (its exporter sends it).
+                let tenant = try reconcile(m.params["tenant"], req.query("tenantId"))
+                return json(try auth.batchGet(projectId: m["project"], tenantId: tenant, maxResults: max, pageToken: req.query("nextPageToken")))
+            }
+            r.post("\(base):createSessionCookie") { req, m in
+                let c = try call(req, m)
+                return json(try auth.createSessionCookie(projectId: c.projectId, tenantId: c.tenantId, body: c.body))
+            }
         }
         r.get("\(itk)/v1/projects") { req, _ in
             _ = try AuthCall.make(req, s, .apiKeyOrBearer)
@@ -101,18 +128,27 @@ enum AuthRoutes {
         r.post("/securetoken.googleapis.com/v1/token") { req, _ in
             let c = try AuthCall.make(req, s, .apiKey)
             let b = c.body
-            return json(try auth.refresh(projectId: c.projectId, grantType: b["grantType"]?.stringValue, refreshToken: b["refreshToken"]?.stringValue))
+            return json(try auth.refresh(projectId: c.projectId, grantType: b["grantType"]?.stringValue, refreshToken: b["refreshToken"]?.stringValue,
+                                         tenantId: b["tenantId"]?.stringValue))
         }
         registerKeys(&r, s)
         registerEmulator(&r, s)
+        registerTenants(&r, s)
         registerUnimplemented(&r)
+    }
+
+    /// The path's and the query's tenant, which must agree (`TENANT_ID_MISMATCH`).
+    static func reconcile(_ path: String?, _ query: String?) throws -> String? {
+        let q = query.flatMap { $0.isEmpty ? nil : $0 }
+        if let path, let q, path != q { throw EmulatorError.authBadRequest("TENANT_ID_MISMATCH") }
+        return path ?? q
     }
 
     /// `accounts:createAuthUri`: sign-in methods for an identifier (`fetchSignInMethodsForEmail`).
     static func createAuthUri(_ a: AuthService, _ c: AuthCall) throws -> JSON {
         guard let id = c.body["identifier"]?.stringValue ?? c.body["email"]?.stringValue else { throw EmulatorError.authBadRequest("MISSING_IDENTIFIER") }
         if c.body["providerId"] != nil { throw EmulatorError(.unimplemented, "Sign-in with IDP is not yet supported.") }
-        let methods = try a.signInMethods(projectId: c.projectId, email: id)
+        let methods = try a.signInMethods(projectId: c.projectId, tenantId: try reconcile(c.tenantId, c.body["tenantId"]?.stringValue), email: id)
         var o: [String: JSON] = ["kind": "identitytoolkit#CreateAuthUriResponse", "registered": .bool(!methods.isEmpty),
                                  "sessionId": .string("ValueNotUsedByAuthEmulator")]
         if !methods.isEmpty {

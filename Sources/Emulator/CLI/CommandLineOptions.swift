@@ -31,7 +31,9 @@ public struct CommandLineOptions: Equatable {
         ("hub-port", "N  hub/admin port (4400)"),
         ("rules", "PATH  Firestore security rules file"),
         ("log-level", "LEVEL  debug|info|warning|error (info)"),
-        ("admin-token", "TOKEN  require 'Authorization: Bearer TOKEN' on /emulator/v1/*"),
+        ("admin-token", "TOKEN  require 'Authorization: Bearer TOKEN' on /emulator/v1/* (and in the UI)"),
+        ("allowed-host", "NAMES  extra Host names to answer (comma-separated; .domain = with subdomains)"),
+        ("allowed-origin", "ORIGINS  browser origins trusted like the UI (comma-separated scheme://host:port)"),
         ("data-dir", "DIR  keep data durably in DIR"),
         ("import", "DIR  import an export at start"),
         ("export-on-exit", "DIR  export on clean exit"),
@@ -108,6 +110,13 @@ public struct CommandLineOptions: Equatable {
             config.logLevel = l
         }
         if let v = values["admin-token"] { config.adminToken = v }
+        func list(_ v: String) -> [String] { v.split(separator: ",").map { String($0).trimming(" \t") }.filter { !$0.isEmpty } }
+        if let v = values["allowed-host"] {
+            config.allowedHosts = try list(v).map { h throws(CLIError) in try ConfigLoader.validateAllowedHost(h, "--allowed-host") }
+        }
+        if let v = values["allowed-origin"] {
+            config.allowedOrigins = try list(v).map { o throws(CLIError) in try ConfigLoader.validateAllowedOrigin(o, "--allowed-origin") }
+        }
         if let v = values["data-dir"] { config.dataDir = v }
         if let v = values["import"] { config.importDir = v }
         if let v = values["export-on-exit"] { config.exportOnExit = v }

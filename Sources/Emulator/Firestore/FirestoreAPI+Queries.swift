@@ -66,7 +66,9 @@ extension FirestoreAPI {
             throw EmulatorError.invalidArgument("runAggregationQuery needs structuredAggregationQuery.structuredQuery.")
         }
         let aggregations = try Aggregation.decodeList(sa["aggregations"])
-        let res = try store.runQuery(project: db.project, database: db.database, parent: parent, query: try StructuredQuery(json: q),
+        var query = try StructuredQuery(json: q)
+        if query.limit != nil { query.orderImplicitly(by: aggregations.compactMap(\.field)) }
+        let res = try store.runQuery(project: db.project, database: db.database, parent: parent, query: query,
                                      consistency: try FirestoreRequest.consistency(r), caller: try caller(context, db))
         var fields: [String: JSON] = [:]
         for a in aggregations { fields[a.alias] = a.compute(res.value).json }

@@ -38,10 +38,8 @@ struct FirestoreGRPCService: Sendable {
         }
         let context = FirestoreCallContext(bearerToken: CallerResolver.bearer(fromAuthorization: call.metadata("authorization")))
         do {
-            if method.clientStreaming {
-                throw EmulatorError.unimplemented(
-                    "\(method.name) (real-time listeners and the Write stream) is not served by this emulator yet; use RunQuery/BatchGetDocuments and Commit.")
-            }
+            if method.name == "Listen" { return await listen(call, context) }
+            if method.name == "Write" { return await writeStream(call, context) }
             guard let bytes = try await call.receive() else {
                 throw EmulatorError.invalidArgument("\(method.name) needs a request message.")
             }

@@ -20,7 +20,11 @@ struct FunctionsAuthHooks: AuthHooks {
     func beforeSignIn(_ event: BlockingEvent) async throws -> BlockingResult? { try await run(event) }
 
     func run(_ e: BlockingEvent) async throws -> BlockingResult? {
-        let payload: JSON = ["eventType": .string(e.eventType), "signInMethod": .string(e.signInMethod), "user": e.user.json]
+        var payload: JSON = ["eventType": .string(e.eventType), "signInMethod": .string(e.signInMethod), "user": e.user.json]
+        if let f = e.secondFactor, case .object(var o) = payload {
+            o["signInSecondFactor"] = .string(f)  // beforeSignIn at mfaSignIn:finalize
+            payload = .object(o)
+        }
         let changes: JSON?
         do {
             changes = try await host?.runBlocking(project: e.projectId, event: e.eventType, payload: payload)

@@ -33,7 +33,7 @@ enum FunctionsRoutes {
         r.post("/emulator/v1/projects/{project}/functions:verifyIdToken") { req, m in
             guard let token = try req.jsonObjectBody()["idToken"]?.stringValue else { throw EmulatorError.invalidArgument("'idToken' must be a string") }
             do {
-                let a = try s.auth.verifyIDToken(projectId: m["project"], token: token, allowUnsigned: false, checkRevoked: true)
+                let a = try s.auth.verifyIDTokenStrictly(projectId: m["project"], token: token)
                 return .json(["uid": .string(a.uid), "token": .object(a.token)])
             } catch let e as EmulatorError {
                 throw EmulatorError.unauthenticated(e.message)

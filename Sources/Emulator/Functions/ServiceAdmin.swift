@@ -17,10 +17,12 @@ struct AuthAdmin: AdminAuth {
     let auth: AuthService
     let project: String
 
-    /// Signature, expiry on the project clock, revocation and disabled users; never unsigned tokens.
+    /// What an Admin SDK's `verifyIdToken` accepts against this emulator (the tokens it mints:
+    /// unsigned by default, RS256 with `auth.signIdTokens`), plus expiry on the project clock,
+    /// revocation and disabled users.
     func verifyIDToken(_ token: String) throws -> AuthContext {
         do {
-            return try auth.verifyIDToken(projectId: project, token: token, allowUnsigned: false, checkRevoked: true)
+            return try auth.verifyIDTokenStrictly(projectId: project, token: token)
         } catch let e as EmulatorError {
             throw HttpsError(.unauthenticated, e.message)
         }

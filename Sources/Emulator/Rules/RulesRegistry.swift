@@ -44,6 +44,9 @@ public final class RulesRegistry: Sendable {
         state.withLock { $0.perProject[project] ?? $0.fileRuleset }
     }
 
+    /// True when the project runs rules set through `:securityRules` (not the rules file).
+    public func hasProjectRules(_ project: String) -> Bool { state.withLock { $0.perProject[project] != nil } }
+
     /// Installs rules for one project (`:securityRules`). Returns the diagnostics; on failure the
     /// previous rules stay unless `ignoreErrors` (then they stay too, and the issues are returned).
     public func setRules(project: String, fileName: String, source: String) -> Result<CompiledRuleset, RulesCompileError> {

@@ -46,7 +46,8 @@ public final class HTTP2Stream: Sendable {
         var writers: [CheckedContinuation<Void, any Error>] = []
         var task: Task<Void, Never>?
         var goingAway = false
-        var goingAwayWaiters: [CheckedContinuation<Void, Never>] = []
+        var goingAwayWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiterId = 0
         var localEnded = false
     }
 
@@ -166,15 +167,25 @@ public final class HTTP2Stream: Sendable {
     /// True once the server has started shutting down (GOAWAY sent).
     public var isGoingAway: Bool { state.withLock { $0.goingAway } }
 
-    /// Returns when the server starts shutting down; long-lived streams end then.
+    /// Returns when the server starts shutting down (long-lived streams end then), when the stream
+    /// fails, or when the calling task is cancelled.
     public func waitForGoingAway() async {
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { s -> Bool in
-                if s.goingAway { return true }
-                s.goingAwayWaiters.append(c)
-                return false
+        let id = state.withLock { s -> Int in
+            s.nextWaiterId += 1
+            return s.nextWaiterId
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { s -> Bool in
+                    if s.goingAway || s.failure != nil || Task.isCancelled { return true }
+                    s.goingAwayWaiters[id] = c
+                    return false
+                }
+                if now { c.resume() }
             }
-            if now { c.resume() }
+        } onCancel: {
+            let waiter = state.withLock { s in s.goingAwayWaiters.removeValue(forKey: id) }
+            waiter?.resume()
         }
     }
 
@@ -231,9 +242,9 @@ public final class HTTP2Stream: Sendable {
             defer {
                 s.reader = nil
                 s.writers = []
-                s.goingAwayWaiters = []
+                s.goingAwayWaiters = [:]
             }
-            return (s.reader, s.writers, s.task, s.goingAwayWaiters)
+            return (s.reader, s.writers, s.task, Array(s.goingAwayWaiters.values))
         }
         reader?.resume(throwing: error)
         for w in writers { w.resume(throwing: error) }
@@ -256,8 +267,8 @@ public final class HTTP2Stream: Sendable {
     func goAway() {
         let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
             s.goingAway = true
-            defer { s.goingAwayWaiters = [] }
-            return s.goingAwayWaiters
+            defer { s.goingAwayWaiters = [:] }
+            return Array(s.goingAwayWaiters.values)
         }
         for w in waiters { w.resume() }
     }

@@ -1,5 +1,6 @@
 /// google/firestore/v1/aggregation_result.proto.
 extension FirestoreSchemas {
+    /// The declarations of this file.
     static func firestoreAggregation() -> ProtoFile {
         ProtoFile(
             path: "google/firestore/v1/aggregation_result.proto",

@@ -1,5 +1,6 @@
 /// google/firestore/v1/bloom_filter.proto: ExistenceFilter.unchanged_names.
 extension FirestoreSchemas {
+    /// The declarations of this file.
     static func firestoreBloomFilter() -> ProtoFile {
         ProtoFile(
             path: "google/firestore/v1/bloom_filter.proto",

@@ -1,5 +1,6 @@
 /// google/firestore/v1/common.proto: masks, preconditions, transaction and request options.
 extension FirestoreSchemas {
+    /// The declarations of this file.
     static func firestoreCommon() -> ProtoFile {
         ProtoFile(
             path: "google/firestore/v1/common.proto",

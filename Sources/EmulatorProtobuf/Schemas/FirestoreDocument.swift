@@ -1,5 +1,6 @@
 /// google/firestore/v1/document.proto: documents and values.
 extension FirestoreSchemas {
+    /// The declarations of this file.
     static func firestoreDocument() -> ProtoFile {
         ProtoFile(
             path: "google/firestore/v1/document.proto",

@@ -2,6 +2,7 @@
 /// `google-events` package (0.5.0, what firebase-functions decodes them with) declares them. The
 /// package has its own Document and Value (no pipeline members) and DocumentMask.
 extension FirestoreSchemas {
+    /// The declarations of this file.
     static func firestoreEvents() -> ProtoFile {
         let value = ProtoFieldType.message("google.events.cloud.firestore.v1.Value")
         let document = ProtoFieldType.message("google.events.cloud.firestore.v1.Document")

@@ -1,5 +1,6 @@
 /// google/firestore/v1/query.proto: structured queries, aggregation queries and cursors.
 extension FirestoreSchemas {
+    /// The declarations of this file.
     static func firestoreQuery() -> ProtoFile {
         let fieldReference = T.v1("StructuredQuery.FieldReference")
         return ProtoFile(

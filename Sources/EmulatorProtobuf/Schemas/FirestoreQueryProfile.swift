@@ -1,5 +1,6 @@
 /// google/firestore/v1/query_profile.proto: explain options and metrics.
 extension FirestoreSchemas {
+    /// The declarations of this file.
     static func firestoreQueryProfile() -> ProtoFile {
         ProtoFile(
             path: "google/firestore/v1/query_profile.proto",

@@ -2,6 +2,7 @@
 /// RPCs (ExecutePipeline's are omitted: the enterprise edition's pipeline API), Listen's targets
 /// and target changes.
 extension FirestoreSchemas {
+    /// The declarations of this file.
     static func firestoreService() -> ProtoFile {
         let requestOptions = T.v1("RequestOptions")
         return ProtoFile(

@@ -1,5 +1,6 @@
 /// google/firestore/v1/write.proto: writes, transforms, results and Listen's document events.
 extension FirestoreSchemas {
+    /// The declarations of this file.
     static func firestoreWrite() -> ProtoFile {
         ProtoFile(
             path: "google/firestore/v1/write.proto",

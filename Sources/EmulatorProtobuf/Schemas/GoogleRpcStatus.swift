@@ -1,5 +1,6 @@
 /// google/rpc/status.proto: the error model (TargetChange.cause, BatchWriteResponse.status).
 extension FirestoreSchemas {
+    /// The declarations of this file.
     static func googleRpcStatus() -> ProtoFile {
         ProtoFile(
             path: "google/rpc/status.proto",

@@ -1,5 +1,6 @@
 /// google/type/latlng.proto: geo points (Value.geo_point_value).
 extension FirestoreSchemas {
+    /// The declarations of this file.
     static func googleTypeLatLng() -> ProtoFile {
         ProtoFile(
             path: "google/type/latlng.proto",

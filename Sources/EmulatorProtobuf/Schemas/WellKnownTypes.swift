@@ -2,6 +2,7 @@
 /// Firestore protos use. Their JSON forms are special (see `ProtoJSON`); the tables still give
 /// their wire layout.
 extension FirestoreSchemas {
+    /// The declarations of this file.
     static func wellKnownTypes() -> ProtoFile {
         ProtoFile(
             path: "google/protobuf/*.proto",

@@ -25,8 +25,8 @@ from google.protobuf import timestamp_pb2, wrappers_pb2
 
 SERVICE_PREFIX = "/google.firestore.v1.Firestore/"
 
-# RPCs whose messages the emulator deliberately does not carry (see EmulatorProtobuf's README
-# section in docs/grpc.md): ExecutePipeline is the enterprise edition's pipeline API.
+# RPCs whose messages the emulator deliberately does not carry (FirestoreSchemas.omittedMethods):
+# ExecutePipeline is the enterprise edition's pipeline API.
 OMITTED_METHODS = {"ExecutePipeline"}
 
 TYPE_NAMES = {

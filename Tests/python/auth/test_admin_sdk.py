@@ -129,18 +129,44 @@ def test_email_action_links(app, emulator):
     assert status == 200 and body["email"] == email
 
 
-def test_signed_tokens_verify_against_published_keys(emulator):
-    """A backend verifying the production way (fetch keys, check RS256 signature) accepts our tokens."""
+def test_signed_tokens_verify_against_published_keys(signed_emulator):
+    """With auth.signIdTokens, a backend verifying the production way (fetch keys, check the RS256
+    signature, audience and issuer) accepts our tokens."""
     jwt = pytest.importorskip("jwt")
-    status, body = itk(emulator, "signUp", {"returnSecureToken": True})
+    status, body = itk(signed_emulator, "signUp", {"returnSecureToken": True})
     assert status == 200
-    certs = requests.get(f"{emulator.url}/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com", timeout=10).json()
+    certs = requests.get(f"{signed_emulator.url}/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com", timeout=10).json()
     kid = jwt.get_unverified_header(body["idToken"])["kid"]
     from cryptography.x509 import load_pem_x509_certificate
     key = load_pem_x509_certificate(certs[kid].encode()).public_key()
-    claims = jwt.decode(body["idToken"], key, algorithms=["RS256"], audience=emulator.project,
-                        issuer=f"https://securetoken.google.com/{emulator.project}")
+    claims = jwt.decode(body["idToken"], key, algorithms=["RS256"], audience=signed_emulator.project,
+                        issuer=f"https://securetoken.google.com/{signed_emulator.project}")
     assert claims["sub"] == body["localId"] and claims["firebase"]["sign_in_provider"] == "anonymous"
+
+
+def test_default_tokens_are_unsigned_and_verify_id_token_accepts_them(app, emulator):
+    """The default token is what Firebase's emulator mints (alg none, empty signature): the token
+    every Admin SDK accepts in emulator mode (Node's accepts nothing else)."""
+    status, body = itk(emulator, "signInWithCustomToken", {"token": auth.create_custom_token("unsigned-uid", app=app).decode(), "returnSecureToken": True})
+    assert status == 200
+    header, _, signature = body["idToken"].split(".")
+    assert __import__("json").loads(__import__("base64").urlsafe_b64decode(header + "==")) == {"alg": "none", "typ": "JWT"} and signature == ""
+    assert auth.verify_id_token(body["idToken"], check_revoked=True, app=app)["uid"] == "unsigned-uid"
+
+
+def test_verify_id_token_in_signed_mode(signed_emulator, monkeypatch):
+    """firebase-admin-python works against the opt-in signed mode too (it skips the signature in
+    emulator mode and checks audience, issuer and, with check_revoked, the user)."""
+    monkeypatch.setenv("FIREBASE_AUTH_EMULATOR_HOST", f"{signed_emulator.host}:{signed_emulator.port}")
+    signed_app = firebase_admin.initialize_app(options={"projectId": signed_emulator.project}, name=f"signed-{uuid.uuid4()}")
+    try:
+        status, body = itk(signed_emulator, "signInWithCustomToken", {"token": auth.create_custom_token("signed-uid", app=signed_app).decode(),
+                                                                        "returnSecureToken": True})
+        assert status == 200
+        assert __import__("json").loads(__import__("base64").urlsafe_b64decode(body["idToken"].split(".")[0] + "=="))["alg"] == "RS256"
+        assert auth.verify_id_token(body["idToken"], check_revoked=True, app=signed_app)["uid"] == "signed-uid"
+    finally:
+        firebase_admin.delete_app(signed_app)
 
 
 def test_get_users_by_several_identifiers(app, emulator):

@@ -289,3 +289,31 @@ async def async_client_flow(emulator):
     assert not (await col.document("a").get()).exists
     refs = [r async for r in col.list_documents()]
     assert [r.id for r in refs] == ["b"]
+
+
+def test_production_messages_and_codes_client_suites_check(db, col):
+    """Strings and codes google-cloud-firestore's own system tests assert (found by running them)."""
+    from google.cloud.firestore_v1 import aggregation
+    col.document("m").set({"n": 1})
+    q = aggregation.AggregationQuery(col._query())
+    q.count(alias="total").count(alias="total")
+    e = quick(lambda: q.get(), exceptions.BadRequest)
+    assert "Aggregation aliases contain duplicate alias" in str(e)
+    e = quick(lambda: aggregation.AggregationQuery(col._query()).get(), exceptions.BadRequest)
+    assert "Aggregations can not be empty" in str(e)
+    snap = col.document("m").get()
+    future = snap.update_time + datetime.timedelta(hours=1)
+    quick(lambda: col.document("m").delete(option=db.write_option(last_update_time=future)), exceptions.BadRequest)
+    assert col.document("m").get().exists
+
+
+def test_limited_sum_and_avg_read_in_the_field_order(col):
+    """A limited sum/avg takes the first documents in the summed field's order (its index), as
+    production does: the 12 smallest products of a 5x5 table sum to 5."""
+    for a in range(5):
+        for b in range(5):
+            col.add({"stats": {"product": a * b}})
+    assert col.sum("stats.product", alias="t").get()[0][0].value == 100
+    assert col.limit(12).sum("stats.product", alias="t").get()[0][0].value == 5
+    assert col.limit(12).avg("stats.product", alias="t").get()[0][0].value == 5 / 12
+    assert col.limit(12).count(alias="t").get()[0][0].value == 12

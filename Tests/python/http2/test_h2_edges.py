@@ -182,8 +182,8 @@ def test_dynamic_table_eviction_and_huffman(emulator):
 def test_continuation_frames_carry_a_large_header_block(emulator):
     s = socket.create_connection((emulator.host, emulator.port))
     enc = hpack.Encoder()
-    block = enc.encode([(":method", "GET"), (":scheme", "http"), (":path", "/emulator/v1/status"), (":authority", "x"),
-                        ("x-big", "v" * 40000)])
+    block = enc.encode([(":method", "GET"), (":scheme", "http"), (":path", "/emulator/v1/status"),
+                        (":authority", f"{emulator.host}:{emulator.port}"), ("x-big", "v" * 40000)])
     s.sendall(PREFACE + frame(SETTINGS, 0, 0))
     parts = [block[i:i + 16000] for i in range(0, len(block), 16000)]
     out = frame(HEADERS, 0x1 if len(parts) > 1 else 0x5, 1, parts[0])

@@ -1,13 +1,21 @@
 """The MakeItSo story over HTTP, as two devices would tell it (see ../shared scenario and the
 README): anonymous first, Apple later, a second device, a refused link, a migration by a callable
-function, triggers keeping counts, and the attacks the function must refuse. Told twice: against the
-Swift codebase (Examples/MakeItSo/emulator.json) and against the Python one written with the official
-SDK (Examples/MakeItSo/firebase.json, functions-python/)."""
+function, triggers keeping counts, the attacks the function must refuse, and the same merge ending
+with a second-factor challenge.
+
+The example's config opts into RS256-signed ID tokens (`auth.signIdTokens`): its function must not
+trust the client, and only signatures make a token unforgeable. The story also runs with the
+default unsigned tokens (Firebase's emulator's), so the Swift worker path works either way.
+
+Told against both codebases: the Swift worker (Examples/MakeItSo/emulator.json) and the Python one
+written with the official SDK (functions-python/, run by Examples/MakeItSo/firebase.json as a
+Firebase developer would; for the signed mode, an emulator.json naming the same folder)."""
 import base64
 import json
 import pathlib
 import shutil
 import time
+import uuid
 
 import pytest
 import requests
@@ -19,20 +27,44 @@ KEY = "makeitso-api-key"
 EXAMPLE = ROOT / "Examples" / "MakeItSo"
 
 
-@pytest.fixture(scope="module", params=["swift", "python"])
+def default_token_config(tmp_path):
+    """Examples/MakeItSo/emulator.json without the signing opt-in (paths made absolute)."""
+    cfg = json.loads((ROOT / "Examples/MakeItSo/emulator.json").read_text())
+    del cfg["auth"]
+    here = ROOT / "Examples/MakeItSo"
+    cfg["rules"] = str(here / cfg["rules"])
+    for cb in cfg["functions"]["codebases"]:
+        cb["workingDirectory"] = str((here / cb["workingDirectory"]).resolve())
+        cb["watch"] = str(here / cb["watch"])
+    path = tmp_path / "emulator.json"
+    path.write_text(json.dumps(cfg))
+    return str(path)
+
+
+def python_example(tmp_path, signed):
+    """The example as a developer checks it out (firebase.json, .firebaserc, rules, the codebase; its
+    venv from the suite's cache, or the emulator would create it). Signed tokens need our own
+    emulator.json, as firebase.json has no such setting."""
+    for name in ["firebase.json", ".firebaserc", "firestore.rules"]:
+        shutil.copy(EXAMPLE / name, tmp_path / name)
+    shutil.copytree(EXAMPLE / "functions-python", tmp_path / "functions-python", ignore=shutil.ignore_patterns("venv", "__pycache__"))
+    (tmp_path / "functions-python" / "venv").symlink_to(sdk_venv(tmp_path / "functions-python" / "requirements.txt"))
+    if not signed:
+        return str(tmp_path / "firebase.json")
+    (tmp_path / "emulator.json").write_text(json.dumps({"project": "demo-makeitso", "rules": "firestore.rules", "auth": {"signIdTokens": True},
+                                                        "functions": {"codebases": [{"name": "makeitso", "source": "functions-python"}]}}))
+    return str(tmp_path / "emulator.json")
+
+
+@pytest.fixture(scope="module", params=["swift-signed", "swift-default", "python-signed", "python-default"])
 def emu(request, tmp_path_factory):
-    if request.param == "swift":
-        e = RunningEmulator(["--config", "Examples/MakeItSo/emulator.json"], project=None)
+    codebase, mode = request.param.split("-")
+    if codebase == "swift":
+        config = "Examples/MakeItSo/emulator.json" if mode == "signed" else default_token_config(tmp_path_factory.mktemp("makeitso"))
     else:
-        # The example as a developer checks it out: firebase.json, .firebaserc, rules, the codebase;
-        # its venv comes from the suite's cache (the emulator would otherwise create it).
-        folder = tmp_path_factory.mktemp("makeitso")
-        for name in ["firebase.json", ".firebaserc", "firestore.rules"]:
-            shutil.copy(EXAMPLE / name, folder / name)
-        shutil.copytree(EXAMPLE / "functions-python", folder / "functions-python", ignore=shutil.ignore_patterns("venv", "__pycache__"))
-        (folder / "functions-python" / "venv").symlink_to(sdk_venv(folder / "functions-python" / "requirements.txt"))
-        e = RunningEmulator(["--config", str(folder / "firebase.json")], project=None)
-    e.codebase = request.param
+        config = python_example(tmp_path_factory.mktemp("makeitso-python"), mode == "signed")
+    e = RunningEmulator(["--config", config], project=None)
+    e.mode, e.codebase = mode, codebase
     assert e.project == "demo-makeitso"
     yield e
     e.stop()
@@ -40,7 +72,7 @@ def emu(request, tmp_path_factory):
 
 def needs_store_from_functions(emu):
     """The Python codebase reads and writes the store from inside its functions (firebase_admin's
-    Firestore client, gRPC only) and its trigger gets protobuf CloudEvents: skip until both are there."""
+    Firestore client, gRPC only) and its trigger gets protobuf CloudEvents: skip if either is missing."""
     if emu.codebase != "python":
         return
     if not grpc_available(emu):
@@ -164,7 +196,18 @@ def test_the_whole_story(emu):
     assert again.status_code == 401
 
 
+def test_tokens_follow_the_mode(emu):
+    d = Device(emu)
+    d.sign_in_anonymously()
+    header = json.loads(base64.urlsafe_b64decode(d.token.split(".")[0] + "=="))
+    assert header["alg"] == ("RS256" if emu.mode == "signed" else "none")
+
+
+@pytest.mark.parametrize("emu", ["swift-signed", "python-signed"], indirect=True)
 def test_attacks_are_refused(emu):
+    """With signed tokens (the example's config). With the default unsigned tokens a token can be
+    forged for any existing user, exactly as against Firebase's emulator (pinned in
+    Tests/python/security/test_tokens.py), which is why the example opts into signing."""
     victim, attacker = Device(emu), Device(emu)
     victim.sign_in_anonymously()
     victim.add_task("private")
@@ -227,6 +270,12 @@ def test_blocked_domain_cannot_sign_up(emu):
 
 
 def test_function_logs_and_idle(emu):
+    # Self-contained: pytest may give this test a fresh emulator of its parameter.
+    requests.post(f"{emu.url}/identitytoolkit.googleapis.com/v1/accounts:signUp?key={KEY}", json={"returnSecureToken": True}, timeout=10)
+    requests.post(f"{emu.url}/identitytoolkit.googleapis.com/v1/accounts:signUp?key={KEY}",
+                  json={"email": "mallory@blocked.example", "password": "secret123", "returnSecureToken": True}, timeout=10)
+    Device(emu).call("migrateTasks", {}, token=None)
+    idle(emu)
     logs = requests.get(f"{emu.url}/emulator/v1/projects/{emu.project}/functions/logs", timeout=5).json()["invocations"]
     listed = {f["name"] for f in requests.get(f"{emu.url}/emulator/v1/projects/{emu.project}/functions", timeout=5).json()["functions"]}
     if emu.codebase == "swift":
@@ -236,3 +285,67 @@ def test_function_logs_and_idle(emu):
         assert any(l["function"] == "beforeCreate" and l["outcome"] == "error" and "blocked.example" in l["error"] for l in logs)
         assert any(l["function"] == "migrateTasks" for l in logs)
         assert listed == {"migrateTasks", "onTaskWritten", "beforeCreate"}
+
+
+def resolve_second_factor(device, challenge, older_ios=False):
+    """The tablet answers "second factor required" with the phone code, as iOS does in emulator
+    mode: >= 12.18 through mfaSignIn:start, older SDKs through sendVerificationCode with the
+    masked hint number. The code is read from the emulator, matched on sessionInfo."""
+    hint = challenge["mfaInfo"][0]
+    if older_ios:
+        session = device.auth("sendVerificationCode", {"phoneNumber": hint["phoneInfo"]}).json()["sessionInfo"]
+    else:
+        r = requests.post(f"{device.emu.url}/identitytoolkit.googleapis.com/v2/accounts/mfaSignIn:start?key={KEY}", timeout=10,
+                          json={"mfaPendingCredential": challenge["mfaPendingCredential"], "mfaEnrollmentId": hint["mfaEnrollmentId"],
+                                "phoneSignInInfo": {"phoneNumber": hint["phoneInfo"]}})
+        assert r.status_code == 200, r.text
+        session = r.json()["phoneResponseInfo"]["sessionInfo"]
+    codes = requests.get(f"{device.emu.url}/emulator/v1/projects/{device.emu.project}/verificationCodes", timeout=10).json()["verificationCodes"]
+    code = next(c["code"] for c in codes if c["sessionInfo"] == session)
+    r = requests.post(f"{device.emu.url}/identitytoolkit.googleapis.com/v2/accounts/mfaSignIn:finalize?key={KEY}", timeout=10,
+                      json={"mfaPendingCredential": challenge["mfaPendingCredential"], "phoneVerificationInfo": {"sessionInfo": session, "code": code}})
+    assert r.status_code == 200, r.text
+    device.token, device.refresh = r.json()["idToken"], r.json()["refreshToken"]
+    device.uid = json.loads(base64.urlsafe_b64decode(device.token.split(".")[1] + "=="))["sub"]
+
+
+@pytest.mark.parametrize("older_ios", [False, True], ids=["ios-12.18+", "older-ios"])
+def test_the_merge_flow_with_a_second_factor(emu, older_ios):
+    """The account-linking guide's ending: link fails, Apple sign-in instead, "second factor
+    required", the phone code, and only then the migration to the first device's account."""
+    phone, tablet = Device(emu), Device(emu)
+    sub, email = "apple-" + uuid.uuid4().hex[:8], None
+    email = f"{sub}@privaterelay.appleid.com"
+    phone.sign_in_anonymously()
+    first_uid = phone.uid
+    phone.add_task("pay rent")
+    linked = phone.link_apple(sub, email)
+    assert linked.status_code == 200 and linked.json()["localId"] == first_uid
+    phone.token = linked.json()["idToken"]
+    # The phone enrols an SMS second factor (Apple is an MFA-eligible first factor; its email is verified).
+    number = "+1555" + str(uuid.uuid4().int)[:7]
+    mfa = f"{emu.url}/identitytoolkit.googleapis.com/v2/accounts/mfaEnrollment"
+    r = requests.post(f"{mfa}:start?key={KEY}", json={"idToken": phone.token, "phoneEnrollmentInfo": {"phoneNumber": number}}, timeout=10)
+    assert r.status_code == 200, r.text
+    session = r.json()["phoneSessionInfo"]["sessionInfo"]
+    codes = requests.get(f"{emu.url}/emulator/v1/projects/{emu.project}/verificationCodes", timeout=10).json()["verificationCodes"]
+    code = next(c["code"] for c in codes if c["sessionInfo"] == session)
+    r = requests.post(f"{mfa}:finalize?key={KEY}", json={"idToken": phone.token, "displayName": "Alice's phone",
+                                                         "phoneVerificationInfo": {"sessionInfo": session, "code": code}}, timeout=10)
+    assert r.status_code == 200, r.text
+    # The tablet: anonymous tasks, a refused link, then Apple sign-in, which wants the second factor.
+    tablet.sign_in_anonymously()
+    anonymous_token, anonymous_uid = tablet.token, tablet.uid
+    tablet.add_task("feed cat")
+    refused = tablet.link_apple(sub, email)
+    assert refused.json()["errorMessage"] == "FEDERATED_USER_ID_ALREADY_LINKED"
+    challenge = tablet.auth("signInWithIdp", {"postBody": apple_credential(sub, email), "requestUri": "http://localhost",
+                                              "returnSecureToken": True, "returnIdpCredential": True})
+    assert challenge.status_code == 200 and "idToken" not in challenge.json() and challenge.json()["mfaPendingCredential"]
+    resolve_second_factor(tablet, challenge.json(), older_ios=older_ios)
+    assert tablet.uid == first_uid
+    # The function accepts the second-factor session (auth_time is the finalize time) and migrates.
+    r = tablet.call("migrateTasks", {"idToken": anonymous_token})
+    assert r.status_code == 200, r.text
+    assert r.json()["result"] == {"updatedDocCount": 1, "anonymousUserId": anonymous_uid, "permanentUserId": first_uid}
+    assert tablet.my_tasks() == ["feed cat", "pay rent"]

@@ -1,7 +1,7 @@
 """The bad-input catalogue: every public route and the hostile bodies, paths and numbers sent to it.
 
 Kept apart from the tests so the lists read as a table. `{p}` is the project the bad inputs
-target (registered by the tests), `{fp}` the project of the functions emulator that runs
+target (registered by the tests), `{t}` a tenant of it (created by the tests), `{fp}` the project of the functions emulator that runs
 `Tests/python/functions/worker_py.py`. `ROUTE_TABLES` names every table of (method, path) rows;
 `test_route_coverage.py` checks them against the live route table (`GET /emulator/v1/routes`),
 so a route without a row here fails CI. The global resets (`POST /reset`, `POST /emulator/v1/reset`)
@@ -13,6 +13,8 @@ CANARY = "robust-canary"
 API_KEY = "robust-key"
 DOCS = "/v1/projects/{p}/databases/(default)/documents"
 ITK = "/identitytoolkit.googleapis.com"
+TENANT = "{t}"  # a tenant of {p} the bad-input tests create (`TENANT_BODY`); "nope" never exists
+TENANT_BODY = {"displayName": "Robust", "allowPasswordSignup": True, "enableAnonymousUser": True, "enableEmailLinkSignin": True}
 
 # (method, path) of routes that parse a JSON body: malformed input there must be a 4xx.
 BODY_ROUTES = [
@@ -58,11 +60,21 @@ BODY_ROUTES = [
     "createAuthUri", "sendVerificationCode", "verifyPhoneNumber")
 ] + [("POST", ITK + "/v1/projects/{p}/accounts:" + verb) for verb in (
     "batchCreate", "batchDelete", "query", "lookup", "update", "delete", "sendOobCode")
+] + [("POST", ITK + "/v1/projects/{p}/tenants/" + TENANT + "/accounts:" + verb) for verb in (
+    "batchCreate", "batchDelete", "query", "lookup", "update", "delete", "sendOobCode")
+] + [("POST", ITK + "/v2/accounts/" + verb + "?key=" + API_KEY) for verb in (
+    "mfaEnrollment:start", "mfaEnrollment:finalize", "mfaEnrollment:withdraw", "mfaSignIn:start", "mfaSignIn:finalize")
 ] + [
     ("POST", ITK + "/v1/projects/{p}/accounts"),
     ("POST", ITK + "/v1/projects/{p}:queryAccounts"),
     ("POST", ITK + "/v1/projects/{p}:createSessionCookie"),
+    ("POST", ITK + "/v1/projects/{p}/tenants/" + TENANT + "/accounts"),
+    ("POST", ITK + "/v1/projects/{p}/tenants/" + TENANT + ":queryAccounts"),
+    ("POST", ITK + "/v1/projects/{p}/tenants/" + TENANT + ":createSessionCookie"),
     ("PATCH", ITK + "/v2/projects/{p}/config"),
+    ("POST", ITK + "/v2/projects/{p}/tenants"),
+    ("PATCH", ITK + "/v2/projects/{p}/tenants/" + TENANT + "?updateMask=displayName"),
+    ("PATCH", ITK + "/v2/projects/{p}/tenants/nope"),
     ("POST", "/securetoken.googleapis.com/v1/token?key=" + API_KEY),
 ]
 
@@ -83,6 +95,10 @@ OTHER_ROUTES = [
     ("GET", "/emulator/v1/projects/{p}:ruleCoverage"),
     ("GET", "/emulator/v1/projects/{p}/oobCodes"),
     ("GET", "/emulator/v1/projects/{p}/verificationCodes"),
+    ("GET", "/emulator/v1/projects/{p}/tenants/" + TENANT + "/oobCodes"),
+    ("GET", "/emulator/v1/projects/{p}/tenants/" + TENANT + "/verificationCodes"),
+    ("GET", "/emulator/v1/projects/{p}/tenants/nope/verificationCodes"),
+    ("DELETE", "/emulator/v1/projects/{p}/tenants/nope/accounts"),
     ("GET", "/emulator/v1/projects/{p}/functions"),
     ("GET", "/emulator/v1/projects/{p}/functions/logs"),
     ("DELETE", "/emulator/v1/projects/{p}/faults/nope"),
@@ -93,6 +109,11 @@ OTHER_ROUTES = [
     ("DELETE", DOCS + "/tasks/none"),
     ("GET", ITK + "/v1/projects/{p}/accounts:batchGet"),
     ("GET", ITK + "/v2/projects/{p}/config"),
+    ("GET", ITK + "/v2/projects/{p}/tenants"),
+    ("GET", ITK + "/v2/projects/{p}/tenants/" + TENANT),
+    ("GET", ITK + "/v2/projects/{p}/tenants/nope"),
+    ("DELETE", ITK + "/v2/projects/{p}/tenants/nope"),
+    ("GET", ITK + "/v1/projects/{p}/tenants/" + TENANT + "/accounts:batchGet"),
     ("GET", "/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com"),
     ("GET", "/robot/v1/metadata/jwk/securetoken@system.gserviceaccount.com"),
     ("GET", "/emulator/v1/routes"),
@@ -105,6 +126,27 @@ OTHER_ROUTES = [
     ("DELETE", "/emulator/v1/projects/{p}/databases/(default)/documents/tasks"),
     ("GET", ITK + "/v1/projects?key=" + API_KEY),
     ("GET", ITK + "/v1/recaptchaParams?key=" + API_KEY),
+    # The web UI's reads and actions (docs/admin-api.md, "For the UI").
+    ("GET", "/emulator/v1/projects/{p}/summary"),
+    ("GET", "/emulator/v1/projects/{p}/revision"),
+    ("GET", "/emulator/v1/projects/{p}/databases"),
+    ("GET", "/emulator/v1/projects/{p}/databases/(default)/documents"),
+    ("GET", "/emulator/v1/projects/{p}/databases/(default)/documents/tasks"),
+    ("GET", "/emulator/v1/projects/{p}/databases/(default)/documents/tasks/t1"),
+    ("GET", "/emulator/v1/projects/{p}/databases/(default)/documents/tasks/%2e%2e/x"),
+    ("GET", "/emulator/v1/projects/{p}/users?search=%00%FF&kind=nope&tenantId=x"),
+    ("GET", "/emulator/v1/projects/{p}/rulesEvaluations?path=%FF&caller=admin"),
+    ("GET", "/emulator/v1/projects/{p}/rulesEvaluations/1"),
+    ("GET", "/emulator/v1/projects/{p}/rulesEvaluations/not-a-number"),
+    ("DELETE", "/emulator/v1/projects/{p}/rulesEvaluations"),
+    ("GET", "/emulator/v1/projects/{p}/functions/invocations/nope"),
+    ("POST", "/emulator/v1/projects/{p}/functions/invocations/nope:rerun"),
+    # The UI's shell (any deep link) and assets.
+    ("GET", "/ui"),
+    ("GET", "/ui/"),
+    ("GET", "/ui/firestore/tasks/t1?project={p}"),
+    ("GET", "/ui/assets/core.js"),
+    ("GET", "/ui/assets/..%2f..%2fetc%2fpasswd"),
 ]
 
 # Absurd numbers in query parameters: always a 4xx.
@@ -116,22 +158,35 @@ BAD_QUERY_ROUTES = [
     ("GET", ITK + "/v1/projects/{p}/accounts:batchGet?maxResults=abc"),
     ("GET", ITK + "/v1/projects/{p}/accounts:batchGet?maxResults=99999999999999999999"),
     ("GET", ITK + "/v1/projects/{p}/accounts:batchGet?maxResults=-5"),
+    ("GET", "/emulator/v1/projects/{p}/users?pageSize=abc"),
+    ("GET", "/emulator/v1/projects/{p}/users?pageSize=0"),
+    ("GET", "/emulator/v1/projects/{p}/users?pageSize=99999999999999999999"),
+    ("GET", "/emulator/v1/projects/{p}/users?pageToken=no-colon"),
+    ("GET", "/emulator/v1/projects/{p}/rulesEvaluations?pageSize=-1"),
+    ("GET", "/emulator/v1/projects/{p}/rulesEvaluations?outcome=maybe"),
+    ("GET", "/emulator/v1/projects/{p}/rulesEvaluations?method=patch"),
+    ("GET", "/emulator/v1/projects/{p}/rulesEvaluations?pageToken=x"),
+    ("GET", "/emulator/v1/projects/{p}/databases/(default)/documents/tasks?pageSize=1001"),
+    ("GET", "/emulator/v1/projects/{p}/databases/(default)/documents/tasks?pageSize=1e3"),
+    ("GET", ITK + "/v2/projects/{p}/tenants?pageSize=abc"),
+    ("GET", ITK + "/v2/projects/{p}/tenants?pageSize=0"),
+    ("GET", ITK + "/v2/projects/{p}/tenants?pageSize=99999999999999999999"),
+    ("GET", ITK + "/v1/projects/{p}/tenants/" + TENANT + "/accounts:batchGet?maxResults=abc&tenantId=other"),
 ]
 
 # Operations that are documented as not implemented (docs/auth.md, docs/store.md): 501 with a
 # message naming the operation, whatever the body, and nothing else.
 UNIMPLEMENTED_ROUTES = [("POST", ITK + "/" + p) for p in (
     "v1/accounts:issueSamlResponse", "v1/accounts:signInWithGameCenter", "v1/accounts:verifyIosClient",
-    "v2/accounts:revokeToken", "v2/accounts/mfaEnrollment:finalize", "v2/accounts/mfaEnrollment:start",
-    "v2/accounts/mfaEnrollment:withdraw", "v2/accounts/mfaSignIn:finalize", "v2/accounts/mfaSignIn:start",
-    "v2/accounts/passkeyEnrollment:start", "v2/accounts/passkeyEnrollment:finalize",
+    "v2/accounts:revokeToken", "v2/accounts/passkeyEnrollment:start", "v2/accounts/passkeyEnrollment:finalize",
     "v2/accounts/passkeySignIn:start", "v2/accounts/passkeySignIn:finalize")
 ] + [("GET", ITK + "/" + p) for p in (
     "v1/sessionCookiePublicKeys", "v2/passwordPolicy", "v2/recaptchaConfig", "v2/defaultSupportedIdps")
 ] + [
-    ("GET", ITK + "/v2/projects/{p}/tenants"),
-    ("POST", ITK + "/v1/projects/{p}/tenants/t1/accounts:lookup"),
-    ("DELETE", "/emulator/v1/projects/{p}/tenants/t1/accounts"),
+    ("GET", ITK + "/v2/projects/{p}/tenants/" + TENANT + "/oauthIdpConfigs"),
+    ("POST", ITK + "/v2/projects/{p}/tenants/" + TENANT + ":getIamPolicy"),
+    ("POST", ITK + "/v1/projects/{p}/tenants/" + TENANT + "/accounts:signInWithIdp"),
+    ("GET", "/emulator/v1/projects/{p}/tenants/" + TENANT + "/config"),
     ("POST", "/www.googleapis.com/identitytoolkit/v3/relyingparty/signOutUser?key=" + API_KEY),
     ("POST", DOCS + ":listen"),
     ("POST", DOCS + ":write"),

@@ -14,7 +14,7 @@ import pytest
 import requests
 
 from robustness.catalogue import (ACTION_PAGE_ROUTES, API_KEY, BAD_QUERY_ROUTES, BODY_ROUTES, CANARY, DOT_NAMES,
-                                  GLOBAL_RESET_ROUTES, HOSTILE, MALFORMED, OTHER_ROUTES, TARGET, TRAVERSAL_DOC_PATHS,
+                                  GLOBAL_RESET_ROUTES, HOSTILE, MALFORMED, OTHER_ROUTES, TARGET, TENANT_BODY, TRAVERSAL_DOC_PATHS,
                                   TRAVERSAL_FS_PATHS, TRAVERSAL_NAMES, UNIMPLEMENTED_ROUTES)
 
 TIMEOUT = 10
@@ -30,6 +30,9 @@ def setup(emulator):
     s.headers.update(OWNER)
     r = s.post(emulator.url + "/emulator/v1/projects", json={"projectId": TARGET, "apiKey": API_KEY}, timeout=TIMEOUT)
     assert r.status_code in (200, 409), r.text
+    r = s.post(emulator.url + f"/identitytoolkit.googleapis.com/v2/projects/{TARGET}/tenants", json=TENANT_BODY, timeout=TIMEOUT)
+    assert r.status_code == 200, r.text
+    TENANT_ID[0] = r.json()["name"].rsplit("/", 1)[1]
     r = s.patch(emulator.url + CANARY_DOC, json={"fields": {"v": {"stringValue": "canary"}, "n": {"integerValue": "7"}}},
                 timeout=TIMEOUT)
     assert r.status_code == 200, r.text
@@ -50,8 +53,15 @@ def stalled(emulator):
     c.close()
 
 
+TENANT_ID = ["no-tenant-yet"]  # the `{t}` of the catalogue, created by `setup`
+
+
+def concrete(path):
+    return path.replace("{p}", TARGET).replace("{t}", TENANT_ID[0])
+
+
 def url(emulator, path):
-    return emulator.url + path.replace("{p}", TARGET)
+    return emulator.url + concrete(path)
 
 
 def check(r, *, must_fail, label=""):
@@ -101,7 +111,7 @@ def send_raw(emulator, method, path, body=None):
     """Sends the path byte-for-byte (`requests` would fold `..` segments before the server sees them)."""
     c = http.client.HTTPConnection(emulator.host, emulator.port, timeout=TIMEOUT)
     try:
-        c.request(method, path.replace("{p}", TARGET), body=body, headers={**OWNER, **JSON_CT})
+        c.request(method, concrete(path), body=body, headers={**OWNER, **JSON_CT})
         return RawResponse(method, path, c.getresponse())
     finally:
         c.close()

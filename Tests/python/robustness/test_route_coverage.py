@@ -82,7 +82,7 @@ def resolve(routes, method, path):
 
 
 def concrete(path):
-    return path.replace("{p}", TARGET).replace("{fp}", FUNCTIONS_PROJECT)
+    return path.replace("{p}", TARGET).replace("{t}", "a-tenant").replace("{fp}", FUNCTIONS_PROJECT)
 
 
 def live_routes(emulator):

@@ -1,0 +1,90 @@
+import EmulatorCore
+import EmulatorStore
+
+/// Store events → ListenResponse messages (proto3 JSON).
+extension FirestoreListen {
+    /// The responses for a batch of events, in order, handed to `send` a chunk at a time (at most
+    /// `chunk` messages), so a large initial result is encoded and sent as it goes rather than held
+    /// in wire form. Consecutive commits share one global NO_CHANGE at the latest read time (a
+    /// client applies their changes in order either way, and a fast writer then costs a slow
+    /// listener fewer snapshots).
+    func responses(for events: [WatchEvent], chunk: Int = 256, send: ([JSON]) async throws -> Void) async throws {
+        guard let db = database else { return }
+        var out: [JSON] = []
+        var pendingSnapshot: Timestamp?
+        func flush() {
+            if let t = pendingSnapshot { out.append(snapshot(t)) }
+            pendingSnapshot = nil
+        }
+        func drain(_ force: Bool = false) async throws {
+            guard out.count >= chunk || (force && !out.isEmpty) else { return }
+            try await send(out)
+            out.removeAll(keepingCapacity: true)
+        }
+        for e in events {
+            switch e {
+            case .added(let t, let reset, let resumed, let docs, let removed, let count, let readTime):
+                flush()
+                out.append(Self.targetChange("ADD", [t]))
+                if reset { out.append(Self.targetChange("RESET", [t])) }
+                for d in docs {
+                    out.append(["documentChange": ["document": d.json(project: db.project, database: db.database), "targetIds": [.int(Int64(t))]]])
+                    try await drain()
+                }
+                let rt = JSON.string(readTime.rfc3339())
+                for p in removed {
+                    out.append(["documentRemove": ["document": .string(DocumentName.full(project: db.project, database: db.database, path: p)),
+                                                   "removedTargetIds": [.int(Int64(t))], "readTime": rt]])
+                }
+                if resumed, state.withLock({ $0.expected[t] }) != nil {
+                    out.append(["filter": ["targetId": .int(Int64(t)), "count": .int(Int64(count))]])
+                }
+                out.append(Self.targetChange("CURRENT", [t], resumeToken: token(readTime)))
+                out.append(snapshot(readTime))
+            case .changed(let readTime, let deltas):
+                let rt = JSON.string(readTime.rfc3339())
+                for d in deltas {
+                    let name = JSON.string(DocumentName.full(project: db.project, database: db.database, path: d.path))
+                    let removed = JSON.array(d.removedTargets.map { .int(Int64($0)) })
+                    if d.deleted {
+                        out.append(["documentDelete": ["document": name, "removedTargetIds": removed, "readTime": rt]])
+                    } else if !d.targets.isEmpty, let doc = d.document {
+                        var change: [String: JSON] = ["document": doc.json(project: db.project, database: db.database),
+                                                      "targetIds": .array(d.targets.map { .int(Int64($0)) })]
+                        if !d.removedTargets.isEmpty { change["removedTargetIds"] = removed }
+                        out.append(["documentChange": .object(change)])
+                    } else {
+                        out.append(["documentRemove": ["document": name, "removedTargetIds": removed, "readTime": rt]])
+                    }
+                    try await drain()
+                }
+                pendingSnapshot = readTime
+            case .failed(let t, let error):
+                flush()
+                out.append(["targetChange": ["targetChangeType": "REMOVE", "targetIds": [.int(Int64(t))],
+                                             "cause": ["code": .int(Int64(error.code.grpcNumber)), "message": .string(error.message)]]])
+            case .removed(let t):
+                flush()
+                out.append(Self.targetChange("REMOVE", [t]))
+            }
+        }
+        flush()
+        try await drain(true)
+    }
+
+    /// A global NO_CHANGE: no target ids, the read time, and the resume token for it.
+    func snapshot(_ readTime: Timestamp) -> JSON {
+        ["targetChange": ["readTime": .string(readTime.rfc3339()), "resumeToken": token(readTime)]]
+    }
+
+    /// The opaque resume token for a read time (base64 in proto3 JSON).
+    func token(_ readTime: Timestamp) -> JSON {
+        .string(Base64.encode(WatchResumePoint(epoch: api.store.epoch, readTime: readTime).token))
+    }
+
+    static func targetChange(_ type: String, _ ids: [Int32], resumeToken: JSON? = nil) -> JSON {
+        var o: [String: JSON] = ["targetChangeType": .string(type), "targetIds": .array(ids.map { .int(Int64($0)) })]
+        if let resumeToken { o["resumeToken"] = resumeToken }
+        return ["targetChange": .object(o)]
+    }
+}

@@ -1,0 +1,159 @@
+import EmulatorCore
+import EmulatorRules
+
+/// One judged store access: what the UI's Requests page lists (`GET
+/// /emulator/v1/projects/{p}/rulesEvaluations`).
+public struct RulesEvaluation: Sendable {
+    /// Process-wide increasing id (newer is larger).
+    public var id: Int64
+    /// Project and database.
+    public var project: String, database: String
+    /// Request time (the project clock).
+    public var time: Timestamp
+    /// `get`, `list`, `create`, `update` or `delete`.
+    public var method: String
+    /// Database-relative path (the collection for `list`).
+    public var path: String
+    /// `admin`, `user` or `unauthenticated`.
+    public var callerKind: String
+    /// The end user's uid and sign-in provider, when a user called.
+    public var uid: String?, provider: String?
+    /// `allow`, `deny`, `error` (denied because a condition failed with an error) or `admin`
+    /// (an administrator: rules were not consulted).
+    public var outcome: String
+    /// The explanation the rules engine produced (what was tried, the values involved).
+    public var explanation: String
+    /// The deciding points (statement, sub-expression and its location).
+    public var deciding: [RulesDecidingPoint]
+    /// The ruleset that judged it (file name and source; the source string is shared, not copied).
+    public var rulesFile: String?, rulesSource: String?
+    /// Lines the rules printed with `debug()`.
+    public var debug: [String]
+
+    /// The listing shape (no source); `detail` adds the ruleset.
+    public func json(detail: Bool) -> JSON {
+        var caller: [String: JSON] = ["kind": .string(callerKind)]
+        if let uid { caller["uid"] = .string(uid) }
+        if let provider { caller["provider"] = .string(provider) }
+        var o: [String: JSON] = [
+            "id": .string(String(id)), "database": .string(database), "time": .string(time.rfc3339()), "method": .string(method),
+            "path": .string(path), "caller": .object(caller), "outcome": .string(outcome), "explanation": .string(explanation),
+            "deciding": .array(deciding.map { p in
+                ["outcome": .string(p.outcome), "line": .int(Int64(p.location.line)), "column": .int(Int64(p.location.column)),
+                 "statementLine": .int(Int64(p.statement.line)), "expression": .string(p.expression)]
+            }),
+        ]
+        if !debug.isEmpty { o["debug"] = .array(debug.map { .string($0) }) }
+        if let rulesFile { o["rulesFile"] = .string(rulesFile) }
+        if detail, let rulesSource { o["rules"] = ["fileName": .string(rulesFile ?? "firestore.rules"), "content": .string(rulesSource)] }
+        return .object(o)
+    }
+}
+
+/// What the Requests page filters by; nil fields match everything.
+public struct RulesEvaluationFilter: Sendable {
+    /// Exact outcome.
+    public var outcome: String?
+    /// Exact method.
+    public var method: String?
+    /// Substring of the path.
+    public var path: String?
+    /// `admin`, `unauthenticated`, or a substring of the uid or provider.
+    public var caller: String?
+
+    /// Creates a filter.
+    public init(outcome: String? = nil, method: String? = nil, path: String? = nil, caller: String? = nil) {
+        self.outcome = outcome
+        self.method = method
+        self.path = path
+        self.caller = caller
+    }
+
+    func matches(_ e: RulesEvaluation) -> Bool {
+        if let outcome, e.outcome != outcome { return false }
+        if let method, e.method != method { return false }
+        if let path, !e.path.contains(path) { return false }
+        if let caller {
+            if caller == "admin" || caller == "unauthenticated" { return e.callerKind == caller }
+            return (e.uid?.contains(caller) ?? false) || (e.provider?.contains(caller) ?? false)
+        }
+        return true
+    }
+}
+
+/// The last `capacity` evaluations of each project, in a ring per project (an append costs the
+/// same however full the log is). State is behind a `Mutex` that is a leaf: nothing else is
+/// called while it is held, so the store may append from inside its database lock.
+public final class RulesEvaluationLog: Sendable {
+    struct Ring {
+        var items: [RulesEvaluation] = []
+        var head = 0  // index of the oldest item once the ring is full
+
+        mutating func append(_ e: RulesEvaluation, capacity: Int) {
+            if items.count < capacity { items.append(e) } else {
+                items[head] = e
+                head = (head + 1) % capacity
+            }
+        }
+
+        /// Newest first.
+        var newestFirst: [RulesEvaluation] {
+            let ordered = items.count < 1 || head == 0 ? items : Array(items[head...] + items[..<head])
+            return ordered.reversed()
+        }
+    }
+
+    /// Evaluations kept per project.
+    public let capacity: Int
+    private let state = Mutex<(next: Int64, rings: [String: Ring])>((1, [:]))
+
+    /// Creates an empty log keeping `capacity` evaluations per project.
+    public init(capacity: Int = 1000) { self.capacity = max(1, capacity) }
+
+    /// Records one evaluation; its `id` is assigned here.
+    func append(_ e: RulesEvaluation) {
+        state.withLock { s in
+            var e = e
+            e.id = s.next
+            s.next += 1
+            s.rings[e.project, default: Ring()].append(e, capacity: capacity)
+        }
+    }
+
+    /// Newest first, matching `filter`, older than `before` (an id), at most `pageSize`; with the
+    /// number kept and the id to pass as `before` for the next page.
+    public func page(project: String, filter: RulesEvaluationFilter, before: Int64?, pageSize: Int) -> (items: [RulesEvaluation], kept: Int, next: Int64?) {
+        let all = state.withLock { $0.rings[project]?.newestFirst ?? [] }
+        var out: [RulesEvaluation] = []
+        var more = false
+        for e in all where (before.map { e.id < $0 } ?? true) && filter.matches(e) {
+            if out.count == pageSize { more = true; break }
+            out.append(e)
+        }
+        return (out, all.count, more ? out.last?.id : nil)
+    }
+
+    /// One evaluation by id.
+    public func evaluation(project: String, id: Int64) -> RulesEvaluation? {
+        state.withLock { $0.rings[project]?.items.first { $0.id == id } }
+    }
+
+    /// How many evaluations the project has kept.
+    public func count(project: String) -> Int { state.withLock { $0.rings[project]?.items.count ?? 0 } }
+
+    /// Forgets the project's evaluations.
+    public func clear(project: String) { state.withLock { _ = $0.rings.removeValue(forKey: project) } }
+}
+
+extension RulesEvaluationLog: ProjectStateParticipant {
+    /// `rulesEvaluations`.
+    public var participantName: String { "rulesEvaluations" }
+    /// A reset starts the project's log afresh.
+    public func resetProject(_ projectId: String) { clear(project: projectId) }
+    /// Forgets every project's evaluations.
+    public func resetAll() { state.withLock { $0.rings = [:] } }
+    /// The log is not part of a snapshot: an empty marker.
+    public func captureProject(_ projectId: String) -> any Sendable { 0 }
+    /// Restoring keeps the log: it records what happened, including before the restore.
+    public func restoreProject(_ projectId: String, from snapshot: any Sendable) throws {}
+}

@@ -1,0 +1,128 @@
+import EmulatorCore
+
+/// Identifies one target of one listener session.
+struct WatchKey: Hashable, Sendable {
+    /// The session (its sink's identity).
+    var session: ObjectIdentifier
+    /// The client's target id.
+    var target: Int32
+}
+
+/// One listener target and what it currently holds. Owned by a database's `WatchRegistry` and
+/// touched only under that database's lock (hence a class with plain mutable state, marked
+/// `@unchecked Sendable` because the lock, not the type, guards it).
+final class WatchTarget: @unchecked Sendable {
+    let key: WatchKey
+    let sink: any WatchSink
+    let spec: WatchSpec
+    /// A limit or an offset: membership depends on other documents, so a relevant change
+    /// re-runs the query and compares windows (a plain query decides per document).
+    let windowed: Bool
+    /// Paths in the target's result now.
+    var members: Set<String>
+
+    init(key: WatchKey, sink: any WatchSink, spec: WatchSpec, members: Set<String>) {
+        self.key = key
+        self.sink = sink
+        self.spec = spec
+        self.members = members
+        if case .query(_, let q) = spec { windowed = q.limit != nil || q.offset > 0 } else { windowed = false }
+    }
+
+    /// The index keys the target is found under: a collection path, a collection id (groups), the
+    /// kindless marker, or document paths.
+    enum IndexKey: Hashable {
+        case collection(String)
+        case group(String)
+        case kindless
+        case document(String)
+    }
+
+    var indexKeys: [IndexKey] {
+        switch spec {
+        case .documents(let paths): return paths.map { .document($0) }
+        case .query(let parent, let q):
+            if !q.from.allDescendants { return [.collection(parent.isEmpty ? q.from.id : parent + "/" + q.from.id)] }
+            return q.from.id.isEmpty ? [.kindless] : [.group(q.from.id)]
+        }
+    }
+
+    /// Whether the document at `path` belongs to the target by itself (its scope, filter, order
+    /// fields and cursors; a window's limit and offset are decided by re-running the query).
+    func accepts(_ doc: Document?, path: String, root: String) -> Bool {
+        guard let doc else { return false }
+        switch spec {
+        case .documents(let paths): return paths.contains(path)
+        case .query(let parent, let q):
+            if q.from.allDescendants, !parent.isEmpty, !path.hasPrefix(parent + "/") { return false }
+            return DatabaseState.accepts(q, doc, fullName: root + path)
+        }
+    }
+}
+
+/// A database's listener targets, indexed so a commit looks only at the targets that could see
+/// the documents it changed: by collection path, by collection id (collection groups), kindless,
+/// and by document path. Lives in `StoreService.DatabaseData`, under the database lock.
+struct WatchRegistry: Sendable {
+    private(set) var targets: [WatchKey: WatchTarget] = [:]
+    private var index: [WatchTarget.IndexKey: Set<WatchKey>] = [:]
+
+    /// No targets at all (the common case: commits then skip the feed entirely).
+    var isEmpty: Bool { targets.isEmpty }
+
+    /// Registers `t` (replacing a target with the same key).
+    mutating func add(_ t: WatchTarget) {
+        remove(t.key)
+        targets[t.key] = t
+        for k in t.indexKeys { index[k, default: []].insert(t.key) }
+    }
+
+    /// Forgets a target; returns it when it existed.
+    @discardableResult
+    mutating func remove(_ key: WatchKey) -> WatchTarget? {
+        guard let t = targets.removeValue(forKey: key) else { return nil }
+        for k in t.indexKeys {
+            index[k]?.remove(key)
+            if index[k]?.isEmpty == true { index[k] = nil }
+        }
+        return t
+    }
+
+    /// Forgets every target of a session.
+    mutating func removeSession(_ session: ObjectIdentifier) {
+        for key in targets.keys where key.session == session { remove(key) }
+    }
+
+    /// The targets that could see a change to the document at `path`.
+    func candidates(for path: String) -> [WatchTarget] {
+        let coll = DocumentName.collection(of: path)
+        var keys = index[.collection(coll)] ?? []
+        if let g = index[.group(DocumentName.lastSegment(coll))] { keys.formUnion(g) }
+        if let k = index[.kindless] { keys.formUnion(k) }
+        if let d = index[.document(path)] { keys.formUnion(d) }
+        return keys.compactMap { targets[$0] }
+    }
+}
+
+extension DatabaseState {
+    /// Whether `doc` passes `query`'s filter, has every field the query orders by (ordering implies
+    /// existence) and lies within its cursors: everything but the window (limit and offset).
+    static func accepts(_ query: StructuredQuery, _ doc: Document, fullName: String) -> Bool {
+        if let f = query.filter, !f.matches(doc, fullName: fullName) { return false }
+        var keys: [Value] = []
+        for o in query.order {
+            if o.field.isName { keys.append(.reference(fullName)); continue }
+            guard let v = o.field.get(in: doc.fields) else { return false }
+            keys.append(v)
+        }
+        if let s = query.startAt {
+            let c = compareKeys(Array(keys.prefix(s.values.count)), s.values, query.order)
+            if s.before ? c < 0 : c <= 0 { return false }
+        }
+        if let e = query.endAt {
+            let c = compareKeys(Array(keys.prefix(e.values.count)), e.values, query.order)
+            if e.before ? c >= 0 : c > 0 { return false }
+        }
+        return true
+    }
+}
