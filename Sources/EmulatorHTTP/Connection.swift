@@ -39,6 +39,12 @@ final class Connection {
     var requestDeadline: UInt64?
     /// Monotonic deadline for an idle keep-alive connection.
     var idleDeadline: UInt64?
+    /// The writer of a streaming response in progress (its chunks go out as they come).
+    var bodyWriter: HTTP1BodyWriter?
+    /// The streaming response's `Connection: close`.
+    var streamClose = false
+    /// The streaming response's producer waits for room in the output.
+    var awaitingAck = false
     /// EPOLLOUT is registered.
     var wantsWrite = false
     var servedRequests = 0

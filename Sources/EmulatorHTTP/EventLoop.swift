@@ -16,6 +16,10 @@ import Foundation
 final class EventLoop: @unchecked Sendable {
     enum Message {
         case response(fd: Int32, id: UInt64, bytes: [UInt8], close: Bool)
+        /// The head of a streaming response: the connection stays busy until the last chunk.
+        case streamHead(fd: Int32, id: UInt64, bytes: [UInt8], close: Bool, writer: HTTP1BodyWriter)
+        /// A chunk of a streaming response body (`end`: the last one).
+        case chunk(fd: Int32, id: UInt64, bytes: [UInt8], end: Bool)
         case h2(fd: Int32, id: UInt64, stream: UInt32, command: HTTP2StreamCommand)
         case stop
     }
@@ -235,7 +239,14 @@ final class EventLoop: @unchecked Sendable {
                 let fd = c.fd, id = c.id, responder = self.responder
                 Task { [self] in
                     let response = await responder(request)
-                    self.send(.response(fd: fd, id: id, bytes: response.wireBytes(head: head, close: close), close: close))
+                    guard let produce = response.stream, !head else {
+                        self.send(.response(fd: fd, id: id, bytes: response.wireBytes(head: head, close: close), close: close))
+                        return
+                    }
+                    let writer = HTTP1BodyWriter { [weak self] bytes, end in self?.send(.chunk(fd: fd, id: id, bytes: bytes, end: end)) }
+                    self.send(.streamHead(fd: fd, id: id, bytes: response.streamingHead(close: close), close: close, writer: writer))
+                    await produce(writer)
+                    writer.finish()
                 }
             }
         }
@@ -265,29 +276,64 @@ final class EventLoop: @unchecked Sendable {
                     if let h2 = c.h2 {
                         h2.goAway(into: &c.output)
                         touched.insert(c.fd)
-                    } else if !c.inFlight && !c.hasPendingOutput {
-                        closeConnection(c)
+                    } else if c.bodyWriter != nil || (!c.inFlight && !c.hasPendingOutput) {
+                        closeConnection(c)  // a streaming response (events) never finishes by itself
                     }
                 }
             case .h2(let fd, let id, let stream, let command):
                 guard let c = connections[fd], c.id == id, let h2 = c.h2 else { continue }
                 h2.handle(stream: stream, command, into: &c.output)
                 touched.insert(fd)
+            case .streamHead(let fd, let id, let bytes, let close, let writer):
+                guard let c = connections[fd], c.id == id else {
+                    writer.fail()
+                    continue
+                }
+                c.output.append(contentsOf: bytes)
+                c.bodyWriter = writer
+                c.streamClose = close
+                flush(c)
+            case .chunk(let fd, let id, let bytes, let end):
+                guard let c = connections[fd], c.id == id, let writer = c.bodyWriter else { continue }
+                c.output.append(contentsOf: HTTPResponse.chunk(bytes))
+                if !end {
+                    c.awaitingAck = true
+                    flush(c)
+                    acknowledgeIfRoom(c)
+                    continue
+                }
+                c.bodyWriter = nil
+                writer.acknowledge()
+                finishResponse(c, close: c.streamClose)
             case .response(let fd, let id, let bytes, let close):
                 guard let c = connections[fd], c.id == id else { continue }
                 c.output.append(contentsOf: bytes)
-                c.inFlight = false
-                c.servedRequests += 1
-                if close || stopDeadline != nil { c.closeAfterWrite = true }
-                flush(c)
-                guard connections[fd] === c else { continue }
-                if !c.closeAfterWrite {
-                    c.idleDeadline = Socket.monotonicNanos() + UInt64(config.idleTimeout * 1e9)
-                    advance(c)
-                }
-                if c.peerClosed && !c.inFlight && !c.hasPendingOutput, connections[fd] === c { closeConnection(c) }
+                finishResponse(c, close: close)
             }
         }
+    }
+
+    /// A response is complete: the connection takes the next request (or closes).
+    private func finishResponse(_ c: Connection, close: Bool) {
+        let fd = c.fd
+        c.inFlight = false
+        c.servedRequests += 1
+        if close || stopDeadline != nil { c.closeAfterWrite = true }
+        flush(c)
+        guard connections[fd] === c else { return }
+        if !c.closeAfterWrite {
+            c.idleDeadline = Socket.monotonicNanos() + UInt64(config.idleTimeout * 1e9)
+            advance(c)
+        }
+        if c.peerClosed && !c.inFlight && !c.hasPendingOutput, connections[fd] === c { closeConnection(c) }
+    }
+
+    /// Lets a streaming response's producer write its next chunk once little output is pending
+    /// (a client that does not read holds its producer back, and only its own).
+    func acknowledgeIfRoom(_ c: Connection) {
+        guard c.awaitingAck, connections[c.fd] === c, c.output.count - c.outputOffset < 256 * 1024 else { return }
+        c.awaitingAck = false
+        c.bodyWriter?.acknowledge()
     }
 
     func flush(_ c: Connection) {
@@ -324,6 +370,7 @@ final class EventLoop: @unchecked Sendable {
             c.wantsWrite = false
             modify(c.fd, events: cepoll_in | cepoll_rdhup)
         }
+        acknowledgeIfRoom(c)
         if c.closeAfterWrite { lingerThenClose(c) }
     }
 
@@ -383,6 +430,8 @@ final class EventLoop: @unchecked Sendable {
         unregister(c.fd)
         close(c.fd)
         c.h2?.closeAll(HTTP2StreamClosed(code: nil, reason: "the connection closed"))
+        c.bodyWriter?.fail()
+        c.bodyWriter = nil
     }
 
     static func wantsClose(_ r: HTTPRequest) -> Bool {

@@ -21,4 +21,32 @@ extension HTTPResponse {
         if !head && !bodyless { out.append(contentsOf: body) }
         return out
     }
+
+    /// The head of a streaming response over HTTP/1.1: a chunked body (no length is known).
+    func streamingHead(close: Bool) -> [UInt8] {
+        var out: [UInt8] = []
+        out.append(contentsOf: "HTTP/1.1 \(status) \(HTTPResponse.reasonPhrase(status))\r\n".utf8)
+        for (name, value) in headers {
+            if name.caseInsensitiveEquals("Content-Length") || name.caseInsensitiveEquals("Connection")
+                || name.caseInsensitiveEquals("Transfer-Encoding") { continue }
+            out.append(contentsOf: name.utf8)
+            out.append(contentsOf: ": ".utf8)
+            out.append(contentsOf: value.utf8.filter { $0 != 13 && $0 != 10 })
+            out.append(contentsOf: "\r\n".utf8)
+        }
+        out.append(contentsOf: "Transfer-Encoding: chunked\r\n".utf8)
+        if close { out.append(contentsOf: "Connection: close\r\n".utf8) }
+        out.append(contentsOf: "\r\n".utf8)
+        return out
+    }
+
+    /// One chunk of a chunked body (`size in hex CRLF bytes CRLF`), or the last one when empty.
+    static func chunk(_ bytes: [UInt8]) -> [UInt8] {
+        if bytes.isEmpty { return Array("0\r\n\r\n".utf8) }
+        var out = Array(String(bytes.count, radix: 16).utf8)
+        out.append(contentsOf: [13, 10])
+        out.append(contentsOf: bytes)
+        out.append(contentsOf: [13, 10])
+        return out
+    }
 }

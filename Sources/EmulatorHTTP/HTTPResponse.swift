@@ -8,6 +8,9 @@ public struct HTTPResponse: Sendable {
     public var headers: HTTPHeaders
     /// Body bytes (omitted on the wire for HEAD, 204 and 304).
     public var body: [UInt8]
+    /// For a streaming response (Server-Sent Events): writes the body as it is produced, after the
+    /// headers have gone out; `body` is then ignored. The response ends when it returns.
+    public var stream: (@Sendable (any HTTPBodyWriter) async -> Void)?
 
     /// Creates a response.
     public init(status: Int = 200, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {

@@ -53,6 +53,9 @@ extension StoreService {
             if !changed.isEmpty {
                 hooks.observer?(StoreChangeBatch(project: project, database: database, commitTime: time, changes: changed, caller: caller))
                 data.watch.publish(changed, state: data.state, project: project, database: database, time: time)
+                if !hooks.feed.isEmpty {
+                    Self.publishFeed(hooks, StoreFeedEvent(project: project, database: database, time: time, paths: changed.map(\.path), replaced: false))
+                }
             }
             return CommitResult(writeResults: applied, commitTime: time)
         }
@@ -99,6 +102,7 @@ extension StoreService {
                 let changes = removed.map { AppliedWrite(path: $0.path, before: $0, after: nil, updateTime: nil, transformResults: []) }
                 hooks.observer?(StoreChangeBatch(project: project, database: database, commitTime: time, changes: changes))
                 data.watch.publish(changes, state: data.state, project: project, database: database, time: time)
+                Self.publishFeed(hooks, StoreFeedEvent(project: project, database: database, time: time, paths: changes.map(\.path), replaced: false))
             }
         }
     }

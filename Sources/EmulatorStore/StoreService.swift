@@ -20,8 +20,9 @@ public final class StoreService: Sendable {
 
         /// Replaces the documents (reset, restore, import) at a new time on the same time line,
         /// drops open transactions, and tells listeners what changed.
-        mutating func replaceState(_ new: DatabaseState?, now: Timestamp, project: String, database: String) {
+        mutating func replaceState(_ new: DatabaseState?, now: Timestamp, project: String, database: String, hooks: Hooks) {
             let time = state.nextCommitTime(now)
+            defer { StoreService.publishFeed(hooks, StoreFeedEvent(project: project, database: database, time: time, paths: [], replaced: true)) }
             var next = new ?? state.emptied(at: time)
             next.lastCommit = max(next.lastCommit, time)
             next.historyHorizon = max(next.historyHorizon, time)
@@ -38,13 +39,15 @@ public final class StoreService: Sendable {
     struct Hooks: Sendable {
         var authorizer: any StoreAuthorizer = AllowAllAuthorizer()
         var observer: (@Sendable (StoreChangeBatch) -> Void)?
+        /// Change-feed subscribers (the UI's live view), by identity.
+        var feed: [ObjectIdentifier: FeedEntry] = [:]
     }
 
     let environments: any ProjectEnvironmentProvider
     let options: StoreOptions
     let logger: any LogSink
     private let boxes = Mutex<[DatabaseKey: DatabaseBox]>([:])
-    private let hooks = Mutex(Hooks())
+    let hooks = Mutex(Hooks())
 
     /// This store instance's identity in listener resume tokens: a token from another instance (an
     /// earlier emulator process) starts its listener over rather than resuming.
@@ -108,16 +111,18 @@ extension StoreService: ProjectStateParticipant {
     /// Drops the project's documents and open transactions; listeners see every document go.
     public func resetProject(_ projectId: String) {
         let now = environments.environment(for: projectId).clock.now()
+        let h = hooks.withLock { $0 }
         for db in databases(of: projectId) {
-            box(projectId, db).data.withLock { $0.replaceState(nil, now: now, project: projectId, database: db) }
+            box(projectId, db).data.withLock { $0.replaceState(nil, now: now, project: projectId, database: db, hooks: h) }
         }
     }
 
     /// Drops every project's data (databases nobody listens to are forgotten altogether).
     public func resetAll() {
+        let h = hooks.withLock { $0 }
         for (key, b) in allBoxes() {
             let now = environments.environment(for: key.project).clock.now()
-            b.data.withLock { $0.replaceState(nil, now: now, project: key.project, database: key.database) }
+            b.data.withLock { $0.replaceState(nil, now: now, project: key.project, database: key.database, hooks: h) }
         }
         boxes.withLock { all in all = all.filter { !$0.value.data.withLock { $0.watch.isEmpty } } }
     }
@@ -139,8 +144,9 @@ extension StoreService: ProjectStateParticipant {
     /// Replaces every database of a project with `states` (absent ones become empty).
     func replaceProject(_ projectId: String, with states: [String: DatabaseState]) {
         let now = environments.environment(for: projectId).clock.now()
+        let h = hooks.withLock { $0 }
         for db in Set(databases(of: projectId)).union(states.keys) {
-            box(projectId, db).data.withLock { $0.replaceState(states[db], now: now, project: projectId, database: db) }
+            box(projectId, db).data.withLock { $0.replaceState(states[db], now: now, project: projectId, database: db, hooks: h) }
         }
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Testing
+import EmulatorCore
 @testable import EmulatorHTTP
 
 /// A raw TCP client for protocol-level tests. Its reads block a thread of their own
@@ -259,6 +260,44 @@ let echo: HTTPResponder = { req in
             try HTTPClient.writeAll(c.fd, bytes)
             let answer = await c.readRaw(until: "GET /over-h2 ")
             #expect(answer.contains("GET /over-h2 "))
+        }
+    }
+
+    @Test func streamingResponsesAreChunkedAndStopWhenTheClientLeaves() async throws {
+        let stopped = Mutex(false)
+        let responder: HTTPResponder = { req in
+            var r = HTTPResponse(status: 200)
+            r.headers.add("Content-Type", "text/event-stream")
+            if req.path == "/forever" {
+                r.stream = { w in
+                    do { while true { try await w.write(Array("tick\n".utf8)); try await Task.sleep(nanoseconds: 20_000_000) } } catch {}
+                    stopped.withLock { $0 = true }
+                }
+            } else {
+                r.stream = { w in
+                    for part in ["one\n", "two\n", "three\n"] { try? await w.write(Array(part.utf8)) }
+                }
+            }
+            return r
+        }
+        try await withServer(responder: responder) { bound in
+            let c = try RawClient(port: bound[0].port)
+            try c.send("GET /three HTTP/1.1\r\n\r\n")
+            let text = await c.readRaw(until: "0\r\n\r\n")
+            #expect(text.contains("Transfer-Encoding: chunked") && text.contains("4\r\none\n\r\n") && text.contains("6\r\nthree\n\r\n"))
+            #expect(text.hasSuffix("0\r\n\r\n"))
+            try c.send("GET /after HTTP/1.1\r\n\r\n")  // the connection is usable again
+            #expect(await c.readRaw(until: "three").contains("three"))
+            let f = try RawClient(port: bound[0].port)
+            try f.send("GET /forever HTTP/1.1\r\n\r\n")
+            #expect(await f.readRaw(until: "tick").contains("tick"))
+            shutdown(f.fd, Int32(SHUT_RDWR))
+            var waited = 0
+            while !stopped.withLock({ $0 }) && waited < 100 {
+                try await Task.sleep(nanoseconds: 50_000_000)
+                waited += 1
+            }
+            #expect(stopped.withLock { $0 }, "the producer ends once the client has gone")
         }
     }
 }

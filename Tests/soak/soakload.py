@@ -1,7 +1,9 @@
 """Soak test: mixed load from many client threads across several projects for a bounded time,
 with snapshot saves and restores and project resets in between, against a reference model kept
-by the test. Afterwards the emulator's state must equal the model, resident memory must be back
-near its start after a full reset, and no file descriptor may leak.
+by the test. A real-time listener (google-cloud-firestore `on_snapshot`, over gRPC) stays attached
+to each project's collection throughout. Afterwards the emulator's state and every listener's last
+view must equal the model, resident memory must be back near its start after a full reset, and no
+file descriptor may leak.
 
     python3 Tests/soak/soakload.py --seconds 180        (loopback only; bounded in time and count)
 """
@@ -90,6 +92,24 @@ def run(seconds=60, threads=8, projects=3, max_requests=2_000_000, seed=None):
         # Warm up so the baseline includes the lazily created state.
         for p in names:
             requests.post(f"{base}/emulator/v1/projects/{p}:reset", timeout=10).raise_for_status()
+        # One listener per project, attached for the whole run (resets and restores included).
+        saved_host = os.environ.get("FIRESTORE_EMULATOR_HOST")
+        os.environ["FIRESTORE_EMULATOR_HOST"] = f"{emu.host}:{emu.port}"
+        from google.cloud import firestore
+        views, clients, watches = {}, [], []
+        view_lock = threading.Lock()
+        for p in names:
+            client = firestore.Client(project=p)
+            clients.append(client)
+
+            def on_snapshot(docs, changes, read_time, p=p):
+                with view_lock:
+                    views[p] = {d.id: d.get("v") for d in docs}
+            watches.append(client.collection("items").on_snapshot(on_snapshot))
+        deadline = time.time() + 10
+        while time.time() < deadline and len(views) < len(names):
+            time.sleep(0.05)
+        assert len(views) == len(names), "every listener got its first snapshot"
         time.sleep(0.2)
         rss0, fd0 = rss_kib(emu.proc.pid), fd_count(emu.proc.pid)
         peak = rss0
@@ -177,6 +197,26 @@ def run(seconds=60, threads=8, projects=3, max_requests=2_000_000, seed=None):
                     break
             assert got == model[p], f"{p}: {len(got)} documents stored, {len(model[p])} expected"
 
+        # Every listener's last view equals the model (it may still be catching up for a moment).
+        deadline = time.time() + 15
+        while time.time() < deadline:
+            with view_lock:
+                if all(views.get(p) == model[p] for p in names):
+                    break
+            time.sleep(0.1)
+        with view_lock:
+            for p in names:
+                assert views.get(p) == model[p], f"{p}: the listener sees {len(views.get(p) or {})} documents, {len(model[p])} expected"
+        for w in watches:
+            w.unsubscribe()
+        for c in clients:
+            c.close()
+        listeners_ok = True
+        if saved_host is None:
+            os.environ.pop("FIRESTORE_EMULATOR_HOST", None)
+        else:
+            os.environ["FIRESTORE_EMULATOR_HOST"] = saved_host
+
         for p in names:
             requests.delete(f"{base}/emulator/v1/projects/{p}/snapshots/s", timeout=10)
         requests.post(base + "/emulator/v1/reset", timeout=10).raise_for_status()
@@ -184,7 +224,8 @@ def run(seconds=60, threads=8, projects=3, max_requests=2_000_000, seed=None):
         rss1, fd1 = rss_kib(emu.proc.pid), fd_count(emu.proc.pid)
         summary = {"seconds": seconds, "threads": threads, "projects": projects, "requests": stats["requests"],
                    "by_status": stats["by_status"], "rss_start_mib": round(rss0 / 1024, 1), "rss_peak_mib": round(peak / 1024, 1),
-                   "rss_after_reset_mib": round(rss1 / 1024, 1), "fds_before": fd0, "fds_after": fd1}
+                   "rss_after_reset_mib": round(rss1 / 1024, 1), "fds_before": fd0, "fds_after": fd1,
+                   "listeners_matched_model": listeners_ok}
         print(json.dumps(summary))
         assert fd1 <= fd0 + 2, f"file descriptors leaked: {fd0} -> {fd1}"
         # The allocator may keep freed pages; "near" = within 64 MiB or half the growth.

@@ -23,6 +23,7 @@ enum Routes {
         RulesEvaluationRoutes.register(&r, s)
         FunctionsInvocationRoutes.register(&r, s)
         ProjectSummaryRoutes.register(&r, s)
+        ProjectEventsRoutes.register(&r, s)
         UIRoutes.register(&r, s)
         RouteListing.register(&r)
         return r

@@ -54,7 +54,8 @@ final class ListenSession: WatchSink, @unchecked Sendable {
     func next(timeout: Double) async -> Batch {
         if let b = take() { return b }
         let timer = Task { [weak self] in
-            try? await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
+            // Only a timeout that really elapsed wakes the sender (a cancelled timer must not).
+            guard (try? await Task.sleep(nanoseconds: UInt64(timeout * 1e9))) != nil else { return }
             self?.wake()
         }
         defer { timer.cancel() }

@@ -73,27 +73,57 @@ extension UIAssets {
 
   // ---- live updates ----
   /**
-   * The one source of live updates: calls onChange() whenever the project's documents change,
-   * and returns a function that stops watching. Today it polls the cheap revision counter
-   * (GET /emulator/v1/projects/{p}/revision) once a second while the tab is visible; when the
-   * store's change feed is served as Server-Sent Events, this body becomes an EventSource and
-   * no page changes.
+   * The one source of live updates: calls onChange(event) whenever the project's documents change,
+   * and returns a function that stops watching. It reads the store's change feed as Server-Sent
+   * Events (GET /emulator/v1/projects/{p}/events) through fetch, so the UI's header and the admin
+   * token go with it; if the stream breaks it reconnects after a second, and if it cannot be
+   * opened at all it falls back to polling the revision counter.
    */
   UI.watchProject = function (project, onChange) {
-    let last = null, stopped = false, timer = null;
-    async function tick() {
-      if (stopped) return;
-      if (!document.hidden) {
-        try {
-          const r = await UI.get('/emulator/v1/projects/' + UI.enc(project) + '/revision');
-          if (!stopped && last !== null && r.revision !== last) onChange();
-          last = r.revision;
-        } catch (e) { /* the next tick tries again */ }
+    let stopped = false, timer = null, controller = null;
+    const path = '/emulator/v1/projects/' + UI.enc(project);
+    async function stream() {
+      controller = new AbortController();
+      const headers = { 'X-Emulator-UI': '1', Accept: 'text/event-stream' };
+      if (UI.token()) headers.Authorization = 'Bearer ' + UI.token();
+      const r = await fetch(path + '/events', { headers, signal: controller.signal, cache: 'no-store' });
+      if (!r.ok || !r.body || !(r.headers.get('content-type') || '').startsWith('text/event-stream')) throw new Error('no event stream');
+      const reader = r.body.getReader();
+      const decoder = new TextDecoder();
+      let buffer = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done || stopped) return;
+        buffer += decoder.decode(value, { stream: true });
+        let cut;
+        while ((cut = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          const data = block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+          if (data && !stopped) { try { onChange(JSON.parse(data)); } catch (e) { onChange({}); } }
+        }
       }
-      if (!stopped) timer = setTimeout(tick, 1000);
     }
-    tick();
-    return () => { stopped = true; clearTimeout(timer); };
+    async function poll(last) {
+      if (stopped) return;
+      try {
+        const r = await UI.get(path + '/revision');
+        if (!stopped && last !== null && r.revision !== last) onChange({});
+        last = r.revision;
+      } catch (e) { /* the next tick tries again */ }
+      if (!stopped) timer = setTimeout(() => poll(last), 1000);
+    }
+    async function run() {
+      let failures = 0;
+      while (!stopped) {
+        try { await stream(); failures = 0; } catch (e) { failures += 1; }
+        if (stopped) return;
+        if (failures >= 3) return poll(null);  // no event stream here: poll instead
+        await new Promise((resolve) => { timer = setTimeout(resolve, 1000); });
+      }
+    }
+    run();
+    return () => { stopped = true; clearTimeout(timer); if (controller) controller.abort(); };
   };
   /** Calls fn every `ms` while the page is open and the tab visible (logs that are not documents). */
   UI.every = function (ms, fn) {

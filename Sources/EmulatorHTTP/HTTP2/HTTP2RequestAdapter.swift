@@ -35,6 +35,16 @@ enum HTTP2RequestAdapter {
             if connectionSpecific.contains(lower) { continue }
             fields.append(HPACKHeaderField(name: lower, value: value, neverIndexed: false))
         }
+        if let produce = response.stream, !head {
+            do {
+                try stream.write(headers: fields)
+                await produce(HTTP2BodyWriter(stream: stream))
+                try await stream.write(data: [], endStream: true)
+            } catch {
+                return  // the client went away
+            }
+            return
+        }
         let bodyless = head || response.status == 204 || response.status == 304
         if !bodyless { fields.append(HPACKHeaderField(name: "content-length", value: String(response.body.count), neverIndexed: false)) }
         do {

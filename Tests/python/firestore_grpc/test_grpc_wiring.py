@@ -168,13 +168,3 @@ def test_ten_megabyte_run_query_streams_to_the_end(emulator):
     assert len(docs) == 100 and sum(len(d.get("blob")) for d in docs) == 10_000_000
     assert [d.get("i") for d in docs] == list(range(100))
     assert elapsed < 20
-
-
-def test_listen_and_write_are_unimplemented_until_served(emulator):
-    channel = grpc.insecure_channel(f"{emulator.host}:{emulator.port}")
-    call = channel.stream_stream("/google.firestore.v1.Firestore/Write",
-                                 request_serializer=firestore_pb.WriteRequest.serialize,
-                                 response_deserializer=firestore_pb.WriteResponse.deserialize)
-    with pytest.raises(grpc.RpcError) as e:
-        list(call(iter([firestore_pb.WriteRequest(database=f"projects/{emulator.project}/databases/(default)")]), timeout=5))
-    assert e.value.code() == grpc.StatusCode.UNIMPLEMENTED

@@ -297,7 +297,14 @@ UNREAD_BODY = b'"' + b"x" * (24 * 1024 * 1024) + b'"'
 
 # Every table of (method, path) rows, by name: test_route_coverage.py proves together they reach
 # every registered route.
+# Streaming routes (Server-Sent Events): answered with a 200 head at once and kept open; hostile
+# bodies change nothing, an unknown project is a 404 that ends the response.
+STREAM_ROUTES = [
+    ("GET", "/emulator/v1/projects/{p}/events"),
+]
+
 ROUTE_TABLES = {
+    "STREAM_ROUTES": STREAM_ROUTES,
     "BODY_ROUTES": BODY_ROUTES, "OTHER_ROUTES": OTHER_ROUTES, "BAD_QUERY_ROUTES": BAD_QUERY_ROUTES,
     "UNIMPLEMENTED_ROUTES": UNIMPLEMENTED_ROUTES, "ACTION_PAGE_ROUTES": ACTION_PAGE_ROUTES,
     "GLOBAL_RESET_ROUTES": GLOBAL_RESET_ROUTES, "CALLABLE_ROUTES": CALLABLE_ROUTES,

@@ -14,7 +14,7 @@ import pytest
 import requests
 
 from robustness.catalogue import (ACTION_PAGE_ROUTES, API_KEY, BAD_QUERY_ROUTES, BODY_ROUTES, CANARY, DOT_NAMES,
-                                  GLOBAL_RESET_ROUTES, HOSTILE, MALFORMED, OTHER_ROUTES, TARGET, TENANT_BODY, TRAVERSAL_DOC_PATHS,
+                                  GLOBAL_RESET_ROUTES, HOSTILE, MALFORMED, OTHER_ROUTES, STREAM_ROUTES, TARGET, TENANT_BODY, TRAVERSAL_DOC_PATHS,
                                   TRAVERSAL_FS_PATHS, TRAVERSAL_NAMES, UNIMPLEMENTED_ROUTES)
 
 TIMEOUT = 10
@@ -134,6 +134,27 @@ def test_bodyless_routes_survive_hostile_bodies(emulator, setup, route):
     s, _ = setup
     for body in (MALFORMED["deep-array"], MALFORMED["invalid-utf8"], MALFORMED["truncated"]):
         check(send(s, emulator, *route, body=body), must_fail=False)
+
+
+@pytest.mark.parametrize("route", STREAM_ROUTES, ids=route_id)
+def test_streaming_routes_open_at_once_and_refuse_unknown_projects(emulator, setup, route):
+    method, path = route
+    for body in (None, MALFORMED["deep-array"], MALFORMED["invalid-utf8"]):
+        c = http.client.HTTPConnection(emulator.host, emulator.port, timeout=TIMEOUT)
+        try:
+            c.request(method, concrete(path), body=body, headers={**OWNER, **JSON_CT})
+            r = c.getresponse()
+            assert r.status == 200 and r.getheader("Content-Type", "").startswith("text/event-stream")
+            assert r.fp.readline() != b""  # the first event-stream line arrives without waiting
+        finally:
+            c.close()
+    c = http.client.HTTPConnection(emulator.host, emulator.port, timeout=TIMEOUT)
+    try:
+        c.request(method, path.replace("{p}", "no-such-project"), headers=OWNER)
+        r = c.getresponse()
+        assert r.status == 404 and b"no-such-project" in r.read()
+    finally:
+        c.close()
 
 
 @pytest.mark.parametrize("route", BAD_QUERY_ROUTES, ids=route_id)
