@@ -21,6 +21,8 @@ let package = Package(
         .target(name: "EmulatorCore"),
         // epoll/eventfd for the HTTP event loop (not in Swift's Glibc module map).
         .target(name: "CEpoll"),
+        // posix_spawn with a working directory and close-from, and the wait-status macros, for child processes.
+        .target(name: "CSpawn"),
         // Hand-written HTTP/1.1 server, request parser and router.
         .target(name: "EmulatorHTTP", dependencies: ["EmulatorCore", "CEpoll"]),
         // The only importer of OpenSSL: RS256, JWKS, hashes, password KDFs, secure random.
@@ -30,7 +32,7 @@ let package = Package(
         // Services. They never import each other or EmulatorHTTP.
         .target(name: "EmulatorAuth", dependencies: ["EmulatorCore", "EmulatorCrypto"]),
         .target(name: "EmulatorStore", dependencies: ["EmulatorCore"]),
-        .target(name: "EmulatorFunctions", dependencies: ["EmulatorCore"]),
+        .target(name: "EmulatorFunctions", dependencies: ["EmulatorCore", "CSpawn"]),
         // Schema-driven proto3 codec: protobuf bytes <-> proto3 JSON, Firestore/gRPC schemas.
         .target(name: "EmulatorProtobuf", dependencies: ["EmulatorCore"]),
         // Library for writing a functions worker in Swift (serves the worker protocol).

@@ -18,6 +18,14 @@ if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null
   else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; fi
 fi
 
+# The release binary links statically; one `import Foundation` in a product module adds
+# CoreFoundation and ICU (about 40 MB). FoundationEssentials is fine (docs/architecture.md).
+if full=$(grep -rlE '^\s*(@_exported\s+)?import\s+Foundation\s*$' Sources --include=*.swift | grep -v '^Sources/EmulatorFunctionsWorker/'); then
+  echo "$full"
+  echo "product modules must not import the full Foundation (use FoundationEssentials; see 'Foundation' in docs/architecture.md)"
+  exit 1
+fi
+
 mkdir -p .build
 echo "== swift build"
 if ! swift build --build-tests >.build/build.log 2>&1; then
@@ -66,5 +74,20 @@ EMULATOR_BIN="$PWD/.build/debug/emulator" .venv/bin/python -m pytest -q -p no:ca
 py_status=$?
 set -e
 
-echo "== summary: swift exit $swift_status, fuzz exit $fuzz_status, tsan exit $tsan_status, python exit $py_status"
-[ "$swift_status" = 0 ] && [ "$fuzz_status" = 0 ] && [ "$tsan_status" = 0 ] && [ "$py_status" = 0 ]
+# The release artifact and its proof (scripts/package.sh, scripts/check-package.sh): a static
+# release build (2-6 minutes on two cores; reused when nothing changed), then the packaged binary
+# under chroot in a minimal Debian root (debootstrap about 35 s once, cached in .build-chroot/;
+# the checks about 5 s). On by default in the full run (CI runs as root); PACKAGE_CHECK=1 or 0
+# overrides, e.g. PACKAGE_CHECK=1 SKIP_SANITIZERS=1.
+package_status=0
+if [ "${PACKAGE_CHECK:-$([ "${SKIP_SANITIZERS:-0}" = 1 ] && echo 0 || echo 1)}" = 1 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "== release package + chroot check without Swift (PACKAGE_CHECK=0 skips)"
+    scripts/check-package.sh || package_status=1
+  else
+    echo "== release package check skipped: needs root (debootstrap, chroot); run: sudo scripts/check-package.sh"
+  fi
+fi
+
+echo "== summary: swift exit $swift_status, fuzz exit $fuzz_status, tsan exit $tsan_status, python exit $py_status, package exit $package_status"
+[ "$swift_status" = 0 ] && [ "$fuzz_status" = 0 ] && [ "$tsan_status" = 0 ] && [ "$py_status" = 0 ] && [ "$package_status" = 0 ]

@@ -18,6 +18,12 @@ if ! command -v wrk >/dev/null; then
   else sudo apt-get install -y -qq wrk || { sudo apt-get update -qq && sudo apt-get install -y -qq wrk; }; fi
 fi
 
+if ! command -v h2load >/dev/null || ! command -v nghttp >/dev/null; then
+  echo "== installing nghttp2-client (h2load, nghttp)"
+  if [ "$(id -u)" = 0 ]; then apt-get install -y -qq nghttp2-client >/dev/null || { apt-get update -qq && apt-get install -y -qq nghttp2-client >/dev/null; }
+  else sudo apt-get install -y -qq nghttp2-client >/dev/null || { sudo apt-get update -qq && sudo apt-get install -y -qq nghttp2-client >/dev/null; }; fi
+fi
+
 if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
   echo "== installing chromium and chromium-driver (web UI timings)"
   if [ "$(id -u)" = 0 ]; then apt-get install -y -qq chromium chromium-driver >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium chromium-driver >/dev/null; }
@@ -51,6 +57,21 @@ print(f"{time.perf_counter()-t:.2f}")') s."
   "$PYTHON" bench/control_plane.py
   echo "== throughput, latency, memory, scaling, moto" >&2
   "$PYTHON" bench/bench.py
+  echo "== gRPC: GetDocument (h2load) against REST (wrk), a 10 MB RunQuery, idle HTTP/2 connections" >&2
+  echo
+  echo "Firestore over gRPC (HTTP/2), against REST in the same run:"
+  echo
+  echo "| measure | value | goal |"
+  echo "|---|---|---|"
+  "$PYTHON" bench/grpc_bench.py
+  echo "== real-time listeners: streams and targets, latency, watched writes, initial snapshot" >&2
+  echo
+  echo "Real-time listeners (raw HTTP/2 Listen streams from one Python process; writes over REST):"
+  echo
+  echo "| measure | value | goal |"
+  echo "|---|---|---|"
+  "$PYTHON" bench/listen.py
+  echo
   echo "== cost of durability (--data-dir, each fsync policy)" >&2
   echo "Cost of durability: 2,000 sequential PATCHes of 500 documents from one Python client (its own round"
   echo "trip is most of each figure), in memory and with \`--data-dir\` under each fsync policy:"

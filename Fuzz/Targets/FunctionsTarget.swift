@@ -4,8 +4,9 @@ import EmulatorFunctions
 /// The `functions` target: the parsers of Python codebases' inputs. The bytes are read as a
 /// `.env` file (whatever parses must keep its values through a re-serialization), their first
 /// line as a schedule (whatever parses is evaluated over a day and looked back over), every line
-/// as a launcher event and as a function's output line, and the whole as a functions manifest
-/// when it is JSON.
+/// as a launcher event and as a function's output line, the whole as a functions manifest when
+/// it is JSON, the first line as a POSIX TZ rule and the whole as a TZif file when it starts with
+/// `TZif` (a schedule's time zone).
 public enum FunctionsTarget {
     /// Runs the target on `data`.
     public static func run(_ data: [UInt8]) throws(FuzzViolation) {
@@ -28,6 +29,19 @@ public enum FunctionsTarget {
                 guard fire <= now, fire > now.adding(seconds: -86_400), schedule.fires(atUnixMinute: fire.seconds / 60) else {
                     throw FuzzViolation(.functions, "schedule \(first.prefix(80)) reports a firing time it does not fire at")
                 }
+            }
+        }
+        if let rule = PosixTimeZone(first) {
+            let allowed = [rule.standardOffset, rule.daylight?.offset ?? rule.standardOffset]
+            for t in Array(stride(from: Int64(-2_000_000_000), to: 4_000_000_000, by: 7_776_000)) + [Int64.min, Int64.max] {
+                guard allowed.contains(rule.offset(atUnixSeconds: t)) else {
+                    throw FuzzViolation(.functions, "TZ rule \(first.prefix(80)) gives an offset it does not have")
+                }
+            }
+        }
+        if data.starts(with: Array("TZif".utf8)), let zone = try? TimeZoneRules.parse(data) {
+            for t in Array(stride(from: Int64(-4_000_000_000), to: 4_000_000_000, by: 15_552_000)) + [Int64.min, Int64.max] {
+                guard abs(zone.offset(atUnixSeconds: t)) < 93_600 else { throw FuzzViolation(.functions, "TZif offset out of range") }
             }
         }
         for line in text.split(separator: "\n") {

@@ -6,6 +6,15 @@ extension StringProtocol {
         while let l = s.last, set.contains(l) { s = s.dropLast() }
         return String(s)
     }
+
+    /// The text without leading and trailing Unicode scalars for which `isTrimmed` holds
+    /// (Foundation's `trimmingCharacters(in:)`, which needs the full Foundation).
+    public func trimmingScalars(where isTrimmed: (Unicode.Scalar) -> Bool) -> String {
+        var scalars = Substring(self).unicodeScalars[...]
+        while let f = scalars.first, isTrimmed(f) { scalars = scalars.dropFirst() }
+        while let l = scalars.last, isTrimmed(l) { scalars = scalars.dropLast() }
+        return String(String.UnicodeScalarView(scalars))
+    }
 }
 
 /// Lenient decoding of `application/x-www-form-urlencoded` components, as browsers and SDKs send

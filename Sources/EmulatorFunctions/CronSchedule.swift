@@ -1,12 +1,12 @@
 import EmulatorCore
-import Foundation
 
 /// A scheduled function's `schedule`: unix-cron (`*/5 * * * *`: minute, hour, day of month,
 /// month, day of week; `*`, lists, ranges, steps, `JAN`…`DEC`, `SUN`…`SAT`, 0 or 7 = Sunday; when
 /// both days are restricted either one matches) or the common App Engine forms (`every 5
 /// minutes`, `every 2 hours`, `every day 09:30`, `every monday,friday 18:00`; intervals are aligned
-/// to midnight, as `synchronized` would). Times are evaluated in `timeZone` (an IANA name; UTC when
-/// nil). Immutable; a pure value apart from the time-zone database.
+/// to midnight, as `synchronized` would). Times are evaluated in `timeZone` (an IANA name from the
+/// system's zoneinfo database, read once by `TimeZoneRules`; UTC when nil). Immutable; a pure value
+/// apart from reading that database when parsed.
 public struct CronSchedule: Sendable, Equatable {
     /// Allowed minutes, hours, days of month (1-31), months (1-12) and days of week (0 = Sunday).
     let minutes: Set<Int>, hours: Set<Int>, days: Set<Int>, months: Set<Int>, weekdays: Set<Int>
@@ -14,15 +14,22 @@ public struct CronSchedule: Sendable, Equatable {
     let daysRestricted: Bool, weekdaysRestricted: Bool
     /// The zone's identifier ("UTC" by default).
     public let timeZone: String
+    /// The zone's offsets.
+    let zone: TimeZoneRules
 
     static let monthNames = ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"]
     static let dayNames = ["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"]
 
     /// Parses `text`; the error names what is wrong.
     public init(_ text: String, timeZone: String? = nil) throws {
-        let zone = timeZone ?? "UTC"
-        guard TimeZone(identifier: zone) != nil else { throw HttpsError(.invalidArgument, "unknown time zone '\(zone)'") }
-        self.timeZone = zone
+        if let timeZone {
+            guard let rules = TimeZoneRules.named(timeZone) else { throw HttpsError(.invalidArgument, "unknown time zone '\(timeZone)'") }
+            self.timeZone = timeZone
+            zone = rules
+        } else {
+            self.timeZone = "UTC"
+            zone = .utc
+        }
         let words = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
         if words.first?.lowercased() == "every" {
             (minutes, hours, days, months, weekdays, daysRestricted, weekdaysRestricted) = try Self.appEngine(Array(words.dropFirst()), text)
@@ -106,11 +113,11 @@ public struct CronSchedule: Sendable, Equatable {
 
     /// Whether the schedule fires in the minute starting at `unixMinute` (minutes since 1970, UTC).
     public func fires(atUnixMinute unixMinute: Int64) -> Bool {
-        let offset = Int64(TimeZone(identifier: timeZone)?.secondsFromGMT(for: Date(timeIntervalSince1970: Double(unixMinute * 60))) ?? 0)
+        let offset = Int64(zone.offset(atUnixSeconds: unixMinute * 60))
         let local = unixMinute * 60 + offset
         let dayNumber = Int64((Double(local) / 86_400).rounded(.down))
         let secondOfDay = Int(local - dayNumber * 86_400)
-        let (_, month, day) = Self.civil(fromDays: dayNumber)
+        let (_, month, day) = CivilDate.civil(fromDays: dayNumber)
         let weekday = Int(((dayNumber % 7) + 11) % 7)  // 1970-01-01 was a Thursday (4)
         guard minutes.contains(secondOfDay / 60 % 60), hours.contains(secondOfDay / 3600), months.contains(month) else { return false }
         switch (daysRestricted, weekdaysRestricted) {
@@ -130,18 +137,5 @@ public struct CronSchedule: Sendable, Equatable {
             minute -= 1
         }
         return nil
-    }
-
-    /// Proleptic Gregorian (year, month, day) of a day count since 1970-01-01.
-    static func civil(fromDays z0: Int64) -> (Int64, Int, Int) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = Int(doy - (153 * mp + 2) / 5 + 1)
-        let m = Int(mp < 10 ? mp + 3 : mp - 9)
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 }

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import EmulatorCore
-import Foundation
+import FoundationEssentials
 
 /// A functions codebase from the config: a command the host runs as a long-lived worker.
 public struct CodebaseConfig: Sendable, Equatable {
@@ -39,7 +39,7 @@ public struct CodebaseConfig: Sendable, Equatable {
 /// State is behind a `Mutex`.
 public final class WorkerSupervisor: Sendable {
     struct State {
-        var process: Process?
+        var process: ChildProcess?
         var port: Int?
         var stopped = false
         var generation = 0
@@ -74,7 +74,7 @@ public final class WorkerSupervisor: Sendable {
         launch()
         if let dir = config.watch {
             state.withLock { $0.watchStamp = Self.stamp(dir) }
-            Thread.detachNewThread { [self] in
+            BackgroundThread.detach(name: "functions-watch") { [self] in
                 while !state.withLock({ $0.stopped }) {
                     sleep(1)
                     let now = Self.stamp(dir)
@@ -103,32 +103,24 @@ public final class WorkerSupervisor: Sendable {
 
     /// Stops the worker for good.
     public func stop() {
-        let p = state.withLock { s -> Process? in
+        let p = state.withLock { s -> ChildProcess? in
             s.stopped = true
             return s.process
         }
         p?.terminate()
-        p?.waitUntilExit()
+        _ = p?.waitUntilExit()
     }
 
     func launch() {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = config.command
-        if let wd = config.workingDirectory { p.currentDirectoryURL = URL(fileURLWithPath: wd) }
         var env = ProcessInfo.processInfo.environment
         for (k, v) in environment { env[k] = v }
         for (k, v) in config.environment { env[k] = v }
-        p.environment = env
-        let out = Pipe()
-        p.standardOutput = out
         let generation = state.withLock { s -> Int in
             s.generation += 1
             s.port = nil
-            s.process = p
             return s.generation
         }
-        p.terminationHandler = { [self] proc in
+        let onExit: @Sendable (ChildProcess.Termination) -> Void = { [self] termination in
             let (again, oldPort) = state.withLock { s -> (Bool, Int?) in
                 guard s.generation == generation else { return (false, nil) }
                 defer { s.port = nil }
@@ -138,25 +130,31 @@ public final class WorkerSupervisor: Sendable {
             if let oldPort { transport.forget(port: oldPort) }
             host.unregister(codebase: config.name)
             guard again else { return }
-            logger.log(.warning, "functions", "\(config.name): worker exited (status \(proc.terminationStatus)); restarting in 1 s")
-            Thread.detachNewThread { [self] in
+            logger.log(.warning, "functions", "\(config.name): worker exited (status \(termination.status)); restarting in 1 s")
+            BackgroundThread.detach(name: "functions-wait") { [self] in
                 sleep(1)
                 if !state.withLock({ $0.stopped }) { launch() }
             }
         }
+        let p: ChildProcess
         do {
-            try ProcessLauncher.run(p)
+            p = try ChildProcess.start(command: config.command, environment: env, workingDirectory: config.workingDirectory,
+                                       captureOutput: true, onExit: onExit)
         } catch {
-            logger.log(.error, "functions", "\(config.name): cannot start \(config.command.joined(separator: " ")): \(error.localizedDescription)")
+            logger.log(.error, "functions", "\(config.name): \(error)")
             return
         }
-        let handle = out.fileHandleForReading
-        Thread.detachNewThread { [self] in
-            var buffer = Data()
+        let stoppedMeanwhile = state.withLock { s -> Bool in
+            if s.generation == generation { s.process = p }
+            return s.stopped
+        }
+        if stoppedMeanwhile { p.terminate() }
+        BackgroundThread.detach(name: "functions-out") { [self] in
+            var buffer: [UInt8] = []
             while true {
-                let chunk = handle.availableData
+                let chunk = p.readOutput()
                 if chunk.isEmpty { return }
-                buffer.append(chunk)
+                buffer.append(contentsOf: chunk)
                 while let nl = buffer.firstIndex(of: 10) {
                     let line = String(decoding: buffer[buffer.startIndex..<nl], as: UTF8.self)
                     buffer.removeSubrange(buffer.startIndex...nl)
@@ -195,9 +193,9 @@ public final class WorkerSupervisor: Sendable {
 
     /// A cheap fingerprint of a folder (paths, sizes and modification times).
     static func stamp(_ dir: String) -> String {
-        guard let e = FileManager.default.enumerator(atPath: dir) else { return "" }
+        guard let files = try? FileManager.default.subpathsOfDirectory(atPath: dir) else { return "" }
         var parts: [String] = []
-        while let f = e.nextObject() as? String {
+        for f in files {
             if f.hasPrefix(".build") || f.contains("/.build") { continue }
             if let a = try? FileManager.default.attributesOfItem(atPath: dir + "/" + f), let m = a[.modificationDate] as? Date {
                 parts.append("\(f):\(a[.size] ?? 0):\(m.timeIntervalSince1970)")

@@ -3,7 +3,6 @@ import EmulatorCore
 import Glibc
 #endif
 import CEpoll
-import Foundation
 
 /// The epoll loop behind `HTTPServer`: accepts, reads, tells HTTP/1.1 from HTTP/2 by the first
 /// bytes, hands complete HTTP/1.1 requests to the responder in a `Task` and writes responses back
@@ -25,7 +24,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     let config: HTTPServerConfiguration
-    private let responder: HTTPResponder
+    let responder: HTTPResponder
     let streamHandler: HTTP2StreamHandler
     private let epfd: Int32
     private let wakeFd: Int32
@@ -54,10 +53,7 @@ final class EventLoop: @unchecked Sendable {
 
     /// Starts the loop thread.
     func start() {
-        let t = Thread { [self] in self.run() }
-        t.name = "http-event-loop"
-        t.stackSize = 1 << 20
-        t.start()
+        BackgroundThread.detach(name: "http-event-loop", stackSize: 1 << 20) { [self] in self.run() }
     }
 
     /// Asks the loop to stop and waits until it has.
@@ -212,47 +208,6 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// Parses and dispatches the next request when none is in flight.
-    private func advance(_ c: Connection) {
-        guard connections[c.fd] === c else { return }
-        while !c.inFlight && !c.closeAfterWrite {
-            switch c.parser.next() {
-            case .needMore:
-                if c.parser.hasPartialRequest && c.requestDeadline == nil {
-                    c.requestDeadline = Socket.monotonicNanos() + UInt64(config.headerTimeout * 1e9)
-                    c.idleDeadline = nil
-                }
-                flush(c)
-                return
-            case .expectContinue:
-                c.output.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
-            case .error(let e):
-                c.output.append(contentsOf: Self.errorResponse(status: e.status, message: e.message).wireBytes(head: false, close: true))
-                c.closeAfterWrite = true
-            case .request(var request):
-                c.requestDeadline = nil
-                c.idleDeadline = nil
-                c.inFlight = true
-                request.remoteAddress = c.remote
-                let close = Self.wantsClose(request) || stopDeadline != nil
-                let head = request.method == "HEAD"
-                let fd = c.fd, id = c.id, responder = self.responder
-                Task { [self] in
-                    let response = await responder(request)
-                    guard let produce = response.stream, !head else {
-                        self.send(.response(fd: fd, id: id, bytes: response.wireBytes(head: head, close: close), close: close))
-                        return
-                    }
-                    let writer = HTTP1BodyWriter { [weak self] bytes, end in self?.send(.chunk(fd: fd, id: id, bytes: bytes, end: end)) }
-                    self.send(.streamHead(fd: fd, id: id, bytes: response.streamingHead(close: close), close: close, writer: writer))
-                    await produce(writer)
-                    writer.finish()
-                }
-            }
-        }
-        flush(c)
-    }
-
     private func processInbox() {
         let messages = inbox.withLock { m -> [Message] in
             defer { m.removeAll(keepingCapacity: true) }
@@ -311,29 +266,6 @@ final class EventLoop: @unchecked Sendable {
                 finishResponse(c, close: close)
             }
         }
-    }
-
-    /// A response is complete: the connection takes the next request (or closes).
-    private func finishResponse(_ c: Connection, close: Bool) {
-        let fd = c.fd
-        c.inFlight = false
-        c.servedRequests += 1
-        if close || stopDeadline != nil { c.closeAfterWrite = true }
-        flush(c)
-        guard connections[fd] === c else { return }
-        if !c.closeAfterWrite {
-            c.idleDeadline = Socket.monotonicNanos() + UInt64(config.idleTimeout * 1e9)
-            advance(c)
-        }
-        if c.peerClosed && !c.inFlight && !c.hasPendingOutput, connections[fd] === c { closeConnection(c) }
-    }
-
-    /// Lets a streaming response's producer write its next chunk once little output is pending
-    /// (a client that does not read holds its producer back, and only its own).
-    func acknowledgeIfRoom(_ c: Connection) {
-        guard c.awaitingAck, connections[c.fd] === c, c.output.count - c.outputOffset < 256 * 1024 else { return }
-        c.awaitingAck = false
-        c.bodyWriter?.acknowledge()
     }
 
     func flush(_ c: Connection) {
@@ -432,27 +364,5 @@ final class EventLoop: @unchecked Sendable {
         c.h2?.closeAll(HTTP2StreamClosed(code: nil, reason: "the connection closed"))
         c.bodyWriter?.fail()
         c.bodyWriter = nil
-    }
-
-    static func wantsClose(_ r: HTTPRequest) -> Bool {
-        let tokens = r.headers.values("Connection").flatMap { $0.lowercased().split(separator: ",").map { $0.trimming(" \t") } }
-        if tokens.contains("close") { return true }
-        if r.version == "HTTP/1.0" { return !tokens.contains("keep-alive") }
-        return false
-    }
-
-    static func errorResponse(status: Int, message: String) -> HTTPResponse {
-        let code: String
-        switch status {
-        case 408: code = "DEADLINE_EXCEEDED"
-        case 413, 431: code = "RESOURCE_EXHAUSTED"
-        case 501, 505: code = "UNIMPLEMENTED"
-        default: code = "INVALID_ARGUMENT"
-        }
-        var h = HTTPHeaders()
-        h.add("Content-Type", "application/json; charset=utf-8")
-        let escaped = message.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-        let body = "{\"error\":{\"code\":\(status),\"message\":\"\(escaped)\",\"status\":\"\(code)\"}}"
-        return HTTPResponse(status: status, headers: h, body: Array(body.utf8))
     }
 }

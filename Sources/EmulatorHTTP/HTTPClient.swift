@@ -2,7 +2,7 @@ import EmulatorCore
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
+import FoundationEssentials
 
 /// A minimal HTTP/1.1 client (one request per connection, `Connection: close`), used by tests and
 /// by the functions host to reach worker processes on loopback. Blocking socket I/O runs on a
@@ -26,11 +26,9 @@ public enum HTTPClient {
     /// would otherwise be able to starve it).
     static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { cont in
-            let t = Thread {
+            BackgroundThread.detach(name: "http-client", stackSize: 512 * 1024) {
                 do { cont.resume(returning: try body()) } catch { cont.resume(throwing: error) }
             }
-            t.stackSize = 512 * 1024
-            t.start()
         }
     }
 

@@ -1,5 +1,3 @@
-import Foundation
-
 /// An expression node. `id` is unique within a ruleset (coverage counters key on it).
 public final class Expr: Sendable {
     /// Binary operators.
@@ -72,7 +70,7 @@ final class SourceBytes: Sendable {
 
     /// The text of `range`, without surrounding white space.
     func text(_ range: Range<Int>) -> String {
-        String(decoding: bytes[range], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        String(decoding: bytes[range], as: UTF8.self).trimmingScalars { $0.properties.isWhitespace }
     }
 }
 

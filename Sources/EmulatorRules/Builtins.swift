@@ -1,5 +1,7 @@
 import EmulatorCore
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Hashes the rules' `hashing.md5`/`sha256` need (provided by the wiring layer, which has OpenSSL).
 public protocol RulesHasher: Sendable {
@@ -59,7 +61,7 @@ enum Builtins {
         case ("math", "sqrt"): return num(0).map { .float($0.squareRoot()) } ?? bad
         case ("math", "pow"):
             guard let x = num(0), let y = num(1) else { return bad }
-            return .float(Foundation.pow(x, y))
+            return .float(pow(x, y))
         case ("math", "isInfinite"): return num(0).map { .bool($0.isInfinite) } ?? bad
         case ("math", "isNaN"): return num(0).map { .bool($0.isNaN) } ?? bad
         case ("hashing", _):

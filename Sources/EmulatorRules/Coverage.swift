@@ -48,7 +48,7 @@ extension CompiledRuleset {
         var byLine: [Int: [Expr]] = [:]
         for e in expressions.values { byLine[e.location.line, default: []].append(e) }
         func esc(_ s: String) -> String {
-            s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+            s.replacing("&", with: "&amp;").replacing("<", with: "&lt;").replacing(">", with: "&gt;").replacing("\"", with: "&quot;")
         }
         var html = "<!doctype html><meta charset=utf-8><title>Rule coverage: \(esc(fileName))</title><style>body{font:13px monospace}td{padding:0 8px;vertical-align:top;white-space:pre}.n{color:#888}.hit{background:#e6ffe6}.miss{background:#ffecec}.err{background:#fff4cc}</style><table>"
         for (i, line) in source.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {

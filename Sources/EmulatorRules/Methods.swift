@@ -1,5 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import EmulatorCore
-import Foundation
 
 /// Methods of each rules type (`s.size()`, `list.hasAll(x)`, `m.diff(n).affectedKeys()`, ...).
 enum Methods {
@@ -11,7 +13,7 @@ enum Methods {
             switch (name, a.count) {
             case ("size", 0): return .int(Int64(b.count))
             case ("toBase64", 0): return .string(Base64.encode(b))
-            case ("toHexString", 0): return .string(b.map { String(format: "%02X", $0) }.joined())
+            case ("toHexString", 0): return .string(b.map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined())
             default: return bad
             }
         case .list(let l): return list(l, name, a, isSet: false) ?? bad
@@ -67,30 +69,36 @@ enum Methods {
         case ("size", 0): return .int(Int64(s.count))
         case ("lower", 0): return .string(s.lowercased())
         case ("upper", 0): return .string(s.uppercased())
-        case ("trim", 0): return .string(s.trimmingCharacters(in: .whitespaces))
+        case ("trim", 0): return .string(s.trimmingScalars { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator })
         case ("toUtf8", 0): return .bytes(Array(s.utf8))
         case ("matches", 1):
             guard case .string(let re) = a[0] else { return nil }
-            guard let rx = try? NSRegularExpression(pattern: "^(?:" + re + ")$") else { return .error("invalid regular expression \"\(re)\"") }
-            return .bool(rx.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) != nil)
+            guard let rx = regex(re) else { return .error("invalid regular expression \"\(re)\"") }
+            return .bool((try? rx.wholeMatch(in: s)) != nil)
         case ("replace", 2):
             guard case .string(let re) = a[0], case .string(let sub) = a[1] else { return nil }
-            guard let rx = try? NSRegularExpression(pattern: re) else { return .error("invalid regular expression \"\(re)\"") }
-            return .string(rx.stringByReplacingMatches(in: s, range: NSRange(s.startIndex..., in: s), withTemplate: NSRegularExpression.escapedTemplate(for: sub)))
+            guard let rx = regex(re) else { return .error("invalid regular expression \"\(re)\"") }
+            return .string(s.replacing(rx, with: sub))
         case ("split", 1):
             guard case .string(let re) = a[0] else { return nil }
-            guard let rx = try? NSRegularExpression(pattern: re) else { return .error("invalid regular expression \"\(re)\"") }
+            guard let rx = regex(re) else { return .error("invalid regular expression \"\(re)\"") }
             var parts: [RulesValue] = []
             var last = s.startIndex
-            for m in rx.matches(in: s, range: NSRange(s.startIndex..., in: s)) {
-                guard let r = Range(m.range, in: s) else { continue }
-                parts.append(.string(String(s[last..<r.lowerBound])))
-                last = r.upperBound
+            for m in s.matches(of: rx) {
+                parts.append(.string(String(s[last..<m.range.lowerBound])))
+                last = m.range.upperBound
             }
             parts.append(.string(String(s[last...])))
             return .list(parts)
         default: return nil
         }
+    }
+
+    /// A rules regular expression (RE2 in Firebase), compiled with the standard library's `Regex`
+    /// (not `NSRegularExpression`, which needs the full Foundation and ICU): code points, not
+    /// grapheme clusters, are what `.` and classes match, as in RE2, and `$` ends the text only.
+    static func regex(_ pattern: String) -> Regex<AnyRegexOutput>? {
+        (try? Regex(pattern))?.matchingSemantics(.unicodeScalar)
     }
 
     static func list(_ l: [RulesValue], _ name: String, _ a: [RulesValue], isSet: Bool) -> RulesValue? {

@@ -422,5 +422,3 @@ struct Parser {
         return Expr(id: nextId, location: loc, kind: .path(parts), source: source, range: start..<endOffset)
     }
 }
-
-import Foundation

@@ -51,7 +51,7 @@ struct SourceText: Sendable {
 
     func excerpt(_ loc: SourceLocation) -> String {
         guard loc.line >= 1, loc.line <= lines.count else { return "" }
-        var line = Array(String(lines[loc.line - 1]).replacingOccurrences(of: "\t", with: " "))
+        var line = Array(String(lines[loc.line - 1]).replacing("\t", with: " "))
         var caret = max(0, loc.column - 1)
         if line.count > Self.excerptWidth {
             // A generated or hostile file can put 200 KiB on one line; show the part that matters.
@@ -67,5 +67,3 @@ struct SourceText: Sendable {
         Diagnostic(location: loc, message: message, excerpt: excerpt(loc))
     }
 }
-
-import Foundation

@@ -127,10 +127,10 @@ final class FakeFunctionTransport: WorkerTransport, @unchecked Sendable {
     static func source(yaml: String? = nil) throws -> String {
         let dir = NSTemporaryDirectory() + "pycodebase-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir + "/venv/bin", withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: dir + "/venv/bin/python", contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o755])
-        FileManager.default.createFile(atPath: dir + "/requirements.txt", contents: Data("firebase-functions\n".utf8))
-        FileManager.default.createFile(atPath: dir + "/.env", contents: Data("FROM_DOTENV=yes\n".utf8))
-        if let yaml { FileManager.default.createFile(atPath: dir + "/functions.yaml", contents: Data(yaml.utf8)) }
+        _ = FileManager.default.createFile(atPath: dir + "/venv/bin/python", contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o755])
+        _ = FileManager.default.createFile(atPath: dir + "/requirements.txt", contents: Data("firebase-functions\n".utf8))
+        _ = FileManager.default.createFile(atPath: dir + "/.env", contents: Data("FROM_DOTENV=yes\n".utf8))
+        if let yaml { _ = FileManager.default.createFile(atPath: dir + "/functions.yaml", contents: Data(yaml.utf8)) }
         return dir
     }
 

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import EmulatorCore
 import Testing
 @testable import EmulatorFunctions
@@ -102,6 +105,16 @@ import Testing
         #expect(t.body == Array(#"{"data":1}"#.utf8))
         #expect(t.headers["X-CloudTasks-QueueName"] == "work" && t.headers["X-CloudTasks-TaskName"] == "t9" && t.headers["X-Custom"] == "c")
         #expect(t.headers["X-CloudTasks-TaskRetryCount"] == "2" && t.headers["Content-Type"] == "application/json")
+        // Seconds with six decimals, as String(format: "%.6f") wrote them.
+        #expect(PlatformRequest.secondsText(1_700_000_000_250_000) == "1700000000.250000")
+        #expect(PlatformRequest.secondsText(5) == "0.000005" && PlatformRequest.secondsText(0) == "0.000000")
+        #expect(PlatformRequest.secondsText(-1_500_000) == "-1.500000")
+    }
+
+    @Test func fieldPathsQuoteWhatIsNotAnIdentifier() {
+        #expect(PlatformRequest.fieldPath("count") == "count" && PlatformRequest.fieldPath("_a1") == "_a1")
+        #expect(PlatformRequest.fieldPath("1st") == "`1st`" && PlatformRequest.fieldPath("a-b") == "`a-b`")
+        #expect(PlatformRequest.fieldPath(#"we`ird\"#) == #"`we\`ird\\`"#)
     }
 
     @Test func outputLinesAreAttributedByTheirTag() {
@@ -163,5 +176,32 @@ extension String {
         #expect(SourceStamp.isIgnored("data/x.csv", patterns: patterns) && !SourceStamp.isIgnored("data/x.json", patterns: patterns))
         #expect(!SourceStamp.isIgnored("main.py", patterns: patterns) && !SourceStamp.isIgnored(".env", patterns: patterns))
         #expect(SourceStamp.glob("a*c?", "abbbcd") && !SourceStamp.glob("a*c", "abd"))
+    }
+
+    /// Editing a source file (or adding one, hidden ones too) changes the stamp; what happens in
+    /// the venv or an ignored folder does not.
+    @Test func theStampSeesSourcesAndSkipsIgnoredFolders() throws {
+        let dir = "/tmp/sourcestamp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        func write(_ rel: String, _ text: String) {
+            let fd = open(dir + "/" + rel, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            _ = Array(text.utf8).withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            close(fd)
+        }
+        for d in ["", "/venv", "/venv/lib", "/pkg", "/build"] { mkdir(dir + d, 0o755) }
+        defer { _ = try? ChildProcess.start(command: ["rm", "-rf", dir], environment: ["PATH": "/usr/bin:/bin"]).waitUntilExit() }
+        write("main.py", "a")
+        write("venv/lib/site.py", "x")
+        write("pkg/util.py", "u")
+        let s0 = SourceStamp.of(dir, ignore: ["build"])
+        #expect(s0.contains("main.py:1:") && s0.contains("pkg/util.py:1:") && !s0.contains("venv"))
+        write("venv/lib/other.py", "y")
+        write("build/out.py", "z")
+        #expect(SourceStamp.of(dir, ignore: ["build"]) == s0)
+        write("main.py", "ab")
+        let s1 = SourceStamp.of(dir, ignore: ["build"])
+        #expect(s1 != s0 && s1.contains("main.py:2:"))
+        write(".env", "A=1")
+        #expect(SourceStamp.of(dir, ignore: ["build"]) != s1)
+        #expect(SourceStamp.of(dir + "/missing", ignore: []) == "")
     }
 }

@@ -107,7 +107,7 @@ struct BrowserPolicy: Sendable {
         let o = Self.normalizeOrigin(origin)
         if let host, o == "http://" + host.lowercased() { return .same }
         if anyOrigin || allowedOrigins.contains(o) { return .allowed }
-        guard let schemeEnd = o.range(of: "://") else { return .foreign }  // `null`, garbage
+        guard let schemeEnd = o.firstRange(of: "://") else { return .foreign }  // `null`, garbage
         let authority = String(o[schemeEnd.upperBound...])
         let name = Self.hostName(authority)
         if Self.isLoopbackName(name) { return .local }

@@ -1,5 +1,5 @@
 import EmulatorCore
-import Foundation
+import FoundationEssentials
 
 /// Reads configuration files: our own `emulator.json` and a Firebase project's `firebase.json`
 /// (`emulators.{auth,firestore,functions,hub}.{host,port}`, `firestore.rules`, the `functions`
@@ -23,8 +23,8 @@ public enum ConfigLoader {
             throw CLIError("config file '\(path)' is not valid JSON: \(error.description)")
         }
         guard case .object(let root) = json else { throw CLIError("config file '\(path)' must hold a JSON object") }
-        let dir = (path as NSString).deletingLastPathComponent
-        if root["emulators"] != nil || (path as NSString).lastPathComponent == "firebase.json" {
+        let dir = FilePathText.deletingLastComponent(path)
+        if root["emulators"] != nil || FilePathText.lastComponent(path) == "firebase.json" {
             try loadFirebaseJSON(root, path: path, dir: dir, into: &config)
         } else {
             try loadEmulatorJSON(root, path: path, dir: dir, into: &config)
@@ -49,7 +49,7 @@ public enum ConfigLoader {
     static func validateAllowedOrigin(_ o: String, _ context: String) throws(CLIError) -> String {
         if o == "*" { return o }
         let trimmed = o.hasSuffix("/") ? String(o.dropLast()) : o
-        guard let r = trimmed.range(of: "://"), !trimmed[..<r.lowerBound].isEmpty, !trimmed[r.upperBound...].isEmpty,
+        guard let r = trimmed.firstRange(of: "://"), !trimmed[..<r.lowerBound].isEmpty, !trimmed[r.upperBound...].isEmpty,
               !trimmed[r.upperBound...].contains("/"), !trimmed.contains(where: { $0 == " " || $0 == "," })
         else { throw CLIError("\(context): '\(o)' is not an origin (expected scheme://host[:port] such as http://devbox.local:3000, or *)") }
         return trimmed
@@ -57,7 +57,7 @@ public enum ConfigLoader {
 
     static func resolve(_ p: String, _ dir: String) -> String {
         if p.hasPrefix("/") || dir.isEmpty { return p }
-        return (dir as NSString).appendingPathComponent(p)
+        return FilePathText.appending(dir, p)
     }
 
     static func loadEmulatorJSON(_ root: [String: JSON], path: String, dir: String, into c: inout EmulatorConfig) throws(CLIError) {

@@ -2,7 +2,6 @@ import EmulatorAuth
 import EmulatorCore
 import EmulatorFunctions
 import EmulatorStore
-import Foundation
 
 /// The services of one emulator process and what they share. Route registration functions get
 /// this bundle; each service issue adds its service here.

@@ -150,11 +150,10 @@ public struct CommandLineOptions: Equatable {
         for f in valueFlags {
             let parts = f.help.split(separator: " ", maxSplits: 1)
             let left = "  --\(f.name) \(parts[0])"
-            s += left.padding(toLength: 36, withPad: " ", startingAt: 0) + (parts.count > 1 ? String(parts[1]).trimming(" \t") : "") + "\n"
+            s += left + String(repeating: " ", count: max(0, 36 - left.count)) + (parts.count > 1 ? String(parts[1]).trimming(" \t") : "") + "\n"
         }
         return s
     }
 }
 
 import EmulatorCore
-import Foundation

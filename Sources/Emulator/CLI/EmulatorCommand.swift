@@ -5,7 +5,6 @@ import Darwin
 #endif
 import Dispatch
 import EmulatorCore
-import Foundation
 
 /// The `emulator` command line (`start`, `exec`, `--help`, `--version`).
 public enum EmulatorCommand {
@@ -74,7 +73,7 @@ public enum EmulatorCommand {
     static func printReady(_ runtime: EmulatorRuntime) {
         var lines = ""
         for a in runtime.addresses {
-            lines += "✔  \(a.name.padding(toLength: 10, withPad: " ", startingAt: 0)) http://\(runtime.hostPort(a))\n"
+            lines += "✔  \(a.name + String(repeating: " ", count: max(0, 10 - a.name.count))) http://\(runtime.hostPort(a))\n"
         }
         let pairs = runtime.addresses.map { "\($0.name)=\(runtime.hostPort($0))" }.joined(separator: " ")
         lines += "emulator ready: project=\(runtime.services.config.projectId) \(pairs)\n"

@@ -1,6 +1,6 @@
 import EmulatorCore
 import EmulatorFunctions
-import Foundation
+import FoundationEssentials
 
 /// `emulator exec [flags] -- CMD [ARGS...]`: start, run CMD with the emulator's environment,
 /// stop, and exit with CMD's status (127 when CMD cannot be started, 128+N when killed by signal N).
@@ -13,24 +13,14 @@ enum ExecCommand {
         } catch {
             return 2
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = command
         var env = ProcessInfo.processInfo.environment
         for (k, v) in runtime.clientEnvironment { env[k] = v }
-        process.environment = env
         let status: Int32
         do {
-            try ProcessLauncher.run(process)
-            status = await withCheckedContinuation { cont in
-                DispatchQueue.global().async {
-                    process.waitUntilExit()
-                    let code = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
-                    cont.resume(returning: code)
-                }
-            }
+            let process = try ChildProcess.start(command: command, environment: env)
+            status = await process.termination().status
         } catch {
-            printError("emulator: cannot run '\(command[0])': \(error.localizedDescription)")
+            printError("emulator: \(error)")
             status = 127
         }
         await runtime.stop()

@@ -4,7 +4,6 @@ import Glibc
 import Darwin
 #endif
 import EmulatorCore
-import Foundation
 
 /// The write end of the self-pipe the C signal handler writes to (set once before handlers).
 nonisolated(unsafe) private var signalPipeWrite: Int32 = -1
@@ -39,7 +38,7 @@ final class SignalWatcher: Sendable {
             sigaction(sig, &action, nil)
         }
         let readEnd = fds[0]
-        Thread.detachNewThread {
+        BackgroundThread.detach(name: "signal-watch") {
             var b: UInt8 = 0
             while read(readEnd, &b, 1) != 1 {}
             w.deliver(Int32(b) == SIGINT ? "SIGINT" : "SIGTERM")

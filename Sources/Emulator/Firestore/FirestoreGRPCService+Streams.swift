@@ -16,7 +16,7 @@ extension FirestoreGRPCService {
     func listen(_ call: GRPCServerCall, _ context: FirestoreCallContext) async -> GRPCStatus {
         let listen = FirestoreListen(api: api, context: context)
         defer { listen.close() }
-        let logger = services.logger, faults = services.faults
+        let logger = services.logger, faults = services.faults, encoder = listenEncoder
         return await withTaskGroup(of: GRPCStatus.self) { group in
             group.addTask {
                 do {
@@ -37,8 +37,9 @@ extension FirestoreGRPCService {
                     while true {
                         switch await listen.session.next(timeout: Self.heartbeatSeconds) {
                         case .events(let events):
+                            guard let db = listen.database else { continue }
                             try await listen.responses(for: events) { messages in
-                                try await call.send(messages: try messages.map { try ProtoJSON.encode($0, as: FirestoreSchemas.listenResponse) })
+                                try await call.send(messages: try messages.map { try encoder.encode($0, project: db.project, database: db.database) })
                             }
                         case .idle:
                             if let beat = listen.heartbeat() { try await call.send(try ProtoJSON.encode(beat, as: FirestoreSchemas.listenResponse)) }

@@ -11,6 +11,8 @@ import EmulatorStore
 struct FirestoreGRPCService: Sendable {
     /// The transport-neutral API.
     let api: FirestoreAPI
+    /// Encodes listener responses, sharing each changed document's bytes among its listeners.
+    let listenEncoder = ListenEncoder()
     /// The services (faults, logger).
     var services: EmulatorServices { api.services }
 

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import EmulatorCore
 import EmulatorCrypto
-import Foundation
+import FoundationEssentials
 
 /// Service-account files for function processes (`GOOGLE_APPLICATION_CREDENTIALS`), so
 /// `initialize_app()` with no arguments and `firestore.client()` start without real credentials.
@@ -27,8 +27,9 @@ final class DummyCredentials: Sendable {
         return try state.withLock { s in
             if let f = s.files[project] { return f }
             if s.directory == nil {
-                var template = Array((NSTemporaryDirectory() + "/emulator-credentials-XXXXXX").utf8CString)
-                guard let made = mkdtemp(&template) else { throw CLIError("cannot create a folder for dummy credentials in \(NSTemporaryDirectory())") }
+                let tmp = FileManager.default.temporaryDirectory.path
+                var template = Array(FilePathText.appending(tmp, "emulator-credentials-XXXXXX").utf8CString)
+                guard let made = mkdtemp(&template) else { throw CLIError("cannot create a folder for dummy credentials in \(tmp)") }
                 s.directory = String(cString: made)
             }
             let path = s.directory! + "/\(project).json"

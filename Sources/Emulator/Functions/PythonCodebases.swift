@@ -1,6 +1,6 @@
 import EmulatorCore
 import EmulatorFunctions
-import Foundation
+import FoundationEssentials
 
 /// Starts the Python codebases of `functions.codebases` (entries with a `source`), each with the
 /// environment the Firebase CLI gives its functions: the emulator hosts, the project, dummy
@@ -27,8 +27,8 @@ enum PythonCodebases {
             do { cb = try PythonCodebaseConfig(json: entry) } catch let e as HttpsError { throw CLIError("config: \(e.message)") }
             guard names.insert(cb.name).inserted else { throw CLIError("config: functions codebase '\(cb.name)' is configured twice") }
             if entry["installDependencies"] == nil { cb.installDependencies = install }
-            var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: cb.source, isDirectory: &isDir), isDir.boolValue else {
+            var isDir = false
+            guard FileManager.default.fileExists(atPath: cb.source, isDirectory: &isDir), isDir else {
                 logger.log(.error, "functions", "functions[\(cb.name)]: source folder \(cb.source) does not exist; codebase skipped")
                 continue
             }

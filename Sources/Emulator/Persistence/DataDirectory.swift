@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import EmulatorCore
-import Foundation
+import FoundationEssentials
 
 /// Durable storage in one folder (`--data-dir`): `snapshot.json` plus append-only journals
 /// `journal-NNNNNN.log` of checksummed records.
@@ -51,12 +51,18 @@ public final class DataDirectory: Sendable {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         } catch {
-            throw CLIError("cannot use data directory '\(path)': \(error.localizedDescription)")
+            throw CLIError("cannot use data directory '\(path)': \(Self.reason(error))")
         }
     }
 
+    /// The system's reason for a file-system error (`Not a directory`), else the error itself.
+    static func reason(_ error: any Error) -> String {
+        if let posix = (error as? CocoaError)?.underlying as? POSIXError { return String(cString: strerror(posix.code.rawValue)) }
+        return "\(error)"
+    }
+
     var snapshotPath: String { path + "/snapshot.json" }
-    func journalPath(_ seq: Int) -> String { path + "/journal-" + String(format: "%06d", seq) + ".log" }
+    func journalPath(_ seq: Int) -> String { path + "/journal-" + String(repeating: "0", count: max(0, 6 - String(seq).count)) + String(seq) + ".log" }
 
     /// Journal sequence numbers present, ascending.
     func journals() -> [Int] {
@@ -167,13 +173,13 @@ public final class DataDirectory: Sendable {
     }
 
     func compactInBackground() {
-        Thread.detachNewThread { [self] in
+        BackgroundThread.detach(name: "compaction") { [self] in
             do { try compact() } catch { logger.log(.error, "persistence", "compaction failed: \(error)") }
         }
     }
 
     func startFlusher() {
-        Thread.detachNewThread { [self] in
+        BackgroundThread.detach(name: "journal-flush") { [self] in
             while true {
                 usleep(100_000)
                 let stop = file.withLock { f -> Bool in

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import EmulatorAuth
 import EmulatorCore
-import Foundation
+import FoundationEssentials
 
 /// Export folders: `metadata.json` plus `firestore/<project>.json` (docs/admin-api.md).
 /// An export is written to a temporary sibling folder and renamed into place, so a crash
@@ -46,7 +46,7 @@ enum ExportArchive {
             if hadOld { rename(old, dir) }
             throw EmulatorError.internal("cannot move export into '\(dir)': \(String(cString: strerror(errno)))")
         }
-        JournalFile.syncDirectory((dir as NSString).deletingLastPathComponent)
+        JournalFile.syncDirectory(FilePathText.deletingLastComponent(dir))
         if hadOld { try? fm.removeItem(atPath: old) }
     }
 

@@ -1,6 +1,6 @@
 import EmulatorAuth
 import EmulatorCore
-import Foundation
+import FoundationEssentials
 
 /// The Firebase Auth emulator's export layout, so existing exports load and our exports can be
 /// read by Firebase tooling: `firebase-export-metadata.json`, `auth_export/accounts.json` (the
@@ -84,7 +84,7 @@ enum FirebaseAuthExport {
             let users: [JSON] = rows.map { row in
                 guard case .object(var u) = row else { return row }
                 if let h = u["passwordHash"]?.stringValue {
-                    if h.hasPrefix("fakeHash:"), let r = h.range(of: ":password="), let uid = u["localId"]?.stringValue {
+                    if h.hasPrefix("fakeHash:"), let r = h.firstRange(of: ":password="), let uid = u["localId"]?.stringValue {
                         passwords.append((tenant, uid, String(h[r.upperBound...])))
                     } else {
                         skipped += 1

@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import EmulatorCore
-import Foundation
 
 /// An append-only file of checksummed records: `[u32 length][u32 crc32][payload]`, little endian.
 /// Reading stops at the first torn or corrupt record (a crash mid-append); the caller truncates
@@ -60,7 +59,7 @@ enum JournalFile {
             throw error
         }
         guard rename(tmp, path) == 0 else { throw EmulatorError.internal("cannot rename \(tmp): \(String(cString: strerror(errno)))") }
-        syncDirectory((path as NSString).deletingLastPathComponent)
+        syncDirectory(FilePathText.deletingLastComponent(path))
     }
 
     /// fsyncs a directory so renames in it survive a power loss.

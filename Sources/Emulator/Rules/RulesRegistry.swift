@@ -4,7 +4,7 @@ import Glibc
 import EmulatorCore
 import EmulatorCrypto
 import EmulatorRules
-import Foundation
+import FoundationEssentials
 
 /// Which rules each project runs: a ruleset set through `:securityRules`, else the rules file
 /// (watched; a change is compiled and swapped atomically, a broken file keeps the last good
@@ -30,7 +30,7 @@ public final class RulesRegistry: Sendable {
             guard let text = try? String(contentsOfFile: filePath, encoding: .utf8) else {
                 throw CLIError("cannot read rules file '\(filePath)'")
             }
-            switch CompiledRuleset.compile(fileName: (filePath as NSString).lastPathComponent, source: text, hasher: CryptoHasher()) {
+            switch CompiledRuleset.compile(fileName: FilePathText.lastComponent(filePath), source: text, hasher: CryptoHasher()) {
             case .success(let r): state.withLock { $0.fileRuleset = r; $0.fileMTime = Self.mtime(filePath) }
             case .failure(let e): throw CLIError("rules file '\(filePath)' does not compile:\n\(e)")
             }
@@ -62,7 +62,7 @@ public final class RulesRegistry: Sendable {
         guard m != 0, m != state.withLock({ $0.fileMTime }) else { return }
         state.withLock { $0.fileMTime = m }
         guard let text = try? String(contentsOfFile: filePath, encoding: .utf8) else { return }
-        switch CompiledRuleset.compile(fileName: (filePath as NSString).lastPathComponent, source: text, hasher: CryptoHasher()) {
+        switch CompiledRuleset.compile(fileName: FilePathText.lastComponent(filePath), source: text, hasher: CryptoHasher()) {
         case .success(let r):
             state.withLock { $0.fileRuleset = r; $0.fileDiagnostics = [] }
             logger.log(.info, "rules", "reloaded \(filePath)")
@@ -78,7 +78,7 @@ public final class RulesRegistry: Sendable {
     public func startWatching() {
         guard filePath != nil else { return }
         watching.withLock { $0 = true }
-        Thread.detachNewThread { [weak self] in
+        BackgroundThread.detach(name: "rules-watch") { [weak self] in
             while true {
                 sleep(1)
                 guard let self, self.watching.withLock({ $0 }) else { return }

@@ -1,8 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import EmulatorCore
-import Foundation
 
 /// What a codebase's launcher reports (one JSON line each; see `PythonLauncherScript`).
 public enum LauncherEvent: Sendable, Equatable {
@@ -60,9 +60,9 @@ public protocol LauncherChannel: AnyObject, Sendable {
 }
 
 /// The launcher as a child process of the emulator: `<venv>/bin/python -c <script> launcher`,
-/// started from the long-lived spawner thread so its `PR_SET_PDEATHSIG` fires only when the
-/// emulator dies. Commands go to its stdin, events come from its stdout (read on a dedicated
-/// thread); its own stderr is logged. State is behind a `Mutex`.
+/// a `ChildProcess` (started from the long-lived spawner thread, so its `PR_SET_PDEATHSIG` fires
+/// only when the emulator dies). Commands go to its stdin, events come from its stdout (read on a
+/// dedicated thread); its own stderr is logged. State is behind a `Mutex`.
 public final class LauncherProcess: LauncherChannel {
     let python: String
     let workingDirectory: String
@@ -70,7 +70,7 @@ public final class LauncherProcess: LauncherChannel {
     let prefork: Bool
     let logger: any LogSink
     let label: String
-    private let state = Mutex<(process: Process?, input: FileHandle?)>((nil, nil))
+    private let process = Mutex<ChildProcess?>(nil)
 
     /// Describes a launcher to start with `start`.
     public init(python: String, workingDirectory: String, environment: [String: String], prefork: Bool, logger: any LogSink, label: String) {
@@ -83,79 +83,42 @@ public final class LauncherProcess: LauncherChannel {
     }
 
     public func start(_ handler: @escaping @Sendable (LauncherEvent) -> Void) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: python)
-        p.arguments = ["-c", PythonLauncherScript.source, "launcher"]
-        p.currentDirectoryURL = URL(fileURLWithPath: workingDirectory)
         var env = environment
         env["EMULATOR_PARENT_PID"] = String(getpid())
         env["EMULATOR_PREFORK"] = prefork ? "1" : "0"
-        p.environment = env
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        p.standardInput = input
-        p.standardOutput = output
-        p.standardError = errors
         let label = self.label, logger = self.logger
-        p.terminationHandler = { proc in
+        let p = try ChildProcess.start(command: [python, "-c", PythonLauncherScript.source, "launcher"], environment: env,
+                                       workingDirectory: workingDirectory, searchPath: false, input: .pipe, captureOutput: true,
+                                       errorOutput: .capture) { termination in
             // Let the reader drain the last events first (it ends at EOF, which comes no later).
-            let status = proc.terminationStatus
-            DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { handler(.closed(status: status)) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { handler(.closed(status: termination.status)) }
         }
-        try ProcessLauncher.runFromLongLivedThread(p)
-        state.withLock { $0 = (p, input.fileHandleForWriting) }
-        Self.readLines(output.fileHandleForReading) { line in
+        process.withLock { $0 = p }
+        ChildProcess.forEachLine(of: { p.readOutput() }, name: "py-launcher-out") { line in
             if let ev = LauncherEvent.parse(line) { handler(ev) } else if !line.isEmpty { logger.log(.warning, "functions", "\(label): launcher: \(line)") }
         }
-        Self.readLines(errors.fileHandleForReading) { line in
+        ChildProcess.forEachLine(of: { p.readErrorOutput() }, name: "py-launcher-err") { line in
             if !line.isEmpty { logger.log(.warning, "functions", "\(label): launcher: \(line)") }
         }
     }
 
     public func send(_ command: JSON) {
-        guard let h = state.withLock({ $0.input }) else { return }
+        guard let p = process.withLock({ $0 }) else { return }
         var bytes = command.serializedBytes()
         bytes.append(10)
         // A launcher that died closes the pipe; the write then fails (the emulator ignores SIGPIPE)
         // and the `closed` event tells the owner.
-        try? h.write(contentsOf: Data(bytes))
+        p.writeInput(bytes)
     }
 
     public func stop() {
-        let (p, input) = state.withLock { s -> (Process?, FileHandle?) in
-            defer { s = (s.process, nil) }
-            return (s.process, s.input)
-        }
-        guard let p else { return }
-        if let input {
-            try? input.write(contentsOf: Data(#"{"op":"quit"}"#.utf8 + [10]))
-            try? input.close()
-        }
-        let deadline = Date().addingTimeInterval(5)
-        while p.isRunning && Date() < deadline { usleep(10_000) }
-        if p.isRunning {
-            kill(-p.processIdentifier, SIGKILL)
-            kill(p.processIdentifier, SIGKILL)
-            p.waitUntilExit()
-        }
-    }
-
-    /// Reads `handle` line by line on its own thread until EOF.
-    static func readLines(_ handle: FileHandle, _ body: @escaping @Sendable (String) -> Void) {
-        Thread.detachNewThread {
-            var buffer = Data()
-            while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty {
-                    if !buffer.isEmpty { body(String(decoding: buffer, as: UTF8.self)) }
-                    return
-                }
-                buffer.append(chunk)
-                while let nl = buffer.firstIndex(of: 10) {
-                    let line = String(decoding: buffer[buffer.startIndex..<nl], as: UTF8.self)
-                    buffer.removeSubrange(buffer.startIndex...nl)
-                    body(line)
-                }
-            }
+        guard let p = process.withLock({ $0 }) else { return }
+        p.writeInput(Array(#"{"op":"quit"}"#.utf8) + [10])
+        p.closeInput()
+        if p.waitUntilExit(timeoutSeconds: 5) == nil {
+            p.sendToGroup(signal: SIGKILL)
+            p.send(signal: SIGKILL)
+            _ = p.waitUntilExit()
         }
     }
 }

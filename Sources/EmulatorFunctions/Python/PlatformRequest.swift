@@ -1,5 +1,4 @@
 import EmulatorCore
-import Foundation
 
 /// Converts the REST JSON of a document change into the bytes of a
 /// `google.events.cloud.firestore.v1.DocumentEventData` message (`value`, `old_value`,
@@ -54,7 +53,15 @@ public struct PlatformRequest: Sendable, Equatable {
         let simple = !name.isEmpty && name.unicodeScalars.allSatisfy { $0.isASCIILetter || $0 == "_" || ("0"..."9").contains($0) }
             && !("0"..."9").contains(name.unicodeScalars.first!)
         if simple { return name }
-        return "`" + name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "`", with: "\\`") + "`"
+        return "`" + name.replacing("\\", with: "\\\\").replacing("`", with: "\\`") + "`"
+    }
+
+    /// Seconds since the epoch with six decimals (`1772442000.250000`), as Cloud Tasks writes an
+    /// ETA header.
+    static func secondsText(_ microseconds: Int64) -> String {
+        let magnitude = microseconds.magnitude
+        let fraction = String(magnitude % 1_000_000)
+        return (microseconds < 0 ? "-" : "") + String(magnitude / 1_000_000) + "." + String(repeating: "0", count: 6 - fraction.count) + fraction
     }
 
     /// A Pub/Sub message in structured mode, with both spellings of the message's id and time (the
@@ -88,7 +95,7 @@ public struct PlatformRequest: Sendable, Equatable {
         h["X-CloudTasks-TaskName"] = t["taskId"]?.stringValue ?? event.id
         h["X-CloudTasks-TaskRetryCount"] = String(event.attempt - 1)
         h["X-CloudTasks-TaskExecutionCount"] = String(event.attempt - 1)
-        h["X-CloudTasks-TaskETA"] = String(format: "%.6f", Double(event.time.microseconds) / 1e6)
+        h["X-CloudTasks-TaskETA"] = secondsText(event.time.microseconds)
         h["User-Agent"] = "Google-Cloud-Tasks"
         let body = t["body"]?.stringValue.flatMap { Base64.decode($0) } ?? []
         return PlatformRequest(headers: h, body: body)

@@ -1,5 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import EmulatorCore
-import Foundation
+import FoundationEssentials
 
 extension PythonCodebase {
     /// The manifest: `<source>/functions.yaml` when checked in, else the SDK's admin server's.

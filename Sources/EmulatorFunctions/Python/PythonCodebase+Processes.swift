@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import EmulatorCore
-import Foundation
 
 extension PythonCodebase {
     typealias Waiter = CheckedContinuation<(String, Int), any Error>
@@ -71,7 +70,7 @@ extension PythonCodebase {
             state.withLock { $0.spawns[id]?.port = port }
         case .started(let id, let port):
             // Ready means: the module imported and the socket accepts connections.
-            Thread.detachNewThread { [self] in
+            BackgroundThread.detach(name: "py-probe", stackSize: 256 * 1024) { [self] in
                 if PortProbe.connects(port: port) { started(id, port: port) }
             }
         case .output(let id, let stream, let line):
@@ -251,13 +250,13 @@ extension PythonCodebase {
     /// gunicorn's report of a dead worker (`Worker (pid:12) exited with code 7`, `... was sent
     /// SIGKILL!`) as `exit status 7` / `killed by SIGKILL`, else nil.
     static func workerDeath(_ line: String) -> String? {
-        guard let r = line.range(of: "Worker (pid:") else { return nil }
+        guard let r = line.firstRange(of: "Worker (pid:") else { return nil }
         let rest = line[r.upperBound...]
-        if let c = rest.range(of: ") exited with code ") {
+        if let c = rest.firstRange(of: ") exited with code ") {
             let code = rest[c.upperBound...].prefix { $0.isNumber }
             return code.isEmpty ? nil : "exit status \(code)"
         }
-        if let k = rest.range(of: ") was sent ") {
+        if let k = rest.firstRange(of: ") was sent ") {
             return "killed by " + rest[k.upperBound...].prefix { $0.isLetter }
         }
         return nil

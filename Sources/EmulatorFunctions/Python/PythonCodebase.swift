@@ -1,8 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import EmulatorCore
-import Foundation
+import FoundationEssentials
 
 /// Serves one Python codebase written with the official SDK: creates its venv when missing,
 /// starts its launcher, discovers its functions as the Firebase CLI does (a checked-in
@@ -281,7 +282,7 @@ public final class PythonCodebase: Sendable {
     /// Polls the source folder every second; a change reboots the codebase (new launcher, new
     /// discovery, fresh processes).
     func startWatching() {
-        Thread.detachNewThread { [self] in
+        BackgroundThread.detach(name: "py-watch") { [self] in
             var last = SourceStamp.of(config.source, ignore: config.ignore)
             while !state.withLock({ $0.stopped }) {
                 sleep(1)
@@ -303,7 +304,7 @@ public final class PythonCodebase: Sendable {
     /// Runs blocking work on a thread of its own.
     static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { c in
-            Thread.detachNewThread { c.resume(with: Result { try body() }) }
+            BackgroundThread.detach(name: "py-blocking") { c.resume(with: Result { try body() }) }
         }
     }
 }

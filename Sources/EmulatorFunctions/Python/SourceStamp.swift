@@ -1,5 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import EmulatorCore
-import Foundation
 
 /// A cheap fingerprint of a codebase's source folder (relative paths, sizes, modification
 /// times), skipping what firebase.json's `ignore` names plus `venv`, `__pycache__`, `.git` and
@@ -58,19 +60,34 @@ public enum SourceStamp {
         return pi == p.count
     }
 
-    /// The fingerprint of `dir`.
+    /// The fingerprint of `dir`: every entry not ignored (ignored folders are not entered;
+    /// symbolic links are not followed), by `lstat`.
     public static func of(_ dir: String, ignore: [String]) -> String {
-        guard let e = FileManager.default.enumerator(atPath: dir) else { return "" }
         var parts: [String] = []
-        while let f = e.nextObject() as? String {
-            if isIgnored(f, patterns: ignore) {
-                if (e.fileAttributes?[.type] as? FileAttributeType) == .typeDirectory { e.skipDescendants() }
-                continue
-            }
-            if let a = e.fileAttributes, let m = a[.modificationDate] as? Date {
-                parts.append("\(f):\(a[.size] ?? 0):\(m.timeIntervalSince1970)")
-            }
-        }
+        walk(dir, relative: "", ignore: ignore, into: &parts)
         return parts.sorted().joined(separator: "|")
+    }
+
+    /// Adds `relative:size:mtime` for each entry under `dir + "/" + relative`, depth first.
+    private static func walk(_ root: String, relative: String, ignore: [String], into parts: inout [String]) {
+        let folder = relative.isEmpty ? root : root + "/" + relative
+        guard let d = opendir(folder) else { return }
+        defer { closedir(d) }
+        var names: [String] = []
+        while let entry = readdir(d) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { p in
+                p.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: entry.pointee.d_name)) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        for name in names {
+            let path = relative.isEmpty ? name : relative + "/" + name
+            if isIgnored(path, patterns: ignore) { continue }
+            var st = stat()
+            guard lstat(root + "/" + path, &st) == 0 else { continue }
+            let isDirectory = st.st_mode & S_IFMT == S_IFDIR
+            parts.append("\(path):\(st.st_size):\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)")
+            if isDirectory { walk(root, relative: path, ignore: ignore, into: &parts) }
+        }
     }
 }

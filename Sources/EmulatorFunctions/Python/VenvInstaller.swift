@@ -1,8 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import EmulatorCore
-import Foundation
+import FoundationEssentials
 
 /// Creates a codebase's missing `venv` and installs `requirements.txt` into it (the Firebase CLI
 /// fails instead), showing pip's progress line by line. A failed installation removes the
@@ -36,24 +37,17 @@ public enum VenvInstaller {
         return nil
     }
 
-    /// Runs one step, passing each output line to `log`; throws with the last lines on failure.
+    /// Runs one step, passing each output line (stdout and stderr) to `log`; throws with the last
+    /// lines on failure. Its standard input is `/dev/null`, so a prompt cannot hang the install.
     static func run(_ argv: [String], cwd: String, environment: [String: String], log: @escaping @Sendable (String) -> Void) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: argv[0])
-        p.arguments = Array(argv.dropFirst())
-        p.currentDirectoryURL = URL(fileURLWithPath: cwd)
         var env = environment
         env["VIRTUAL_ENV"] = nil
         env["PYTHONHOME"] = nil
-        p.environment = env
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        p.standardInput = FileHandle.nullDevice
+        let p = try ChildProcess.start(command: argv, environment: env, workingDirectory: cwd, searchPath: false, input: .nullDevice,
+                                       captureOutput: true, errorOutput: .output)
         let tail = Mutex<[String]>([])
-        let done = DispatchSemaphore(value: 0)
-        try ProcessLauncher.run(p)
-        LauncherProcess.readLines(out.fileHandleForReading) { line in
+        let drained = DispatchSemaphore(value: 0)
+        ChildProcess.forEachLine(of: { p.readOutput() }, name: "venv-install", atEnd: { drained.signal() }) { line in
             if line.isEmpty { return }
             log(line)
             tail.withLock { t in
@@ -61,14 +55,13 @@ public enum VenvInstaller {
                 if t.count > 20 { t.removeFirst() }
             }
         }
-        DispatchQueue.global().async {
-            p.waitUntilExit()
-            done.signal()
-        }
-        done.wait()
-        guard p.terminationStatus == 0 else {
+        let termination = p.waitUntilExit()
+        // The last lines, for the error; a grandchild that keeps the pipe open must not hold the
+        // install up, so only a short wait after the exit.
+        _ = drained.wait(timeout: .now() + 2)
+        guard termination == .exited(0) else {
             let last = tail.withLock { $0 }.joined(separator: "\n")
-            throw HttpsError(.failedPrecondition, "\(argv.prefix(4).joined(separator: " ")) failed (exit status \(p.terminationStatus)):\n\(last)")
+            throw HttpsError(.failedPrecondition, "\(argv.prefix(4).joined(separator: " ")) failed (exit status \(termination.status)):\n\(last)")
         }
     }
 }

@@ -49,23 +49,23 @@ final class HTTP2Connection {
 
     let limits: HTTP2Limits
     let remote: String
-    private let post: @Sendable (UInt32, HTTP2StreamCommand) -> Void
-    private let onStream: (HTTP2Stream, _ endStream: Bool) -> Void
+    let post: @Sendable (UInt32, HTTP2StreamCommand) -> Void
+    let onStream: (HTTP2Stream, _ endStream: Bool) -> Void
 
-    private var parser: HTTP2FrameParser
-    private var decoder: HPACKDecoder
+    var parser: HTTP2FrameParser
+    var decoder: HPACKDecoder
     var encoder = HPACKEncoder()
     var streams: [UInt32: StreamState] = [:]
     var ready: [UInt32] = []
-    private var lastPeerStream: UInt32 = 0
-    private var sawSettings = false
-    private var headerBlock: (stream: UInt32, endStream: Bool, bytes: [UInt8])?
+    var lastPeerStream: UInt32 = 0
+    var sawSettings = false
+    var headerBlock: (stream: UInt32, endStream: Bool, bytes: [UInt8])?
     var peerInitialWindow = 65_535
     var peerMaxFrameSize = 16_384
     var connSendWindow = 65_535
-    private var connRecvWindow: Int
-    private var connUnacked = 0
-    private var totalBuffered = 0
+    var connRecvWindow: Int
+    var connUnacked = 0
+    var totalBuffered = 0
     /// GOAWAY sent: no new streams; the connection closes once the open ones finish.
     private(set) var goingAway = false
     /// The peer sent GOAWAY.
@@ -178,7 +178,7 @@ final class HTTP2Connection {
     }
 
     /// The payload without padding (PADDED flag: one length byte, then that many bytes at the end).
-    private func unpadded(_ f: HTTP2Frame, extra: Int = 0) throws(HTTP2ConnectionError) -> ArraySlice<UInt8> {
+    func unpadded(_ f: HTTP2Frame, extra: Int = 0) throws(HTTP2ConnectionError) -> ArraySlice<UInt8> {
         var start = 0, end = f.payload.count
         if f.has(HTTP2Flag.padded) {
             guard end >= 1 else { throw HTTP2ConnectionError(.frameSizeError, "\(HTTP2FrameType.name(f.type)) frame too short for its padding length") }
@@ -287,142 +287,5 @@ final class HTTP2Connection {
         streams[id] = StreamState(handle: handle, sendWindow: peerInitialWindow, recvWindow: limits.initialStreamWindow, remoteClosed: endStream)
         onStream(handle, endStream)
         if endStream { handle.deliverEnd() }
-    }
-
-    /// Why a request header list is malformed (RFC 9113 §8.2–8.3), or nil.
-    static func validateRequest(_ fields: [HPACKHeaderField]) -> String? {
-        var seenRegular = false
-        var pseudo = Set<String>()
-        for f in fields {
-            if f.name.hasPrefix(":") {
-                guard !seenRegular else { return "pseudo-header \(f.name) after a regular header" }
-                guard [":method", ":scheme", ":authority", ":path"].contains(f.name) else { return "unknown pseudo-header \(f.name)" }
-                guard pseudo.insert(f.name).inserted else { return "duplicate \(f.name)" }
-            } else {
-                seenRegular = true
-                if f.name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5a }) { return "upper-case header name \(f.name)" }
-                switch f.name {
-                case "connection", "proxy-connection", "keep-alive", "transfer-encoding", "upgrade":
-                    return "connection-specific header \(f.name)"
-                case "te" where f.value != "trailers": return "te other than trailers"
-                default: break
-                }
-            }
-        }
-        guard pseudo.contains(":method"), pseudo.contains(":scheme"), pseudo.contains(":path") else {
-            return "missing :method, :scheme or :path"
-        }
-        if let p = fields.first(where: { $0.name == ":path" }), p.value.isEmpty { return "empty :path" }
-        return nil
-    }
-
-    private func rstStream(_ f: HTTP2Frame) throws(HTTP2ConnectionError) {
-        guard f.streamId != 0 else { throw HTTP2ConnectionError(.protocolError, "RST_STREAM on stream 0") }
-        guard f.payload.count == 4 else { throw HTTP2ConnectionError(.frameSizeError, "RST_STREAM payload of \(f.payload.count) bytes (must be 4)") }
-        guard f.streamId <= lastPeerStream else { throw HTTP2ConnectionError(.protocolError, "RST_STREAM on idle stream \(f.streamId)") }
-        guard let s = streams.removeValue(forKey: f.streamId) else { return }
-        totalBuffered -= s.buffered
-        let raw = UInt32(f.payload[0]) << 24 | UInt32(f.payload[1]) << 16 | UInt32(f.payload[2]) << 8 | UInt32(f.payload[3])
-        let code = HTTP2ErrorCode(rawValue: raw)
-        s.handle.fail(HTTP2StreamClosed(code: code ?? .internalError, reason: "the client reset the stream (\(code.map { "\($0)" } ?? "code \(raw)"))"))
-    }
-
-    private func settings(_ f: HTTP2Frame, _ out: inout [UInt8]) throws(HTTP2ConnectionError) {
-        guard f.streamId == 0 else { throw HTTP2ConnectionError(.protocolError, "SETTINGS on stream \(f.streamId)") }
-        if f.has(HTTP2Flag.ack) {
-            guard f.payload.isEmpty else { throw HTTP2ConnectionError(.frameSizeError, "SETTINGS ACK with a payload") }
-            return
-        }
-        guard f.payload.count % 6 == 0 else { throw HTTP2ConnectionError(.frameSizeError, "SETTINGS payload of \(f.payload.count) bytes (not a multiple of 6)") }
-        sawSettings = true
-        var i = 0
-        while i < f.payload.count {
-            let id = UInt16(f.payload[i]) << 8 | UInt16(f.payload[i + 1])
-            let v = UInt32(f.payload[i + 2]) << 24 | UInt32(f.payload[i + 3]) << 16 | UInt32(f.payload[i + 4]) << 8 | UInt32(f.payload[i + 5])
-            i += 6
-            switch id {
-            case HTTP2Setting.headerTableSize: encoder.setPeerMaxTableSize(Int(min(v, 1 << 20)))
-            case HTTP2Setting.enablePush:
-                guard v <= 1 else { throw HTTP2ConnectionError(.protocolError, "SETTINGS_ENABLE_PUSH must be 0 or 1, got \(v)") }
-            case HTTP2Setting.initialWindowSize:
-                guard v <= 0x7fff_ffff else { throw HTTP2ConnectionError(.flowControlError, "SETTINGS_INITIAL_WINDOW_SIZE \(v) exceeds 2^31-1") }
-                let delta = Int(v) - peerInitialWindow
-                peerInitialWindow = Int(v)
-                for (sid, var s) in streams {
-                    s.sendWindow += delta
-                    guard s.sendWindow <= 0x7fff_ffff else {
-                        throw HTTP2ConnectionError(.flowControlError, "SETTINGS_INITIAL_WINDOW_SIZE overflows the window of stream \(sid)")
-                    }
-                    streams[sid] = s
-                    if delta > 0, s.hasOutbound { markReady(sid) }
-                }
-            case HTTP2Setting.maxFrameSize:
-                guard v >= 16_384, v <= 16_777_215 else { throw HTTP2ConnectionError(.protocolError, "SETTINGS_MAX_FRAME_SIZE \(v) out of range") }
-                peerMaxFrameSize = Int(v)
-            default: break  // MAX_CONCURRENT_STREAMS (we never push), MAX_HEADER_LIST_SIZE, unknown ids.
-            }
-        }
-        HTTP2FrameWriter.settings(&out, [], ack: true)
-    }
-
-    private func windowUpdate(_ f: HTTP2Frame, _ out: inout [UInt8]) throws(HTTP2ConnectionError) {
-        guard f.payload.count == 4 else { throw HTTP2ConnectionError(.frameSizeError, "WINDOW_UPDATE payload of \(f.payload.count) bytes (must be 4)") }
-        let inc = Int((UInt32(f.payload[0]) << 24 | UInt32(f.payload[1]) << 16 | UInt32(f.payload[2]) << 8 | UInt32(f.payload[3])) & 0x7fff_ffff)
-        if f.streamId == 0 {
-            guard inc > 0 else { throw HTTP2ConnectionError(.protocolError, "WINDOW_UPDATE with increment 0 on the connection") }
-            connSendWindow += inc
-            guard connSendWindow <= 0x7fff_ffff else { throw HTTP2ConnectionError(.flowControlError, "connection window exceeds 2^31-1") }
-            return
-        }
-        guard var s = streams[f.streamId] else {
-            if f.streamId > lastPeerStream { throw HTTP2ConnectionError(.protocolError, "WINDOW_UPDATE on idle stream \(f.streamId)") }
-            return
-        }
-        guard inc > 0 else {
-            streamError(f.streamId, .protocolError, &out)
-            return
-        }
-        s.sendWindow += inc
-        guard s.sendWindow <= 0x7fff_ffff else {
-            streamError(f.streamId, .flowControlError, &out)
-            return
-        }
-        streams[f.streamId] = s
-        if s.hasOutbound { markReady(f.streamId) }
-    }
-
-    /// Resets one stream (RST_STREAM) and fails its handle; the connection carries on.
-    func streamError(_ id: UInt32, _ code: HTTP2ErrorCode, _ out: inout [UInt8]) {
-        HTTP2FrameWriter.rstStream(&out, stream: id, code: code)
-        if let s = streams.removeValue(forKey: id) {
-            totalBuffered -= s.buffered
-            s.handle.fail(HTTP2StreamClosed(code: code, reason: "stream error \(code)"))
-        }
-    }
-
-    /// Gives the peer back connection window for bytes it has sent, unless handlers sit on too
-    /// much unread input.
-    private func refillConnection(_ out: inout [UInt8]) {
-        guard connUnacked >= limits.connectionWindow / 4 || connRecvWindow < limits.connectionWindow / 2 else { return }
-        guard totalBuffered < limits.maxBufferedInbound, connUnacked > 0 else { return }
-        HTTP2FrameWriter.windowUpdate(&out, stream: 0, increment: UInt32(connUnacked))
-        connRecvWindow += connUnacked
-        connUnacked = 0
-    }
-
-    /// A handler read `n` bytes of stream `id`: refill its window (and the connection's).
-    func consumed(_ id: UInt32, _ n: Int, _ out: inout [UInt8]) {
-        if var s = streams[id] {
-            totalBuffered -= n
-            s.buffered -= n
-            s.unacked += n
-            if !s.remoteClosed && s.unacked >= limits.initialStreamWindow / 4 {
-                HTTP2FrameWriter.windowUpdate(&out, stream: id, increment: UInt32(s.unacked))
-                s.recvWindow += s.unacked
-                s.unacked = 0
-            }
-            streams[id] = s
-        }
-        refillConnection(&out)
     }
 }

@@ -1,0 +1,89 @@
+/// HTTP/1.1 on the event loop: parsing and dispatching requests one at a time per connection,
+/// completing responses (whole or streamed in chunks), and the fixed error answers.
+extension EventLoop {
+    /// Parses and dispatches the next request when none is in flight.
+    func advance(_ c: Connection) {
+        guard connections[c.fd] === c else { return }
+        while !c.inFlight && !c.closeAfterWrite {
+            switch c.parser.next() {
+            case .needMore:
+                if c.parser.hasPartialRequest && c.requestDeadline == nil {
+                    c.requestDeadline = Socket.monotonicNanos() + UInt64(config.headerTimeout * 1e9)
+                    c.idleDeadline = nil
+                }
+                flush(c)
+                return
+            case .expectContinue:
+                c.output.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
+            case .error(let e):
+                c.output.append(contentsOf: Self.errorResponse(status: e.status, message: e.message).wireBytes(head: false, close: true))
+                c.closeAfterWrite = true
+            case .request(var request):
+                c.requestDeadline = nil
+                c.idleDeadline = nil
+                c.inFlight = true
+                request.remoteAddress = c.remote
+                let close = Self.wantsClose(request) || stopDeadline != nil
+                let head = request.method == "HEAD"
+                let fd = c.fd, id = c.id, responder = self.responder
+                Task { [self] in
+                    let response = await responder(request)
+                    guard let produce = response.stream, !head else {
+                        self.send(.response(fd: fd, id: id, bytes: response.wireBytes(head: head, close: close), close: close))
+                        return
+                    }
+                    let writer = HTTP1BodyWriter { [weak self] bytes, end in self?.send(.chunk(fd: fd, id: id, bytes: bytes, end: end)) }
+                    self.send(.streamHead(fd: fd, id: id, bytes: response.streamingHead(close: close), close: close, writer: writer))
+                    await produce(writer)
+                    writer.finish()
+                }
+            }
+        }
+        flush(c)
+    }
+
+    /// A response is complete: the connection takes the next request (or closes).
+    func finishResponse(_ c: Connection, close: Bool) {
+        let fd = c.fd
+        c.inFlight = false
+        c.servedRequests += 1
+        if close || stopDeadline != nil { c.closeAfterWrite = true }
+        flush(c)
+        guard connections[fd] === c else { return }
+        if !c.closeAfterWrite {
+            c.idleDeadline = Socket.monotonicNanos() + UInt64(config.idleTimeout * 1e9)
+            advance(c)
+        }
+        if c.peerClosed && !c.inFlight && !c.hasPendingOutput, connections[fd] === c { closeConnection(c) }
+    }
+
+    /// Lets a streaming response's producer write its next chunk once little output is pending
+    /// (a client that does not read holds its producer back, and only its own).
+    func acknowledgeIfRoom(_ c: Connection) {
+        guard c.awaitingAck, connections[c.fd] === c, c.output.count - c.outputOffset < 256 * 1024 else { return }
+        c.awaitingAck = false
+        c.bodyWriter?.acknowledge()
+    }
+
+    static func wantsClose(_ r: HTTPRequest) -> Bool {
+        let tokens = r.headers.values("Connection").flatMap { $0.lowercased().split(separator: ",").map { $0.trimming(" \t") } }
+        if tokens.contains("close") { return true }
+        if r.version == "HTTP/1.0" { return !tokens.contains("keep-alive") }
+        return false
+    }
+
+    static func errorResponse(status: Int, message: String) -> HTTPResponse {
+        let code: String
+        switch status {
+        case 408: code = "DEADLINE_EXCEEDED"
+        case 413, 431: code = "RESOURCE_EXHAUSTED"
+        case 501, 505: code = "UNIMPLEMENTED"
+        default: code = "INVALID_ARGUMENT"
+        }
+        var h = HTTPHeaders()
+        h.add("Content-Type", "application/json; charset=utf-8")
+        let escaped = message.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
+        let body = "{\"error\":{\"code\":\(status),\"message\":\"\(escaped)\",\"status\":\"\(code)\"}}"
+        return HTTPResponse(status: status, headers: h, body: Array(body.utf8))
+    }
+}
