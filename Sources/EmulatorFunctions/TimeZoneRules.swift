@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import EmulatorCore
 import FoundationEssentials
 
 /// A named time zone's UTC offsets over time, read from the system's zoneinfo database (TZif
@@ -40,9 +41,24 @@ public struct TimeZoneRules: Sendable, Equatable {
         return offsets[lo]
     }
 
+    /// Zones already read (also the names that are not there), so the schedule runner, which
+    /// parses schedules every second, reads a file once. Behind a `Mutex`; at most 256 names.
+    private static let cache = Mutex<[String: TimeZoneRules?]>([:])
+
     /// The zone named `identifier` (IANA, e.g. `Europe/Paris`) from the system's database; nil
-    /// when the name is malformed, not installed or its file is not valid TZif.
+    /// when the name is malformed, not installed or its file is not valid TZif. Read once per name.
     public static func named(_ identifier: String) -> TimeZoneRules? {
+        if let known = cache.withLock({ $0[identifier] }) { return known }
+        let rules = load(identifier)
+        cache.withLock { c in
+            if c.count >= 256 { c.removeAll() }
+            c[identifier] = .some(rules)
+        }
+        return rules
+    }
+
+    /// Reads `identifier` from `$TZDIR` or `/usr/share/zoneinfo`.
+    static func load(_ identifier: String) -> TimeZoneRules? {
         let allowed = identifier.utf8.allSatisfy { c in
             (c | 0x20) >= UInt8(ascii: "a") && (c | 0x20) <= UInt8(ascii: "z") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(c)
                 || c == UInt8(ascii: "/") || c == UInt8(ascii: "_") || c == UInt8(ascii: "-") || c == UInt8(ascii: "+")

@@ -57,6 +57,24 @@ import Testing
         #expect(runs.all == ["2026-03-01T11:00:00Z"])
     }
 
+    /// A schedule's `timeZone` shifts its fields (Kolkata is UTC+05:30 all year), read from the
+    /// system's zoneinfo.
+    @Test(.enabled(if: TimeZoneRules.named("Asia/Kolkata") != nil)) func schedulesRunInTheirTimeZone() async {
+        let provider = LocalEnvironmentProvider()
+        let clock = provider.environment(for: "p").clock
+        clock.freeze(at: Timestamp(rfc3339: "2026-03-01T03:00:00Z")!)
+        let h = makeHost(provider)
+        let runs = Seen()
+        h.register(project: "p", FunctionDefinition(name: "nine", trigger: .scheduled(schedule: "0 9 * * *", timeZone: "Asia/Kolkata")), .event { ev, _ in
+            runs.add(ev.time.rfc3339())
+        })
+        h.tickSchedules()
+        clock.advance(seconds: 6 * 3600)
+        h.tickSchedules()
+        #expect(await h.idle(project: "p", timeout: 5) == nil)
+        #expect(runs.all == ["2026-03-01T03:30:00Z"])
+    }
+
     @Test func tasksWaitForTheirScheduleTime() async throws {
         let provider = LocalEnvironmentProvider()
         let clock = provider.environment(for: "p").clock
