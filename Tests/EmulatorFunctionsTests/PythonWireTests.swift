@@ -117,6 +117,16 @@ import Testing
         #expect(PlatformRequest.fieldPath(#"we`ird\"#) == #"`we\`ird\\`"#)
     }
 
+    @Test func launcherEventsParseAndNumbersOutOfRangeAreRefused() {
+        #expect(LauncherEvent.parse(#"{"ev": "exit", "id": "a#1", "pid": 4242, "status": 3}"#) == .exited(id: "a#1", pid: 4242, status: 3, signal: nil))
+        #expect(LauncherEvent.parse(#"{"ev": "spawned", "id": "f#2", "pid": 7, "port": 8123}"#) == .spawned(id: "f#2", pid: 7, port: 8123))
+        #expect(LauncherEvent.parse(#"{"ev": "ready", "id": "f#2", "port": 8123}"#) == .started(id: "f#2", port: 8123))
+        // Found by the fuzzer: a pid beyond Int32 trapped.
+        #expect(LauncherEvent.parse(#"{"ev": "exit", "id": "a#1", "pid": 58888888888888}"#) == nil)
+        #expect(LauncherEvent.parse(#"{"ev": "spawned", "id": "a#1", "pid": -1, "port": 1}"#) == nil)
+        #expect(LauncherEvent.parse("not json") == nil && LauncherEvent.parse(#"{"ev": "unknown"}"#) == nil)
+    }
+
     @Test func outputLinesAreAttributedByTheirTag() {
         #expect(OutputLine("\u{1E}i7\u{1F}hello") == OutputLine(invocation: "i7", text: "hello", isEnd: false))
         #expect(OutputLine("\u{1E}i7\u{1F}\u{1D}END") == OutputLine(invocation: "i7", text: "\u{1D}END", isEnd: true))

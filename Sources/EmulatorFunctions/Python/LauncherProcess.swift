@@ -25,11 +25,11 @@ public enum LauncherEvent: Sendable, Equatable {
     /// The launcher itself ended (its children die with it).
     case closed(status: Int32)
 
-    /// Decodes one line; nil for anything else.
+    /// Decodes one line; nil for anything else (also a `pid` that is not a process id).
     public static func parse(_ line: String) -> LauncherEvent? {
         guard case .object(let o)? = try? JSON.parse(line), let ev = o["ev"]?.stringValue else { return nil }
         let id = o["id"]?.stringValue ?? ""
-        let pid = Int32(o["pid"]?.intValue ?? 0)
+        guard let pid = Int32(exactly: o["pid"]?.intValue ?? 0), pid >= 0 else { return nil }
         let port = o["port"]?.intValue.map { Int($0) }
         switch ev {
         case "ready" where o["python"] != nil:
