@@ -39,7 +39,36 @@ int cspawn_start(pid_t *pid, const char *path, char *const argv[], char *const e
     return rc;
 }
 
-int cspawn_pipe(int fds[2]) { return pipe2(fds, O_CLOEXEC) == 0 ? 0 : errno; }
+/// Moves `*fd` to a descriptor >= 3 (close-on-exec) when it is one of 0-2, which happens only
+/// when the emulator was started with a standard descriptor closed: the child's 0-2 are set up by
+/// dup2 in order, and a pipe end sitting on one of them would be overwritten or lose its
+/// redirection. Returns 0 or an errno value (then `*fd` is closed).
+static int above_standard(int *fd) {
+    if (*fd > STDERR_FILENO) return 0;
+    int moved = fcntl(*fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+    int err = errno;
+    close(*fd);
+    *fd = moved;
+    return moved < 0 ? err : 0;
+}
+
+int cspawn_pipe(int fds[2]) {
+    if (pipe2(fds, O_CLOEXEC) != 0) return errno;
+    int rc = above_standard(&fds[0]);
+    if (rc == 0) rc = above_standard(&fds[1]);
+    if (rc != 0) {
+        if (fds[0] >= 0) close(fds[0]);
+        if (fds[1] >= 0) close(fds[1]);
+    }
+    return rc;
+}
+
+int cspawn_open_null(void) {
+    int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -errno;
+    int rc = above_standard(&fd);
+    return rc == 0 ? fd : -rc;
+}
 
 int cspawn_wait_exit(pid_t pid) {
     siginfo_t info;

@@ -118,8 +118,8 @@ public final class ChildProcess: Sendable {
         switch input {
         case .inherit: break
         case .nullDevice:
-            stdinFd = open("/dev/null", O_RDONLY | O_CLOEXEC)
-            guard stdinFd >= 0 else { throw fail(errno) }
+            stdinFd = cspawn_open_null()
+            guard stdinFd >= 0 else { throw fail(-stdinFd) }
             childFds.append(stdinFd)
         case .pipe:
             let (r, w) = try pipe()

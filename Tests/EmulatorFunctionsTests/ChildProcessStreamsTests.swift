@@ -36,6 +36,22 @@ private let path = ["PATH": "/usr/local/bin:/usr/bin:/bin"]
         #expect(await p.termination() == .exited(0))
     }
 
+    /// With the emulator's standard input closed, the input pipe's read end would be created as
+    /// descriptor 0 itself; it must still reach the child as its standard input.
+    @Test func pipesWorkWhenTheEmulatorRunsWithoutStandardInput() async throws {
+        signal(SIGPIPE, SIG_IGN)
+        let saved = dup(0)
+        close(0)
+        let started = Result { try ChildProcess.start(command: ["sh", "-c", "read l; echo \"got $l\""], environment: path, input: .pipe, captureOutput: true) }
+        dup2(saved, 0)
+        close(saved)
+        let p = try started.get()
+        #expect(p.writeInput(Array("x\n".utf8)))
+        p.closeInput()
+        #expect(drain(p.readOutput) == "got x\n")
+        #expect(await p.termination() == .exited(0))
+    }
+
     @Test func writingToAChildThatIsGoneFailsInsteadOfKilling() async throws {
         signal(SIGPIPE, SIG_IGN)
         let p = try ChildProcess.start(command: ["true"], environment: path, input: .pipe)

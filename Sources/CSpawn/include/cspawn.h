@@ -14,8 +14,12 @@
 int cspawn_start(pid_t *pid, const char *path, char *const argv[], char *const envp[], const char *cwd,
                  int stdin_fd, int stdout_fd, int stderr_fd);
 
-/// pipe2 with O_CLOEXEC: `fds[0]` reads, `fds[1]` writes. Returns 0 or an errno value.
+/// pipe2 with O_CLOEXEC: `fds[0]` reads, `fds[1]` writes, both >= 3 even when the emulator runs
+/// with a standard descriptor closed. Returns 0 or an errno value.
 int cspawn_pipe(int fds[2]);
+
+/// `/dev/null` opened for reading, O_CLOEXEC, on a descriptor >= 3; or minus an errno value.
+int cspawn_open_null(void);
 
 /// Blocks until `pid` has terminated, without reaping it (the pid stays reserved, so signalling
 /// it until `cspawn_reap` is safe). Returns 0 or an errno value.
