@@ -48,7 +48,7 @@ let package = Package(
         ),
         .executableTarget(name: "emulator", dependencies: ["Emulator"]),
         // Fuzz targets over the parsers and decoders, deterministic per input (see docs/robustness.md).
-        .target(name: "EmulatorFuzzTargets", dependencies: ["EmulatorHTTP", "EmulatorStore", "EmulatorRules", "EmulatorAuth", "EmulatorCrypto", "EmulatorProtobuf"], path: "Fuzz/Targets"),
+        .target(name: "EmulatorFuzzTargets", dependencies: ["EmulatorHTTP", "EmulatorStore", "EmulatorRules", "EmulatorAuth", "EmulatorCrypto", "EmulatorProtobuf", "EmulatorFunctions"], path: "Fuzz/Targets"),
         // Runs a target: a deterministic mutation fuzzer, or libFuzzer when built by Fuzz/run.sh (-DLIBFUZZER).
         .executableTarget(name: "emulator-fuzz", dependencies: ["EmulatorFuzzTargets"], path: "Fuzz/Sources"),
         // The MakeItSo example's functions codebase, run by the emulator as a worker.

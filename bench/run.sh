@@ -84,6 +84,9 @@ print(f"{time.perf_counter()-t:.2f}")') s."
   echo "Protobuf codec (\`bench-protobuf 2\`, no server involved):"
   echo
   .build/release/bench-protobuf 2
+  echo "== Python functions (firebase-functions from PyPI; builds the SDK venv in .cache on first use)" >&2
+  echo
+  "$PYTHON" bench/python_functions.py
 } >"$out"
 cat "$out" >>bench/RESULTS.md
 cat "$out"

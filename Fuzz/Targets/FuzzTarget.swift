@@ -20,6 +20,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case protobuf
     /// The server side of an HTTP/2 connection (frames, HPACK, flow control) fed arbitrary bytes.
     case http2
+    /// Python codebases' inputs: `.env` files, schedules, launcher events, output lines, manifests.
+    case functions
 
     /// Runs the target on `data`. Throws when the input breaks a property the target checks
     /// (for example a serialization that does not re-parse); a crash is a crash.
@@ -34,6 +36,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .hpack: try HPACKTarget.run(data)
         case .protobuf: try ProtobufTarget.run(data)
         case .http2: try HTTP2Target.run(data)
+        case .functions: try FunctionsTarget.run(data)
         }
     }
 }

@@ -35,16 +35,19 @@ public struct BlockingResult: Sendable, Equatable {
     public var customClaims: [String: JSON]?
     /// Extra ID-token claims for this sign-in only (beforeSignIn).
     public var sessionClaims: [String: JSON]?
+    /// New photo URL.
+    public var photoUrl: String?
 
     /// No changes.
     public init(displayName: String? = nil, disabled: Bool? = nil, emailVerified: Bool? = nil,
-                customClaims: [String: JSON]? = nil, sessionClaims: [String: JSON]? = nil)
+                customClaims: [String: JSON]? = nil, sessionClaims: [String: JSON]? = nil, photoUrl: String? = nil)
     {
         self.displayName = displayName
         self.disabled = disabled
         self.emailVerified = emailVerified
         self.customClaims = customClaims
         self.sessionClaims = sessionClaims
+        self.photoUrl = photoUrl
     }
 }
 

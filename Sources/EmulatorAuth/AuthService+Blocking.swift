@@ -26,6 +26,7 @@ extension AuthService {
         if let v = r.displayName { user.displayName = v }
         if let v = r.disabled { user.disabled = v }
         if let v = r.emailVerified { user.emailVerified = v }
+        if let v = r.photoUrl { user.photoUrl = v }
         if let c = r.customClaims {
             let text = JSON.object(c).serialized()
             _ = try Self.validateClaims(text)

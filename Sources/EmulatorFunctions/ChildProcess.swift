@@ -5,17 +5,22 @@ import CSpawn
 import Dispatch
 import EmulatorCore
 
-/// A child process (a functions worker, `emulator exec`'s command), started through
-/// `/usr/bin/env` so the command is looked up on `PATH`.
+/// A child process (a functions worker, a Python codebase's launcher or venv install, `emulator
+/// exec`'s command), started through `/usr/bin/env` so the command is looked up on `PATH`, or
+/// directly from a path.
 ///
 /// Replaces Foundation's `Process`, which exists only in the full Foundation (CoreFoundation and
 /// ICU's data would add about 40 MB to the static release binary). Like `Process` on Linux, the
 /// child gets its own process group, descriptors 0-2 only and, as `Process` does not, an empty
 /// signal mask and default signal dispositions: Dispatch and Swift-concurrency threads block
 /// almost every signal and the emulator ignores SIGPIPE, and a child inheriting either could not
-/// be stopped with SIGTERM or would misbehave on a closed pipe. Each child has a reaper thread
+/// be stopped with SIGTERM or would misbehave on a closed pipe. Every child is started from one
+/// thread that lives as long as the emulator (`Spawner`): Linux sends a child's
+/// `PR_SET_PDEATHSIG` signal when the *thread* that started it ends, so a child that asks for it
+/// (the Python launcher does) dies with the emulator and only then. Each child has a reaper thread
 /// that waits for it (without reaping until the exit is recorded, so `terminate()` can never
-/// signal a recycled pid). State is behind a `Mutex`.
+/// signal a recycled pid). State is behind a `Mutex`; the input pipe behind its own, so a blocked
+/// write never holds up the reaper.
 public final class ChildProcess: Sendable {
     /// How a child ended.
     public enum Termination: Sendable, Equatable {
@@ -33,6 +38,26 @@ public final class ChildProcess: Sendable {
         }
     }
 
+    /// Where a child's standard input comes from.
+    public enum Input: Sendable {
+        /// The emulator's own standard input.
+        case inherit
+        /// `/dev/null`: reading gives end of file at once.
+        case nullDevice
+        /// A pipe written with `writeInput(_:)` and closed with `closeInput()`.
+        case pipe
+    }
+
+    /// Where a child's standard error goes.
+    public enum ErrorOutput: Sendable {
+        /// The emulator's own standard error.
+        case inherit
+        /// Into the captured standard output (needs `captureOutput`), interleaved as written.
+        case output
+        /// A pipe of its own, read with `readErrorOutput()`.
+        case capture
+    }
+
     private struct State {
         var termination: Termination?
         /// Set once the child has exited and before it is reaped: no more signals.
@@ -40,50 +65,100 @@ public final class ChildProcess: Sendable {
         var waiters: [CheckedContinuation<Termination, Never>] = []
         var blockedWaiters: [DispatchSemaphore] = []
         var outputFd: Int32
+        var errorFd: Int32
     }
 
-    /// The child's process id.
+    /// The child's process id (also its process group's id).
     public let pid: Int32
     private let state: Mutex<State>
+    /// The write end of the input pipe; -1 without one or once closed.
+    private let inputFd: Mutex<Int32>
 
-    private init(pid: Int32, outputFd: Int32) {
+    private init(pid: Int32, inputFd: Int32, outputFd: Int32, errorFd: Int32) {
         self.pid = pid
-        state = Mutex(State(outputFd: outputFd))
+        state = Mutex(State(outputFd: outputFd, errorFd: errorFd))
+        self.inputFd = Mutex(inputFd)
     }
 
     deinit {
-        state.withLock { s in if s.outputFd >= 0 { close(s.outputFd) } }
+        state.withLock { s in
+            if s.outputFd >= 0 { close(s.outputFd) }
+            if s.errorFd >= 0 { close(s.errorFd) }
+        }
+        inputFd.withLock { fd in if fd >= 0 { close(fd) } }
     }
 
-    /// Starts `/usr/bin/env command...` with exactly `environment`, in `workingDirectory` when
-    /// given. With `captureOutput` its standard output is a pipe read with `readOutput()`;
-    /// otherwise it shares the emulator's. `onExit` runs on the reaper thread once the child has
-    /// ended. Throws `ChildProcessError` naming the cause when it cannot start.
+    /// Starts `/usr/bin/env command...` (with `searchPath` false: the program at the path
+    /// `command[0]`, run directly, so a path containing `=` is safe) with exactly `environment`,
+    /// in `workingDirectory` when given. With `captureOutput` its standard output is a pipe read
+    /// with `readOutput()`; otherwise it shares the emulator's. `input` and `errorOutput` say the
+    /// same for standard input and error. `onExit` runs on the reaper thread once the child has
+    /// ended. Throws `ChildProcessError` naming the cause when it cannot start (with `searchPath`
+    /// false, also when the program does not exist; through `env`, that is exit status 127).
     public static func start(command: [String], environment: [String: String], workingDirectory: String? = nil,
-                             captureOutput: Bool = false,
+                             searchPath: Bool = true, input: Input = .inherit, captureOutput: Bool = false,
+                             errorOutput: ErrorOutput = .inherit,
                              onExit: (@Sendable (Termination) -> Void)? = nil) throws -> ChildProcess {
-        var pipeFds: [Int32] = [-1, -1]
-        if captureOutput {
-            let rc = cspawn_pipe(&pipeFds)
-            guard rc == 0 else { throw ChildProcessError(command: command, errno: rc) }
+        precondition(errorOutput != .output || captureOutput, "errorOutput: .output needs captureOutput")
+        // Parent ends (kept) and child ends (closed here once the child has them).
+        var parentFds: [Int32] = []
+        var childFds: [Int32] = []
+        func fail(_ rc: Int32) -> ChildProcessError {
+            for fd in parentFds + childFds { close(fd) }
+            return ChildProcessError(command: command, errno: rc, workingDirectory: workingDirectory)
         }
-        let argv = (["/usr/bin/env"] + command).map { strdup($0) }
+        /// A pipe; returns (read end, write end).
+        func pipe() throws -> (Int32, Int32) {
+            var fds: [Int32] = [-1, -1]
+            let rc = cspawn_pipe(&fds)
+            guard rc == 0 else { throw fail(rc) }
+            return (fds[0], fds[1])
+        }
+        var stdinFd: Int32 = -1, inputWrite: Int32 = -1
+        switch input {
+        case .inherit: break
+        case .nullDevice:
+            stdinFd = cspawn_open_null()
+            guard stdinFd >= 0 else { throw fail(-stdinFd) }
+            childFds.append(stdinFd)
+        case .pipe:
+            let (r, w) = try pipe()
+            stdinFd = r; inputWrite = w
+            childFds.append(r); parentFds.append(w)
+        }
+        var stdoutFd: Int32 = -1, outputRead: Int32 = -1
+        if captureOutput {
+            let (r, w) = try pipe()
+            stdoutFd = w; outputRead = r
+            childFds.append(w); parentFds.append(r)
+        }
+        var stderrFd: Int32 = -1, errorRead: Int32 = -1
+        switch errorOutput {
+        case .inherit: break
+        case .output: stderrFd = stdoutFd
+        case .capture:
+            let (r, w) = try pipe()
+            stderrFd = w; errorRead = r
+            childFds.append(w); parentFds.append(r)
+        }
+        let path = searchPath ? "/usr/bin/env" : command[0]
+        let argv = (searchPath ? ["/usr/bin/env"] + command : command).map { strdup($0) }
         let envp = environment.map { strdup("\($0.key)=\($0.value)") }
         defer {
             for p in argv + envp { free(p) }
         }
-        var pid: pid_t = 0
-        let rc = (argv + [nil]).withUnsafeBufferPointer { a in
-            (envp + [nil]).withUnsafeBufferPointer { e in
-                cspawn_start(&pid, "/usr/bin/env", a.baseAddress, e.baseAddress, workingDirectory, pipeFds[1])
+        let (rc, pid) = Spawner.shared.run { () -> (Int32, pid_t) in
+            var pid: pid_t = 0
+            let rc = (argv + [nil]).withUnsafeBufferPointer { a in
+                (envp + [nil]).withUnsafeBufferPointer { e in
+                    cspawn_start(&pid, path, a.baseAddress, e.baseAddress, workingDirectory, stdinFd, stdoutFd, stderrFd)
+                }
             }
+            return (rc, pid)
         }
-        if pipeFds[1] >= 0 { close(pipeFds[1]) }
-        guard rc == 0 else {
-            if pipeFds[0] >= 0 { close(pipeFds[0]) }
-            throw ChildProcessError(command: command, errno: rc, workingDirectory: workingDirectory)
-        }
-        let child = ChildProcess(pid: pid, outputFd: pipeFds[0])
+        guard rc == 0 else { throw fail(rc) }
+        for fd in childFds { close(fd) }
+        let child = ChildProcess(pid: pid, inputFd: inputWrite, outputFd: outputRead, errorFd: errorRead)
         BackgroundThread.detach(name: "child-reaper", stackSize: 256 * 1024) {
             child.reap(onExit: onExit)
         }
@@ -100,6 +175,43 @@ public final class ChildProcess: Sendable {
         }
     }
 
+    /// Sends `signal` to the child's process group (the child and whatever it started without
+    /// leaving the group), unless the child has already ended: until it is reaped its pid, and so
+    /// the group's id, cannot be reused.
+    public func sendToGroup(signal: Int32) {
+        state.withLock { s in
+            if !s.exited { kill(-pid, signal) }
+        }
+    }
+
+    /// Writes all of `bytes` to the child's standard input (`input: .pipe`), blocking while the
+    /// pipe is full. False when there is no input pipe, it was closed, or the child closed its
+    /// end (the write then fails with EPIPE: the emulator ignores SIGPIPE). Writes from several
+    /// threads never interleave.
+    @discardableResult
+    public func writeInput(_ bytes: [UInt8]) -> Bool {
+        inputFd.withLock { fd in
+            guard fd >= 0 else { return false }
+            var offset = 0
+            while offset < bytes.count {
+                let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return false }
+            }
+            return true
+        }
+    }
+
+    /// Closes the child's standard input (it reads end of file). Idempotent.
+    public func closeInput() {
+        inputFd.withLock { fd in
+            if fd >= 0 { close(fd) }
+            fd = -1
+        }
+    }
+
+    /// How the child ended, or nil while it runs.
+    public var currentTermination: Termination? { state.withLock { $0.termination } }
+
     /// Blocks the calling thread until the child has ended.
     public func waitUntilExit() -> Termination {
         let semaphore = DispatchSemaphore(value: 0)
@@ -110,6 +222,25 @@ public final class ChildProcess: Sendable {
         }) { return t }
         semaphore.wait()
         return state.withLock { $0.termination! }
+    }
+
+    /// Blocks the calling thread until the child has ended or `timeoutSeconds` have passed; nil
+    /// on timeout.
+    public func waitUntilExit(timeoutSeconds: Double) -> Termination? {
+        let semaphore = DispatchSemaphore(value: 0)
+        if let t = state.withLock({ s -> Termination? in
+            if let t = s.termination { return t }
+            s.blockedWaiters.append(semaphore)
+            return nil
+        }) { return t }
+        if semaphore.wait(timeout: .now() + timeoutSeconds) == .timedOut {
+            // Leave the waiters (or take the signal that raced with the timeout).
+            return state.withLock { s in
+                s.blockedWaiters.removeAll { $0 === semaphore }
+                return s.termination
+            }
+        }
+        return state.withLock { $0.termination }
     }
 
     /// Suspends until the child has ended.
@@ -127,8 +258,13 @@ public final class ChildProcess: Sendable {
     /// Reads the next chunk (up to 64 KiB) of the captured standard output, blocking until there
     /// is one; `[]` at the end of the output (the pipe is then closed) or without capture. One
     /// reader at a time.
-    public func readOutput() -> [UInt8] {
-        let fd = state.withLock { $0.outputFd }
+    public func readOutput() -> [UInt8] { readChunk(\.outputFd) }
+
+    /// The same for standard error captured with `errorOutput: .capture`.
+    public func readErrorOutput() -> [UInt8] { readChunk(\.errorFd) }
+
+    private func readChunk(_ which: WritableKeyPath<State, Int32>) -> [UInt8] {
+        let fd = state.withLock { $0[keyPath: which] }
         guard fd >= 0 else { return [] }
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
@@ -136,9 +272,34 @@ public final class ChildProcess: Sendable {
             if n > 0 { return Array(buffer[0..<n]) }
             if n < 0 && errno == EINTR { continue }
             state.withLock { s in
-                if s.outputFd == fd { close(fd); s.outputFd = -1 }
+                if s[keyPath: which] == fd { close(fd); s[keyPath: which] = -1 }
             }
             return []
+        }
+    }
+
+    /// Reads `chunks` (e.g. `readOutput`) on a new thread until the end of the output, passing
+    /// each line (without its newline; a last line without one too) to `body` in order, then
+    /// calls `atEnd`.
+    public static func forEachLine(of chunks: @escaping @Sendable () -> [UInt8], name: String = "child-output",
+                                   atEnd: (@Sendable () -> Void)? = nil, _ body: @escaping @Sendable (String) -> Void) {
+        BackgroundThread.detach(name: name, stackSize: 256 * 1024) {
+            var buffer: [UInt8] = []
+            while true {
+                let chunk = chunks()
+                if chunk.isEmpty {
+                    if !buffer.isEmpty { body(String(decoding: buffer, as: UTF8.self)) }
+                    atEnd?()
+                    return
+                }
+                buffer.append(contentsOf: chunk)
+                var start = 0
+                while let nl = buffer[start...].firstIndex(of: 10) {
+                    body(String(decoding: buffer[start..<nl], as: UTF8.self))
+                    start = nl + 1
+                }
+                buffer.removeFirst(start)
+            }
         }
     }
 
@@ -165,6 +326,43 @@ public final class ChildProcess: Sendable {
         for b in blocked { b.signal() }
         onExit?(termination)
     }
+}
+
+/// The one thread every child is started from (see `ChildProcess`): it lives as long as the
+/// emulator, so a child's `PR_SET_PDEATHSIG` fires when the emulator dies and not before. Jobs wait
+/// in a `Mutex`-guarded queue; a semaphore wakes the thread, another tells the caller it is done.
+private final class Spawner: Sendable {
+    static let shared = Spawner()
+    private let jobs = Mutex<[@Sendable () -> Void]>([])
+    private let wake = DispatchSemaphore(value: 0)
+
+    private init() {
+        BackgroundThread.detach(name: "child-spawner", stackSize: 256 * 1024) { [self] in
+            while true {
+                wake.wait()
+                let next = jobs.withLock { q -> (@Sendable () -> Void)? in q.isEmpty ? nil : q.removeFirst() }
+                next?()
+            }
+        }
+    }
+
+    /// Runs `body` on the spawner thread and returns its result; blocks the caller meanwhile.
+    func run<T: Sendable>(_ body: @escaping () -> T) -> T {
+        let result = Mutex<T?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let job = UncheckedJob(body)
+        jobs.withLock { $0.append { let r = job.body(); result.withLock { $0 = r }; done.signal() } }
+        wake.signal()
+        done.wait()
+        return result.withLock { $0! }
+    }
+}
+
+/// Carries a non-`Sendable` closure (it captures the caller's C buffers) to the spawner thread;
+/// safe because the caller blocks until the closure has run.
+private struct UncheckedJob<T>: @unchecked Sendable {
+    let body: () -> T
+    init(_ body: @escaping () -> T) { self.body = body }
 }
 
 /// Why a child process could not start: the command and the system's reason.

@@ -17,12 +17,33 @@ public enum FunctionTrigger: Sendable, Equatable {
     case auth(event: String)
     /// `beforeCreate` or `beforeSignIn`.
     case blocking(event: String)
+    /// A scheduled function: runs on `schedule` (unix-cron or App Engine syntax, see
+    /// `CronSchedule`) in `timeZone` (default UTC) when schedules run, and on demand.
+    case scheduled(schedule: String, timeZone: String?)
+    /// Messages published to a Pub/Sub topic (the bare topic id).
+    case pubsub(topic: String)
+    /// Tasks dispatched from the Cloud Tasks queue named after the function.
+    case taskQueue
 
     /// Background triggers are queued; the others run in the request.
     public var isBackground: Bool {
         switch self {
-        case .document, .auth: return true
+        case .document, .auth, .scheduled, .pubsub, .taskQueue: return true
         default: return false
+        }
+    }
+
+    /// A short description for listings (`callable`, `document.written tasks/{taskId}`, ...).
+    public var summary: String {
+        switch self {
+        case .callable: return "callable"
+        case .http: return "http"
+        case .document(let p, let e): return "document.\(e.rawValue) \(p)"
+        case .auth(let e): return "user.\(e)"
+        case .blocking(let e): return e
+        case .scheduled(let s, let tz): return "schedule \(s)" + (tz.map { " (\($0))" } ?? "")
+        case .pubsub(let t): return "pubsub \(t)"
+        case .taskQueue: return "taskQueue"
         }
     }
 }
@@ -31,22 +52,30 @@ public enum FunctionTrigger: Sendable, Equatable {
 public struct FunctionDefinition: Sendable, Equatable {
     /// Name (unique per project).
     public var name: String
-    /// Region for the URL (`us-central1`).
+    /// Region for the URL (`us-central1`): the first of `regions`.
     public var region: String
+    /// Every region the function is served at (a manifest may name several).
+    public var regions: [String]
     /// Trigger.
     public var trigger: FunctionTrigger
     /// Retry background invocations that fail.
     public var retry: Bool
     /// Per-invocation timeout in seconds.
     public var timeoutSeconds: Double
+    /// Attempts before a retried event is given up (nil: the host's default), from a manifest's
+    /// `retryConfig` (scheduled and task-queue functions).
+    public var maxAttempts: Int?
 
     /// Creates a definition.
-    public init(name: String, region: String = "us-central1", trigger: FunctionTrigger, retry: Bool = false, timeoutSeconds: Double = 60) {
+    public init(name: String, region: String = "us-central1", regions: [String]? = nil, trigger: FunctionTrigger, retry: Bool = false,
+                timeoutSeconds: Double = 60, maxAttempts: Int? = nil) {
         self.name = name
-        self.region = region
+        self.region = regions?.first ?? region
+        self.regions = regions.map { $0.isEmpty ? [region] : $0 } ?? [region]
         self.trigger = trigger
         self.retry = retry
         self.timeoutSeconds = timeoutSeconds
+        self.maxAttempts = maxAttempts
     }
 
     /// Decodes a worker manifest entry (docs/functions.md).

@@ -10,13 +10,20 @@ public struct CallableRequest: Sendable {
     public var appCheckToken: String?
     /// The raw ID token (for functions that re-verify or forward it).
     public var rawToken: String?
+    /// The request's header fields (backends that forward the request as it came use them).
+    public var headers: [(String, String)]
+    /// The request body as it came (already validated).
+    public var rawBody: [UInt8]?
 
     /// Creates a request.
-    public init(data: JSON, auth: AuthContext?, appCheckToken: String? = nil, rawToken: String? = nil) {
+    public init(data: JSON, auth: AuthContext?, appCheckToken: String? = nil, rawToken: String? = nil, headers: [(String, String)] = [],
+                rawBody: [UInt8]? = nil) {
         self.data = data
         self.auth = auth
         self.appCheckToken = appCheckToken
         self.rawToken = rawToken
+        self.headers = headers
+        self.rawBody = rawBody
     }
 }
 
@@ -71,8 +78,13 @@ public struct BackgroundEvent: Sendable {
     public var params: [String: String]
     /// The document before (REST shape), or the user record for auth events.
     public var before: JSON?
-    /// The document after (REST shape).
+    /// The document after (REST shape), or the message / task for Pub/Sub and task-queue events.
     public var after: JSON?
+    /// Delivery attempt (1 = first), set by the queue for each delivery.
+    public var attempt: Int = 1
+    /// Who caused a document event, as Firestore's auth context names it (`app_user`,
+    /// `service_account`, `unauthenticated`, `system`), and their id (uid, account email).
+    public var principal: (type: String, id: String)?
 
     /// The JSON envelope workers receive.
     public var json: JSON {

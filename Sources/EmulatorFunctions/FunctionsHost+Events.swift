@@ -3,7 +3,8 @@ import EmulatorCore
 extension FunctionsHost {
     /// Queues the document changes of one commit for the matching triggers, in order.
     /// `changes` are (database-relative path, before, after) in REST document JSON.
-    public func documentsChanged(project: String, time: Timestamp, changes: [(path: String, before: JSON?, after: JSON?)]) {
+    public func documentsChanged(project: String, time: Timestamp, changes: [(path: String, before: JSON?, after: JSON?)],
+                                 principal: (type: String, id: String)? = nil) {
         let regs = registered(project)
         guard regs.contains(where: { if case .document = $0.definition.trigger { true } else { false } }) else { return }
         let env = environments.environment(for: project)
@@ -15,8 +16,9 @@ extension FunctionsHost {
             for r in regs {
                 guard case .document(let pattern, let event) = r.definition.trigger, event == kind || event == .written,
                       let params = DocumentPattern.match(pattern, c.path) else { continue }
-                let ev = BackgroundEvent(id: env.ids.string(length: 20, alphabet: IDGenerator.alphanumerics), type: "document.\(kind.rawValue)",
+                var ev = BackgroundEvent(id: env.ids.string(length: 20, alphabet: IDGenerator.alphanumerics), type: "document.\(kind.rawValue)",
                                          time: time, subject: c.path, params: params, before: before, after: after)
+                ev.principal = principal
                 pending.append(Pending(function: r.definition.name, event: ev, attempt: 1, notBefore: 0))
             }
         }
@@ -71,13 +73,15 @@ extension FunctionsHost {
     func deliver(_ project: String, _ item: Pending) async {
         guard let reg = lookup(project, item.function) else { return }
         do {
+            var event = item.event
+            event.attempt = item.attempt
             try await invoke(project, reg, trigger: item.event.type, eventId: item.event.id, attempt: item.attempt,
-                             input: item.event.json, event: item.event) { ctx in
-                try await reg.backend.event(reg.definition, item.event, ctx)
+                             input: item.event.json, event: item.event) { [event] ctx in
+                try await reg.backend.event(reg.definition, event, ctx)
             }
         } catch {
             guard reg.definition.retry else { return }
-            if item.attempt >= maxAttempts {
+            if item.attempt >= (reg.definition.maxAttempts ?? maxAttempts) {
                 var r = logs(project: project).last
                 r?.outcome = "gave-up"
                 if let r { record(project, r) }
@@ -101,6 +105,7 @@ extension FunctionsHost {
                 guard let ps = s[project] else { return [] }
                 var out = ps.queue.map { "\($0.function) \($0.event.type) \($0.event.subject) (attempt \($0.attempt))" }
                 if ps.running > 0 { out.insert("\(ps.running) invocation(s) running", at: 0) }
+                if ps.delayed > 0 { out.append("\(ps.delayed) task(s) waiting for their schedule time") }
                 return out
             }
             if pending.isEmpty { return nil }

@@ -3,21 +3,22 @@ import EmulatorCore
 extension FunctionsHost {
     /// The function registered under `name` with `region`, for the URL `/{project}/{region}/{name}`.
     public func resolve(project: String, region: String, name: String) -> FunctionDefinition? {
-        guard let r = lookup(project, name), r.definition.region == region else { return nil }
+        guard let r = lookup(project, name), r.definition.regions.contains(region) else { return nil }
         return r.definition
     }
 
     /// Runs a callable with the exact callable protocol. `auth` is the already-verified caller,
     /// or an error when the Authorization header was invalid (→ UNAUTHENTICATED).
     public func call(project: String, name: String, method: String, contentType: String?, body: [UInt8],
-                     auth: Result<AuthContext?, HttpsError>, rawToken: String?, appCheck: String?) async -> (status: Int, body: JSON) {
+                     auth: Result<AuthContext?, HttpsError>, rawToken: String?, appCheck: String?,
+                     headers: [(String, String)] = []) async -> (status: Int, body: JSON) {
         guard let reg = lookup(project, name), reg.definition.trigger == .callable else {
             return CallableProtocol.failure(HttpsError(.notFound, "Function \(name) does not exist in project \(project)."))
         }
         do {
             let data = try CallableProtocol.decodeRequest(method: method, contentType: contentType, body: body)
             let caller = try auth.get()
-            let req = CallableRequest(data: data, auth: caller, appCheckToken: appCheck, rawToken: rawToken)
+            let req = CallableRequest(data: data, auth: caller, appCheckToken: appCheck, rawToken: rawToken, headers: headers, rawBody: body)
             let result = try await invoke(project, reg, trigger: "callable", eventId: nil, attempt: 1, input: data) { ctx in
                 try await reg.backend.callable(reg.definition, req, ctx)
             }
@@ -48,8 +49,11 @@ extension FunctionsHost {
     public func runBlocking(project: String, event: String, payload: JSON) async throws -> JSON? {
         let reg = registered(project).first { $0.definition.trigger == .blocking(event: event) }
         guard let reg else { return nil }
-        return try await invoke(project, reg, trigger: event, eventId: nil, attempt: 1, input: payload) { ctx in
-            try await reg.backend.blocking(reg.definition, payload, ctx)
+        let eventId = environments.environment(for: project).ids.string(length: 20, alphabet: IDGenerator.alphanumerics)
+        var withId = payload.objectValue ?? [:]
+        withId["eventId"] = withId["eventId"] ?? .string(eventId)
+        return try await invoke(project, reg, trigger: event, eventId: eventId, attempt: 1, input: payload) { [withId] ctx in
+            try await reg.backend.blocking(reg.definition, .object(withId), ctx)
         }
     }
 

@@ -25,6 +25,12 @@ public final class FunctionsHost: Sendable {
         var running = 0
         var draining = false
         var logs: [InvocationRecord] = []
+        /// Tasks waiting for their schedule time before they join the queue.
+        var delayed = 0
+        /// Per scheduled function: the project time the schedule runner last looked.
+        var scheduleCursor: [String: Timestamp] = [:]
+        /// What supervised codebases report about themselves (state, errors), by name.
+        var codebases: [String: JSON] = [:]
     }
 
     let environments: any ProjectEnvironmentProvider
@@ -67,6 +73,16 @@ public final class FunctionsHost: Sendable {
     /// Removes every function of a codebase (a worker restarting re-registers its manifest).
     public func unregister(codebase: String) {
         state.withLock { s in for k in s.keys { s[k]!.functions = s[k]!.functions.filter { $0.value.codebase != codebase } } }
+    }
+
+    /// Records what a codebase reports about itself (shown by the functions listing).
+    public func setCodebaseStatus(project: String, codebase: String, _ status: JSON) {
+        state.withLock { $0[project, default: ProjectState()].codebases[codebase] = status }
+    }
+
+    /// The codebase reports of a project, sorted by name.
+    public func codebaseStatuses(project: String) -> [JSON] {
+        state.withLock { s in (s[project]?.codebases ?? [:]).sorted { $0.key < $1.key }.map(\.value) }
     }
 
     /// Registered definitions of a project, sorted by name.

@@ -68,6 +68,8 @@ public struct StoreChangeBatch: Sendable {
     public var commitTime: Timestamp
     /// Per-document changes in write order (creates, updates and deletes that changed something).
     public var changes: [AppliedWrite]
+    /// Who committed them (nil: the emulator itself, e.g. an admin wipe).
+    public var caller: Caller? = nil
 }
 
 /// Reads the state directly (inside the database lock).

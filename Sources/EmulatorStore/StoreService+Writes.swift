@@ -51,7 +51,7 @@ extension StoreService {
             }
             let changed = applied.filter { $0.before != $0.after }
             if !changed.isEmpty {
-                hooks.observer?(StoreChangeBatch(project: project, database: database, commitTime: time, changes: changed))
+                hooks.observer?(StoreChangeBatch(project: project, database: database, commitTime: time, changes: changed, caller: caller))
                 data.watch.publish(changed, state: data.state, project: project, database: database, time: time)
                 if !hooks.feed.isEmpty {
                     Self.publishFeed(hooks, StoreFeedEvent(project: project, database: database, time: time, paths: changed.map(\.path), replaced: false))

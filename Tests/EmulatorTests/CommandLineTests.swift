@@ -111,6 +111,35 @@ import Testing
         }
     }
 
+    @Test func firebaseJSONFunctionsBecomeCodebasesWithResolvedSources() throws {
+        let dir = try TempDir()
+        let one = try dir.write("firebase.json", #"{"functions": {"runtime": "python311", "ignore": ["venv", 3]}}"#)
+        var c = EmulatorConfig()
+        try ConfigLoader.load(path: one, into: &c)
+        #expect(c.functions == ["codebases": [["name": "default", "source": .string(dir.path + "/functions"), "runtime": "python311", "ignore": ["venv"]]]])
+        let two = try dir.write("firebase.json", #"{"functions": [{"source": "a", "codebase": "one"}, {"source": "/abs/b", "codebase": "two"}]}"#)
+        c = EmulatorConfig()
+        try ConfigLoader.load(path: two, into: &c)
+        #expect(c.functions["codebases"]?.arrayValue?.map { $0["source"] } == [.string(dir.path + "/a"), "/abs/b"])
+        for bad in [#"{"functions": 3}"#, #"{"functions": [1]}"#, #"{"functions": [{"source": "a"}, {"source": "b"}]}"#] {
+            let path = try dir.write("firebase.json", bad)
+            var cc = EmulatorConfig()
+            #expect(throws: CLIError.self, "\(bad)") { try ConfigLoader.load(path: path, into: &cc) }
+        }
+    }
+
+    @Test func emulatorJSONCodebaseSourcesResolveAgainstTheFile() throws {
+        let dir = try TempDir()
+        let path = try dir.write("emulator.json", #"{"functions": {"codebases": [{"name": "py", "source": "functions-python", "prefork": false}]}}"#)
+        var c = EmulatorConfig()
+        try ConfigLoader.load(path: path, into: &c)
+        #expect(c.functions["codebases"]?.arrayValue?.first?["source"] == .string(dir.path + "/functions-python"))
+        try CommandLineOptions.parse(["start", "--functions-install", "never", "--functions-schedules", "clock"]).apply(to: &c)
+        #expect(c.functions["installDependencies"] == false && c.functions["runSchedules"] == true)
+        #expect(throws: CLIError.self) { try CommandLineOptions.parse(["start", "--functions-install", "sometimes"]).apply(to: &c) }
+        #expect(throws: CLIError.self) { try CommandLineOptions.parse(["start", "--functions-schedules", "cron"]).apply(to: &c) }
+    }
+
     @Test func shippedDefaultConfigLoads() throws {
         var c = EmulatorConfig()
         try ConfigLoader.load(path: packageRoot() + "/config/emulator.json", into: &c)

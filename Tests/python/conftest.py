@@ -20,7 +20,7 @@ PROJECT = "demo-test"
 class RunningEmulator:
     """A started emulator process and where it listens."""
 
-    def __init__(self, args=(), project=PROJECT):
+    def __init__(self, args=(), project=PROJECT, ready_timeout=60):
         binary = os.environ.get("EMULATOR_BIN", str(ROOT / ".build" / "debug" / "emulator"))
         cmd = [binary, "start", "--port", "0", "--log-level", "warning", *args]
         if project:
@@ -43,7 +43,7 @@ class RunningEmulator:
             ready.set()
 
         threading.Thread(target=pump, daemon=True).start()
-        if not ready.wait(60) or "firestore" not in self.addresses:
+        if not ready.wait(ready_timeout) or "firestore" not in self.addresses:
             self.stop()
             raise RuntimeError("emulator did not become ready:\n" + "".join(self.log))
         self.host, _, port = self.addresses["firestore"].rpartition(":")

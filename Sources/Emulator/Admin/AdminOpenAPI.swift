@@ -82,6 +82,9 @@ enum AdminOpenAPI {
             "/emulator/v1/projects/{project}:idle": ["get": op("Wait until no background event is queued or running")],
             "/emulator/v1/projects/{project}/functions": ["get": op("List registered functions")],
             "/emulator/v1/projects/{project}/functions/logs": ["get": op("List function invocations")],
+            "/emulator/v1/projects/{project}/functions/{name}:run": ["post": op("Run a scheduled function now (queued like a scheduler run)",
+                                                                                body: object(["scheduleTime": ["type": "string", "format": "date-time"]]),
+                                                                                params: ["project", "name"])],
             "/emulator/v1/projects/{project}:securityRules": [
                 "get": op("Read the project's Security Rules"),
                 "put": op("Set the project's Security Rules", body: ["type": "object", "properties": ["rules": ["type": "object"], "ignore_errors": ["type": "boolean"]], "required": ["rules"]]),

@@ -2,7 +2,8 @@ import EmulatorCore
 import FoundationEssentials
 
 /// Reads configuration files: our own `emulator.json` and a Firebase project's `firebase.json`
-/// (`emulators.{auth,firestore,functions,hub}.{host,port}`, `firestore.rules`), so an existing
+/// (`emulators.{auth,firestore,functions,hub}.{host,port}`, `firestore.rules`, the `functions`
+/// codebases), so an existing
 /// Firebase project switches with no new config. Relative paths resolve against the file's folder.
 public enum ConfigLoader {
     /// The keys `emulator.json` accepts at the top level (anything else is a typo, reported).
@@ -119,15 +120,38 @@ public enum ConfigLoader {
         if let d = try string("exportOnExit") { c.exportOnExit = resolve(d, dir) }
     }
 
-    /// Codebase working directories and watched folders are relative to the config file.
+    /// Codebase working directories, watched folders and sources are relative to the config file.
     static func resolveFunctionPaths(_ v: JSON, _ dir: String) -> JSON {
         guard case .object(var o) = v, case .array(let codebases)? = o["codebases"] else { return v }
         o["codebases"] = .array(codebases.map { cb in
             guard case .object(var c) = cb else { return cb }
-            for k in ["workingDirectory", "watch"] { if let s = c[k]?.stringValue { c[k] = .string(resolve(s, dir)) } }
+            for k in ["workingDirectory", "watch", "source"] { if let s = c[k]?.stringValue { c[k] = .string(resolve(s, dir)) } }
             return .object(c)
         })
         return .object(o)
+    }
+
+    /// firebase.json's `functions` (one object or a list of them: `source` (default `functions`),
+    /// `codebase`, `runtime`, `ignore`) as `functions.codebases` entries with a `source`.
+    static func firebaseFunctions(_ v: JSON?, path: String, dir: String) throws(CLIError) -> [JSON] {
+        let entries: [JSON]
+        switch v {
+        case nil, .null?: return []
+        case .object?: entries = [v!]
+        case .array(let a)?: entries = a
+        default: throw CLIError("config file '\(path)': 'functions' must be an object or a list of objects")
+        }
+        var seen = Set<String>()
+        return try entries.map { (e: JSON) throws(CLIError) -> JSON in
+            guard case .object(let f) = e else { throw CLIError("config file '\(path)': each 'functions' entry must be an object") }
+            let source = f["source"]?.stringValue ?? "functions"
+            let codebase = f["codebase"]?.stringValue ?? "default"
+            guard seen.insert(codebase).inserted else { throw CLIError("config file '\(path)': codebase '\(codebase)' is listed twice in 'functions'") }
+            var out: [String: JSON] = ["name": .string(codebase), "source": .string(resolve(source, dir))]
+            if let r = f["runtime"]?.stringValue { out["runtime"] = .string(r) }
+            if case .array(let ignore)? = f["ignore"] { out["ignore"] = .array(ignore.filter { $0.stringValue != nil }) }
+            return .object(out)
+        }
     }
 
     static func loadFirebaseJSON(_ root: [String: JSON], path: String, dir: String, into c: inout EmulatorConfig) throws(CLIError) {
@@ -152,6 +176,8 @@ public enum ConfigLoader {
         default: break
         }
         if let rules { c.rulesPath = resolve(rules, dir) }
+        let codebases = try firebaseFunctions(root["functions"], path: path, dir: dir)
+        if !codebases.isEmpty { c.functions = ["codebases": .array(codebases)] }
         // The project comes from .firebaserc beside firebase.json, as the Firebase CLI reads it.
         let rc = resolve(".firebaserc", dir)
         if let data = FileManager.default.contents(atPath: rc), let j = try? JSON.parse(Array(data)),

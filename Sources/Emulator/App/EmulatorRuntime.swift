@@ -13,12 +13,18 @@ public final class EmulatorRuntime: Sendable {
     private let server: HTTPServer
     /// Supervisors of the configured functions codebases.
     public let workers: [WorkerSupervisor]
+    /// The Python codebases (official SDK) being served.
+    public let pythonCodebases: [PythonCodebase]
+    private let credentials: DummyCredentials
 
-    private init(app: EmulatorApp, server: HTTPServer, addresses: [ServiceAddress], workers: [WorkerSupervisor]) {
+    private init(app: EmulatorApp, server: HTTPServer, addresses: [ServiceAddress], workers: [WorkerSupervisor],
+                 pythonCodebases: [PythonCodebase] = [], credentials: DummyCredentials = DummyCredentials()) {
         self.app = app
         self.server = server
         self.addresses = addresses
         self.workers = workers
+        self.pythonCodebases = pythonCodebases
+        self.credentials = credentials
     }
 
     /// The services (for registering in-process functions, reading state in tests, ...).
@@ -77,15 +83,40 @@ public final class EmulatorRuntime: Sendable {
         startAnonymousPurge(services)
         let runtime = EmulatorRuntime(app: app, server: server, addresses: addresses, workers: [])
         let workers = try startWorkers(config: config, services: services, environment: runtime.clientEnvironment)
+        let credentials = DummyCredentials()
+        let python = try PythonCodebases.start(config: config, services: services, addresses: addresses, hostPort: runtime.hostPort,
+                                               credentials: credentials)
         for w in workers where !(await w.waitUntilReady(timeout: 120)) {
             logger.log(.error, "functions", "\(w.config.name): the worker did not report ready within 120 s; its functions are unavailable until it does")
         }
-        return EmulatorRuntime(app: app, server: server, addresses: addresses, workers: workers)
+        // Discovery takes a second or two; creating a missing venv a minute (its progress is shown).
+        for c in python where !(await c.waitUntilSettled(timeout: 900)) {
+            logger.log(.error, "functions", "functions[\(c.config.name)]: not serving (\(c.status.error ?? c.status.phase.rawValue)); the emulator runs on and retries when the source changes")
+        }
+        if config.functions["runSchedules"]?.boolValue == true { startScheduleRunner(services) }
+        return EmulatorRuntime(app: app, server: server, addresses: addresses, workers: workers, pythonCodebases: python, credentials: credentials)
+    }
+
+    /// Runs scheduled functions on their schedules, judged on each project's clock once a second
+    /// of wall time (`functions.runSchedules` / `--functions-schedules clock`).
+    static func startScheduleRunner(_ services: EmulatorServices) {
+        let task = Task.detached { [weak functions = services.functions] in
+            while !Task.isCancelled {
+                guard let functions else { return }
+                functions.tickSchedules()
+                try? await Task.sleep(nanoseconds: 1_000_000_000)
+            }
+        }
+        services.backgroundTasks.withLock { $0.append(task) }
     }
 
     /// Stops accepting, finishes in-flight requests (bounded), and releases the ports.
     public func stop() async {
         for w in workers { w.stop() }
+        await withTaskGroup(of: Void.self) { group in
+            for c in pythonCodebases { group.addTask { c.stop() } }
+        }
+        credentials.remove()
         app.services.rules.stopWatching()
         for t in app.services.backgroundTasks.withLock({ $0 }) { t.cancel() }
         await server.shutdown()
@@ -139,7 +170,7 @@ public final class EmulatorRuntime: Sendable {
 
     /// Starts one supervised worker per `functions.codebases` entry.
     static func startWorkers(config: EmulatorConfig, services: EmulatorServices, environment: [String: String]) throws -> [WorkerSupervisor] {
-        guard let list = config.functions["codebases"]?.arrayValue else { return [] }
+        guard let list = config.functions["codebases"]?.arrayValue?.filter({ $0["command"] != nil || $0["source"] == nil }) else { return [] }
         var env = environment
         env["FUNCTIONS_EMULATOR"] = "true"
         return try list.map { item in

@@ -28,6 +28,8 @@ public struct EmulatorServices: Sendable {
     public let rules: RulesRegistry
     /// The functions host.
     public let functions: FunctionsHost
+    /// Encodes document changes as protobuf CloudEvent bodies for Python Firestore triggers.
+    public let documentEventEncoder: (any DocumentEventEncoder)? = ProtobufDocumentEventEncoder()
     /// Every store access with its rules verdict, per project (the UI's Requests page).
     public let rulesLog = RulesEvaluationLog()
     /// Per-project change counters the UI polls for live updates (`GET .../revision`).
@@ -94,9 +96,16 @@ public struct EmulatorServices: Sendable {
             revisions.bump(batch.project)
             journal?.append(participant: "firestore", project: batch.project, entry: StoreService.journalEntry(batch))
             guard batch.database == "(default)", let functions else { return }
+            let principal: (type: String, id: String)
+            switch batch.caller {
+            case .admin?: principal = ("service_account", "firebase-adminsdk-emulator@\(batch.project).iam.gserviceaccount.com")
+            case .user(let a)?: principal = ("app_user", a.uid)
+            case .unauthenticated?: principal = ("unauthenticated", "")
+            case nil: principal = ("system", "")
+            }
             functions.documentsChanged(project: batch.project, time: batch.commitTime, changes: batch.changes.map {
                 ($0.path, $0.before?.json(project: batch.project, database: batch.database), $0.after?.json(project: batch.project, database: batch.database))
-            })
+            }, principal: principal)
         }
         if journal != nil {
             auth.setObserver { project, entry in journal?.append(participant: "auth", project: project, entry: entry) }

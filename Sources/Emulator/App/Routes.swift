@@ -17,6 +17,7 @@ enum Routes {
         FirestoreRESTRoutes.register(&r, s)
         RulesRoutes.register(&r, s)
         FunctionsRoutes.register(&r, s)
+        FunctionsTriggerRoutes.register(&r, s)
         StoreBrowseRoutes.register(&r, s)
         AuthUserListRoutes.register(&r, s)
         RulesEvaluationRoutes.register(&r, s)

@@ -37,6 +37,8 @@ public struct CommandLineOptions: Equatable {
         ("data-dir", "DIR  keep data durably in DIR"),
         ("import", "DIR  import an export at start"),
         ("export-on-exit", "DIR  export on clean exit"),
+        ("functions-install", "auto|never  create a Python codebase's missing venv (auto)"),
+        ("functions-schedules", "manual|clock  run scheduled functions on their schedule (manual)"),
     ]
 
     /// Parses `arguments` (without the program name). Accepts `--flag value` and `--flag=value`.
@@ -118,6 +120,16 @@ public struct CommandLineOptions: Equatable {
         if let v = values["data-dir"] { config.dataDir = v }
         if let v = values["import"] { config.importDir = v }
         if let v = values["export-on-exit"] { config.exportOnExit = v }
+        var functions = config.functions.objectValue ?? [:]
+        if let v = values["functions-install"] {
+            guard v == "auto" || v == "never" else { throw CLIError("--functions-install must be auto or never, got '\(v)'") }
+            functions["installDependencies"] = .bool(v == "auto")
+        }
+        if let v = values["functions-schedules"] {
+            guard v == "manual" || v == "clock" else { throw CLIError("--functions-schedules must be manual or clock, got '\(v)'") }
+            functions["runSchedules"] = .bool(v == "clock")
+        }
+        config.functions = .object(functions)
     }
 
     /// The usage text.

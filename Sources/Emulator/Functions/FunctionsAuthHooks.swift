@@ -33,9 +33,10 @@ struct FunctionsAuthHooks: AuthHooks {
                                 style: .identityToolkit(reason: "invalid", omitStatus: true))
         }
         guard let c = changes, case .object(let o) = c else { return nil }
+        // `photoURL` is what the SDKs send, `photoUrl` what the Firebase Auth emulator reads: take both.
         return BlockingResult(displayName: o["displayName"]?.stringValue, disabled: o["disabled"]?.boolValue,
                               emailVerified: o["emailVerified"]?.boolValue, customClaims: o["customClaims"]?.objectValue,
-                              sessionClaims: o["sessionClaims"]?.objectValue)
+                              sessionClaims: o["sessionClaims"]?.objectValue, photoUrl: (o["photoURL"] ?? o["photoUrl"])?.stringValue)
     }
 
     func userCreated(projectId: String, user: AuthUser) async {

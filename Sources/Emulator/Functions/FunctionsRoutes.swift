@@ -14,8 +14,9 @@ enum FunctionsRoutes {
         }
         r.get("/emulator/v1/projects/{project}/functions") { _, m in
             .json(["functions": .array(s.functions.functions(project: m["project"]).map { d in
-                ["name": .string(d.name), "region": .string(d.region), "trigger": .string(describe(d.trigger)), "retry": .bool(d.retry)]
-            })])
+                ["name": .string(d.name), "region": .string(d.region), "regions": .array(d.regions.map { .string($0) }),
+                 "trigger": .string(d.trigger.summary), "retry": .bool(d.retry), "timeoutSeconds": .double(d.timeoutSeconds)]
+            }), "codebases": .array(s.functions.codebaseStatuses(project: m["project"]))])
         }
         r.get("/emulator/v1/projects/{project}:idle") { req, m in
             var timeoutMs = 10_000
@@ -37,16 +38,6 @@ enum FunctionsRoutes {
             } catch let e as EmulatorError {
                 throw EmulatorError.unauthenticated(e.message)
             }
-        }
-    }
-
-    static func describe(_ t: FunctionTrigger) -> String {
-        switch t {
-        case .callable: return "callable"
-        case .http: return "http"
-        case .document(let p, let e): return "document.\(e.rawValue) \(p)"
-        case .auth(let e): return "user.\(e)"
-        case .blocking(let e): return e
         }
     }
 
@@ -81,7 +72,8 @@ enum FunctionsRoutes {
         }
         let (status, body) = await s.functions.call(project: project, name: name, method: req.method, contentType: req.headers["Content-Type"],
                                                     body: req.body, auth: auth, rawToken: req.bearerToken,
-                                                    appCheck: req.headers["X-Firebase-AppCheck"])
+                                                    appCheck: req.headers["X-Firebase-AppCheck"],
+                                                    headers: req.headers.fields.map { ($0.name, $0.value) })
         return .json(body, status: status)
     }
 }

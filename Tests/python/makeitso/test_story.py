@@ -5,10 +5,15 @@ with a second-factor challenge.
 
 The example's config opts into RS256-signed ID tokens (`auth.signIdTokens`): its function must not
 trust the client, and only signatures make a token unforgeable. The story also runs with the
-default unsigned tokens (Firebase's emulator's), so the Swift worker path works either way."""
+default unsigned tokens (Firebase's emulator's), so the Swift worker path works either way.
+
+Told against both codebases: the Swift worker (Examples/MakeItSo/emulator.json) and the Python one
+written with the official SDK (functions-python/, run by Examples/MakeItSo/firebase.json as a
+Firebase developer would; for the signed mode, an emulator.json naming the same folder)."""
 import base64
 import json
 import pathlib
+import shutil
 import time
 import uuid
 
@@ -16,8 +21,10 @@ import pytest
 import requests
 
 from conftest import ROOT, RunningEmulator
+from functions_python.sdk import GRPC_SKIP_REASON, grpc_available, sdk_venv
 
 KEY = "makeitso-api-key"
+EXAMPLE = ROOT / "Examples" / "MakeItSo"
 
 
 def default_token_config(tmp_path):
@@ -34,14 +41,45 @@ def default_token_config(tmp_path):
     return str(path)
 
 
-@pytest.fixture(scope="module", params=["signed", "default"])
+def python_example(tmp_path, signed):
+    """The example as a developer checks it out (firebase.json, .firebaserc, rules, the codebase; its
+    venv from the suite's cache, or the emulator would create it). Signed tokens need our own
+    emulator.json, as firebase.json has no such setting."""
+    for name in ["firebase.json", ".firebaserc", "firestore.rules"]:
+        shutil.copy(EXAMPLE / name, tmp_path / name)
+    shutil.copytree(EXAMPLE / "functions-python", tmp_path / "functions-python", ignore=shutil.ignore_patterns("venv", "__pycache__"))
+    (tmp_path / "functions-python" / "venv").symlink_to(sdk_venv(tmp_path / "functions-python" / "requirements.txt"))
+    if not signed:
+        return str(tmp_path / "firebase.json")
+    (tmp_path / "emulator.json").write_text(json.dumps({"project": "demo-makeitso", "rules": "firestore.rules", "auth": {"signIdTokens": True},
+                                                        "functions": {"codebases": [{"name": "makeitso", "source": "functions-python"}]}}))
+    return str(tmp_path / "emulator.json")
+
+
+@pytest.fixture(scope="module", params=["swift-signed", "swift-default", "python-signed", "python-default"])
 def emu(request, tmp_path_factory):
-    config = "Examples/MakeItSo/emulator.json" if request.param == "signed" else default_token_config(tmp_path_factory.mktemp("makeitso"))
+    codebase, mode = request.param.split("-")
+    if codebase == "swift":
+        config = "Examples/MakeItSo/emulator.json" if mode == "signed" else default_token_config(tmp_path_factory.mktemp("makeitso"))
+    else:
+        config = python_example(tmp_path_factory.mktemp("makeitso-python"), mode == "signed")
     e = RunningEmulator(["--config", config], project=None)
-    e.mode = request.param
+    e.mode, e.codebase = mode, codebase
     assert e.project == "demo-makeitso"
     yield e
     e.stop()
+
+
+def needs_store_from_functions(emu):
+    """The Python codebase reads and writes the store from inside its functions (firebase_admin's
+    Firestore client, gRPC only) and its trigger gets protobuf CloudEvents: skip if either is missing."""
+    if emu.codebase != "python":
+        return
+    if not grpc_available(emu):
+        pytest.skip(GRPC_SKIP_REASON)
+    codebases = requests.get(f"{emu.url}/emulator/v1/projects/{emu.project}/functions", timeout=5).json()["codebases"]
+    if not all(c.get("documentEvents") for c in codebases):
+        pytest.skip("needs the protobuf codec for Firestore CloudEvents (EmulatorProtobuf) in this build")
 
 
 def b64(obj):
@@ -112,6 +150,7 @@ def owner_get(emu, path):
 
 
 def test_the_whole_story(emu):
+    needs_store_from_functions(emu)
     phone, tablet = Device(emu), Device(emu)
     # 1. Alice opens the app on her phone: anonymous, tasks carry her anonymous uid.
     phone.sign_in_anonymously()
@@ -145,7 +184,8 @@ def test_the_whole_story(emu):
     idle(emu)
     profile = owner_get(emu, f"users/{first_uid}").json()
     assert profile["fields"]["taskCount"]["integerValue"] == "3"
-    assert profile["fields"]["anonymous"]["booleanValue"] is True  # created when the phone's user was anonymous
+    if emu.codebase == "swift":  # Python has no onUserCreated trigger (anonymous sign-ups run no blocking function)
+        assert profile["fields"]["anonymous"]["booleanValue"] is True  # created when the phone's user was anonymous
     gone = owner_get(emu, f"users/{anonymous_uid}").json()
     assert gone["fields"]["taskCount"]["integerValue"] == "0"
     lookup = requests.post(f"{emu.url}/identitytoolkit.googleapis.com/v1/projects/{emu.project}/accounts:lookup",
@@ -163,7 +203,7 @@ def test_tokens_follow_the_mode(emu):
     assert header["alg"] == ("RS256" if emu.mode == "signed" else "none")
 
 
-@pytest.mark.parametrize("emu", ["signed"], indirect=True)
+@pytest.mark.parametrize("emu", ["swift-signed", "python-signed"], indirect=True)
 def test_attacks_are_refused(emu):
     """With signed tokens (the example's config). With the default unsigned tokens a token can be
     forged for any existing user, exactly as against Firebase's emulator (pinned in
@@ -230,10 +270,21 @@ def test_blocked_domain_cannot_sign_up(emu):
 
 
 def test_function_logs_and_idle(emu):
+    # Self-contained: pytest may give this test a fresh emulator of its parameter.
+    requests.post(f"{emu.url}/identitytoolkit.googleapis.com/v1/accounts:signUp?key={KEY}", json={"returnSecureToken": True}, timeout=10)
+    requests.post(f"{emu.url}/identitytoolkit.googleapis.com/v1/accounts:signUp?key={KEY}",
+                  json={"email": "mallory@blocked.example", "password": "secret123", "returnSecureToken": True}, timeout=10)
+    Device(emu).call("migrateTasks", {}, token=None)
+    idle(emu)
     logs = requests.get(f"{emu.url}/emulator/v1/projects/{emu.project}/functions/logs", timeout=5).json()["invocations"]
-    assert any(l["function"] == "onUserCreated" and l["outcome"] == "ok" for l in logs)
     listed = {f["name"] for f in requests.get(f"{emu.url}/emulator/v1/projects/{emu.project}/functions", timeout=5).json()["functions"]}
-    assert listed == {"migrateTasks", "onTaskWritten", "onUserCreated", "beforeCreate"}
+    if emu.codebase == "swift":
+        assert any(l["function"] == "onUserCreated" and l["outcome"] == "ok" for l in logs)
+        assert listed == {"migrateTasks", "onTaskWritten", "onUserCreated", "beforeCreate"}
+    else:
+        assert any(l["function"] == "beforeCreate" and l["outcome"] == "error" and "blocked.example" in l["error"] for l in logs)
+        assert any(l["function"] == "migrateTasks" for l in logs)
+        assert listed == {"migrateTasks", "onTaskWritten", "beforeCreate"}
 
 
 def resolve_second_factor(device, challenge, older_ios=False):

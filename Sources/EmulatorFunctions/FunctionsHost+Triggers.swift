@@ -1,0 +1,113 @@
+import EmulatorCore
+
+/// A Pub/Sub message as published (`data` raw bytes).
+public struct PubSubMessage: Sendable, Equatable {
+    /// Payload.
+    public var data: [UInt8]
+    /// Attributes.
+    public var attributes: [String: String]
+    /// Ordering key, when the publisher set one.
+    public var orderingKey: String?
+
+    /// Creates a message.
+    public init(data: [UInt8], attributes: [String: String] = [:], orderingKey: String? = nil) {
+        self.data = data
+        self.attributes = attributes
+        self.orderingKey = orderingKey
+    }
+}
+
+extension FunctionsHost {
+    /// Queues one run of the scheduled function `name` as if Cloud Scheduler fired at `scheduleTime`
+    /// (the admin API's "run now", and the schedule runner). Returns the event id.
+    public func runScheduled(project: String, name: String, scheduleTime: Timestamp) throws -> String {
+        guard let reg = lookup(project, name), case .scheduled = reg.definition.trigger else {
+            throw HttpsError(.notFound, "Scheduled function \(name) does not exist in project \(project).")
+        }
+        let env = environments.environment(for: project)
+        let id = env.ids.string(length: 20, alphabet: IDGenerator.alphanumerics)
+        enqueue(project, [Pending(function: name, event: BackgroundEvent(id: id, type: "schedule.run", time: scheduleTime, subject: name,
+                                                                        params: [:], before: nil, after: nil), attempt: 1, notBefore: 0)])
+        return id
+    }
+
+    /// Queues `messages` for every function subscribed to `topic`; returns one message id per
+    /// message (the same id for each subscriber, as Pub/Sub delivers one message many times).
+    public func publish(project: String, topic: String, messages: [PubSubMessage], time: Timestamp) -> [String] {
+        let env = environments.environment(for: project)
+        let subscribers = registered(project).filter { $0.definition.trigger == .pubsub(topic: topic) }.sorted { $0.definition.name < $1.definition.name }
+        var pending: [Pending] = []
+        var ids: [String] = []
+        for m in messages {
+            let id = env.ids.digits(16)
+            ids.append(id)
+            var message: [String: JSON] = ["data": .string(Base64.encode(m.data)), "attributes": .object(m.attributes.mapValues { .string($0) }),
+                                           "messageId": .string(id), "publishTime": .string(time.rfc3339())]
+            if let k = m.orderingKey { message["orderingKey"] = .string(k) }
+            for s in subscribers {
+                pending.append(Pending(function: s.definition.name, event: BackgroundEvent(id: id, type: "pubsub.published", time: time, subject: topic,
+                                                                                           params: [:], before: nil, after: .object(message)),
+                                       attempt: 1, notBefore: 0))
+            }
+        }
+        enqueue(project, pending)
+        return ids
+    }
+
+    /// Queues a task for the task-queue function `queue` (`task` is `{"body": base64, "headers": {...}}`
+    /// plus the task `name`). A task whose `scheduleTime` lies ahead on the project clock waits that
+    /// long (in wall time) before it joins the queue. Returns the task id.
+    public func enqueueTask(project: String, queue: String, taskId: String?, body: [UInt8], headers: [String: String],
+                            scheduleTime: Timestamp?) throws -> String {
+        guard let reg = lookup(project, queue), reg.definition.trigger == .taskQueue else {
+            throw HttpsError(.notFound, "Queue \(queue) has no task-queue function in project \(project).")
+        }
+        let env = environments.environment(for: project)
+        let id = taskId ?? env.ids.digits(19)
+        let now = env.clock.now()
+        let when = scheduleTime ?? now
+        let task: JSON = ["body": .string(Base64.encode(body)), "headers": .object(headers.mapValues { .string($0) }), "taskId": .string(id),
+                          "queue": .string(queue), "scheduleTime": .string(when.rfc3339())]
+        let item = Pending(function: reg.definition.name, event: BackgroundEvent(id: id, type: "task.dispatched", time: when, subject: queue,
+                                                                                 params: [:], before: nil, after: task), attempt: 1, notBefore: 0)
+        let delay = Double(when.microseconds - now.microseconds) / 1e6
+        if delay <= 0 {
+            enqueue(project, [item])
+        } else {
+            state.withLock { $0[project, default: ProjectState()].delayed += 1 }
+            Task.detached { [self] in
+                try? await Task.sleep(nanoseconds: UInt64(min(delay, 86_400) * 1e9))
+                state.withLock { $0[project]?.delayed -= 1 }
+                enqueue(project, [item])
+            }
+        }
+        return id
+    }
+
+    /// Queues the runs of scheduled functions that fell due on each project's clock since the last
+    /// tick (one run per function per tick: missed runs are coalesced, as Cloud Scheduler does not
+    /// catch up). The first tick only starts the count.
+    public func tickSchedules() {
+        let projects = state.withLock { Array($0.keys) }
+        for project in projects {
+            let now = environments.environment(for: project).clock.now()
+            let due = state.withLock { s -> [(String, Timestamp)] in
+                guard var ps = s[project] else { return [] }
+                var out: [(String, Timestamp)] = []
+                for r in ps.functions.values {
+                    guard case .scheduled(let text, let tz) = r.definition.trigger, let schedule = try? CronSchedule(text, timeZone: tz) else { continue }
+                    let name = r.definition.name
+                    guard let last = ps.scheduleCursor[name] else {
+                        ps.scheduleCursor[name] = now
+                        continue
+                    }
+                    if now > last, let fire = schedule.lastFire(after: last, notAfter: now) { out.append((name, fire)) }
+                    ps.scheduleCursor[name] = now
+                }
+                s[project] = ps
+                return out
+            }
+            for (name, fire) in due.sorted(by: { $0.0 < $1.0 }) { _ = try? runScheduled(project: project, name: name, scheduleTime: fire) }
+        }
+    }
+}
