@@ -43,8 +43,7 @@ private let path = ["PATH": "/usr/local/bin:/usr/bin:/bin"]
         let saved = dup(0)
         close(0)
         let started = Result { try ChildProcess.start(command: ["sh", "-c", "read l; echo \"got $l\""], environment: path, input: .pipe, captureOutput: true) }
-        dup2(saved, 0)
-        close(saved)
+        restoreStandardInput(from: saved)
         let p = try started.get()
         #expect(p.writeInput(Array("x\n".utf8)))
         p.closeInput()
@@ -165,4 +164,18 @@ private func procStatus(_ pid: Int32) -> String? {
     var buffer = [UInt8](repeating: 0, count: 4096)
     let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
     return String(decoding: buffer.prefix(max(0, n)), as: UTF8.self)
+}
+
+/// Puts `saved` back as descriptor 0 without clobbering: while 0 was closed, another thread
+/// (the child's reaper names itself through `/proc/thread-self/comm`) may briefly hold it, and
+/// a `dup2` over that would hand its later `close` our standard input. `F_DUPFD` takes 0 only
+/// when it is free, so wait for the other holder instead.
+private func restoreStandardInput(from saved: Int32) {
+    for _ in 0..<2_000 {
+        let fd = fcntl(saved, F_DUPFD, 0)
+        if fd == 0 { break }
+        if fd > 0 { close(fd) }
+        usleep(1_000)
+    }
+    close(saved)
 }
