@@ -34,7 +34,9 @@ extension EventLoop {
                     }
                     let writer = HTTP1BodyWriter { [weak self] bytes, end in self?.send(.chunk(fd: fd, id: id, bytes: bytes, end: end)) }
                     self.send(.streamHead(fd: fd, id: id, bytes: response.streamingHead(close: close), close: close, writer: writer))
-                    await produce(writer)
+                    let producing = Task { await produce(writer) }
+                    writer.cancelOnFailure(producing)
+                    await producing.value
                     writer.finish()
                 }
             }

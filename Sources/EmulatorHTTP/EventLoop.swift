@@ -189,6 +189,10 @@ final class EventLoop: @unchecked Sendable {
             if c.peerClosed { closeConnection(c) }
         }
         if c.peerClosed && !c.inFlight && !c.hasPendingOutput, connections[c.fd] === c { closeConnection(c) }
+        // A client that closes during a streaming response (events, which never end by
+        // themselves) has gone: HTTP/1.1 clients do not half-close while they wait for an answer,
+        // and the stream would otherwise hold its subscription until its next write fails.
+        if c.peerClosed && c.bodyWriter != nil, connections[c.fd] === c { closeConnection(c) }
     }
 
     /// Routes received bytes by protocol; while undecided, waits until the bytes either differ
@@ -257,6 +261,7 @@ final class EventLoop: @unchecked Sendable {
                 c.bodyWriter = writer
                 c.streamClose = close
                 flush(c)
+                if c.peerClosed, connections[fd] === c { closeConnection(c) }  // left before the stream began
             case .chunk(let fd, let id, let bytes, let end):
                 guard let c = connections[fd], c.id == id, let writer = c.bodyWriter else { continue }
                 c.output.append(contentsOf: HTTPResponse.chunk(bytes))

@@ -22,6 +22,7 @@ final class HTTP1BodyWriter: HTTPBodyWriter, @unchecked Sendable {
     struct State {
         var waiter: CheckedContinuation<Void, any Error>?
         var failed = false
+        var producer: Task<Void, Never>?
     }
 
     private let state = Mutex(State())
@@ -55,14 +56,27 @@ final class HTTP1BodyWriter: HTTPBodyWriter, @unchecked Sendable {
         w?.resume()
     }
 
-    /// The connection is gone: the producer's next (or current) write throws.
+    /// Runs the response's producer as `task`, cancelled when the connection goes away: a
+    /// producer waiting for its next event (a change feed that is quiet) would otherwise hold its
+    /// subscription until its next write fails.
+    func cancelOnFailure(_ task: Task<Void, Never>) {
+        let failed = state.withLock { s -> Bool in
+            s.producer = task
+            return s.failed
+        }
+        if failed { task.cancel() }
+    }
+
+    /// The connection is gone: the producer's next (or current) write throws, and its task is
+    /// cancelled.
     func fail() {
-        let w = state.withLock { s -> CheckedContinuation<Void, any Error>? in
+        let (w, producer) = state.withLock { s -> (CheckedContinuation<Void, any Error>?, Task<Void, Never>?) in
             s.failed = true
             defer { s.waiter = nil }
-            return s.waiter
+            return (s.waiter, s.producer)
         }
         w?.resume(throwing: HTTPBodyClosed())
+        producer?.cancel()
     }
 }
 

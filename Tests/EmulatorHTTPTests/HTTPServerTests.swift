@@ -300,4 +300,31 @@ let echo: HTTPResponder = { req in
             #expect(stopped.withLock { $0 }, "the producer ends once the client has gone")
         }
     }
+
+    /// A quiet event stream (no write due for a while) must not outlive its client: the producer's
+    /// task is cancelled as soon as the client closes, not at its next write.
+    @Test func aQuietStreamIsCancelledWhenTheClientCloses() async throws {
+        let cancelled = Mutex(false)
+        let responder: HTTPResponder = { _ in
+            var r = HTTPResponse(status: 200)
+            r.headers.add("Content-Type", "text/event-stream")
+            r.stream = { w in
+                try? await w.write(Array("hello\n".utf8))
+                do { try await Task.sleep(nanoseconds: 60_000_000_000) } catch { cancelled.withLock { $0 = true } }
+            }
+            return r
+        }
+        try await withServer(responder: responder) { bound in
+            let c = try RawClient(port: bound[0].port)
+            try c.send("GET /events HTTP/1.1\r\n\r\n")
+            #expect(await c.readRaw(until: "hello").contains("hello"))
+            shutdown(c.fd, Int32(SHUT_RDWR))
+            var waited = 0
+            while !cancelled.withLock({ $0 }) && waited < 100 {
+                try await Task.sleep(nanoseconds: 50_000_000)
+                waited += 1
+            }
+            #expect(cancelled.withLock { $0 }, "the producer is cancelled once the client has closed")
+        }
+    }
 }

@@ -78,16 +78,30 @@ extension UIAssets {
    * Events (GET /emulator/v1/projects/{p}/events) through fetch, so the UI's header and the admin
    * token go with it; if the stream breaks it reconnects after a second, and if it cannot be
    * opened at all it falls back to polling the revision counter.
+   * After a reconnect it calls onChange({}) once, since changes in between were not seen.
+   * A hidden or departing page holds no stream (it reconnects when it is back): browsers
+   * allow six HTTP/1.1 connections per host, and streams kept open by background tabs or by pages
+   * in the back-forward cache would make the seventh page load wait for a free connection.
    */
   UI.watchProject = function (project, onChange) {
-    let stopped = false, timer = null, controller = null;
+    let stopped = false, timer = null, controller = null, wake = null, leaving = false, connected = false;
     const path = '/emulator/v1/projects/' + UI.enc(project);
+    const away = () => leaving || document.hidden;
+    const resume = () => { if (wake) { const w = wake; wake = null; w(); } };
+    const onHide = () => { leaving = true; if (controller) controller.abort(); };
+    const onShow = () => { leaving = false; if (!document.hidden) resume(); };
+    const onVisibility = () => { if (document.hidden) { if (controller) controller.abort(); } else if (!leaving) resume(); };
+    window.addEventListener('pagehide', onHide);
+    window.addEventListener('pageshow', onShow);
+    document.addEventListener('visibilitychange', onVisibility);
     async function stream() {
       controller = new AbortController();
       const headers = { 'X-Emulator-UI': '1', Accept: 'text/event-stream' };
       if (UI.token()) headers.Authorization = 'Bearer ' + UI.token();
       const r = await fetch(path + '/events', { headers, signal: controller.signal, cache: 'no-store' });
       if (!r.ok || !r.body || !(r.headers.get('content-type') || '').startsWith('text/event-stream')) throw new Error('no event stream');
+      if (connected && !stopped) onChange({});
+      connected = true;
       const reader = r.body.getReader();
       const decoder = new TextDecoder();
       let buffer = '';
@@ -116,14 +130,27 @@ extension UIAssets {
     async function run() {
       let failures = 0;
       while (!stopped) {
-        try { await stream(); failures = 0; } catch (e) { failures += 1; }
+        if (away()) {
+          await new Promise((resolve) => { wake = resolve; });
+          continue;
+        }
+        try { await stream(); failures = 0; } catch (e) { if (!away()) failures += 1; }
         if (stopped) return;
+        if (away()) continue;
         if (failures >= 3) return poll(null);  // no event stream here: poll instead
         await new Promise((resolve) => { timer = setTimeout(resolve, 1000); });
       }
     }
     run();
-    return () => { stopped = true; clearTimeout(timer); if (controller) controller.abort(); };
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+      if (controller) controller.abort();
+      window.removeEventListener('pagehide', onHide);
+      window.removeEventListener('pageshow', onShow);
+      document.removeEventListener('visibilitychange', onVisibility);
+      resume();
+    };
   };
   /** Calls fn every `ms` while the page is open and the tab visible (logs that are not documents). */
   UI.every = function (ms, fn) {

@@ -5,6 +5,7 @@ follows API writes without a reload, and hostile values are shown as text.
 
 Screenshots of every page land in .build/ui-screenshots (or UI_SCREENSHOTS_DIR: `UI_SCREENSHOTS_DIR=docs/ui`
 regenerates the pictures the README shows)."""
+import time
 import urllib.parse
 
 import pytest
@@ -214,6 +215,26 @@ def test_open_document_follows_api_writes_without_reload(story, driver):
     wait_text(driver, "tr[data-field='added']", "by the API")
     assert "2" in driver.find_element(By.CSS_SELECTOR, "tr[data-field='n']").text
     assert driver.execute_script("return window.__sameDocument") is True  # no reload happened
+
+
+def test_pages_left_behind_let_go_of_their_event_stream(story, driver):
+    """Every Firestore page holds an event stream. A page the browser leaves (and may keep in its
+    back-forward cache) or hides must close it: Chromium allows six HTTP/1.1 connections per host,
+    so the seventh page load used to wait about a minute for a free one. A page brought back
+    follows writes again."""
+    path = f"/v1/projects/{story['emu'].project}/databases/(default)/documents/notes/revisited"
+    api(story, "PATCH", path, json={"fields": {"n": {"integerValue": "0"}}})
+    for i in range(9):
+        driver.get("about:blank")
+        started = time.monotonic()
+        driver.get(url(story, "firestore", "notes/revisited"))
+        wait_text(driver, "tr[data-field='n']", "0", timeout=10)
+        assert time.monotonic() - started < 10, f"page load {i + 1} waited for a connection"
+    driver.get("about:blank")
+    driver.back()
+    wait_text(driver, "tr[data-field='n']", "0", timeout=10)
+    api(story, "PATCH", path, json={"fields": {"n": {"integerValue": "1"}}})
+    wait_text(driver, "tr[data-field='n']", "1", timeout=10)
 
 
 def test_hostile_values_are_shown_as_text(story, driver):
