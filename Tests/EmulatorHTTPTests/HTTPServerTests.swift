@@ -292,11 +292,7 @@ let echo: HTTPResponder = { req in
             try f.send("GET /forever HTTP/1.1\r\n\r\n")
             #expect(await f.readRaw(until: "tick").contains("tick"))
             shutdown(f.fd, Int32(SHUT_RDWR))
-            var waited = 0
-            while !stopped.withLock({ $0 }) && waited < 100 {
-                try await Task.sleep(nanoseconds: 50_000_000)
-                waited += 1
-            }
+            await waitUntil { stopped.withLock { $0 } }
             #expect(stopped.withLock { $0 }, "the producer ends once the client has gone")
         }
     }
@@ -319,12 +315,15 @@ let echo: HTTPResponder = { req in
             try c.send("GET /events HTTP/1.1\r\n\r\n")
             #expect(await c.readRaw(until: "hello").contains("hello"))
             shutdown(c.fd, Int32(SHUT_RDWR))
-            var waited = 0
-            while !cancelled.withLock({ $0 }) && waited < 100 {
-                try await Task.sleep(nanoseconds: 50_000_000)
-                waited += 1
-            }
+            await waitUntil { cancelled.withLock { $0 } }
             #expect(cancelled.withLock { $0 }, "the producer is cancelled once the client has closed")
         }
+    }
+}
+
+/// Polls `condition` every 50 ms for up to 5 s (tests then check it once more).
+private func waitUntil(_ condition: () -> Bool) async {
+    for _ in 0..<100 where !condition() {
+        try? await Task.sleep(nanoseconds: 50_000_000)
     }
 }
