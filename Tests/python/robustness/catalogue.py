@@ -33,7 +33,7 @@ BODY_ROUTES = [
     ("POST", "/emulator/v1/projects/{p}/accounts:purgeAnonymous"),
     ("POST", "/emulator/v1/projects/{p}/functions/tick:run"),
     ("POST", "/v1/projects/{p}/topics/orders:publish"),
-    ("POST", "/projects/{p}/locations/us-central1/queues/work/tasks"),
+    ("POST", "/projects/{p}/locations/us-central1/queues/jobs/tasks"),
     ("POST", "/oauth2.googleapis.com/token"),
     ("POST", DOCS + "/tasks"),
     ("PATCH", DOCS + "/tasks/t1"),
