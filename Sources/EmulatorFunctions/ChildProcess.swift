@@ -215,11 +215,7 @@ public final class ChildProcess: Sendable {
     /// Blocks the calling thread until the child has ended.
     public func waitUntilExit() -> Termination {
         let semaphore = DispatchSemaphore(value: 0)
-        if let t = state.withLock({ s -> Termination? in
-            if let t = s.termination { return t }
-            s.blockedWaiters.append(semaphore)
-            return nil
-        }) { return t }
+        if let t = terminationOrWaiting(on: semaphore) { return t }
         semaphore.wait()
         return state.withLock { $0.termination! }
     }
@@ -228,11 +224,7 @@ public final class ChildProcess: Sendable {
     /// on timeout.
     public func waitUntilExit(timeoutSeconds: Double) -> Termination? {
         let semaphore = DispatchSemaphore(value: 0)
-        if let t = state.withLock({ s -> Termination? in
-            if let t = s.termination { return t }
-            s.blockedWaiters.append(semaphore)
-            return nil
-        }) { return t }
+        if let t = terminationOrWaiting(on: semaphore) { return t }
         if semaphore.wait(timeout: .now() + timeoutSeconds) == .timedOut {
             // Leave the waiters (or take the signal that raced with the timeout).
             return state.withLock { s in
@@ -241,6 +233,15 @@ public final class ChildProcess: Sendable {
             }
         }
         return state.withLock { $0.termination }
+    }
+
+    /// The termination if the child has ended; else `semaphore` is signalled when it does.
+    private func terminationOrWaiting(on semaphore: DispatchSemaphore) -> Termination? {
+        state.withLock { s -> Termination? in
+            if let t = s.termination { return t }
+            s.blockedWaiters.append(semaphore)
+            return nil
+        }
     }
 
     /// Suspends until the child has ended.

@@ -13,7 +13,7 @@ import Testing
     static let values = ["", "0", "200", "application/grpc", "identity", "gzip, deflate", "trailers", "Bearer owner", "/"]
 
     /// A random value: recurring, short random text (any Unicode scalar), or long.
-    static func value(_ rng: inout HPACKTestRNG) -> String {
+    static func value(_ rng: inout SplitMix) -> String {
         switch rng.below(10) {
         case 0..<5: return values[rng.below(values.count)]
         case 5..<8:
@@ -29,13 +29,13 @@ import Testing
     }
 
     /// A random name: a known one or a made-up one.
-    static func name(_ rng: inout HPACKTestRNG) -> String {
+    static func name(_ rng: inout SplitMix) -> String {
         rng.below(4) == 0 ? "x-n\(rng.below(50))" : names[rng.below(names.count)]
     }
 
     @Test(arguments: [1, 2, 3, 4])
     func randomListsRoundTrip(seed: UInt64) throws {
-        var rng = HPACKTestRNG(state: seed)
+        var rng = SplitMix(seed: seed)
         var encoder = HPACKEncoder()
         var decoder = HPACKDecoder(maxTableSize: 4096, maxHeaderListSize: 1 << 30)
         for n in 0..<800 {

@@ -25,20 +25,7 @@ func hf(_ name: String, _ value: String, never: Bool = false) -> HPACKHeaderFiel
     HPACKHeaderField(name: name, value: value, neverIndexed: never)
 }
 
-/// SplitMix64: deterministic randomness for property tests (the seed is in the test).
-struct HPACKTestRNG {
-    /// The state.
-    var state: UInt64
-
-    /// The next 64 random bits.
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix {
     /// A number in `0..<n`.
     mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 }

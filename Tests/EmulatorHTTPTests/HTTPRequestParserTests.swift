@@ -118,7 +118,7 @@ func parseAll(_ chunks: [[UInt8]], maxHeader: Int = 64 * 1024, maxBody: Int = 1 
     }
 }
 
-/// Deterministic test randomness.
+/// SplitMix64: deterministic randomness for property tests (the seed is in the test).
 struct SplitMix {
     var state: UInt64
     init(seed: UInt64) { state = seed }
