@@ -29,6 +29,8 @@ public struct AuthPool: Sendable, Equatable {
     public private(set) var mfaSessions: [String: MfaSession] = [:]
     /// What changed since the journal last looked (persistence); not part of the data.
     var changes = AuthChangeSet()
+    /// Wrong SMS and TOTP codes (brute-force limits); not part of the data, never journaled.
+    var attempts = AttemptLimiter()
 
     /// An empty pool.
     public init(tenantId: String? = nil) { self.tenantId = tenantId }

@@ -1,4 +1,5 @@
 import EmulatorCore
+import EmulatorCrypto
 
 extension AuthService {
     /// `accounts:signInWithIdp` with fake IdP credentials, applying the trusted-provider table
@@ -103,7 +104,10 @@ extension AuthService {
     }
 
     /// `accounts:signInWithCustomToken`: unsigned emulator-style tokens, RS256 tokens (verified
-    /// when signed with our key; service-account signatures cannot be checked offline), or JSON.
+    /// when signed with a key we know; other service-account signatures cannot be checked offline),
+    /// or JSON. When unsigned tokens are refused (`auth.acceptUnsignedTokens: false`), only RS256
+    /// tokens signed by a key we know are: the emulator's own, a generated functions service
+    /// account, or one named in `auth.serviceAccounts` (`CustomTokenSigners`).
     /// Custom tokens never meet an MFA challenge (production treats them as MFA-ineligible).
     /// A token's `tenant_id` must name the request's tenant (`TENANT_ID_MISMATCH`).
     public func signInWithCustomToken(projectId: String, tenantId: String? = nil, body raw: [String: JSON]) async throws -> JSON {
@@ -111,17 +115,15 @@ extension AuthService {
         let sc = try scope(projectId, tenantId, b)
         _ = try policy(sc)
         guard let token = b.nonEmpty("token") else { throw EmulatorError.authBadRequest("MISSING_CUSTOM_TOKEN") }
+        let strict = !config.acceptUnsignedTokens
         let claims: [String: JSON]
         if token.hasPrefix("{") {
+            if strict { throw Self.unsignedCustomToken }
             guard case .object(let o)? = try? JSON.parse(token) else { throw EmulatorError.authBadRequest("INVALID_CUSTOM_TOKEN : ((Invalid JSON.))") }
             claims = o
         } else {
             guard let jwt = JWT.decode(token) else { throw EmulatorError.authBadRequest("INVALID_CUSTOM_TOKEN : ((Invalid JWT.))") }
-            if jwt.algorithm == "RS256", let key = keyring.existingKey, jwt.header["kid"]?.stringValue == key.kid,
-               !key.verifyRS256(jwt.signingInput, signature: jwt.signature)
-            {
-                throw EmulatorError.authBadRequest("INVALID_CUSTOM_TOKEN : ((Invalid signature.))")
-            }
+            try checkCustomTokenSignature(jwt, strict: strict)
             let aud = "https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit"
             guard jwt.payload["aud"]?.stringValue == aud else {
                 throw EmulatorError.authBadRequest("INVALID_CUSTOM_TOKEN : ((Invalid aud (audience): \(jwt.payload["aud"]?.stringValue ?? "") Note: Firebase ID Tokens / third-party tokens cannot be used with signInWithCustomToken.))")
@@ -174,5 +176,61 @@ extension AuthService {
         let cookie: String
         do { cookie = try JWT.encode(c, key: config.signIdTokens ? keyring.key() : nil) } catch { throw EmulatorError.internal("Could not sign the session cookie.") }
         return ["sessionCookie": .string(cookie)]
+    }
+}
+
+extension AuthService {
+    static let unsignedCustomToken = EmulatorError.authBadRequest(
+        "INVALID_CUSTOM_TOKEN : ((Unsigned custom tokens are refused: auth.acceptUnsignedTokens is false. Sign it with a service-account key named in auth.serviceAccounts, or mint one with POST /emulator/v1/projects/{project}/customTokens.))")
+
+    /// A custom token's signature: a key we know must verify it; in strict mode a key we know
+    /// must have signed it (`alg: none`, other algorithms and unknown keys are refused).
+    func checkCustomTokenSignature(_ jwt: JWT, strict: Bool) throws {
+        let kid = jwt.header["kid"]?.stringValue
+        let badSignature = EmulatorError.authBadRequest("INVALID_CUSTOM_TOKEN : ((Invalid signature.))")
+        switch jwt.algorithm {
+        case "RS256":
+            if let own = keyring.existingKey, kid == own.kid {
+                guard own.verifyRS256(jwt.signingInput, signature: jwt.signature) else { throw badSignature }
+            } else if let signer = customTokenSigners.signer(kid: kid) {
+                guard signer.key.verifyRS256(jwt.signingInput, signature: jwt.signature) else { throw badSignature }
+                if strict, let email = signer.email, jwt.payload["iss"]?.stringValue != email {
+                    throw EmulatorError.authBadRequest("INVALID_CUSTOM_TOKEN : ((The token's iss must be the service account \(email).))")
+                }
+            } else if strict {
+                throw EmulatorError.authBadRequest(
+                    "INVALID_CUSTOM_TOKEN : ((The custom token is signed by a key this emulator does not know (kid \(kid ?? "none")). Name the service-account key file in auth.serviceAccounts.))")
+            }
+        default:
+            if strict { throw Self.unsignedCustomToken }
+        }
+    }
+}
+
+extension AuthService {
+    /// `POST /emulator/v1/projects/{p}[/tenants/{t}]/customTokens` `{uid, claims?}`: a custom token
+    /// signed (RS256) with the emulator's own key, which `signInWithCustomToken` accepts in every
+    /// mode. The control plane's way for tests to get one when unsigned tokens are refused.
+    public func mintCustomToken(projectId: String, tenantId: String?, body raw: [String: JSON]) throws -> JSON {
+        let b = Body(raw)
+        guard let uid = b.nonEmpty("uid") else { throw EmulatorError.invalidArgument("uid is required.") }
+        guard uid.utf8.count <= 128 else { throw EmulatorError.invalidArgument("uid must be at most 128 bytes.") }
+        let now = now(projectId).seconds
+        let issuer = "firebase-auth-emulator@example.com"
+        var claims: [String: JSON] = [
+            "iss": .string(issuer), "sub": .string(issuer), "uid": .string(uid), "iat": .int(now), "exp": .int(now + 3600),
+            "aud": "https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit",
+        ]
+        if let c = raw["claims"], !c.isNull {
+            guard case .object = c else { throw EmulatorError.invalidArgument("claims must be an object.") }
+            _ = try Self.validateClaims(c.serialized())
+            claims["claims"] = c
+        }
+        if let tenantId { claims["tenant_id"] = .string(tenantId) }
+        let key: RSASigningKey
+        do { key = try keyring.key() } catch { throw EmulatorError.internal("Signing key unavailable.") }
+        let token: String
+        do { token = try JWT.encode(claims, key: key) } catch { throw EmulatorError.internal("Could not sign the custom token.") }
+        return ["token": .string(token)]
     }
 }

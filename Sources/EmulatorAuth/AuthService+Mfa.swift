@@ -112,9 +112,9 @@ extension AuthService {
                     st.setMfaSession(session, nil)
                     throw EmulatorError.authBadRequest("SESSION_EXPIRED")
                 }
-                guard let step = TOTP.match(code, secret: secret, at: now.seconds, window: window, usedUpTo: nil) else {
-                    throw EmulatorError.authBadRequest("INVALID_CODE")
-                }
+                let step = TOTP.match(code, secret: secret, at: now.seconds, window: window, usedUpTo: nil)
+                try st.checkCode(step != nil, subject: "totp-enrollment:" + user.localId, session: session, now: now.seconds) { $0.setMfaSession(session, nil) }
+                guard let step else { throw EmulatorError.authBadRequest("INVALID_CODE") }
                 guard var u = st.user(user.localId) else { throw EmulatorError.authBadRequest("USER_NOT_FOUND") }
                 guard u.mfaInfo.count < max else { throw EmulatorError.authBadRequest("SECOND_FACTOR_LIMIT_EXCEEDED") }
                 var f = MfaEnrollment(mfaEnrollmentId: ids.uid(), displayName: displayName, enrolledAt: now.milliseconds, totpSecret: secret)
@@ -145,7 +145,7 @@ extension AuthService {
                     st.setSms(session, nil)
                     throw EmulatorError.authBadRequest("SESSION_EXPIRED")
                 }
-                guard s.code == code else { throw EmulatorError.authBadRequest("INVALID_CODE") }
+                try st.checkCode(s.code == code, subject: "phone:" + s.phoneNumber, session: session, now: now.seconds) { $0.setSms(session, nil) }
                 guard var u = st.user(user.localId) else { throw EmulatorError.authBadRequest("USER_NOT_FOUND") }
                 if u.mfaInfo.contains(where: { $0.phoneNumber == s.phoneNumber }) {
                     throw EmulatorError.authBadRequest("SECOND_FACTOR_EXISTS : Phone number already enrolled as second factor for this account.")

@@ -95,10 +95,13 @@ extension AuthService {
             guard let f = user.mfaEnrollment(id) else { throw EmulatorError.authBadRequest("MFA_ENROLLMENT_NOT_FOUND") }
             guard let secret = f.totpSecret else { throw EmulatorError.authBadRequest("INVALID_ARGUMENT : MFA provider not supported!") }
             guard let code = ib.nonEmpty("verificationCode") else { throw EmulatorError.authBadRequest("MISSING_CODE") }
-            // A code already accepted (or an older one) is refused: RFC 6238 §5.2.
-            guard let step = TOTP.match(code, secret: secret, at: now.seconds, window: pol.mfa.adjacentIntervals, usedUpTo: f.totpLastCounter) else {
-                throw EmulatorError.authBadRequest("INVALID_CODE")
+            // A code already accepted (or an older one) is refused: RFC 6238 §5.2. Wrong codes
+            // count against the pending credential and the factor (`AttemptLimiter`).
+            let match = TOTP.match(code, secret: secret, at: now.seconds, window: pol.mfa.adjacentIntervals, usedUpTo: f.totpLastCounter)
+            try write(sc) { st in
+                try st.checkCode(match != nil, subject: "totp:\(user.localId)/\(id)", session: credential, now: now.seconds) { $0.setMfaSession(credential, nil) }
             }
+            guard let step = match else { throw EmulatorError.authBadRequest("INVALID_CODE") }
             factor = f
             totpStep = step
         } else {

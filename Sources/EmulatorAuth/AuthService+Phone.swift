@@ -47,8 +47,9 @@ extension AuthService {
     }
 
     /// Checks `code` against the SMS session without consuming it: `INVALID_SESSION_INFO`
-    /// (unknown), `SESSION_EXPIRED` (older than ten minutes; the session is dropped) or
-    /// `INVALID_CODE` (a wrong guess keeps the session).
+    /// (unknown), `SESSION_EXPIRED` (older than ten minutes; the session is dropped),
+    /// `TOO_MANY_ATTEMPTS_TRY_LATER` (too many wrong codes for the session or the number;
+    /// `AttemptLimiter`) or `INVALID_CODE` (a wrong guess keeps the session).
     func checkSms(_ sc: AuthScope, session: String, code: String) throws -> SmsCode {
         let now = now(sc)
         return try write(sc) { st -> SmsCode in
@@ -57,7 +58,7 @@ extension AuthService {
                 st.setSms(session, nil)
                 throw EmulatorError.authBadRequest("SESSION_EXPIRED")
             }
-            guard s.code == code else { throw EmulatorError.authBadRequest("INVALID_CODE") }
+            try st.checkCode(s.code == code, subject: "phone:" + s.phoneNumber, session: session, now: now.seconds) { $0.setSms(session, nil) }
             return s
         }
     }

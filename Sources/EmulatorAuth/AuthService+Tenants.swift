@@ -7,7 +7,7 @@ extension AuthService {
         let cfg = try TenantConfig(json: body)
         let ids = env(projectId).ids
         var base = String((cfg.displayName ?? "tenant").lowercased().filter { $0.isASCIIDigit || ("a"..."z").contains($0) || $0 == "-" }.prefix(20))
-        if base.isEmpty || !base.first!.isLetter { base = "tenant" + base }
+        if !(base.first?.isLetter ?? false) { base = "tenant" + base }
         let id = writeProject(projectId) { st -> String in
             var id: String
             repeat { id = base + "-" + ids.string(length: 5, alphabet: "abcdefghijklmnopqrstuvwxyz0123456789") } while st.tenants[id] != nil

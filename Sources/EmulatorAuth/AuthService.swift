@@ -22,6 +22,8 @@ public final class AuthService: Sendable {
     private let keyJournaled = Mutex<Bool>(false)
     /// ID tokens whose signature already verified (the checks that can change are never cached).
     let verifiedTokens = VerifiedTokenCache()
+    /// Service-account keys whose RS256 custom tokens are accepted in strict mode.
+    public let customTokenSigners = CustomTokenSigners()
 
     /// Creates the service. Key generation starts in the background when tokens are signed and no
     /// `keyring` is given.

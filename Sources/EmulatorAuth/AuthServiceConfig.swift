@@ -14,11 +14,15 @@ public struct AuthServiceConfig: Sendable, Equatable {
     public var passwordHashCost = 64
     /// When set, anonymous users whose last sign-in is older than this are purged automatically.
     public var anonymousTtlSeconds: Int64?
+    /// Service-account key files (JSON, as the Google Cloud console downloads them) whose RS256
+    /// custom tokens are accepted when unsigned tokens are refused; paths as given (the
+    /// configuration loader makes them absolute). Read by the wiring, not here (no file I/O).
+    public var serviceAccounts: [String] = []
 
     /// The defaults.
     public init() {}
 
-    /// Decodes `{acceptUnsignedTokens, signIdTokens, passwordHashCost, anonymousTtlSeconds}`; wrong types are
+    /// Decodes `{acceptUnsignedTokens, signIdTokens, passwordHashCost, anonymousTtlSeconds, serviceAccounts}`; wrong types are
     /// reported by name rather than ignored.
     public init(json: JSON) throws {
         guard case .object(let o) = json else { throw EmulatorError.invalidArgument("auth config must be an object.") }
@@ -38,6 +42,12 @@ public struct AuthServiceConfig: Sendable, Equatable {
                 throw EmulatorError.invalidArgument("auth.passwordHashCost must be an integer between 1 and 10000000.")
             }
             passwordHashCost = Int(i)
+        }
+        if let v = o["serviceAccounts"], !v.isNull {
+            guard case .array(let items) = v, let paths = Optional(items.compactMap(\.stringValue)), paths.count == items.count else {
+                throw EmulatorError.invalidArgument("auth.serviceAccounts must be an array of file paths.")
+            }
+            serviceAccounts = paths
         }
         if let v = o["anonymousTtlSeconds"], !v.isNull {
             guard let i = v.intValue, (1...1_000_000_000_000).contains(i) else {

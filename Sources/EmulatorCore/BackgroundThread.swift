@@ -28,7 +28,7 @@ public enum BackgroundThread {
         var tid: pthread_t?
         #endif
         let rc = pthread_create(&tid, &attr, { raw in
-            let b = Unmanaged<ThreadBody>.fromOpaque(UnsafeMutableRawPointer(raw)!).takeRetainedValue()
+            let b = Unmanaged<ThreadBody>.fromOpaque(UnsafeMutableRawPointer(raw)!).takeRetainedValue()  // trap-ok: pthread_create passes the non-nil context given below
             #if canImport(Glibc)
             if let name = b.name { nameCurrentThread(name) }
             #endif

@@ -33,9 +33,9 @@ public final class IDGenerator: Sendable {
         }
     }
 
-    /// A uniform integer in `0..<bound` (bound > 0), without modulo bias.
+    /// A uniform integer in `0..<bound`, without modulo bias; 0 when `bound` is 0.
     public func next(below bound: UInt64) -> UInt64 {
-        precondition(bound > 0)
+        guard bound > 0 else { return 0 }
         let limit = UInt64.max - UInt64.max % bound
         while true {
             let v = next()

@@ -40,13 +40,13 @@ extension JSON {
         case .object(let members):
             if members.isEmpty { out.append(contentsOf: "{}".utf8); return }
             out.append(UInt8(ascii: "{"))
-            for (n, key) in members.keys.sorted().enumerated() {
+            for (n, (key, value)) in members.sorted(by: { $0.key < $1.key }).enumerated() {
                 if n > 0 { out.append(UInt8(ascii: ",")) }
                 JSON.newline(&out, indent, level + 1)
                 JSON.writeString(key, to: &out)
                 out.append(UInt8(ascii: ":"))
                 if indent != nil { out.append(UInt8(ascii: " ")) }
-                members[key]!.write(to: &out, indent: indent, level: level + 1)
+                value.write(to: &out, indent: indent, level: level + 1)
             }
             JSON.newline(&out, indent, level)
             out.append(UInt8(ascii: "}"))

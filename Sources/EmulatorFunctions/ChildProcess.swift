@@ -99,7 +99,7 @@ public final class ChildProcess: Sendable {
                              searchPath: Bool = true, input: Input = .inherit, captureOutput: Bool = false,
                              errorOutput: ErrorOutput = .inherit,
                              onExit: (@Sendable (Termination) -> Void)? = nil) throws -> ChildProcess {
-        precondition(errorOutput != .output || captureOutput, "errorOutput: .output needs captureOutput")
+        precondition(errorOutput != .output || captureOutput, "errorOutput: .output needs captureOutput")  // trap-ok: a programming error in the caller's constant arguments
         // Parent ends (kept) and child ends (closed here once the child has them).
         var parentFds: [Int32] = []
         var childFds: [Int32] = []
@@ -194,7 +194,7 @@ public final class ChildProcess: Sendable {
             guard fd >= 0 else { return false }
             var offset = 0
             while offset < bytes.count {
-                let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }  // trap-ok: the loop runs only for a non-empty buffer
                 if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return false }
             }
             return true
@@ -217,7 +217,7 @@ public final class ChildProcess: Sendable {
         let semaphore = DispatchSemaphore(value: 0)
         if let t = terminationOrWaiting(on: semaphore) { return t }
         semaphore.wait()
-        return state.withLock { $0.termination! }
+        return state.withLock { $0.termination! }  // trap-ok: the semaphore is signalled after termination is set
     }
 
     /// Blocks the calling thread until the child has ended or `timeoutSeconds` have passed; nil
@@ -355,7 +355,7 @@ private final class Spawner: Sendable {
         jobs.withLock { $0.append { let r = job.body(); result.withLock { $0 = r }; done.signal() } }
         wake.signal()
         done.wait()
-        return result.withLock { $0! }
+        return result.withLock { $0! }  // trap-ok: the job sets the result before signalling
     }
 }
 

@@ -40,9 +40,11 @@ extension FunctionsHost {
     func enqueue(_ project: String, _ items: [Pending]) {
         guard !items.isEmpty else { return }
         let start = state.withLock { s -> Bool in
-            s[project, default: ProjectState()].queue.append(contentsOf: items)
-            if s[project]!.draining { return false }
-            s[project]!.draining = true
+            var p = s.removeValue(forKey: project) ?? ProjectState()
+            defer { s[project] = p }
+            p.queue.append(contentsOf: items)
+            if p.draining { return false }
+            p.draining = true
             return true
         }
         if start { Task.detached { [self] in await drain(project) } }

@@ -72,7 +72,9 @@ public final class FunctionsHost: Sendable {
 
     /// Removes every function of a codebase (a worker restarting re-registers its manifest).
     public func unregister(codebase: String) {
-        state.withLock { s in for k in s.keys { s[k]!.functions = s[k]!.functions.filter { $0.value.codebase != codebase } } }
+        state.withLock { s in
+            for k in s.keys { if let fns = s[k]?.functions { s[k]?.functions = fns.filter { $0.value.codebase != codebase } } }
+        }
     }
 
     /// Records what a codebase reports about itself (shown by the functions listing).
@@ -103,13 +105,16 @@ public final class FunctionsHost: Sendable {
 
     func record(_ project: String, _ r: InvocationRecord) {
         state.withLock { s in
-            s[project, default: ProjectState()].logs.append(r)
-            if s[project]!.logs.count > Self.maxLogs { s[project]!.logs.removeFirst(s[project]!.logs.count - Self.maxLogs) }
-            let n = s[project]!.logs.count
+            var logs = s[project, default: ProjectState()].logs
+            s[project]?.logs = []  // keeps the array uniquely referenced while it is edited
+            logs.append(r)
+            if logs.count > Self.maxLogs { logs.removeFirst(logs.count - Self.maxLogs) }
+            let n = logs.count
             if n > Self.maxInputs {
-                s[project]!.logs[n - Self.maxInputs - 1].input = nil
-                s[project]!.logs[n - Self.maxInputs - 1].event = nil
+                logs[n - Self.maxInputs - 1].input = nil
+                logs[n - Self.maxInputs - 1].event = nil
             }
+            s[project]?.logs = logs
         }
         logger.log(r.outcome == "ok" ? .debug : .warning, "functions", "\(r.function) [\(r.trigger)] attempt \(r.attempt): \(r.outcome)\(r.error.map { " — \($0)" } ?? "")")
     }
@@ -149,7 +154,7 @@ public final class FunctionsHost: Sendable {
     }
 
     func clear(_ project: String) { state.withLock { $0[project]?.queue = []; $0[project]?.logs = [] } }
-    func clearAll() { state.withLock { s in for k in s.keys { s[k]!.queue = []; s[k]!.logs = [] } } }
+    func clearAll() { state.withLock { s in for k in s.keys { s[k]?.queue = []; s[k]?.logs = [] } } }
 
     /// Invocation records of a project, oldest first.
     public func logs(project: String) -> [InvocationRecord] { state.withLock { $0[project]?.logs ?? [] } }

@@ -117,27 +117,6 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// A request path split into raw segments, each percent-decoded once (nil where the encoding is
-/// invalid), so that trying many templates does not decode the same text many times.
-struct RequestPath {
-    /// Segments as sent (still percent-encoded).
-    let raw: [Substring]
-    /// `raw`, percent-decoded.
-    let decoded: [String?]
-
-    init(_ raw: [Substring]) {
-        self.raw = raw
-        decoded = raw.map { PercentEncoding.decode(String($0)) }
-    }
-
-    /// Splits a request path (`/a/b%2Fc/d`) at `/`, ignoring one leading slash.
-    init(path: String) {
-        var p = Substring(path)
-        if p.hasPrefix("/") { p = p.dropFirst() }
-        self.init(p.isEmpty ? [] : p.split(separator: "/", omittingEmptySubsequences: false))
-    }
-}
-
 extension Substring {
     /// Whether the text ends with `:` followed by `verb`, compared byte by byte (String's generic
     /// `hasSuffix` walks grapheme clusters and showed up in profiles).

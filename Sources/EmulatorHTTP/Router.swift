@@ -78,8 +78,14 @@ public struct Router: Sendable {
     /// method `*` routes accept any method. When a more specific template matches the path under
     /// another method, the answer is 405 rather than a less specific route (so `POST
     /// /emulator/v1/status` is not handed to the catch-all functions route).
+    /// The path is normalized first (`RequestPath.normalized`); a path that cannot be is not found.
     public func resolve(method: String, path: String) -> Resolution {
-        let request = RequestPath(path: path)
+        guard case .success(let request) = RequestPath.normalized(path) else { return .notFound }
+        return resolve(method: method, path: request)
+    }
+
+    /// Resolves an already normalized path: the form the caller's own policy decisions read.
+    public func resolve(method: String, path request: RequestPath) -> Resolution {
         let m = method.uppercased()
         var best: (route: Route, match: RouteMatch)?
         var bestOther: [Int]?
@@ -90,7 +96,8 @@ public struct Router: Sendable {
             let methodOK = route.method == m || route.method == "*" || (m == "HEAD" && route.method == "GET")
             guard methodOK else {
                 otherMethods.insert(route.method)
-                if bestOther == nil || bestOther!.lexicographicallyPrecedes(score) { bestOther = score }
+                if let b = bestOther, !b.lexicographicallyPrecedes(score) { return }
+                bestOther = score
                 return
             }
             if let b = best {

@@ -81,7 +81,7 @@ extension DatabaseState {
                 for o in options { if let k = o.equalityKey, let hit = index[k] { set.formUnion(hit) } }
             default: continue
             }
-            if best == nil || set.count < best!.count { best = set }
+            if set.count < best?.count ?? Int.max { best = set }
         }
         return best.map(Array.init)
     }

@@ -102,11 +102,13 @@ struct DatabaseState: Sendable {
 
     mutating func indexRemove(_ path: String) {
         let coll = DocumentName.collection(of: path)
-        guard let list = collections[coll] else { return }
+        guard var list = collections[coll] else { return }
         let i = insertionIndex(list, path)
         guard i < list.count, list[i] == path else { return }
-        collections[coll]!.remove(at: i)
-        if collections[coll]!.isEmpty {
+        collections[coll] = nil  // keeps `list` uniquely referenced while it is edited
+        list.remove(at: i)
+        collections[coll] = list
+        if list.isEmpty {
             collections[coll] = nil
             groups[DocumentName.lastSegment(coll)]?.remove(coll)
         }

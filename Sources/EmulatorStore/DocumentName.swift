@@ -56,17 +56,21 @@ public enum DocumentName {
         }
     }
 
-    static func isNumericId(_ s: Substring) -> Bool {
-        s.hasPrefix("__id") && s.hasSuffix("__") && s.count > 6 && Int64(s.dropFirst(4).dropLast(2)) != nil
+    static func isNumericId(_ s: Substring) -> Bool { numericId(s) != nil }
+
+    /// The number of a numeric `__id<n>__` id.
+    static func numericId(_ s: Substring) -> Int64? {
+        guard s.hasPrefix("__id"), s.hasSuffix("__"), s.count > 6 else { return nil }
+        return Int64(s.dropFirst(4).dropLast(2))
     }
 
     /// Orders full or relative names segment by segment (numeric `__id<n>__` ids first, by number).
     static func compareNames(_ a: String, _ b: String) -> Int {
         let x = a.split(separator: "/"), y = b.split(separator: "/")
         for (p, q) in zip(x, y) where p != q {
-            let np = isNumericId(p), nq = isNumericId(q)
-            if np && nq { return Int64(p.dropFirst(4).dropLast(2))! < Int64(q.dropFirst(4).dropLast(2))! ? -1 : 1 }
-            if np != nq { return np ? -1 : 1 }
+            let np = numericId(p), nq = numericId(q)
+            if let np, let nq { return np < nq ? -1 : 1 }
+            if (np == nil) != (nq == nil) { return np != nil ? -1 : 1 }
             return p.utf8.lexicographicallyPrecedes(q.utf8) ? -1 : 1
         }
         return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)

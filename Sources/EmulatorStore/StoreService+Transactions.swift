@@ -55,7 +55,7 @@ extension StoreService {
             return (t.readTime, t.readOnly ? nil : Base64.encode(id), nil)
         case .newTransaction(let readOnly, let readTime):
             let id = try open(&data, env, readOnly: readOnly, readTime: readTime, idle: idle)
-            let t = data.transactions[Base64.encode(id)]!
+            guard let t = data.transactions[Base64.encode(id)] else { throw EmulatorError.internal("The new transaction was not recorded.") }
             return (t.readTime, readOnly ? nil : Base64.encode(id), id)
         }
     }

@@ -37,12 +37,12 @@ public struct FieldTransform: Sendable, Equatable {
         let path = try FieldPath(parsing: json["fieldPath"]?.stringValue ?? "")
         self.path = path
         func number(_ key: String) throws -> Value {
-            let v = try Value(json: json[key]!, field: "\(key) on \(path)")
+            let v = try Value(json: json[key] ?? .null, field: "\(key) on \(path)")
             guard v.isNumber else { throw EmulatorError.invalidArgument("'\(key)' on '\(path)' needs an integer or double operand.") }
             return v
         }
         func array(_ key: String) throws -> [Value] {
-            let v = try Value(json: ["arrayValue": json[key]!], field: "\(key) on \(path)")
+            let v = try Value(json: ["arrayValue": json[key] ?? .null], field: "\(key) on \(path)")
             guard case .array(let a) = v else { return [] }
             return a
         }
@@ -73,7 +73,7 @@ public struct FieldTransform: Sendable, Equatable {
                 let (s, overflow) = a.addingReportingOverflow(b)
                 r = .integer(overflow ? (b > 0 ? .max : .min) : s)
             } else {
-                r = .double(cur.numericDouble! + op.numericDouble!)
+                r = .double((cur.numericDouble ?? 0) + (op.numericDouble ?? 0))  // both are numbers (checked above)
             }
             return (r, r)
         case .maximum(let op), .minimum(let op):

@@ -98,11 +98,11 @@ extension Value {
     }
 
     static func compareMaps(_ x: [String: Value], _ y: [String: Value]) -> Int {
-        let kx = x.keys.sorted { compareUTF8($0, $1) < 0 }, ky = y.keys.sorted { compareUTF8($0, $1) < 0 }
+        let kx = x.sorted { compareUTF8($0.key, $1.key) < 0 }, ky = y.sorted { compareUTF8($0.key, $1.key) < 0 }
         for (a, b) in zip(kx, ky) {
-            let c = compareUTF8(a, b)
+            let c = compareUTF8(a.key, b.key)
             if c != 0 { return c }
-            let v = compare(x[a]!, y[b]!)
+            let v = compare(a.value, b.value)
             if v != 0 { return v }
         }
         return cmp(kx.count, ky.count)
@@ -136,7 +136,7 @@ extension Value {
             return "a[" + parts.joined(separator: ",") + "]"
         case .map(let m):
             var parts: [String] = []
-            for k in m.keys.sorted() { guard let v = m[k]!.equalityKey else { return nil }; parts.append(k.debugDescription + ":" + v) }
+            for (k, value) in m.sorted(by: { $0.key < $1.key }) { guard let v = value.equalityKey else { return nil }; parts.append(k.debugDescription + ":" + v) }
             return (isVector ? "v{" : "m{") + parts.joined(separator: ",") + "}"
         case .timestamp(let t): return "t\(t.seconds).\(t.nanos / 1000)"
         default: return "\(typeOrder):" + json.serialized()

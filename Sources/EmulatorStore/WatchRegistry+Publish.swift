@@ -23,10 +23,11 @@ struct WatchDeltaCollector {
 
     private mutating func update(_ t: WatchTarget, _ path: String, _ body: (inout WatchDelta) -> Void) {
         let id = t.key.session
-        if sessions[id] == nil { sessions[id] = (t.sink, [:]) }
-        var d = sessions[id]!.deltas[path] ?? WatchDelta(path: path, document: nil, targets: [], removedTargets: [], deleted: false)
+        var session = sessions.removeValue(forKey: id) ?? (t.sink, [:])
+        var d = session.deltas[path] ?? WatchDelta(path: path, document: nil, targets: [], removedTargets: [], deleted: false)
         body(&d)
-        sessions[id]!.deltas[path] = d
+        session.deltas[path] = d
+        sessions[id] = session
     }
 
     /// Delivers one `changed` event per session that saw anything (deltas in name order, target

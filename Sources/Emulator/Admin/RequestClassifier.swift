@@ -2,12 +2,13 @@ import EmulatorHTTP
 
 /// Works out which project, service and operation a routed request is, so faults can match it.
 enum RequestClassifier {
-    /// The project and fault target of a request, or nil for admin/status routes.
-    static func classify(_ req: HTTPRequest, _ match: RouteMatch, projects: ProjectRegistry) -> (String, FaultTarget)? {
+    /// The project and fault target of a request, or nil for admin/status routes. Reads the
+    /// matched template and the normalized path (the router's view), never the raw path.
+    static func classify(_ req: HTTPRequest, _ requestPath: RequestPath, _ match: RouteMatch, projects: ProjectRegistry) -> (String, FaultTarget)? {
         let template = match.template.description
-        let path = req.path
+        let path = "/" + requestPath.decoded.map { $0 ?? "" }.joined(separator: "/")
         if template.hasPrefix("/emulator") || template == "/" || template == "/emulators" { return nil }
-        if path.hasPrefix("/v1/projects/") {
+        if template.hasPrefix("/v1/projects/") {
             let project = match.params["project"] ?? ""
             let docPath = match.params["path"] ?? ""
             let method: String
@@ -25,8 +26,8 @@ enum RequestClassifier {
             }
             return (project, FaultTarget(service: "firestore", method: method, path: docPath))
         }
-        if path.hasPrefix("/identitytoolkit.googleapis.com/") || path.hasPrefix("/securetoken.googleapis.com/")
-            || path.hasPrefix("/www.googleapis.com/")
+        if template.hasPrefix("/identitytoolkit.googleapis.com/") || template.hasPrefix("/securetoken.googleapis.com/")
+            || template.hasPrefix("/www.googleapis.com/")
         {
             let method = match.template.verb ?? String(path.split(separator: "/").last ?? "")
             let project = match.params["project"] ?? match.params["targetProjectId"]

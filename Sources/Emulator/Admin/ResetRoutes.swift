@@ -67,10 +67,12 @@ enum ResetRoutes {
         s.projects.restartSequence(of: p)
     }
 
+    /// A snapshot name: 1-100 ASCII letters, digits, `.`, `_`, `-`, and not `.` or `..` (a URL
+    /// path cannot address those: they are dot segments, refused by `RequestPath`).
     static func snapshotName(_ v: JSON?) throws -> String {
-        guard let name = v?.stringValue, !name.isEmpty, name.count <= 100,
+        guard let name = v?.stringValue, !name.isEmpty, name.utf8.count <= 100, name != ".", name != "..",
               name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0) })
-        else { throw EmulatorError.invalidArgument("snapshot 'name' must be 1-100 characters of letters, digits, '.', '_' or '-'") }
+        else { throw EmulatorError.invalidArgument("snapshot 'name' must be 1-100 characters of letters, digits, '.', '_' or '-', and not '.' or '..'") }
         return name
     }
 }

@@ -71,8 +71,8 @@ struct BrowserPolicy: Sendable {
             let site = request.headers["Sec-Fetch-Site"]?.lowercased()
             guard origin != nil || site != nil else { return nil }  // not a browser
             let trusted = kind == .same || kind == .allowed
-            if let kind, !trusted {
-                return Self.forbidden("The control plane (\(request.path)) refuses browser requests from origin '\(origin!)' (\(kind == .local ? "a local page of another origin" : "another site")): only the emulator's own UI, or an origin allowed with --allowed-origin, may use it.")
+            if let kind, let origin, !trusted {
+                return Self.forbidden("The control plane (\(request.path)) refuses browser requests from origin '\(origin)' (\(kind == .local ? "a local page of another origin" : "another site")): only the emulator's own UI, or an origin allowed with --allowed-origin, may use it.")
             }
             if let site, site != "same-origin", site != "none", kind != .allowed {
                 return Self.forbidden("The control plane (\(request.path)) refuses browser requests made from another site (Sec-Fetch-Site: \(site)).")
@@ -137,7 +137,7 @@ struct BrowserPolicy: Sendable {
             guard let close = a.firstIndex(of: "]") else { return String(a) }
             return String(a[a.index(after: a.startIndex)..<close])
         }
-        if let colon = a.lastIndex(of: ":"), a[a.index(after: colon)...].allSatisfy(\.isNumber) { a = a[..<colon] }
+        if let colon = a.lastIndex(of: ":"), a[a.index(after: colon)...].utf8.allSatisfy(isASCIIDigit) { a = a[..<colon] }
         while a.hasSuffix(".") { a = a.dropLast() }
         return String(a)
     }
@@ -148,11 +148,24 @@ struct BrowserPolicy: Sendable {
     }
 
     /// An IPv4 dotted quad or an IPv6 address (a name with a `:` cannot be a DNS name).
-    static func isIPLiteral(_ name: String) -> Bool { isIPv4(name) || (name.contains(":") && name.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }) }
+    /// Header values are attacker-controlled: only ASCII counts (`Character.isNumber` and
+    /// `isHexDigit` accept superscripts and fullwidth forms, which `Int(_:)` then refuses).
+    static func isIPLiteral(_ name: String) -> Bool {
+        isIPv4(name) || (name.contains(":") && name.utf8.allSatisfy { isASCIIHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") })
+    }
 
+    /// A dotted quad of ASCII decimal numbers, each at most 255.
     static func isIPv4(_ name: String) -> Bool {
-        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { p in !p.isEmpty && p.count <= 3 && p.allSatisfy(\.isNumber) && Int(p)! <= 255 }
+        let parts = name.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { p in
+            !p.isEmpty && p.count <= 3 && p.allSatisfy(isASCIIDigit) && p.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) } <= 255
+        }
+    }
+
+    static func isASCIIDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
+
+    static func isASCIIHexDigit(_ b: UInt8) -> Bool {
+        isASCIIDigit(b) || (b >= UInt8(ascii: "a") && b <= UInt8(ascii: "f")) || (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "F"))
     }
 
     static func isWildcardAddress(_ host: String) -> Bool { host == "0.0.0.0" || host == "::" || host.isEmpty }

@@ -106,7 +106,7 @@ public enum ConfigLoader {
             guard let v = root[key], !v.isNull else { continue }
             guard case .object = v else { throw CLIError("config file '\(path)': '\(key)' must be an object") }
             switch key {
-            case "auth": c.auth = v
+            case "auth": c.auth = resolveAuthPaths(v, dir)
             case "firestore": c.firestore = v
             default: c.functions = resolveFunctionPaths(v, dir)
             }
@@ -118,6 +118,13 @@ public enum ConfigLoader {
         }
         if let d = try string("import") { c.importDir = resolve(d, dir) }
         if let d = try string("exportOnExit") { c.exportOnExit = resolve(d, dir) }
+    }
+
+    /// `auth.serviceAccounts` key files are relative to the config file.
+    static func resolveAuthPaths(_ v: JSON, _ dir: String) -> JSON {
+        guard case .object(var o) = v, case .array(let files)? = o["serviceAccounts"] else { return v }
+        o["serviceAccounts"] = .array(files.map { f in f.stringValue.map { .string(resolve($0, dir)) } ?? f })
+        return .object(o)
     }
 
     /// Codebase working directories, watched folders and sources are relative to the config file.
@@ -137,7 +144,7 @@ public enum ConfigLoader {
         let entries: [JSON]
         switch v {
         case nil, .null?: return []
-        case .object?: entries = [v!]
+        case .object(let o)?: entries = [.object(o)]
         case .array(let a)?: entries = a
         default: throw CLIError("config file '\(path)': 'functions' must be an object or a list of objects")
         }

@@ -19,36 +19,46 @@ public final class EmulatorApp: Sendable {
         self.browser = BrowserPolicy(config: services.config)
     }
 
-    /// Answers one request; never throws.
+    /// Answers one request; never throws. The path is normalized here, once (`RequestPath`), and
+    /// every decision after this reads that form: the control-plane test, the browser rules, the
+    /// admin token, routing and faults. A path without one meaning is refused with 400.
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
         let started = WallClock().now()
-        let controlPlane = Self.isControlPlane(request)
-        var response = await route(request, controlPlane: controlPlane)
+        let path = RequestPath.normalized(request.path)
+        // A path that cannot be normalized is treated as control plane: no CORS grant for it.
+        let controlPlane = (try? path.get()).map(Self.isControlPlane) ?? true
+        var response = await route(request, path: path, controlPlane: controlPlane)
         CORS.apply(to: &response, for: request, policy: browser, controlPlane: controlPlane)
         let ms = Double(WallClock().now().microseconds - started.microseconds) / 1000
         services.logger.log(.debug, "http", "\(request.method) \(request.path) \(response.status) \(String(format3(ms)))ms")
         return response
     }
 
-    /// Control-plane routes (the admin token guards them): `/emulator/...` and Firestore's `/reset`.
-    /// The OOB action page (`/emulator/action`) stays open: people follow those links in a browser.
-    static func isControlPlane(_ r: HTTPRequest) -> Bool {
-        if r.path == "/reset" { return true }
-        return r.path.hasPrefix("/emulator/") && !r.path.hasPrefix("/emulator/action")
+    /// Control-plane routes (the admin token guards them): `/emulator/...` and Firestore's `/reset`,
+    /// judged on the decoded segments. The OOB action page (`/emulator/action`) stays open: people
+    /// follow those links in a browser.
+    static func isControlPlane(_ path: RequestPath) -> Bool {
+        if path.count == 1, path.segment(0) == "reset" { return true }
+        return path.segment(0) == "emulator" && path.segment(1) != "action"
     }
 
-    private func route(_ request: HTTPRequest, controlPlane: Bool) async -> HTTPResponse {
+    private func route(_ request: HTTPRequest, path normalized: Result<RequestPath, RequestPath.Problem>, controlPlane: Bool) async -> HTTPResponse {
         if let refusal = browser.hostRefusal(for: request) { return ErrorResponder.response(for: refusal) }
+        let path: RequestPath
+        switch normalized {
+        case .success(let p): path = p
+        case .failure(let problem): return ErrorResponder.response(for: .invalidArgument(problem.message))
+        }
         if let preflight = CORS.preflight(for: request, policy: browser, controlPlane: controlPlane) { return preflight }
         if let refusal = browser.refusal(for: request, controlPlane: controlPlane) { return ErrorResponder.response(for: refusal) }
         if let token = services.config.adminToken, controlPlane, request.bearerToken != token {
             return ErrorResponder.response(for: .unauthenticated(
                 "This emulator requires an admin token for /emulator/v1 and /reset: send Authorization: Bearer <token>."))
         }
-        switch router.resolve(method: request.method, path: request.path) {
+        switch router.resolve(method: request.method, path: path) {
         case .found(let handler, let match):
             do {
-                try await injectFault(request, match)
+                try await injectFault(request, path, match)
                 return try await handler(request, match)
             } catch {
                 return ErrorResponder.response(for: error, logger: services.logger)
@@ -67,9 +77,9 @@ public final class EmulatorApp: Sendable {
 
 extension EmulatorApp {
     /// Applies the first matching injected fault: waits `delayMs`, then throws its error if any.
-    func injectFault(_ request: HTTPRequest, _ match: RouteMatch) async throws {
+    func injectFault(_ request: HTTPRequest, _ path: RequestPath, _ match: RouteMatch) async throws {
         guard services.faults.hasRules,
-              let (project, target) = RequestClassifier.classify(request, match, projects: services.projects),
+              let (project, target) = RequestClassifier.classify(request, path, match, projects: services.projects),
               let rule = services.faults.fire(projectId: project, target: target) else { return }
         if rule.delayMs > 0 { try? await Task.sleep(nanoseconds: UInt64(rule.delayMs) * 1_000_000) }
         if let e = rule.error { throw e }

@@ -75,7 +75,7 @@ public final class EmulatorRuntime: Sendable {
             if config.singlePort != nil { index = 0 } else if p == 0 {
                 index = ports.indices.filter { ports[$0] == 0 }[zeroIndex]
                 zeroIndex += 1
-            } else { index = ports.firstIndex(of: p)! }
+            } else { index = ports.firstIndex(of: p) ?? 0 }  // every port in serviceForPort is in ports
             addresses.append(ServiceAddress(name: name, host: config.host, port: bound[index].port))
         }
         services.directory.set(addresses)
@@ -83,7 +83,7 @@ public final class EmulatorRuntime: Sendable {
         startAnonymousPurge(services)
         let runtime = EmulatorRuntime(app: app, server: server, addresses: addresses, workers: [])
         let workers = try startWorkers(config: config, services: services, environment: runtime.clientEnvironment)
-        let credentials = DummyCredentials()
+        let credentials = DummyCredentials(signers: services.auth.customTokenSigners)
         let python = try PythonCodebases.start(config: config, services: services, addresses: addresses, hostPort: runtime.hostPort,
                                                credentials: credentials)
         for w in workers where !(await w.waitUntilReady(timeout: 120)) {
@@ -183,8 +183,9 @@ public final class EmulatorRuntime: Sendable {
         }
     }
 
-    /// Loopback names and addresses (`localhost`, `127.0.0.0/8`, `::1`).
+    /// Loopback names and addresses (`localhost`, `127.0.0.0/8` as a dotted quad, `::1`). A DNS
+    /// name that merely starts with `127.` (`127.0.0.1.example.test`) can resolve anywhere.
     public static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+        host == "localhost" || host == "::1" || host == "[::1]" || (host.hasPrefix("127.") && BrowserPolicy.isIPv4(host))
     }
 }

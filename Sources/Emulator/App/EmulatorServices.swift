@@ -2,6 +2,7 @@ import EmulatorAuth
 import EmulatorCore
 import EmulatorFunctions
 import EmulatorStore
+import FoundationEssentials
 
 /// The services of one emulator process and what they share. Route registration functions get
 /// this bundle; each service issue adds its service here.
@@ -70,6 +71,16 @@ public struct EmulatorServices: Sendable {
             throw CLIError("config: \(e.message)")
         }
         self.auth = auth
+        for path in auth.config.serviceAccounts {
+            do {
+                let text = try String(contentsOfFile: path, encoding: .utf8)
+                try auth.customTokenSigners.trust(serviceAccount: try JSON.parse(text))
+            } catch let e as EmulatorError {
+                throw CLIError("auth.serviceAccounts: '\(path)': \(e.message)")
+            } catch {
+                throw CLIError("auth.serviceAccounts: cannot read '\(path)'")
+            }
+        }
         let functions = FunctionsHost(environments: projects, logger: logger,
                                       retryBaseDelay: config.functions["retryBaseDelaySeconds"]?.doubleValue ?? 0.05)
         self.functions = functions

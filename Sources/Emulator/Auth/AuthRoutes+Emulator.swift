@@ -27,6 +27,9 @@ extension AuthRoutes {
             }
             r.get("\(base)/oobCodes") { _, m in json(try auth.listOobCodes(projectId: m["project"], tenantId: m.params["tenant"])) }
             r.get("\(base)/verificationCodes") { _, m in json(try auth.listVerificationCodes(projectId: m["project"], tenantId: m.params["tenant"])) }
+            r.post("\(base)/customTokens") { req, m in
+                json(try auth.mintCustomToken(projectId: m["project"], tenantId: m.params["tenant"], body: try AuthCall.decodeBody(req)))
+            }
         }
         r.get("/emulator/v1/projects/{project}/config") { _, m in json(auth.getConfig(projectId: m["project"])) }
         r.patch("/emulator/v1/projects/{project}/config") { req, m in

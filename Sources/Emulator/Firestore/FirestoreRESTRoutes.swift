@@ -51,12 +51,12 @@ enum FirestoreRESTRoutes {
             let masks = req.queryValues("updateMask.fieldPaths")
             if !masks.isEmpty { q["updateMask"] = ["fieldPaths": .array(masks.map { .string($0) })] }
             q["mask"] = mask(req)
-            q["currentDocument"] = try precondition(req)
+            q["currentDocument"] = try currentDocument(req)
             return .json(try api.updateDocument(.object(q), context(req)))
         }
         r.delete(prefix + "/{path=**}") { req, m in
             var q: [String: JSON] = ["name": .string(name(m, m["path"]))]
-            q["currentDocument"] = try precondition(req)
+            q["currentDocument"] = try currentDocument(req)
             return .json(try api.deleteDocument(.object(q), context(req)))
         }
         for base in [prefix, prefix + "/{path=**}"] {
@@ -136,7 +136,7 @@ enum FirestoreRESTRoutes {
     }
 
     /// `currentDocument.exists` / `currentDocument.updateTime` query parameters as a `Precondition`.
-    static func precondition(_ req: HTTPRequest) throws -> JSON? {
+    static func currentDocument(_ req: HTTPRequest) throws -> JSON? {
         if let e = req.query("currentDocument.exists") {
             guard let b = Bool(e) else { throw EmulatorError.invalidArgument("currentDocument.exists must be true or false.") }
             return ["exists": .bool(b)]

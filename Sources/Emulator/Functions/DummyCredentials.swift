@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import EmulatorAuth
 import EmulatorCore
 import EmulatorCrypto
 import FoundationEssentials
@@ -12,6 +13,12 @@ import FoundationEssentials
 /// State (the folder and the files made) is behind a `Mutex`.
 final class DummyCredentials: Sendable {
     private let state = Mutex<(directory: String?, files: [String: String])>((nil, [:]))
+    /// Where each generated key is registered as a custom-token signer (function code may sign
+    /// custom tokens with its service account when unsigned tokens are refused).
+    private let signers: CustomTokenSigners?
+
+    /// Credentials whose keys `signers` will trust.
+    init(signers: CustomTokenSigners? = nil) { self.signers = signers }
 
     /// The file for `project` (made on first use): `type: service_account`, a fresh RSA key.
     func file(project: String, emulator: String) throws -> String {
@@ -24,6 +31,7 @@ final class DummyCredentials: Sendable {
             "token_uri": .string("http://\(emulator)/oauth2.googleapis.com/token"),
             "universe_domain": "googleapis.com",
         ]
+        signers?.trust(keyId: key.kid, email: account["client_email"]?.stringValue, key: key)
         return try state.withLock { s in
             if let f = s.files[project] { return f }
             if s.directory == nil {
@@ -32,7 +40,8 @@ final class DummyCredentials: Sendable {
                 guard let made = mkdtemp(&template) else { throw CLIError("cannot create a folder for dummy credentials in \(tmp)") }
                 s.directory = String(cString: made)
             }
-            let path = s.directory! + "/\(project).json"
+            guard let directory = s.directory else { throw CLIError("cannot create a folder for dummy credentials") }
+            let path = directory + "/\(project).json"
             let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
             guard fd >= 0 else { throw CLIError("cannot write \(path)") }
             let bytes = account.serializedBytes(pretty: true)

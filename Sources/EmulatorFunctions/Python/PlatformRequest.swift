@@ -51,7 +51,7 @@ public struct PlatformRequest: Sendable, Equatable {
     /// One field name as a field path segment.
     static func fieldPath(_ name: String) -> String {
         let simple = !name.isEmpty && name.unicodeScalars.allSatisfy { $0.isASCIILetter || $0 == "_" || ("0"..."9").contains($0) }
-            && !("0"..."9").contains(name.unicodeScalars.first!)
+            && !(name.unicodeScalars.first.map { ("0"..."9").contains($0) } ?? false)
         if simple { return name }
         return "`" + name.replacing("\\", with: "\\\\").replacing("`", with: "\\`") + "`"
     }

@@ -16,12 +16,12 @@ extension PythonCodebase {
             var w: [Waiter] = []
             for k in s.functions.keys {
                 // Calls waiting for a process are served by the new launcher; running ones are gone.
-                s.functions[k]!.spawn = nil
-                s.functions[k]!.port = nil
-                if s.stopped { w += s.functions[k]!.waiters.values; s.functions[k]!.waiters = [:] }
+                s.functions[k]?.spawn = nil
+                s.functions[k]?.port = nil
+                if s.stopped { w += s.functions[k]?.waiters.values ?? [:].values; s.functions[k]?.waiters = [:] }
             }
             for (id, sp) in s.spawns where sp.exit == nil {
-                s.spawns[id]!.exit = "stopped with the launcher"
+                s.spawns[id]?.exit = "stopped with the launcher"
                 for o in sp.open.values { o.abandon() }
             }
             defer { s.launcher = nil }
@@ -145,7 +145,7 @@ extension PythonCodebase {
             for (name, slot) in s.functions where slot.spawn == nil && (!slot.waiters.isEmpty || config.prestart && s.phase == .ready) {
                 s.counter += 1
                 let id = "\(name)#\(s.counter)"
-                s.functions[name]!.spawn = id
+                s.functions[name]?.spawn = id
                 s.spawns[id] = Spawn(function: name)
                 out.append((l, id, s.environment.forFunction(name, signatureType: slot.endpoint.signatureType)))
             }
@@ -169,10 +169,12 @@ extension PythonCodebase {
     /// Spawn `id` imported its module and accepts connections: its waiting callers go on.
     func started(_ id: String, port: Int) {
         let (name, waiters, ms) = state.withLock { s -> (String?, [Waiter], Double) in
-            guard let sp = s.spawns[id], sp.exit == nil, let name = sp.function, s.functions[name]?.spawn == id else { return (nil, [], 0) }
-            s.functions[name]!.port = port
-            defer { s.functions[name]!.waiters = [:] }
-            return (name, Array(s.functions[name]!.waiters.values), Double(monotonicNanos() - sp.startedAt) / 1e6)
+            guard let sp = s.spawns[id], sp.exit == nil, let name = sp.function, var slot = s.functions[name], slot.spawn == id else { return (nil, [], 0) }
+            let waiters = Array(slot.waiters.values)
+            slot.port = port
+            slot.waiters = [:]
+            s.functions[name] = slot
+            return (name, waiters, Double(monotonicNanos() - sp.startedAt) / 1e6)
         }
         guard let name else { return }
         logger.log(.info, "functions", "\(label): \(name) started in \(Int(ms)) ms on port \(port)")
@@ -189,12 +191,14 @@ extension PythonCodebase {
             // Keep the records of the last exited processes (their tails explain failed calls).
             let exited = s.spawns.filter { $0.value.exit != nil }
             if exited.count > 64, let oldest = exited.min(by: { $0.value.startedAt < $1.value.startedAt }) { s.spawns[oldest.key] = nil }
-            guard let name = sp.function, s.functions[name]?.spawn == id else { return (sp.function, [], sp.tail, false, sp.port, outputs) }
-            let running = s.functions[name]!.port != nil
-            s.functions[name]!.spawn = nil
-            s.functions[name]!.port = nil
-            defer { s.functions[name]!.waiters = [:] }
-            return (name, Array(s.functions[name]!.waiters.values), sp.tail, running, sp.port, outputs)
+            guard let name = sp.function, var slot = s.functions[name], slot.spawn == id else { return (sp.function, [], sp.tail, false, sp.port, outputs) }
+            let running = slot.port != nil
+            let waiters = Array(slot.waiters.values)
+            slot.spawn = nil
+            slot.port = nil
+            slot.waiters = [:]
+            s.functions[name] = slot
+            return (name, waiters, sp.tail, running, sp.port, outputs)
         }
         for o in outputs { o.abandon() }
         if let port { transport.forget(port: port) }

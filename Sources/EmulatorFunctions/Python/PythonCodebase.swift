@@ -125,7 +125,7 @@ public final class PythonCodebase: Sendable {
             s.stopped = true
             s.phase = .stopped
             let w = s.functions.values.flatMap(\.waiters.values)
-            for k in s.functions.keys { s.functions[k]!.waiters = [:] }
+            for k in s.functions.keys { s.functions[k]?.waiters = [:] }
             defer { s.launcher = nil }
             return (s.launcher, w)
         }
@@ -264,9 +264,9 @@ public final class PythonCodebase: Sendable {
             var stale: [String] = []
             for (name, old) in s.functions {
                 if slots[name] != nil {
-                    slots[name]!.waiters = old.waiters
-                    slots[name]!.spawn = old.spawn
-                    slots[name]!.port = old.port
+                    slots[name]?.waiters = old.waiters
+                    slots[name]?.spawn = old.spawn
+                    slots[name]?.port = old.port
                 } else {
                     orphans += old.waiters.values
                     if let sp = old.spawn { stale.append(sp) }

@@ -31,6 +31,8 @@ BODY_ROUTES = [
     ("POST", "/emulator/v1/projects/{p}:evaluateRules"),
     ("POST", "/emulator/v1/projects/{p}/functions:verifyIdToken"),
     ("POST", "/emulator/v1/projects/{p}/accounts:purgeAnonymous"),
+    ("POST", "/emulator/v1/projects/{p}/customTokens"),
+    ("POST", "/emulator/v1/projects/{p}/tenants/" + TENANT + "/customTokens"),
     ("POST", "/emulator/v1/projects/{p}/functions/tick:run"),
     ("POST", "/v1/projects/{p}/topics/orders:publish"),
     ("POST", "/projects/{p}/locations/us-central1/queues/jobs/tasks"),

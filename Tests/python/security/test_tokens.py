@@ -164,6 +164,12 @@ def test_revoked_disabled_and_deleted_users(request, mode):
     requests.post(base + "/accounts:delete", json={"localId": deleted["localId"]}, headers=OWNER, timeout=5).raise_for_status()
     assert strict_status(emulator, project, deleted["idToken"]) == 401
 
+    # Firestore, like production, never looks the user up: an unexpired token of a revoked,
+    # disabled or deleted user still reaches the rules (apps that must stop such users check a
+    # revocation flag in their rules). Only the Auth calls and the strict verifier refuse them.
+    for gone in (revoked, disabled, deleted):
+        assert firestore_status(emulator, project, gone["idToken"]) == 404
+
 
 def test_unsigned_tokens_only_where_allowed_when_signing(signed_emulator, signed_project):
     project = signed_project
