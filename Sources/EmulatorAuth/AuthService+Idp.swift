@@ -32,22 +32,17 @@ extension AuthService {
         if !cfg.idpEnabled(cred.providerId) { throw EmulatorError.authBadRequest("OPERATION_NOT_ALLOWED") }
         var out = base
         let e = env(sc.projectId)
-        var user: AuthUser
-        var isNew = false
-        var factor: SecondFactor?
-
-        if let token = b.string("idToken") {
-            // Linking to the signed-in user (anonymous upgrade keeps the uid). A linking call
-            // already proves the whole session, so an MFA user is not challenged again here (the
-            // firebase-tools emulator does challenge); the session's second factor carries over.
-            let (ctx, linkTo) = try userFromIDToken(sc, token: token)
-            user = linkTo
-            factor = Self.secondFactor(of: ctx, user: linkTo)
-            if read(sc, { $0.user(providerId: cred.providerId, rawId: cred.sub) }) != nil {
-                throw EmulatorError.authBadRequest("FEDERATED_USER_ID_ALREADY_LINKED")
-            }
-            if !cfg.allowDuplicateEmails, let em = cred.email {
-                if let other = read(sc, { $0.user(email: em) }), other.localId != user.localId { throw EmulatorError.authBadRequest("EMAIL_EXISTS") }
+        // Linking to the signed-in user (anonymous upgrade keeps the uid). A linking call already
+        // proves the whole session, so an MFA user is not challenged again here (the
+        // firebase-tools emulator does challenge); the session's second factor carries over.
+        let identity = AccountLinking.Identity.federated(providerId: cred.providerId, rawId: cred.sub, email: cred.email, trusted: cred.trusted)
+        let account = try resolveAccount(sc, policy: cfg, idToken: b.string("idToken"), identity: identity)
+        var user = account.user
+        let (isNew, factor) = (account.isNew, account.secondFactor)
+        let sharedEmail = cfg.allowDuplicateEmails ? nil : cred.email
+        switch account.decision {
+        case .link:
+            if let em = sharedEmail {
                 if user.email == nil {
                     user.email = em
                     user.emailVerified = cred.trusted
@@ -56,42 +51,37 @@ extension AuthService {
                 }
             }
             user.upsertProvider(cred.providerInfo)
-        } else if let linked = read(sc, { $0.user(providerId: cred.providerId, rawId: cred.sub) }) {
-            user = linked
-        } else if !cfg.allowDuplicateEmails, let em = cred.email, let existing = read(sc, { $0.user(email: em) }) {
-            switch TrustPolicy.decide(existingTrusted: existing.emailVerified, newTrusted: cred.trusted) {
-            case .needConfirmation:
-                out["needConfirmation"] = true
-                out["localId"] = .string(existing.localId)
-                out["verifiedProvider"] = .array(existing.providers.map(\.providerId).filter { $0 != "password" && $0 != "phone" }.map { .string($0) })
-                return out
-            case .takeOver:
-                user = existing
-                user.providers.removeAll { p in
-                    p.providerId == "password" || p.providerId == "phone" || !TrustPolicy.isTrusted(providerId: p.providerId, email: em)
-                }
-                user.password = nil
-                user.phoneNumber = nil
-                user.validSince = e.clock.now().seconds
-                user.emailVerified = true
-                if let n = cred.displayName { user.displayName = n }
-                if let p = cred.photoUrl { user.photoUrl = p }
-                user.upsertProvider(cred.providerInfo)
-            case .link:
-                user = existing
-                user.upsertProvider(cred.providerInfo)
+        case .signIn:
+            break
+        case .needConfirmation:
+            out["needConfirmation"] = true
+            out["localId"] = .string(user.localId)
+            out["verifiedProvider"] = .array(user.providers.map(\.providerId).filter { $0 != "password" && $0 != "phone" }.map { .string($0) })
+            return out
+        case .takeOver:
+            let em = sharedEmail ?? ""
+            user.providers.removeAll { p in
+                p.providerId == "password" || p.providerId == "phone" || !TrustPolicy.isTrusted(providerId: p.providerId, email: em)
             }
-        } else {
-            if cfg.disableSignUp { throw EmulatorError.authBadRequest("ADMIN_ONLY_OPERATION") }
-            user = newUser(sc)
-            isNew = true
-            if !cfg.allowDuplicateEmails, let em = cred.email {
+            user.password = nil
+            user.phoneNumber = nil
+            user.validSince = e.clock.now().seconds
+            user.emailVerified = true
+            if let n = cred.displayName { user.displayName = n }
+            if let p = cred.photoUrl { user.photoUrl = p }
+            user.upsertProvider(cred.providerInfo)
+        case .linkTrusted:
+            user.upsertProvider(cred.providerInfo)
+        case .create:
+            if let em = sharedEmail {
                 user.email = em
                 user.emailVerified = cred.trusted
             }
             user.displayName = cred.displayName
             user.photoUrl = cred.photoUrl
             user.upsertProvider(cred.providerInfo)
+        case .refuse(let code):
+            throw EmulatorError.authBadRequest(code)  // resolveAccount already threw it
         }
         if user.disabled { throw EmulatorError.authBadRequest("USER_DISABLED") }
         let (u, tokens) = try await finishSignIn(sc, policy: cfg, user: user, isNew: isNew, method: cred.providerId, provider: cred.providerId,

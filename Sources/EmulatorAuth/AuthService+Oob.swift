@@ -176,21 +176,9 @@ extension AuthService {
         guard let oob = read(sc, { $0.oobCodes[code] }), oob.requestType == "EMAIL_SIGNIN" else { throw EmulatorError.authBadRequest("INVALID_OOB_CODE") }
         if oob.isExpired(at: env(projectId).clock.now()) { throw EmulatorError.authBadRequest("EXPIRED_OOB_CODE") }
         guard oob.email == email else { throw EmulatorError.authBadRequest("INVALID_EMAIL : The email provided does not match the sign-in email address.") }
-        var user: AuthUser
-        var isNew = false
-        var factor: SecondFactor?
-        if let token = b.string("idToken") {
-            let (ctx, u) = try userFromIDToken(sc, token: token)
-            user = u
-            factor = Self.secondFactor(of: ctx, user: u)
-            if let other = read(sc, { $0.user(email: email) }), other.localId != user.localId { throw EmulatorError.authBadRequest("EMAIL_EXISTS") }
-        } else if let existing = read(sc, { $0.user(email: email) }) {
-            user = existing
-        } else {
-            if cfg.disableSignUp { throw EmulatorError.authBadRequest("ADMIN_ONLY_OPERATION") }
-            user = newUser(sc)
-            isNew = true
-        }
+        let account = try resolveAccount(sc, policy: cfg, idToken: b.string("idToken"), identity: .emailLink(email: email))
+        var user = account.user
+        let (isNew, factor) = (account.isNew, account.secondFactor)
         if user.disabled { throw EmulatorError.authBadRequest("USER_DISABLED") }
         _ = write(sc) { $0.takeOob(code) }
         user.email = email

@@ -34,21 +34,9 @@ extension AuthService {
         try AuthValidation.password(password)
         let hash = try hashPassword(password, ids: e.ids)
 
-        var user: AuthUser
-        var isNew = false
-        var factor: SecondFactor?
-        if let idToken = b.string("idToken") {
-            let (ctx, u) = try userFromIDToken(sc, token: idToken)
-            user = u
-            factor = Self.secondFactor(of: ctx, user: u)
-        } else {
-            if pol.disableSignUp { throw EmulatorError.authBadRequest("ADMIN_ONLY_OPERATION") }
-            user = newUser(sc)
-            isNew = true
-        }
-        if let other = read(sc, { $0.user(email: email) }), other.localId != user.localId {
-            throw EmulatorError.authBadRequest("EMAIL_EXISTS")
-        }
+        let account = try resolveAccount(sc, policy: pol, idToken: b.string("idToken"), identity: .password(email: email))
+        var user = account.user
+        let (isNew, factor) = (account.isNew, account.secondFactor)
         user.email = email
         user.emailVerified = false
         user.password = hash

@@ -75,23 +75,9 @@ extension AuthService {
         // Codes minted for MFA (or for a masked hint number) prove a second factor, not a number.
         guard sms.purpose == .signIn, !MfaEnrollment.isMasked(sms.phoneNumber) else { throw EmulatorError.authBadRequest("INVALID_SESSION_INFO") }
         let phone = sms.phoneNumber
-        var user: AuthUser
-        var isNew = false
-        var factor: SecondFactor?
-        if let token = b.string("idToken") {
-            let (ctx, u) = try userFromIDToken(sc, token: token)
-            user = u
-            factor = Self.secondFactor(of: ctx, user: u)
-            if let other = read(sc, { $0.user(phone: phone) }), other.localId != user.localId {
-                throw EmulatorError.authBadRequest("PHONE_NUMBER_EXISTS")
-            }
-        } else if let existing = read(sc, { $0.user(phone: phone) }) {
-            user = existing
-        } else {
-            if pol.disableSignUp { throw EmulatorError.authBadRequest("ADMIN_ONLY_OPERATION") }
-            user = newUser(sc)
-            isNew = true
-        }
+        let account = try resolveAccount(sc, policy: pol, idToken: b.string("idToken"), identity: .phone(number: phone))
+        var user = account.user
+        let (isNew, factor) = (account.isNew, account.secondFactor)
         if user.disabled { throw EmulatorError.authBadRequest("USER_DISABLED") }
         if pol.mfa.isEnabled, !user.mfaInfo.isEmpty { throw Self.phoneFirstFactorOnMfaUser }
         // Consume the code now that nothing else can fail before the sign-in is recorded.
