@@ -6,38 +6,38 @@ import EmulatorProtobuf
 /// gRPC statuses (the canonical code's number and the same message). Internal causes are logged
 /// here and never sent to the client.
 public enum ErrorResponder {
-    /// The gRPC status for `error`, logging anything unexpected.
-    public static func grpcStatus(for error: any Error, logger: any LogSink) -> GRPCStatus {
+    /// Every error as the one `EmulatorError` both renderers show, so HTTP and gRPC agree on the
+    /// code and message by construction. Only errors with no canonical meaning (bugs) are logged,
+    /// with their cause, and become a bare `INTERNAL`; a cancelled call is `CANCELLED`, not a fault.
+    public static func canonical(_ error: any Error, logger: any LogSink) -> EmulatorError {
         switch error {
         case let e as EmulatorError:
-            return GRPCStatus(code: e.code.grpcNumber, message: e.message)
+            return e
         case let s as GRPCStatus:
-            return s
+            return EmulatorError(ErrorCode(grpcNumber: s.code) ?? .unknown, s.message)
         case let e as ProtobufError:
-            return GRPCStatus(code: ErrorCode.invalidArgument.grpcNumber, message: "Invalid request message: \(e.description).")
+            return .invalidArgument("Invalid request message: \(e.description).")
         case let e as JSONParseError:
-            return GRPCStatus(code: ErrorCode.invalidArgument.grpcNumber, message: "Invalid JSON payload received. \(e.description).")
+            return .invalidArgument("Invalid JSON payload received. \(e.description).")
         case let e as HTTP2StreamClosed:
-            return GRPCStatus(code: ErrorCode.cancelled.grpcNumber, message: e.reason)
+            return EmulatorError(.cancelled, e.reason)
         case is CancellationError:
-            return GRPCStatus(code: ErrorCode.cancelled.grpcNumber, message: "The call was cancelled.")
+            return EmulatorError(.cancelled, "The call was cancelled.")
         default:
-            logger.log(.error, "grpc", "unhandled error: \(String(reflecting: error))")
-            return GRPCStatus(code: ErrorCode.internal.grpcNumber, message: "Internal error encountered.")
+            logger.log(.error, "emulator", "unhandled error: \(String(reflecting: error))")
+            return .internal("Internal error encountered.")
         }
     }
 
-    /// The response for `error`, logging anything that is not an `EmulatorError`.
+    /// The gRPC status for `error` (`canonical`: the code's number and the same message).
+    public static func grpcStatus(for error: any Error, logger: any LogSink) -> GRPCStatus {
+        let e = canonical(error, logger: logger)
+        return GRPCStatus(code: e.code.grpcNumber, message: e.message)
+    }
+
+    /// The HTTP response for `error` (`canonical`, in its wire style).
     public static func response(for error: any Error, logger: any LogSink) -> HTTPResponse {
-        switch error {
-        case let e as EmulatorError:
-            return response(for: e)
-        case let e as JSONParseError:
-            return response(for: .invalidArgument("Invalid JSON payload received. \(e.description)."))
-        default:
-            logger.log(.error, "http", "unhandled error: \(String(reflecting: error))")
-            return response(for: .internal("Internal error encountered."))
-        }
+        response(for: canonical(error, logger: logger))
     }
 
     /// The wire body of an `EmulatorError` in its declared style.
