@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+// SPDX-License-Identifier: Apache-2.0 (LICENSE)
 // The emulator: Foundation, Dispatch, Glibc and OpenSSL only (no third-party packages, by design).
 import PackageDescription
 

@@ -11,7 +11,7 @@
 #
 # Usage (as root: debootstrap and chroot need it):
 #   scripts/check-package.sh [dist/emulator-<version>-linux-<arch>.tar.gz]
-# Without an argument it runs scripts/package.sh first (a check package: no LICENSE needed).
+# Without an argument it runs scripts/package.sh first.
 # CHROOT_SUITE (default bookworm) and DEBIAN_MIRROR (default http://deb.debian.org/debian) pick
 # the root. Installs debootstrap and curl with apt-get when missing.
 set -euo pipefail
@@ -26,7 +26,7 @@ fi
 
 tarball=${1:-}
 if [ -z "$tarball" ]; then
-  tarball=$(EMULATOR_PACKAGE_UNLICENSED=1 scripts/package.sh | tail -1)
+  tarball=$(scripts/package.sh | tail -1)
 fi
 [ -f "$tarball" ] || { echo "check-package: no tarball at '$tarball'" >&2; exit 1; }
 name=$(basename "$tarball" .tar.gz)
@@ -35,6 +35,8 @@ version=${version%-linux-*}
 if [ -f "$tarball.sha256" ]; then
   (cd "$(dirname "$tarball")" && sha256sum -c --quiet "$name.tar.gz.sha256") || { echo "check-package: checksum mismatch" >&2; exit 1; }
 fi
+tar -tzf "$tarball" | grep -qx "$name/LICENSE" || fail "the tarball carries no LICENSE"
+tar -xzOf "$tarball" "$name/LICENSE" | grep -q "Apache License" || fail "the tarball's LICENSE is not the Apache License"
 
 missing=()
 command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)

@@ -12,19 +12,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# LICENSE — PLACEHOLDER STEP: the repository has no LICENSE yet and none may be invented here.
-# Once the project's owners add one at the repository root, this step just copies it. Until
-# then a release cannot be packaged; EMULATOR_PACKAGE_UNLICENSED=1 lets checks (the chroot
-# proof, CI) build the same tarball without it, and says so loudly.
-if [ ! -f LICENSE ]; then
-  if [ "${EMULATOR_PACKAGE_UNLICENSED:-0}" = 1 ]; then
-    echo "package: WARNING: no LICENSE file at the repository root; packaging WITHOUT one (EMULATOR_PACKAGE_UNLICENSED=1): not for release" >&2
-  else
-    echo "package: ERROR: no LICENSE file at the repository root. A release tarball must carry the project's license;" >&2
-    echo "package:        add LICENSE (the project's owners choose it), or set EMULATOR_PACKAGE_UNLICENSED=1 for a test package." >&2
-    exit 1
-  fi
-fi
+# The project's license (Apache License 2.0) travels in every tarball.
+[ -f LICENSE ] || { echo "package: ERROR: no LICENSE file at the repository root" >&2; exit 1; }
 
 scratch=.build-release
 mkdir -p "$scratch"
@@ -60,7 +49,7 @@ mkdir -p "$stage/config"
 strip --strip-all -o "$stage/emulator" "$built"
 cp config/emulator.json config/firestore.rules "$stage/config/"
 cp README.md "$stage/"
-if [ -f LICENSE ]; then cp LICENSE "$stage/"; fi
+cp LICENSE "$stage/"
 
 # Deterministic packaging (sorted names, fixed owner, the commit's time as every mtime, no gzip
 # timestamp): the same binary always gives the same tarball.
