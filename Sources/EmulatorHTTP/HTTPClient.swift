@@ -100,7 +100,7 @@ public enum HTTPClient {
             var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1e6))
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
             setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-            let rc = addr.withUnsafeBytes { p in Glibc.connect(fd, p.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(addr.count)) }
+            let rc = addr.withUnsafeBytes { p in Glibc.connect(fd, p.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(addr.count)) }  // trap-ok: a sockaddr is never empty
             if rc == 0 {
                 var one: Int32 = 1
                 setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -117,7 +117,7 @@ public enum HTTPClient {
     static func writeAll(_ fd: Int32, _ bytes: [UInt8], staleOnReset: Bool = false) throws {
         var off = 0
         while off < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + off, bytes.count - off, Int32(MSG_NOSIGNAL)) }
+            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + off, bytes.count - off, Int32(MSG_NOSIGNAL)) }  // trap-ok: the loop runs only for a non-empty buffer
             if n > 0 { off += n } else if n < 0 && errno == EINTR { continue } else {
                 if staleOnReset && off == 0 && (errno == EPIPE || errno == ECONNRESET) { throw StaleConnection() }
                 throw HTTPServerError("writing the request failed: \(Socket.errorText())")

@@ -34,14 +34,14 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
             if seg.hasPrefix("{"), seg.hasSuffix("}") {
                 let inner = seg.dropFirst().dropLast()
                 if let eq = inner.firstIndex(of: "=") {
-                    precondition(inner[inner.index(after: eq)...] == "**", "only {name=**} wildcards are supported: \(text)")
+                    precondition(inner[inner.index(after: eq)...] == "**", "only {name=**} wildcards are supported: \(text)")  // trap-ok: templates are constants registered at start-up
                     return .wildcard(String(inner[..<eq]))
                 }
                 return .parameter(String(inner))
             }
             return .literal(String(seg))
         }
-        precondition(segments.enumerated().allSatisfy { i, s in
+        precondition(segments.enumerated().allSatisfy { i, s in  // trap-ok: templates are constants registered at start-up
             if case .wildcard = s { return i == segments.count - 1 }
             return true
         }, "a {name=**} wildcard must be the last segment: \(text)")

@@ -82,7 +82,7 @@ public struct GRPCStatus: Error, Sendable, Equatable, CustomStringConvertible {
             throw GRPCStatus(code: 3, message: "Malformed grpc-timeout \"\(value)\": expected up to 8 digits and a unit (H, M, S, m, u, n).")
         }
         let unit: UInt64
-        switch bytes.last! {
+        switch bytes[bytes.count - 1] {  // count >= 2, checked above
         case UInt8(ascii: "H"): unit = 3_600_000_000_000
         case UInt8(ascii: "M"): unit = 60_000_000_000
         case UInt8(ascii: "S"): unit = 1_000_000_000

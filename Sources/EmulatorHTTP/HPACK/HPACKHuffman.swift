@@ -32,12 +32,12 @@ enum HPACKHuffman {
             for bitIndex in stride(from: Int(entry.length) - 1, through: 0, by: -1) {
                 let bit = Int((entry.code >> UInt32(bitIndex)) & 1)
                 if bitIndex == 0 {
-                    precondition(children[node][bit] == 0, "Huffman table is not a prefix code")
+                    precondition(children[node][bit] == 0, "Huffman table is not a prefix code")  // trap-ok: the constant RFC 7541 table
                     children[node][bit] = -symbol - 1
                 } else if children[node][bit] > 0 {
                     node = children[node][bit]
                 } else {
-                    precondition(children[node][bit] == 0, "Huffman table is not a prefix code")
+                    precondition(children[node][bit] == 0, "Huffman table is not a prefix code")  // trap-ok: the constant RFC 7541 table
                     children.append([0, 0])
                     depth.append(depth[node] + 1)
                     allOnes.append(allOnes[node] && bit == 1)
@@ -46,7 +46,7 @@ enum HPACKHuffman {
                 }
             }
         }
-        precondition(children.count == 256, "a complete code over 257 symbols has 256 internal nodes")
+        precondition(children.count == 256, "a complete code over 257 symbols has 256 internal nodes")  // trap-ok: the constant RFC 7541 table
         var transitions = [UInt32](repeating: 0, count: 256 * 16)
         for state in 0..<256 {
             for nibble in 0..<16 {
@@ -114,7 +114,8 @@ enum HPACKHuffman {
     /// -1 (EOS inside the string), -2 (padding longer than 7 bits), -3 (padding not all ones).
     /// Table indices are below 4096 by construction (state < 256, nibble < 16).
     private static func decode(_ bytes: [UInt8], from start: Int, to end: Int, into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
-        precondition(start >= 0 && start <= end && end <= bytes.count && out.count >= maxDecodedCount(end - start))
+        // Bounds from the caller's framing: out of range is a decoding error, never a trap.
+        guard start >= 0, start <= end, end <= bytes.count, out.count >= maxDecodedCount(end - start) else { return -1 }
         let automaton = Self.automaton
         return automaton.transitions.withUnsafeBufferPointer { transitions in
             bytes.withUnsafeBufferPointer { input in
