@@ -23,7 +23,9 @@ public enum ConfigLoader {
             throw CLIError("config file '\(path)' is not valid JSON: \(error.description)")
         }
         guard case .object(let root) = json else { throw CLIError("config file '\(path)' must hold a JSON object") }
-        let dir = FilePathText.deletingLastComponent(path)
+        // Absolute once, here: a relative folder would be applied again by whoever later runs
+        // in another directory (a codebase's `source` inside itself: `functions/functions/venv`).
+        let dir = absolute(FilePathText.deletingLastComponent(path))
         if root["emulators"] != nil || FilePathText.lastComponent(path) == "firebase.json" {
             try loadFirebaseJSON(root, path: path, dir: dir, into: &config)
         } else {
@@ -55,9 +57,13 @@ public enum ConfigLoader {
         return trimmed
     }
 
-    static func resolve(_ p: String, _ dir: String) -> String {
-        if p.hasPrefix("/") || dir.isEmpty { return p }
-        return FilePathText.appending(dir, p)
+    /// `p` relative to the config file's folder `dir` (absolute), as an absolute path.
+    static func resolve(_ p: String, _ dir: String) -> String { FilePathText.absolute(p, from: dir) }
+
+    /// `p` relative to the working directory, as an absolute path (command-line paths, and the
+    /// config file's own folder). Every configured path is absolute after loading.
+    public static func absolute(_ p: String) -> String {
+        FilePathText.absolute(p, from: FileManager.default.currentDirectoryPath)
     }
 
     static func loadEmulatorJSON(_ root: [String: JSON], path: String, dir: String, into c: inout EmulatorConfig) throws(CLIError) {

@@ -104,7 +104,7 @@ public struct CommandLineOptions: Equatable {
         for service in ["auth", "firestore", "functions", "hub"] {
             if let p = try port("\(service)-port") { config.ports[service] = p; if values["port"] == nil { config.singlePort = nil } }
         }
-        if let v = values["rules"] { config.rulesPath = v }
+        if let v = values["rules"] { config.rulesPath = ConfigLoader.absolute(v) }
         if let v = values["log-level"] {
             guard let l = LogLevel(name: v) else { throw CLIError("--log-level must be debug, info, warning or error, got '\(v)'") }
             config.logLevel = l
@@ -117,9 +117,9 @@ public struct CommandLineOptions: Equatable {
         if let v = values["allowed-origin"] {
             config.allowedOrigins = try list(v).map { o throws(CLIError) in try ConfigLoader.validateAllowedOrigin(o, "--allowed-origin") }
         }
-        if let v = values["data-dir"] { config.dataDir = v }
-        if let v = values["import"] { config.importDir = v }
-        if let v = values["export-on-exit"] { config.exportOnExit = v }
+        if let v = values["data-dir"] { config.dataDir = ConfigLoader.absolute(v) }
+        if let v = values["import"] { config.importDir = ConfigLoader.absolute(v) }
+        if let v = values["export-on-exit"] { config.exportOnExit = ConfigLoader.absolute(v) }
         var functions = config.functions.objectValue ?? [:]
         if let v = values["functions-install"] {
             guard v == "auto" || v == "never" else { throw CLIError("--functions-install must be auto or never, got '\(v)'") }
