@@ -85,7 +85,7 @@ extension AuthService {
         }
         if user.disabled { throw EmulatorError.authBadRequest("USER_DISABLED") }
         let (u, tokens) = try await finishSignIn(sc, policy: cfg, user: user, isNew: isNew, method: cred.providerId, provider: cred.providerId,
-                                                 challenge: b.string("idToken") == nil, secondFactor: factor)
+                                                 challenge: b.string("idToken") == nil, secondFactor: factor, credential: cred.blocking)
         for (k, v) in tokens { out[k] = v }
         out["isNewUser"] = .bool(isNew)
         out["emailVerified"] = .bool(u.emailVerified)
