@@ -44,6 +44,13 @@ extension StoreService {
                     try authorize(hooks, StoreAccess(caller: caller, project: project, database: database, method: method, path: w.path,
                                                      resource: a.before, requestResource: a.after, query: nil, time: time, reader: reader))
                 }
+                // Write-ahead: the journal takes the batch before anyone can see it (the lock is
+                // still held); if it cannot (a full disk), the undo below makes the commit never happen.
+                if let journal = hooks.journal, applied.contains(where: { $0.before != $0.after }) {
+                    let batch = StoreChangeBatch(project: project, database: database, commitTime: time,
+                                                 changes: applied.filter { $0.before != $0.after }, caller: caller)
+                    try journal(project, Self.journalEntry(batch))
+                }
             } catch {
                 for (path, entry) in undo { data.state.restore(path, entry) }
                 data.state.lastCommit = lastCommit
@@ -95,11 +102,20 @@ extension StoreService {
     public func deleteAll(project: String, database: String, path: String = "") throws {
         try withDatabase(project, database) { data, env, hooks in
             let now = env.clock.now()
+            let lastCommit = data.state.lastCommit
             let time = data.state.nextCommitTime(now)
-            let removed = data.state.removeSubtree(path, at: time)
+            let removed = data.state.subtree(path)
+            let changes = removed.map { AppliedWrite(path: $0.path, before: $0, after: nil, updateTime: nil, transformResults: []) }
+            if !removed.isEmpty, let journal = hooks.journal {
+                // Write-ahead, as in `commit`: journaled before anything is removed.
+                do { try journal(project, Self.journalEntry(StoreChangeBatch(project: project, database: database, commitTime: time, changes: changes))) } catch {
+                    data.state.lastCommit = lastCommit
+                    throw error
+                }
+            }
+            for d in removed { data.state.remove(d.path, at: time) }
             data.transactions = [:]
             if !removed.isEmpty {
-                let changes = removed.map { AppliedWrite(path: $0.path, before: $0, after: nil, updateTime: nil, transformResults: []) }
                 hooks.observer?(StoreChangeBatch(project: project, database: database, commitTime: time, changes: changes))
                 data.watch.publish(changes, state: data.state, project: project, database: database, time: time)
                 Self.publishFeed(hooks, StoreFeedEvent(project: project, database: database, time: time, paths: changes.map(\.path), replaced: false))
