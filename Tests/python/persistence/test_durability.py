@@ -131,6 +131,8 @@ def test_full_disk_refuses_writes_and_keeps_every_acknowledged_one(small_disk):
         assert back == [], f"refused writes came back: {back}"
         lost_users = [u for u in acked_users if sign_in(s, again, u).status_code != 200]
         assert lost_users == [], lost_users
+        print(f"disk full: {len(acked_docs)} documents and {len(acked_users)} users acknowledged, all back after kill -9; "
+              f"{len(refused_docs)} document writes refused, none back")
     finally:
         again.stop()
 
