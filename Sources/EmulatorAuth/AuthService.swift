@@ -125,6 +125,7 @@ public final class AuthService: Sendable {
     /// When the journal refuses, nothing changes (the key is not adopted) and its error is thrown.
     func replaceJournaled(_ projectId: String, adoptingKey pem: String? = nil, _ transform: (inout AuthProjectState) throws -> Void) throws {
         try ResourceId.project(projectId)
+        let key = try pem.map { try TokenKeyring.parse(pem: $0) }  // checked before it is journaled
         try states.withLock { s in
             let old = s[projectId]
             var st = old ?? AuthProjectState()
@@ -136,7 +137,7 @@ public final class AuthService: Sendable {
                 try append(projectId, .object(entry))
                 if entry["signingKey"] != nil { keyJournaled.withLock { $0 = true } }
             }
-            if let pem { try keyring.adopt(pem: pem) }
+            if let key { keyring.adopt(key) }
             s[projectId] = st
         }
     }

@@ -84,3 +84,14 @@ final class MemoryJournal: Sendable {
     }
     #expect(a.projectsWithData.isEmpty)
 }
+
+@Test func anImportWithABadSigningKeyIsRefusedBeforeItIsJournaled() async throws {
+    let (a, _) = makeService()
+    let journal = MemoryJournal()
+    a.setJournal(journal.append)
+    _ = try await signUp(a, "keep@example.com")
+    let count = journal.entries.withLock { $0.count }
+    #expect(throws: EmulatorError.self) { try a.importProject(project, ["users": [:], "signingKey": "not a key"]) }
+    #expect(journal.entries.withLock { $0.count } == count, "a record replay could not load was never written")
+    #expect(a.snapshot(projectId: project).user(email: "keep@example.com") != nil)
+}

@@ -68,7 +68,8 @@ enum ExportArchive {
         } catch {
             try? fm.removeItem(atPath: tmp)
             if let e = error as? EmulatorError, e.code == .invalidArgument { throw e }
-            throw EmulatorError.internal("export to '\(dir)' failed: \(error)")
+            // A full disk or an I/O error: say so (an INTERNAL message is hidden from callers).
+            throw EmulatorError(.unavailable, "export to '\(dir)' failed, nothing was written: \((error as? EmulatorError)?.message ?? "\(error)")")
         }
         try moveIntoPlace(tmp, target, participants: participants.map(\.participantName))
     }
