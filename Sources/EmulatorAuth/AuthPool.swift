@@ -165,11 +165,17 @@ struct AuthChangeSet: Sendable, Equatable {
     var all = false
     /// First-touch values of the touched keys (`nil` inside: the key was absent).
     var priorUsers: [String: Prior<AuthUser>] = [:]
+    /// First-touch refresh tokens.
     var priorRefresh: [String: Prior<RefreshRecord>] = [:]
+    /// First-touch OOB codes.
     var priorOob: [String: Prior<OobCode>] = [:]
+    /// First-touch SMS codes.
     var priorSms: [String: Prior<SmsCode>] = [:]
+    /// First-touch MFA sessions.
     var priorMfa: [String: Prior<MfaSession>] = [:]
+    /// The OOB issue order before the write.
     var priorOobOrder: [String]?
+    /// The SMS issue order before the write.
     var priorSmsOrder: [String]?
     /// The whole pool as it was before the write, once a wholesale change (`removeAllUsers`) made
     /// per-key records pointless.

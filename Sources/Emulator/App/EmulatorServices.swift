@@ -54,6 +54,9 @@ public struct EmulatorServices: Sendable {
 
     /// Builds every service from the configuration.
     public init(config: EmulatorConfig, logger: any LogSink, baseClock: any EmulatorClock = WallClock()) throws {
+        if let problem = ResourceId.projectProblem(config.projectId) {
+            throw CLIError("project '\(ResourceId.shown(config.projectId))' is not a valid project id: \(problem)")
+        }
         self.config = config
         self.logger = logger
         self.projects = ProjectRegistry(defaultProjectId: config.projectId, base: baseClock)

@@ -40,6 +40,7 @@ extension DataDirectory {
         return overflow ? Int.max : total
     }
 
+    /// Runs `compact` on a background thread (an append noticed the journal passed `compactBytes`).
     func compactInBackground() {
         BackgroundThread.detach(name: "compaction") { [self] in
             do { try compact() } catch { logger.log(.error, "persistence", "compaction failed: \(error)") }

@@ -28,12 +28,17 @@ public final class DataDirectory: Sendable {
         case never
     }
 
+    /// The open journal and what is known about it (behind `file`).
     struct FileState {
+        /// The journal appends go to (-1: none).
         var fd: Int32 = -1
+        /// Its sequence number.
         var seq = 0
         /// Length of the journal up to the end of its last good record.
         var bytes = 0
+        /// Appended since the last fsync (`interval` policy).
         var dirty = false
+        /// `close()` ran: appends are refused.
         var closed = false
         /// A failed append left bytes after `bytes` that could not be cut off yet.
         var tornAt: Int?
@@ -94,8 +99,11 @@ public final class DataDirectory: Sendable {
         return "\(error)"
     }
 
+    /// `DIR/snapshot.json`.
     var snapshotPath: String { path + "/snapshot.json" }
+    /// `journal-NNNNNN.log`.
     static func journalName(_ seq: Int) -> String { "journal-" + String(repeating: "0", count: max(0, 6 - String(seq).count)) + String(seq) + ".log" }
+    /// `DIR/journal-NNNNNN.log`.
     func journalPath(_ seq: Int) -> String { path + "/" + Self.journalName(seq) }
 
     /// Journal sequence numbers present, ascending.
@@ -159,6 +167,7 @@ public final class DataDirectory: Sendable {
         if policy == .interval { startFlusher() }
     }
 
+    /// Replays one journal record into its participant.
     func apply(_ record: JSON) throws {
         guard let name = record["p"]?.stringValue, let p = participants[name], let project = record["project"]?.stringValue else { return }
         if record["k"] == "r" {
@@ -169,6 +178,7 @@ public final class DataDirectory: Sendable {
         }
     }
 
+    /// Makes `journal-<seq>.log` the journal appends go to (closing, after an fsync, the previous one).
     func openJournal(seq: Int) throws {
         let fd = open(journalPath(seq), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw CLIError("cannot open journal in '\(path)': \(String(cString: strerror(errno)))") }
@@ -227,6 +237,7 @@ public final class DataDirectory: Sendable {
         if needsCompaction { compactInBackground() }
     }
 
+    /// The `interval` policy's background fsync, every 100 ms while something was appended.
     func startFlusher() {
         BackgroundThread.detach(name: "journal-flush") { [self] in
             while true {

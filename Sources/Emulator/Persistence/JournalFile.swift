@@ -69,6 +69,7 @@ enum JournalFile {
         return (s.records, s.validLength)
     }
 
+    /// The little-endian `u32` at `i` (the caller checked `i + 4 <= d.count`).
     static func u32(_ d: [UInt8], _ i: Int) -> Int {
         Int(UInt32(d[i]) | UInt32(d[i + 1]) << 8 | UInt32(d[i + 2]) << 16 | UInt32(d[i + 3]) << 24)
     }

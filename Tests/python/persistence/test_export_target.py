@@ -108,6 +108,12 @@ def test_export_on_exit_to_a_folder_that_is_not_an_export_refuses_to_start(tmp_p
     assert p.returncode == 2, p.stderr
     assert "--export-on-exit" in p.stderr and "not an export" in p.stderr, p.stderr
     assert os.listdir(target) == ["thesis.tex"] and (target / "thesis.tex").read_text() == "years of work"
+    root_before = set(os.listdir("/"))
+    for path in ["/", ".", str(target / "thesis.tex")]:
+        p = subprocess.run([binary, "start", "--port", "0", "--project", "demo-test", "--export-on-exit", path],
+                           capture_output=True, text=True, timeout=60, cwd=tmp_path)
+        assert p.returncode == 2 and "--export-on-exit" in p.stderr, (path, p.stderr)
+    assert set(os.listdir("/")) == root_before and sorted(os.listdir(tmp_path)) == ["home"]
 
 
 def test_export_on_exit_never_deletes_a_folder_that_became_foreign(tmp_path):
