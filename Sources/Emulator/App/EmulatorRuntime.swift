@@ -183,6 +183,9 @@ public final class EmulatorRuntime: Sendable {
         return try list.map { item in
             let cb: CodebaseConfig
             do { cb = try CodebaseConfig(json: item) } catch let e as HttpsError { throw CLIError("config: \(e.message)") }
+            if let p = cb.project, let problem = ResourceId.projectProblem(p) {
+                throw CLIError("config: functions codebase '\(cb.name)': project '\(ResourceId.shown(p))' is not a valid project id: \(problem)")
+            }
             let w = WorkerSupervisor(config: cb, project: cb.project ?? config.projectId, host: services.functions,
                                      transport: HTTPWorkerTransport(), environment: env, logger: services.logger)
             w.start()
