@@ -31,6 +31,7 @@ extension StoreService {
             let lastCommit = data.state.lastCommit
             let time = data.state.nextCommitTime(now)
             var applied: [AppliedWrite] = []
+            var changed: [AppliedWrite] = []
             do {
                 for w in writes {
                     if undo[w.path] == nil { undo[w.path] = data.state.undoEntry(w.path) }
@@ -46,17 +47,16 @@ extension StoreService {
                 }
                 // Write-ahead: the journal takes the batch before anyone can see it (the lock is
                 // still held); if it cannot (a full disk), the undo below makes the commit never happen.
-                if let journal = hooks.journal, applied.contains(where: { $0.before != $0.after }) {
-                    let batch = StoreChangeBatch(project: project, database: database, commitTime: time,
-                                                 changes: applied.filter { $0.before != $0.after }, caller: caller)
-                    try journal(project, Self.journalEntry(batch))
+                changed = applied.filter { $0.before != $0.after }
+                if let journal = hooks.journal, !changed.isEmpty {
+                    try journal(project, Self.journalEntry(StoreChangeBatch(project: project, database: database, commitTime: time,
+                                                                            changes: changed, caller: caller)))
                 }
             } catch {
                 for (path, entry) in undo { data.state.restore(path, entry) }
                 data.state.lastCommit = lastCommit
                 throw error
             }
-            let changed = applied.filter { $0.before != $0.after }
             if !changed.isEmpty {
                 hooks.observer?(StoreChangeBatch(project: project, database: database, commitTime: time, changes: changed, caller: caller))
                 data.watch.publish(changed, state: data.state, project: project, database: database, time: time)
