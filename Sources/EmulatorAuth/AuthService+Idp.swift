@@ -135,7 +135,7 @@ extension AuthService {
         }
         var isNew = false
         let fresh = newUser(sc, uid: uid)
-        let user: AuthUser = write(sc) { st in
+        let user: AuthUser = try write(sc) { st in
             if let u = st.user(uid) { return u }
             isNew = true
             st.put(fresh)

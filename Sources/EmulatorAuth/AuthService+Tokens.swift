@@ -93,7 +93,7 @@ extension AuthService {
     {
         let e = env(scope.projectId)
         let now = e.clock.now()
-        let (u, refresh) = write(scope) { st in
+        let (u, refresh) = try write(scope) { st in
             recordSignIn(&st, user: st.user(user.localId) ?? user, provider: provider, extra: extra, secondFactor: secondFactor, now: now,
                          ids: e.ids, login: login)
         }

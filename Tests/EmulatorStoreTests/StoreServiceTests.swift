@@ -180,7 +180,7 @@ func fieldFilter(_ field: String, _ op: String, _ value: JSON) -> JSON {
         try s.restoreProject("p", from: snap)
         #expect(try s.getDocument(project: "p", database: "(default)", path: "c/a", caller: .admin).value.fields["v"] == .integer(1))
         #expect(try query(s, ["from": [["collectionId": "c"]]]) == ["c/a"])
-        s.resetProject("p")
+        try s.resetProject("p")
         #expect(try query(s, ["from": [["collectionId": "c"]]]) == [])
     }
 

@@ -26,7 +26,8 @@ import Testing
 
     @Test(arguments: [
         (JSON.object([:]), "'projectId' must be a non-empty string"),
-        (["projectId": "a/b"], "'projectId' must be a non-empty string"),
+        (["projectId": "a/b"], "Project id 'a/b' is invalid: it contains '/'"),
+        (["projectId": "Upper"], "Project id 'Upper' is invalid: it contains upper-case letters"),
         (["projectId": "ok", "apiKey": 3], "'apiKey' must be a non-empty string"),
     ] as [(JSON, String)])
     func rejectsBadProjectBodies(body: JSON, fragment: String) async throws {

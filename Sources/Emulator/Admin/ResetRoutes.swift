@@ -8,13 +8,13 @@ enum ResetRoutes {
         r.post("/emulator/v1/projects/{project}:reset") { _, m in
             let p = m["project"]
             try s.projects.requireKnown(p)
-            resetProject(p, s)
+            try resetProject(p, s)
             return .json(["projectId": .string(p), "reset": true])
         }
         r.post("/emulator/v1/reset") { _, _ in
             let touched = s.persistentParticipants.flatMap(\.projectsWithData)
-            for participant in s.participants { participant.resetAll() }
-            for p in Set(touched) { s.journalReplace(project: p) }
+            for participant in s.participants { try participant.resetAll() }
+            for p in Set(touched) { s.noteReplaced(project: p) }
             s.faults.clearAll()
             s.faults.reseed(nil)
             for p in s.projects.projectIds {
@@ -26,8 +26,8 @@ enum ResetRoutes {
         // The Firestore emulator's reset: every project's documents.
         r.post("/reset") { _, _ in
             let touched = s.store.projectsWithData
-            for participant in s.participants where participant.participantName == "firestore" { participant.resetAll() }
-            for p in touched { s.journalReplace(project: p) }
+            for participant in s.participants where participant.participantName == "firestore" { try participant.resetAll() }
+            for p in touched { s.noteReplaced(project: p) }
             return .json([:])
         }
         r.post("/emulator/v1/projects/{project}/snapshots") { req, m in
@@ -47,7 +47,7 @@ enum ResetRoutes {
         r.post("/emulator/v1/projects/{project}/snapshots/{name}:restore") { _, m in
             try s.projects.requireKnown(m["project"])
             try s.snapshots.restore(name: try snapshotName(.string(m["name"])), projectId: m["project"], participants: s.participants)
-            s.journalReplace(project: m["project"])
+            s.noteReplaced(project: m["project"])
             return .json(["name": .string(m["name"]), "restored": true])
         }
         r.delete("/emulator/v1/projects/{project}/snapshots/{name}") { _, m in
@@ -61,9 +61,9 @@ enum ResetRoutes {
 
     /// Clears one project's data everywhere, keeping rules, config, clock, seed and faults;
     /// the id sequence restarts from the seed so a seeded suite replays identically.
-    static func resetProject(_ p: String, _ s: EmulatorServices) {
-        for participant in s.participants { participant.resetProject(p) }
-        s.journalReplace(project: p)
+    static func resetProject(_ p: String, _ s: EmulatorServices) throws {
+        for participant in s.participants { try participant.resetProject(p) }
+        s.noteReplaced(project: p)
         s.projects.restartSequence(of: p)
     }
 

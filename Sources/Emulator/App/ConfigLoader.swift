@@ -33,10 +33,8 @@ public enum ConfigLoader {
         }
     }
 
-    /// True for ids we accept as project ids.
-    public static func isValidProjectId(_ id: String) -> Bool {
-        !id.isEmpty && id.count <= 128 && !id.contains(where: { $0 == "/" || $0 == ":" || $0 == " " || $0 == "\t" || $0 == "\n" })
-    }
+    /// True for ids we accept as project ids (`ResourceId`).
+    public static func isValidProjectId(_ id: String) -> Bool { ResourceId.isProjectId(id) }
 
     /// A host name for `allowedHosts`: a name, `.suffix` (the name and its subdomains) or `*`.
     static func validateAllowedHost(_ h: String, _ context: String) throws(CLIError) -> String {
@@ -80,7 +78,9 @@ public enum ConfigLoader {
             return Int(n)
         }
         if let p = try string("project") {
-            guard isValidProjectId(p) else { throw CLIError("config file '\(path)': 'project' '\(p)' is not a valid project id") }
+            if let problem = ResourceId.projectProblem(p) {
+                throw CLIError("config file '\(path)': 'project' '\(ResourceId.shown(p))' is not a valid project id: \(problem)")
+            }
             c.projectId = p
         }
         if let h = try string("host") { c.host = h }

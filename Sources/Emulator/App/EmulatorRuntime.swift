@@ -41,6 +41,13 @@ public final class EmulatorRuntime: Sendable {
             throw CLIError("refusing to listen on non-loopback host '\(config.host)' without --admin-token: anyone on the network could read and reset your data; pass --admin-token TOKEN (then /emulator/v1/* requires 'Authorization: Bearer TOKEN')")
         }
         let services = try EmulatorServices(config: config, logger: logger)
+        if let dir = config.exportOnExit {
+            // Checked now, not only at exit: finding out then that the folder may not be replaced
+            // would lose the run's data. Checked again at exit (the folder may change meanwhile).
+            do { _ = try ExportArchive.target(dir, participants: services.persistentParticipants) } catch let e as EmulatorError {
+                throw CLIError("--export-on-exit '\(dir)': \(e.message)")
+            }
+        }
         if let dir = config.importDir {
             do {
                 var imported = try ExportArchive.read(from: dir, project: nil, participants: services.persistentParticipants)
@@ -48,7 +55,7 @@ public final class EmulatorRuntime: Sendable {
                    try await FirebaseAuthExport.read(from: dir, project: config.projectId, auth: services.auth, logger: logger) {
                     imported.append(config.projectId)
                 }
-                for p in imported { services.projects.register(projectId: p, apiKey: nil); services.journalReplace(project: p) }
+                for p in imported { try services.projects.register(projectId: p, apiKey: nil); services.noteReplaced(project: p) }
                 logger.log(.info, "emulator", "imported \(imported.count) project(s) from \(dir)")
             } catch let e as EmulatorError {
                 throw CLIError("--import '\(dir)': \(e.message)")
@@ -176,6 +183,9 @@ public final class EmulatorRuntime: Sendable {
         return try list.map { item in
             let cb: CodebaseConfig
             do { cb = try CodebaseConfig(json: item) } catch let e as HttpsError { throw CLIError("config: \(e.message)") }
+            if let p = cb.project, let problem = ResourceId.projectProblem(p) {
+                throw CLIError("config: functions codebase '\(cb.name)': project '\(ResourceId.shown(p))' is not a valid project id: \(problem)")
+            }
             let w = WorkerSupervisor(config: cb, project: cb.project ?? config.projectId, host: services.functions,
                                      transport: HTTPWorkerTransport(), environment: env, logger: services.logger)
             w.start()

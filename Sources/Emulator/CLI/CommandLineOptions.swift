@@ -10,6 +10,8 @@ public struct CommandLineOptions: Equatable {
         case help
         /// Print the version.
         case version
+        /// Cut damaged journals of `--data-dir` at their last intact record (`DataDirectory.repair`).
+        case repair
     }
 
     /// The sub-command.
@@ -51,6 +53,7 @@ public struct CommandLineOptions: Equatable {
         case "exec": o.command = .exec([]); args = args.dropFirst()
         case "help", "--help", "-h": o.command = .help; return o
         case "--version", "version": o.command = .version; return o
+        case "repair": o.command = .repair; args = args.dropFirst()
         default:
             if first.hasPrefix("-") { o.command = .start } else {
                 throw CLIError("unknown command '\(first)' (expected start, exec, help or --version)")
@@ -85,6 +88,7 @@ public struct CommandLineOptions: Equatable {
             if name == "config" { o.configPath = value } else { o.values[name] = value }
         }
         if case .exec(let cmd) = o.command, cmd.isEmpty { throw CLIError("exec needs a command after '--': emulator exec [flags] -- CMD [ARGS...]") }
+        if o.command == .repair, o.values["data-dir"] == nil { throw CLIError("repair needs the folder: emulator repair --data-dir DIR") }
         return o
     }
 
@@ -96,7 +100,9 @@ public struct CommandLineOptions: Equatable {
             return n
         }
         if let v = values["project"] {
-            guard ConfigLoader.isValidProjectId(v) else { throw CLIError("--project '\(v)' is not a valid project id (1-128 characters, no '/', ':' or spaces)") }
+            if let problem = ResourceId.projectProblem(v) {
+                throw CLIError("--project '\(ResourceId.shown(v))' is not a valid project id: \(problem) (1-\(ResourceId.maxProjectLength) lowercase letters, digits and hyphens, starting with a letter or digit)")
+            }
             config.projectId = v
         }
         if let v = values["host"] { config.host = v }
@@ -142,6 +148,8 @@ public struct CommandLineOptions: Equatable {
               emulator exec [flags] -- CMD [ARGS]  start, run CMD with FIREBASE_AUTH_EMULATOR_HOST,
                                                   FIRESTORE_EMULATOR_HOST, FIREBASE_EMULATOR_HUB,
                                                   GCLOUD_PROJECT set, stop, exit with CMD's code
+              emulator repair --data-dir DIR      cut damaged journals at their last intact record,
+                                                  saving the rest beside them (docs/robustness.md)
               emulator --version | --help
 
             Flags:

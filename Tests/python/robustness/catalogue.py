@@ -281,7 +281,27 @@ TRAVERSAL_DOC_PATHS = [
 DOT_NAMES = [".", ".."]
 TRAVERSAL_NAMES = ["..%2f..%2fetc%2fpasswd", "a%2fb", "%00", "x" * 101, "%FF"]
 TRAVERSAL_FS_PATHS = ["../escape", "a/../../escape", "..", "exports/../../escape",
-                      "a\x00b"]
+                      "a\x00b",
+                      # An export replaces its folder: never the root, the working directory, or a folder it did not write.
+                      "/", ".", "./", "/.", "/etc", "/tmp"]
+
+# Project and database ids that are not ids (issue 22, item 9): a NUL cut `victim.json\0x.json` down to
+# another project's export file. Each is sent (percent-encoded as written) to the routes in
+# `BAD_ID_ROUTES`; every answer is a 4xx naming the id, and nothing is created under it.
+BAD_PROJECT_IDS = ["victim.json%00x", "a%2Fb", "%2e%2e", "UPPER", "under_score", "dot.ted", "-lead", "sp%20ace",
+                   "%C3%A9t%C3%A9", "x" * 101, "tab%09", "nul%00"]
+BAD_DATABASE_IDS = ["a%00b", "UPPER", "x" * 64, "(other)", "dot.ted"]
+BAD_ID_ROUTES = [
+    ("PATCH", "/v1/projects/{bad}/databases/(default)/documents/tasks/t1", b'{"fields": {}}'),
+    ("GET", "/v1/projects/{bad}/databases/(default)/documents/tasks/t1", None),
+    ("POST", "/v1/projects/{bad}/databases/(default)/documents:commit", b'{"writes": []}'),
+    ("POST", ITK + "/v1/projects/{bad}/accounts", b'{"email": "a@example.com"}'),
+    ("POST", "/emulator/v1/projects/{bad}:export", b'{"path": "never-written"}'),
+    ("POST", "/emulator/v1/projects/{bad}:import", b'{"path": "never-read"}'),
+    ("POST", "/emulator/v1/projects/{bad}:reset", None),
+    ("POST", "/emulator/v1/projects/{bad}/snapshots", b'{"name": "s"}'),
+    ("PUT", "/emulator/v1/projects/{bad}/clock", b'{"mode": "frozen"}'),
+]
 
 # Well-formed callable requests whose `data` cannot be decoded (callable protocol): 400 INVALID_ARGUMENT.
 INT64 = b'"type.googleapis.com/google.protobuf.Int64Value"'
