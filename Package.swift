@@ -23,6 +23,9 @@ let package = Package(
         .target(name: "CEpoll"),
         // posix_spawn with a working directory and close-from, and the wait-status macros, for child processes.
         .target(name: "CSpawn"),
+        // The UI's files and the Python launcher, embedded at build time with C23 #embed (the files
+        // live beside the code that serves them; docs/architecture.md, "Assets").
+        .target(name: "CAssets"),
         // Hand-written HTTP/1.1 server, request parser and router.
         .target(name: "EmulatorHTTP", dependencies: ["EmulatorCore", "CEpoll"]),
         // The only importer of OpenSSL: RS256, JWKS, hashes, password KDFs, secure random.
@@ -32,7 +35,7 @@ let package = Package(
         // Services. They never import each other or EmulatorHTTP.
         .target(name: "EmulatorAuth", dependencies: ["EmulatorCore", "EmulatorCrypto"]),
         .target(name: "EmulatorStore", dependencies: ["EmulatorCore"]),
-        .target(name: "EmulatorFunctions", dependencies: ["EmulatorCore", "CSpawn"]),
+        .target(name: "EmulatorFunctions", dependencies: ["EmulatorCore", "CSpawn", "CAssets"], exclude: ["Python/launcher"]),
         // Schema-driven proto3 codec: protobuf bytes <-> proto3 JSON, Firestore/gRPC schemas.
         .target(name: "EmulatorProtobuf", dependencies: ["EmulatorCore"]),
         // Library for writing a functions worker in Swift (serves the worker protocol).
@@ -42,9 +45,9 @@ let package = Package(
             name: "Emulator",
             dependencies: [
                 "EmulatorCore", "EmulatorHTTP", "EmulatorCrypto", "EmulatorRules",
-                "EmulatorAuth", "EmulatorStore", "EmulatorFunctions", "EmulatorProtobuf",
+                "EmulatorAuth", "EmulatorStore", "EmulatorFunctions", "EmulatorProtobuf", "CAssets",
             ],
-            resources: []
+            exclude: ["UI/assets"]
         ),
         .executableTarget(name: "emulator", dependencies: ["Emulator"]),
         // Fuzz targets over the parsers and decoders, deterministic per input (see docs/robustness.md).
@@ -63,9 +66,9 @@ let package = Package(
         .testTarget(name: "EmulatorRulesTests", dependencies: ["EmulatorRules"], resources: [.copy("Conformance")]),
         .testTarget(name: "EmulatorAuthTests", dependencies: ["EmulatorAuth", "EmulatorCrypto"]),
         .testTarget(name: "EmulatorStoreTests", dependencies: ["EmulatorStore"]),
-        .testTarget(name: "EmulatorFunctionsTests", dependencies: ["EmulatorFunctions"]),
+        .testTarget(name: "EmulatorFunctionsTests", dependencies: ["EmulatorFunctions", "CAssets"]),
         .testTarget(name: "EmulatorProtobufTests", dependencies: ["EmulatorProtobuf"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "EmulatorTests", dependencies: ["Emulator"]),
+        .testTarget(name: "EmulatorTests", dependencies: ["Emulator", "CAssets"]),
         .testTarget(name: "EmulatorFuzzTargetsTests", dependencies: ["EmulatorFuzzTargets", "EmulatorRules", "EmulatorHTTP"]),
     ],
     swiftLanguageModes: [.v6]
