@@ -66,9 +66,9 @@ let package = Package(
         .testTarget(name: "EmulatorRulesTests", dependencies: ["EmulatorRules"], resources: [.copy("Conformance")]),
         .testTarget(name: "EmulatorAuthTests", dependencies: ["EmulatorAuth", "EmulatorCrypto"]),
         .testTarget(name: "EmulatorStoreTests", dependencies: ["EmulatorStore"]),
-        .testTarget(name: "EmulatorFunctionsTests", dependencies: ["EmulatorFunctions", "CAssets"]),
+        .testTarget(name: "EmulatorFunctionsTests", dependencies: ["EmulatorFunctions"]),
         .testTarget(name: "EmulatorProtobufTests", dependencies: ["EmulatorProtobuf"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "EmulatorTests", dependencies: ["Emulator", "CAssets"]),
+        .testTarget(name: "EmulatorTests", dependencies: ["Emulator"]),
         .testTarget(name: "EmulatorFuzzTargetsTests", dependencies: ["EmulatorFuzzTargets", "EmulatorRules", "EmulatorHTTP"]),
     ],
     swiftLanguageModes: [.v6]
