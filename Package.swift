@@ -24,6 +24,9 @@ let package = Package(
         .target(name: "CEpoll"),
         // posix_spawn with a working directory and close-from, and the wait-status macros, for child processes.
         .target(name: "CSpawn"),
+        // The UI's files and the Python launcher, embedded at build time with C23 #embed (the files
+        // live beside the code that serves them; docs/architecture.md, "Assets").
+        .target(name: "CAssets"),
         // Hand-written HTTP/1.1 server, request parser and router.
         .target(name: "EmulatorHTTP", dependencies: ["EmulatorCore", "CEpoll"]),
         // The only importer of OpenSSL: RS256, JWKS, hashes, password KDFs, secure random.
@@ -33,7 +36,7 @@ let package = Package(
         // Services. They never import each other or EmulatorHTTP.
         .target(name: "EmulatorAuth", dependencies: ["EmulatorCore", "EmulatorCrypto"]),
         .target(name: "EmulatorStore", dependencies: ["EmulatorCore"]),
-        .target(name: "EmulatorFunctions", dependencies: ["EmulatorCore", "CSpawn"]),
+        .target(name: "EmulatorFunctions", dependencies: ["EmulatorCore", "CSpawn", "CAssets"], exclude: ["Python/launcher"]),
         // Schema-driven proto3 codec: protobuf bytes <-> proto3 JSON, Firestore/gRPC schemas.
         .target(name: "EmulatorProtobuf", dependencies: ["EmulatorCore"]),
         // Library for writing a functions worker in Swift (serves the worker protocol).
@@ -43,9 +46,9 @@ let package = Package(
             name: "Emulator",
             dependencies: [
                 "EmulatorCore", "EmulatorHTTP", "EmulatorCrypto", "EmulatorRules",
-                "EmulatorAuth", "EmulatorStore", "EmulatorFunctions", "EmulatorProtobuf",
+                "EmulatorAuth", "EmulatorStore", "EmulatorFunctions", "EmulatorProtobuf", "CAssets",
             ],
-            resources: []
+            exclude: ["UI/assets"]
         ),
         .executableTarget(name: "emulator", dependencies: ["Emulator"]),
         // Fuzz targets over the parsers and decoders, deterministic per input (see docs/robustness.md).

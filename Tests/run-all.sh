@@ -26,6 +26,15 @@ if full=$(grep -rlE '^\s*(@_exported\s+)?import\s+Foundation\s*$' Sources --incl
   exit 1
 fi
 
+# The UI's scripts are plain files (Sources/Emulator/UI/assets/, docs/ui.md): a syntax error fails
+# here in a second, before any build. Node only parses them (`--check` runs nothing).
+if command -v node >/dev/null 2>&1; then
+  echo "== node --check on the UI's scripts"
+  for f in Sources/Emulator/UI/assets/*.js; do node --check "$f" || exit 1; done
+else
+  echo "== JS syntax check skipped: no 'node' on PATH (the browser tests in Tests/python/ui still load every script)"
+fi
+
 mkdir -p .build
 echo "== swift build"
 if ! swift build --build-tests >.build/build.log 2>&1; then

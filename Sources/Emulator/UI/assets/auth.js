@@ -1,6 +1,3 @@
-extension UIAssets {
-    /// The Auth page.
-    static let authJS = #"""
 'use strict';
 // Auth: users (search, filters, paging), details and editing, MFA factors and tenants when the
 // emulator reports them, purging anonymous users, and OOB and SMS codes waiting to be used.
@@ -234,5 +231,3 @@ extension UIAssets {
     },
   };
 })();
-"""#
-}

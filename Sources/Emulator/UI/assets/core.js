@@ -1,6 +1,3 @@
-extension UIAssets {
-    /// Core: DOM building (text only), the API client, routing, the project picker, the theme, and `UI.watchProject`, the one source of live updates.
-    static let coreJS = #"""
 'use strict';
 // The UI's core: DOM building (text only, never HTML from data), the API client, the router,
 // the project picker, the theme, and the one live-update function (UI.watchProject).
@@ -309,5 +306,3 @@ extension UIAssets {
     UI.start();
   });
 })();
-"""#
-}

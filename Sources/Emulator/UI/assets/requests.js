@@ -1,6 +1,3 @@
-extension UIAssets {
-    /// The Requests page (rules evaluations, coverage).
-    static let requestsJS = #"""
 'use strict';
 // Requests: every store access with its rules verdict (filter by outcome, method, path and caller),
 // the detail with the ruleset and the deciding lines highlighted, and rule coverage.
@@ -129,5 +126,3 @@ extension UIAssets {
     },
   };
 })();
-"""#
-}

@@ -1,6 +1,3 @@
-extension UIAssets {
-    /// The overview page.
-    static let overviewJS = #"""
 'use strict';
 // Overview: services and ports, the project, version and uptime, counts, and how to connect.
 (function () {
@@ -61,5 +58,3 @@ extension UIAssets {
     },
   };
 })();
-"""#
-}

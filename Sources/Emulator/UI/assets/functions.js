@@ -1,6 +1,3 @@
-extension UIAssets {
-    /// The Functions page.
-    static let functionsJS = #"""
 'use strict';
 // Functions: registered functions and their triggers, invocations (status, duration, retries,
 // logs, input), filters, and re-running a recorded event.
@@ -81,5 +78,3 @@ extension UIAssets {
     },
   };
 })();
-"""#
-}

@@ -1,6 +1,3 @@
-extension UIAssets {
-    /// The Control page.
-    static let controlJS = #"""
 'use strict';
 // Control: reset a project or everything, snapshots, the clock, faults, the seed, export and import.
 (function () {
@@ -136,5 +133,3 @@ extension UIAssets {
     },
   };
 })();
-"""#
-}

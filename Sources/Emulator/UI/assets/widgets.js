@@ -1,6 +1,3 @@
-extension UIAssets {
-    /// Dialogs, confirmations, copyable snippets, tables, key/value lists, tabs.
-    static let widgetsJS = #"""
 'use strict';
 // Shared widgets: dialogs, confirmations, copyable snippets, tables, key/value lists, tabs and
 // JSON text areas. All text goes in through UI.h (text nodes), never as markup.
@@ -115,5 +112,3 @@ extension UIAssets {
     return (...args) => { clearTimeout(t); t = setTimeout(() => fn(...args), ms || 250); };
   };
 })();
-"""#
-}

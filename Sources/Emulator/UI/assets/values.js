@@ -1,6 +1,3 @@
-extension UIAssets {
-    /// Firestore typed values: display, per-type editors, plain and typed JSON.
-    static let valuesJS = #"""
 'use strict';
 // Firestore values as the REST API spells them ({"stringValue": ...}): showing them with their
 // type, editing every type, and converting between plain JSON and typed JSON.
@@ -132,5 +129,3 @@ extension UIAssets {
     return { element: h('div', {}, h('label.field', {}, 'Type', type), slot), read: () => read() };
   };
 })();
-"""#
-}

@@ -1,6 +1,3 @@
-extension UIAssets {
-    /// The Firestore data browser.
-    static let firestoreJS = #"""
 'use strict';
 // Firestore: collections with counts, documents a page at a time (never a whole collection),
 // typed fields with per-type editors, whole documents as JSON, subtree deletes, queries with
@@ -272,5 +269,3 @@ extension UIAssets {
     },
   };
 })();
-"""#
-}
