@@ -83,7 +83,7 @@ struct JSONParser {
     mutating func parseObject() throws(JSONParseError) -> JSON {
         try enter()
         i += 1
-        var members: [String: JSON] = [:]
+        var members = UTF8Dictionary<JSON>()
         skipWhitespace()
         if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; depth -= 1; return .object(members) }
         while true {

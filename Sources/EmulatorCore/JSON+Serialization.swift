@@ -40,7 +40,7 @@ extension JSON {
         case .object(let members):
             if members.isEmpty { out.append(contentsOf: "{}".utf8); return }
             out.append(UInt8(ascii: "{"))
-            for (n, (key, value)) in members.sorted(by: { $0.key < $1.key }).enumerated() {
+            for (n, (key, value)) in members.sortedByKey.enumerated() {
                 if n > 0 { out.append(UInt8(ascii: ",")) }
                 JSON.newline(&out, indent, level + 1)
                 JSON.writeString(key, to: &out)

@@ -2,7 +2,9 @@
 ///
 /// Integers and doubles are kept apart (`1` parses as `.int`, `1.0` as `.double`) because the
 /// Firestore and callable wire formats care about the difference. Objects are unordered; the
-/// serializer sorts keys so output is deterministic and golden tests are stable.
+/// serializer sorts keys so output is deterministic and golden tests are stable. Object member
+/// names are byte strings (`UTF8Dictionary`): names that differ only in Unicode normalisation are
+/// two members, as they are on the wire.
 public enum JSON: Sendable, Hashable {
     case null
     case bool(Bool)
@@ -10,7 +12,11 @@ public enum JSON: Sendable, Hashable {
     case double(Double)
     case string(String)
     case array([JSON])
-    case object([String: JSON])
+    case object(UTF8Dictionary<JSON>)
+
+    /// An object from a Swift dictionary (whose keys Swift has already merged by canonical
+    /// equivalence; build a `UTF8Dictionary` to keep such names apart).
+    public static func object(_ members: [String: JSON]) -> JSON { .object(UTF8Dictionary(members)) }
 }
 
 extension JSON {
@@ -57,7 +63,7 @@ extension JSON {
     }
 
     /// The members when this is an object.
-    public var objectValue: [String: JSON]? {
+    public var objectValue: UTF8Dictionary<JSON>? {
         if case .object(let o) = self { return o }
         return nil
     }
@@ -96,7 +102,7 @@ extension JSON: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Express
     public init(arrayLiteral elements: JSON...) { self = .array(elements) }
     /// A dictionary literal becomes `.object` (later duplicates win).
     public init(dictionaryLiteral elements: (String, JSON)...) {
-        self = .object(Dictionary(elements, uniquingKeysWith: { _, b in b }))
+        self = .object(UTF8Dictionary(elements))
     }
     /// `nil` becomes `.null`.
     public init(nilLiteral: ()) { self = .null }

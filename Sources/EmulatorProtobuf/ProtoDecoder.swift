@@ -22,14 +22,15 @@ struct ProtoDecoder {
     /// field seen twice must be merged (protobuf semantics, as if parsing the concatenation of
     /// both occurrences): that rare case restarts the message with `merging`, which gathers such
     /// fields' bytes and decodes each once at the end, keeping the work linear.
-    func fields(_ schema: MessageSchema, _ range: Range<Int>, depth: Int, merging: Bool) throws(ProtobufError) -> [String: JSON] {
+    func fields(_ schema: MessageSchema, _ range: Range<Int>, depth: Int, merging: Bool) throws(ProtobufError) -> UTF8Dictionary<JSON> {
         var reader = ProtoReader(buffer, range: range)
         // Sized once: growing a dictionary rehashes it at every doubling.
-        var out = [String: JSON](minimumCapacity: ProtoDecoder.runCount(reader))
+        var out = UTF8Dictionary<JSON>()
+        out.reserveCapacity(ProtoDecoder.runCount(reader))
         var oneofSet = InlineArray<4, Int16>(repeating: -1)
         var pending = -1
         var items: [JSON] = []
-        var entries: [String: JSON] = [:]
+        var entries = UTF8Dictionary<JSON>()
         var mergeBuffers: [Int: [UInt8]] = [:]
         var needsMerge = false
 
@@ -159,7 +160,7 @@ struct ProtoDecoder {
 
     /// Stores the collected elements of the repeated or map field `fi` (appending to / merging
     /// with what an earlier run of the same field stored).
-    private func flush(_ schema: MessageSchema, _ fi: Int, _ out: inout [String: JSON], _ items: inout [JSON], _ entries: inout [String: JSON]) {
+    private func flush(_ schema: MessageSchema, _ fi: Int, _ out: inout UTF8Dictionary<JSON>, _ items: inout [JSON], _ entries: inout UTF8Dictionary<JSON>) {
         let name = schema.jsonNames[fi]
         if schema.plans[fi].shape == .map {
             guard !entries.isEmpty else { return }

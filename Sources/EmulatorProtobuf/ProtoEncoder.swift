@@ -24,7 +24,7 @@ struct ProtoEncoder {
 
     /// Prepends the fields named by `members` in field-number order. Throws on unknown keys, a
     /// field given twice (JSON name and proto name) and two members of one oneof.
-    func fields(_ members: [String: JSON], _ schema: MessageSchema, depth: Int, skipping skipKey: String?) throws(ProtobufError) {
+    func fields(_ members: UTF8Dictionary<JSON>, _ schema: MessageSchema, depth: Int, skipping skipKey: String?) throws(ProtobufError) {
         if members.isEmpty { return }
         if members.count == 1, skipKey == nil, let (key, value) = members.first {
             // The common case (every Firestore Value): no ordering or oneof bookkeeping.
@@ -38,7 +38,7 @@ struct ProtoEncoder {
             if members.keys.contains(where: { $0 != skipKey }) { throw unknownField(members, schema, skipping: skipKey) }
             return
         }
-        try withUnsafeTemporaryAllocation(of: (field: Int, index: Dictionary<String, JSON>.Index).self, capacity: capacity) {
+        try withUnsafeTemporaryAllocation(of: (field: Int, index: UTF8Dictionary<JSON>.Index).self, capacity: capacity) {
             (slots) throws(ProtobufError) in
             var n = 0
             defer { slots.baseAddress!.deinitialize(count: n) }
@@ -80,7 +80,7 @@ struct ProtoEncoder {
 
     /// The error for two members of oneof `k` in `members`, naming the first two by field number
     /// (dictionary order differs from run to run).
-    func oneofConflict(_ members: [String: JSON], _ k: Int, _ schema: MessageSchema) -> ProtobufError {
+    func oneofConflict(_ members: UTF8Dictionary<JSON>, _ k: Int, _ schema: MessageSchema) -> ProtobufError {
         let present = members.compactMap { key, value -> Int? in
             guard let fi = schema.nameIndex[key], schema.plans[fi].oneof == k, !isAbsent(value, fi, schema) else { return nil }
             return fi
@@ -101,7 +101,7 @@ struct ProtoEncoder {
 
     /// The error for the first (in key order, so the message is the same on every run) member
     /// of `members` that `schema` does not declare.
-    func unknownField(_ members: [String: JSON], _ schema: MessageSchema, skipping skipKey: String? = nil) -> ProtobufError {
+    func unknownField(_ members: UTF8Dictionary<JSON>, _ schema: MessageSchema, skipping skipKey: String? = nil) -> ProtobufError {
         let key = members.keys.filter { $0 != skipKey && schema.nameIndex[$0] == nil }.min() ?? ""
         return ProtobufError("unknown field \(JSON.string(key))").inMessage(schema)
     }
@@ -225,13 +225,13 @@ struct ProtoEncoder {
 
     /// Calls `body` for each member in descending key order (the writer reverses it), without
     /// building a sorted copy of the dictionary.
-    static func forEachSortedDescending(_ members: [String: JSON], _ body: (String, JSON) throws(ProtobufError) -> Void) throws(ProtobufError) {
+    static func forEachSortedDescending(_ members: UTF8Dictionary<JSON>, _ body: (String, JSON) throws(ProtobufError) -> Void) throws(ProtobufError) {
         if members.count == 1, let (k, v) = members.first {
             try body(k, v)
             return
         }
         /// A position in `members`.
-        typealias Index = Dictionary<String, JSON>.Index
+        typealias Index = UTF8Dictionary<JSON>.Index
         try withUnsafeTemporaryAllocation(of: Index.self, capacity: members.count) { (slots) throws(ProtobufError) in
             var n = 0
             defer { slots.baseAddress!.deinitialize(count: n) }
@@ -241,10 +241,10 @@ struct ProtoEncoder {
                 n += 1
                 members.formIndex(after: &i)
             }
-            // String order: byte order for ASCII and NFC text (a memcmp fast path), and a total
-            // order on the keys a dictionary can hold in any case.
+            // Byte order of the keys (map keys are byte strings: two spellings of "é" are two
+            // keys, both written).
             var sortable = slots
-            sortable.sort { a, b in members[b].key < members[a].key }
+            sortable.sort { a, b in members[b].key.utf8Compare(members[a].key) < 0 }
             for s in 0..<n {
                 let (k, v) = members[slots[s]]
                 try body(k, v)

@@ -180,7 +180,7 @@ extension RulesValue {
         case .double(let d): self = .float(d)
         case .string(let s): self = .string(s)
         case .array(let a): self = .list(a.map(RulesValue.init(json:)))
-        case .object(let o): self = .map(o.mapValues(RulesValue.init(json:)))
+        case .object(let o): self = .map(o.dictionary.mapValues(RulesValue.init(json:)))
         }
     }
 }

@@ -20,28 +20,44 @@ public struct Aggregation: Sendable, Equatable {
         guard items.count <= 5 else { throw EmulatorError.invalidArgument("An aggregation query accepts at most 5 aggregations, got \(items.count).") }
         var out: [Aggregation] = []
         for (i, a) in items.enumerated() {
-            let alias = a["alias"]?.stringValue ?? "field_\(i + 1)"
+            var alias = a["alias"]?.stringValue ?? ""
+            if alias.isEmpty { alias = "field_\(i + 1)" }
+            if FieldPath.isReserved(alias) { throw EmulatorError.invalidArgument("The property.name \"\(alias)\" is reserved.") }
+            guard alias.utf8.count <= 1500 else { throw EmulatorError.invalidArgument("The property.name is longer than 1500 bytes.") }
             let kind: Kind
             if let c = a["count"] {
                 var upTo: Int?
-                if let u = c["upTo"], !u.isNull {
-                    guard let n = u.intValue ?? u["value"]?.intValue, n > 0 else { throw EmulatorError.invalidArgument("count.upTo must be a positive integer.") }
-                    upTo = Int(n)
+                // proto3 JSON parsers take the proto field name as well as the JSON name.
+                if let u = c["upTo"] ?? c["up_to"], !u.isNull {
+                    guard let n = u.intValue ?? u.stringValue.flatMap({ Int64($0) }) else {
+                        throw EmulatorError.invalidArgument("count.upTo must be an integer.")
+                    }
+                    guard n >= 0 else {
+                        throw EmulatorError.invalidArgument("The `up_to` value in a COUNT aggregation must be greater than or equal to zero.")
+                    }
+                    upTo = Int(min(n, Int64(Int32.max)))
                 }
                 kind = .count(upTo: upTo)
             } else if let s = a["sum"] {
-                kind = .sum(try FieldPath(parsing: s["field"]?["fieldPath"]?.stringValue ?? ""))
+                kind = .sum(try Self.field(s))
             } else if let v = a["avg"] {
-                kind = .avg(try FieldPath(parsing: v["field"]?["fieldPath"]?.stringValue ?? ""))
+                kind = .avg(try Self.field(v))
             } else {
-                throw EmulatorError.invalidArgument("Aggregation \(alias) needs count, sum or avg.")
+                throw EmulatorError.invalidArgument("Operator field in Aggregation is not set.")
             }
-            guard !out.contains(where: { $0.alias == alias }) else {
-                throw EmulatorError.invalidArgument("Aggregation aliases contain duplicate alias '\(alias)'.")
+            guard !out.contains(where: { $0.alias.utf8Equals(alias) }) else {
+                throw EmulatorError.invalidArgument("Aggregation aliases contain duplicate alias: \(alias).")
             }
             out.append(Aggregation(alias: alias, kind: kind))
         }
         return out
+    }
+
+    /// The field of a sum or average: any field but the document name.
+    static func field(_ json: JSON) throws -> FieldPath {
+        let path = try QueryFilter.queryPath(json["field"]?["fieldPath"]?.stringValue ?? "")
+        if path.isName { throw EmulatorError.invalidArgument("Aggregations are not supported for the property: __key__") }
+        return path
     }
 
     /// The field a sum or average reads; nil for count.

@@ -12,12 +12,15 @@ extension DatabaseState {
                 let prefix = parent.isEmpty ? "" : parent + "/"
                 for key in history.keys {
                     let c = DocumentName.collection(of: key)
-                    if query.from.id.isEmpty || DocumentName.lastSegment(c) == query.from.id, prefix.isEmpty || c.hasPrefix(prefix),
-                       !collectionPaths.contains(c) {
+                    if query.from.id.isEmpty || DocumentName.lastSegment(c).utf8Equals(query.from.id), prefix.isEmpty || c.utf8HasPrefix(prefix),
+                       !collectionPaths.contains(where: { $0.utf8Equals(c) }) {
                         collectionPaths.append(c)
                     }
                 }
             }
+        } else if query.from.id.isEmpty {
+            // ListDocuments without a collection id: every collection directly under the parent.
+            collectionPaths = collectionIds(under: parent, at: readTime).map { parent.isEmpty ? $0 : parent + "/" + $0 }
         } else {
             collectionPaths = [parent.isEmpty ? query.from.id : parent + "/" + query.from.id]
         }
@@ -66,11 +69,11 @@ extension DatabaseState {
         guard let filter else { return nil }
         let conjuncts: [QueryFilter]
         if case .and(let fs) = filter { conjuncts = fs } else { conjuncts = [filter] }
-        var best: Set<String>?
+        var best: Set<UTF8Key>?
         for c in conjuncts {
             guard case .field(let path, let op, let value) = c, path.segments.count == 1, !path.isName else { continue }
             let index = equalityIndex[coll]?[path.segments[0]] ?? [:]
-            var set: Set<String>
+            var set: Set<UTF8Key>
             switch op {
             case .equal:
                 guard let k = value.equalityKey else { return [] }
@@ -83,14 +86,14 @@ extension DatabaseState {
             }
             if set.count < best?.count ?? Int.max { best = set }
         }
-        return best.map(Array.init)
+        return best.map { $0.map(\.string) }
     }
 
     /// The common case, fast: one collection, ordered by name only, no cursors, current data, a
     /// limit. The collection's index is already in name order, so the scan stops as soon as
     /// `offset + limit` documents matched instead of sorting the whole collection.
     func runInNameOrder(_ query: StructuredQuery, parent: String, project: String, database: String, at readTime: Timestamp?) -> [Document]? {
-        guard !query.from.allDescendants, readTime == nil, query.startAt == nil, query.endAt == nil, let limit = query.limit,
+        guard !query.from.allDescendants, !query.from.id.isEmpty, readTime == nil, query.startAt == nil, query.endAt == nil, let limit = query.limit,
               query.order.count == 1, query.order[0].field.isName, !query.order[0].descending else { return nil }
         let coll = parent.isEmpty ? query.from.id : parent + "/" + query.from.id
         let root = DocumentName.root(project: project, database: database) + "/"
@@ -111,7 +114,7 @@ extension DatabaseState {
     /// Compares order-by key tuples, honouring each field's direction.
     static func compareKeys(_ a: [Value], _ b: [Value], _ order: [StructuredQuery.Order]) -> Int {
         for i in 0..<min(a.count, b.count) {
-            var c = Value.compare(a[i], b[i])
+            var c = Value.compareIndexed(a[i], b[i])
             if i < order.count, order[i].descending { c = -c }
             if c != 0 { return c }
         }

@@ -33,9 +33,10 @@ extension DatabaseState {
             guard t <= time else {
                 throw EmulatorError.invalidArgument("The update_time precondition \(t.rfc3339()) for \(fullName) is in the future (the commit time is \(time.rfc3339())).")
             }
-            guard let b = before else { throw EmulatorError.notFound("No document to update: \(fullName)") }
-            guard b.updateTime == t else {
-                throw EmulatorError.failedPrecondition("The document \(fullName) was last updated at \(b.updateTime.rfc3339()), not at \(t.rfc3339()).")
+            // A missing document has version 0: a failed precondition like any other mismatch.
+            guard let b = before, b.updateTime == t else {
+                let stored = before?.updateTime.microseconds ?? 0
+                throw EmulatorError.failedPrecondition("the stored version (\(stored)) does not match the required base version (\(t.microseconds))")
             }
         default: break
         }
@@ -46,7 +47,7 @@ extension DatabaseState {
             remove(w.path, at: time)
             return AppliedWrite(path: w.path, before: before, after: nil, updateTime: nil, transformResults: [])
         }
-        var fields = before?.fields ?? [:]
+        var fields = before?.fields ?? FieldMap()
         if case .update(let input) = w.operation {
             if let mask = w.updateMask {
                 for p in mask {
@@ -67,6 +68,7 @@ extension DatabaseState {
             // Nothing changed: the update time stays.
             return AppliedWrite(path: w.path, before: b, after: b, updateTime: b.updateTime, transformResults: results)
         }
+        try Value.validateFieldSizes(fields)
         let doc = Document(path: w.path, fields: fields, createTime: before?.createTime ?? time, updateTime: time)
         guard doc.storageSize <= Self.maxDocumentSize else {
             throw EmulatorError.invalidArgument("Document \(fullName) exceeds the maximum size of 1 MiB (\(doc.storageSize) bytes).")

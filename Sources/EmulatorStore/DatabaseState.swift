@@ -7,6 +7,9 @@ import EmulatorCore
 /// collection holds, never the whole database), and every collection id maps to the collection
 /// paths that use it (collection-group queries). Recent versions of each document are kept
 /// (bounded) to serve `readTime` reads and read-only transactions.
+///
+/// Every path, id and field name is keyed by its UTF-8 bytes (`UTF8Dictionary`, `UTF8Key`): ids
+/// that differ only in Unicode normalisation are different documents and collections.
 struct DatabaseState: Sendable {
     struct Version: Sendable {
         var time: Timestamp
@@ -15,10 +18,10 @@ struct DatabaseState: Sendable {
 
     static let historyDepth = 16
 
-    var docs: [String: Document] = [:]
-    var collections: [String: [String]] = [:]
-    var groups: [String: Set<String>] = [:]
-    var history: [String: [Version]] = [:]
+    var docs = UTF8Dictionary<Document>()
+    var collections = UTF8Dictionary<[String]>()
+    var groups = UTF8Dictionary<Set<UTF8Key>>()
+    var history = UTF8Dictionary<[Version]>()
     var lastCommit = Timestamp(seconds: 0)
     /// Reads at or after this time are exact; before it, some document's history was cut (only
     /// `historyDepth` versions are kept) or the whole state was replaced (reset, restore, import).
@@ -26,7 +29,7 @@ struct DatabaseState: Sendable {
     var historyHorizon = Timestamp(seconds: 0)
     /// Equality indexes, as Firestore's automatic single-field indexes: collection path → top-level
     /// field → value key → document paths. Equality and `in` filters read candidates from here.
-    var equalityIndex: [String: [String: [String: Set<String>]]] = [:]
+    var equalityIndex = UTF8Dictionary<UTF8Dictionary<UTF8Dictionary<Set<UTF8Key>>>>()
 
     /// The next commit time: the clock, truncated to microseconds, strictly after the last commit.
     mutating func nextCommitTime(_ now: Timestamp) -> Timestamp {
@@ -81,7 +84,7 @@ struct DatabaseState: Sendable {
         let coll = DocumentName.collection(of: d.path)
         for (field, value) in d.fields {
             guard let key = value.equalityKey else { continue }
-            equalityIndex[coll, default: [:]][field, default: [:]][key, default: []].insert(d.path)
+            equalityIndex[coll, default: [:]][field, default: [:]][key, default: []].insert(UTF8Key(d.path))
         }
     }
 
@@ -89,14 +92,14 @@ struct DatabaseState: Sendable {
         let coll = DocumentName.collection(of: d.path)
         for (field, value) in d.fields {
             guard let key = value.equalityKey else { continue }
-            equalityIndex[coll]?[field]?[key]?.remove(d.path)
+            equalityIndex[coll]?[field]?[key]?.remove(UTF8Key(d.path))
             if equalityIndex[coll]?[field]?[key]?.isEmpty == true { equalityIndex[coll]?[field]?[key] = nil }
         }
     }
 
     mutating func indexInsert(_ path: String) {
         let coll = DocumentName.collection(of: path)
-        if collections[coll] == nil { groups[DocumentName.lastSegment(coll), default: []].insert(coll) }
+        if collections[coll] == nil { groups[DocumentName.lastSegment(coll), default: []].insert(UTF8Key(coll)) }
         collections[coll, default: []].insert(path, at: insertionIndex(collections[coll] ?? [], path))
     }
 
@@ -104,13 +107,13 @@ struct DatabaseState: Sendable {
         let coll = DocumentName.collection(of: path)
         guard var list = collections[coll] else { return }
         let i = insertionIndex(list, path)
-        guard i < list.count, list[i] == path else { return }
+        guard i < list.count, list[i].utf8Equals(path) else { return }
         collections[coll] = nil  // keeps `list` uniquely referenced while it is edited
         list.remove(at: i)
         collections[coll] = list
         if list.isEmpty {
             collections[coll] = nil
-            groups[DocumentName.lastSegment(coll)]?.remove(coll)
+            groups[DocumentName.lastSegment(coll)]?.remove(UTF8Key(coll))
         }
     }
 
@@ -159,43 +162,45 @@ struct DatabaseState: Sendable {
         let current = collections[coll] ?? []
         guard readTime != nil else { return current }
         // Documents deleted since readTime are only in the history.
-        var all = Set(current)
-        for key in history.keys where DocumentName.collection(of: key) == coll { all.insert(key) }
-        return all.sorted { DocumentName.compareNames($0, $1) < 0 }
+        var all = Set(current.map { UTF8Key($0) })
+        for key in history.keys where DocumentName.collection(of: key).utf8Equals(coll) { all.insert(UTF8Key(key)) }
+        return all.map(\.string).sorted { DocumentName.compareNames($0, $1) < 0 }
     }
 
     /// Collection paths named `id` under `parent` (any depth), for collection-group queries; every
-    /// collection under `parent` when `id` is empty (kindless queries).
+    /// collection under `parent` when `id` is empty (kindless queries). In name order.
     func groupCollections(_ id: String, under parent: String) -> [String] {
         let prefix = parent.isEmpty ? "" : parent + "/"
-        if id.isEmpty { return collections.keys.filter { prefix.isEmpty || $0.hasPrefix(prefix) }.sorted() }
-        return (groups[id] ?? []).filter { prefix.isEmpty || $0.hasPrefix(prefix) }.sorted()
+        let all: [String] = id.isEmpty ? Array(collections.keys) : (groups[id] ?? []).map(\.string)
+        return all.filter { prefix.isEmpty || $0.utf8HasPrefix(prefix) }.sorted { DocumentName.compareNames($0, $1) < 0 }
     }
 
     /// Ids of the collections directly under `parent` ("" = root) that hold documents now, or as of
-    /// `readTime` (a collection counts when one of its documents existed then, per the history).
+    /// `readTime` (per the history). A collection whose documents are all "missing" (they only
+    /// have subcollections) is listed too, as production lists it: any collection below `parent`
+    /// names the one directly under it. Sorted by bytes.
     func collectionIds(under parent: String, at readTime: Timestamp? = nil) -> [String] {
-        var ids = Set<String>()
+        let prefix = parent.isEmpty ? "" : parent + "/"
+        var ids = Set<UTF8Key>()
         func consider(_ collection: String) {
-            let p = DocumentName.collection(of: collection)
-            if p == parent || (parent.isEmpty && !collection.contains("/")) { ids.insert(DocumentName.lastSegment(collection)) }
+            if let id = DocumentName.child(collection, under: prefix) { ids.insert(UTF8Key(id)) }
         }
-        guard let readTime else {
+        if let readTime {
+            var seen = Set<UTF8Key>()
+            for path in Set(docs.storage.keys).union(history.storage.keys) {
+                let coll = DocumentName.collection(of: path.string)
+                guard !seen.contains(UTF8Key(coll)), document(path.string, at: readTime) != nil else { continue }
+                seen.insert(UTF8Key(coll))
+                consider(coll)
+            }
+        } else {
             for key in collections.keys { consider(key) }
-            return ids.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         }
-        var seen = Set<String>()
-        for path in Set(docs.keys).union(history.keys) {
-            let coll = DocumentName.collection(of: path)
-            guard !seen.contains(coll), document(path, at: readTime) != nil else { continue }
-            seen.insert(coll)
-            consider(coll)
-        }
-        return ids.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        return ids.sorted().map(\.string)
     }
 
     /// The documents at `prefix` and below it (every document for "").
     func subtree(_ prefix: String) -> [Document] {
-        docs.values.filter { prefix.isEmpty || $0.path == prefix || $0.path.hasPrefix(prefix + "/") }
+        docs.values.filter { DocumentName.isWithin($0.path, prefix) }
     }
 }

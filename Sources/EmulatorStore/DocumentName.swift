@@ -2,7 +2,14 @@ import EmulatorCore
 
 /// Document and collection names: `projects/{p}/databases/{d}/documents/{path}` and the
 /// database-relative paths (`tasks/t1`) the store keys by.
+///
+/// Names are byte strings. Everything here splits, compares and checks prefixes on UTF-8 bytes,
+/// never on `Character`s: an id may start with a combining mark ("a/\u{301}x"), which Swift's
+/// grapheme-based `split`, `lastIndex(of:)` and `hasPrefix` would glue to the slash, and ids that
+/// differ only in Unicode normalisation are different documents.
 public enum DocumentName {
+    static let slash = UInt8(ascii: "/")
+
     /// `projects/{p}/databases/{d}/documents`.
     public static func root(project: String, database: String) -> String { "projects/\(project)/databases/\(database)/documents" }
 
@@ -11,9 +18,14 @@ public enum DocumentName {
         path.isEmpty ? root(project: project, database: database) : root(project: project, database: database) + "/" + path
     }
 
+    /// The `/`-separated segments of a path, split on the byte (empty segments kept).
+    public static func segments(_ path: String) -> [String] {
+        path.utf8.split(separator: slash, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+    }
+
     /// Splits a full name into (project, database, relative path); nil when it is not one.
     public static func parse(_ name: String) -> (project: String, database: String, path: String)? {
-        let s = name.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let s = segments(name)
         guard s.count >= 5, s[0] == "projects", s[2] == "databases", s[4] == "documents", !s[1].isEmpty, !s[3].isEmpty else { return nil }
         let rest = s.dropFirst(5)
         guard !rest.contains(where: \.isEmpty) else { return nil }
@@ -23,12 +35,12 @@ public enum DocumentName {
     /// True for a well-formed reference to a document (even number of path segments).
     static func isValidReference(_ name: String) -> Bool {
         guard let p = parse(name), !p.path.isEmpty else { return false }
-        return p.path.split(separator: "/").count % 2 == 0
+        return segments(p.path).count % 2 == 0
     }
 
     /// Validates a relative document path (even segments) and its ids; names the problem.
     public static func validateDocumentPath(_ path: String) throws {
-        let segs = path.split(separator: "/", omittingEmptySubsequences: false)
+        let segs = segments(path)
         guard !path.isEmpty, segs.count % 2 == 0 else {
             throw EmulatorError.invalidArgument("Document path '\(path)' must have an even number of segments (collection/document pairs).")
         }
@@ -37,54 +49,103 @@ public enum DocumentName {
 
     /// Validates a relative collection path (odd segments).
     public static func validateCollectionPath(_ path: String) throws {
-        let segs = path.split(separator: "/", omittingEmptySubsequences: false)
+        let segs = segments(path)
         guard !path.isEmpty, segs.count % 2 == 1 else {
             throw EmulatorError.invalidArgument("Collection path '\(path)' must have an odd number of segments.")
         }
         try validateSegments(segs, path)
     }
 
-    static func validateSegments(_ segs: [Substring], _ path: String) throws {
+    static func validateSegments(_ segs: [String], _ path: String) throws {
         guard path.utf8.count <= 6 * 1024 else { throw EmulatorError.invalidArgument("Document name is longer than 6 KiB.") }
         for s in segs {
             guard !s.isEmpty else { throw EmulatorError.invalidArgument("Path '\(path)' has an empty segment.") }
-            guard s != ".", s != ".." else { throw EmulatorError.invalidArgument("Path '\(path)': '.' and '..' are not valid ids.") }
+            guard !s.utf8Equals("."), !s.utf8Equals("..") else { throw EmulatorError.invalidArgument("Path '\(path)': '.' and '..' are not valid ids.") }
             guard s.utf8.count <= 1500 else { throw EmulatorError.invalidArgument("Path '\(path)': ids are limited to 1500 bytes.") }
-            if s.hasPrefix("__") && s.hasSuffix("__") && s.count >= 4 && !isNumericId(s) {
+            if FieldPath.isReserved(s) && !isNumericId(s) {
                 throw EmulatorError.invalidArgument("Path '\(path)': id '\(s)' is reserved.")
             }
         }
     }
 
-    static func isNumericId(_ s: Substring) -> Bool { numericId(s) != nil }
-
-    /// The number of a numeric `__id<n>__` id.
-    static func numericId(_ s: Substring) -> Int64? {
-        guard s.hasPrefix("__id"), s.hasSuffix("__"), s.count > 6 else { return nil }
-        return Int64(s.dropFirst(4).dropLast(2))
+    /// True for a numeric `__id<n>__` id (Datastore's numeric ids as Firestore shows them).
+    static func isNumericId(_ s: String) -> Bool {
+        var s = s
+        return s.withUTF8 { numericId($0) != nil }
     }
 
-    /// Orders full or relative names segment by segment (numeric `__id<n>__` ids first, by number).
+    /// Orders full or relative names segment by segment (numeric `__id<n>__` ids first, by
+    /// number; other ids by their bytes; a name before its descendants).
     static func compareNames(_ a: String, _ b: String) -> Int {
-        let x = a.split(separator: "/"), y = b.split(separator: "/")
-        for (p, q) in zip(x, y) where p != q {
-            let np = numericId(p), nq = numericId(q)
-            if let np, let nq { return np < nq ? -1 : 1 }
-            if (np == nil) != (nq == nil) { return np != nil ? -1 : 1 }
-            return p.utf8.lexicographicallyPrecedes(q.utf8) ? -1 : 1
-        }
-        return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
+        var x = a, y = b
+        return x.withUTF8 { p in y.withUTF8 { q in compareNameBytes(p, q) } }
     }
 
-    /// The collection path of a document path (`a/b/c/d` → `a/b/c`).
+    private static func compareNameBytes(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Int {
+        var i = 0, j = 0
+        while true {
+            let xEnd = i >= x.count, yEnd = j >= y.count
+            if xEnd || yEnd { return xEnd && yEnd ? 0 : (xEnd ? -1 : 1) }
+            var ie = i, je = j
+            while ie < x.count && x[ie] != slash { ie += 1 }
+            while je < y.count && y[je] != slash { je += 1 }
+            let p = UnsafeBufferPointer(rebasing: x[i..<ie]), q = UnsafeBufferPointer(rebasing: y[j..<je])
+            if !p.elementsEqual(q) {
+                let np = numericId(p), nq = numericId(q)
+                if let np, let nq, np != nq { return np < nq ? -1 : 1 }
+                if (np == nil) != (nq == nil) { return np != nil ? -1 : 1 }
+                return p.lexicographicallyPrecedes(q) ? -1 : 1
+            }
+            i = ie + 1
+            j = je + 1
+            // A trailing slash-free end on one side only: that name is the ancestor.
+            if ie >= x.count || je >= y.count {
+                let xDone = ie >= x.count, yDone = je >= y.count
+                return xDone && yDone ? 0 : (xDone ? -1 : 1)
+            }
+        }
+    }
+
+    /// The number of a numeric `__id<n>__` id, from its bytes.
+    static func numericId(_ s: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard s.count > 6, s.starts(with: "__id".utf8), s.suffix(2).elementsEqual("__".utf8) else { return nil }
+        var n: Int64 = 0
+        for b in s.dropFirst(4).dropLast(2) {
+            guard (0x30...0x39).contains(b) else { return nil }
+            let (m, o1) = n.multipliedReportingOverflow(by: 10)
+            let (r, o2) = m.addingReportingOverflow(Int64(b - 0x30))
+            if o1 || o2 { return nil }
+            n = r
+        }
+        return n
+    }
+
+    /// The collection path of a document path (`a/b/c/d` → `a/b/c`); "" for a top-level name.
     public static func collection(of path: String) -> String {
-        guard let i = path.lastIndex(of: "/") else { return "" }
-        return String(path[..<i])
+        guard let i = path.utf8.lastIndex(of: slash) else { return "" }
+        return String(decoding: path.utf8[..<i], as: UTF8.self)
     }
 
     /// The last segment.
     public static func lastSegment(_ path: String) -> String {
-        guard let i = path.lastIndex(of: "/") else { return path }
-        return String(path[path.index(after: i)...])
+        guard let i = path.utf8.lastIndex(of: slash) else { return path }
+        return String(decoding: path.utf8[path.utf8.index(after: i)...], as: UTF8.self)
+    }
+
+    /// The first segment of `path` below `prefix` (which ends with "/"), or nil when `path` is not
+    /// under it: `child("a/b/c/d", under: "a/")` is "b".
+    static func child(_ path: String, under prefix: String) -> String? {
+        guard path.utf8HasPrefix(prefix) else { return nil }
+        let rest = path.utf8.dropFirst(prefix.utf8.count)
+        let segment = rest.prefix { $0 != slash }
+        return segment.isEmpty ? nil : String(decoding: segment, as: UTF8.self)
+    }
+
+    /// True when `path` is `ancestor` or below it ("" is everything's ancestor).
+    static func isWithin(_ path: String, _ ancestor: String) -> Bool {
+        if ancestor.isEmpty { return true }
+        guard path.utf8HasPrefix(ancestor) else { return false }
+        let n = ancestor.utf8.count
+        return path.utf8.count == n || path.utf8.dropFirst(n).first == slash
     }
 }

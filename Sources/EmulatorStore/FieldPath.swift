@@ -1,6 +1,8 @@
 import EmulatorCore
 
 /// A dotted field path (`a.b`, `` `x.y`.z ``), as segments. `__name__` is the document name.
+/// Segments are byte strings: equality and hashing compare their UTF-8 bytes (a field named with a
+/// precomposed "é" is not the one named with a decomposed "é").
 public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
     /// The segments, unescaped.
     public var segments: [String]
@@ -12,20 +14,44 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
     public static let name = FieldPath(["__name__"])
 
     /// True for `__name__`.
-    public var isName: Bool { segments == ["__name__"] }
+    public var isName: Bool { segments.count == 1 && segments[0].utf8Equals("__name__") }
 
-    /// Parses the canonical string form; backticks quote segments, `\` escapes inside them.
+    /// Byte-wise equality of the segments.
+    public static func == (a: FieldPath, b: FieldPath) -> Bool {
+        a.segments.count == b.segments.count && zip(a.segments, b.segments).allSatisfy { $0.utf8Equals($1) }
+    }
+
+    /// Hashes the segments' bytes.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(segments.count)
+        for s in segments { s.utf8Hash(into: &hasher) }
+    }
+
+    /// Parses the canonical string form: unquoted segments match `[A-Za-z_][A-Za-z_0-9]*`,
+    /// backticks quote any other segment and `\` escapes inside them. Production refuses anything
+    /// else (`a b`, `é`, `1x` unquoted) with the message used here. Works on Unicode scalars, not
+    /// characters, so a backtick or dot followed by a combining mark still counts.
     public init(parsing text: String) throws {
-        guard !text.isEmpty else { throw EmulatorError.invalidArgument("Field path must not be empty.") }
+        guard !text.isEmpty else { throw EmulatorError.invalidArgument("Invalid empty property path string.") }
+        func invalid() -> EmulatorError {
+            .invalidArgument("Invalid property path \"\(text)\". Unquoted property paths must match regex ([a-zA-Z_][a-zA-Z_0-9]*), and quoted property paths must match regex (`(?:[^`\\\\]|(?:\\\\.))+`)")
+        }
         var segs: [String] = []
-        var cur = ""
+        var cur = String.UnicodeScalarView()
         var quoted = false
         var wasQuoted = false
-        var it = text.makeIterator()
+        var it = text.unicodeScalars.makeIterator()
+        func finishSegment() throws {
+            guard !cur.isEmpty else { throw invalid() }
+            if !wasQuoted && !Self.isSimple(cur) { throw invalid() }
+            segs.append(String(cur))
+            cur = String.UnicodeScalarView()
+            wasQuoted = false
+        }
         while let c = it.next() {
             if quoted {
                 if c == "\\" {
-                    guard let n = it.next() else { throw EmulatorError.invalidArgument("Invalid field path '\(text)': trailing escape.") }
+                    guard let n = it.next() else { throw invalid() }
                     cur.append(n)
                 } else if c == "`" {
                     quoted = false
@@ -33,47 +59,55 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
                     cur.append(c)
                 }
             } else if c == "`" {
-                guard cur.isEmpty else { throw EmulatorError.invalidArgument("Invalid field path '\(text)': unexpected backtick.") }
+                guard cur.isEmpty, !wasQuoted else { throw invalid() }
                 quoted = true
                 wasQuoted = true
             } else if c == "." {
-                guard !cur.isEmpty else { throw EmulatorError.invalidArgument("Invalid field path '\(text)': empty segment.") }
-                segs.append(cur)
-                cur = ""
-                wasQuoted = false
+                try finishSegment()
             } else {
-                guard !wasQuoted else { throw EmulatorError.invalidArgument("Invalid field path '\(text)': text after a quoted segment.") }
+                guard !wasQuoted else { throw invalid() }
                 cur.append(c)
             }
         }
-        guard !quoted else { throw EmulatorError.invalidArgument("Invalid field path '\(text)': unterminated backtick.") }
-        guard !cur.isEmpty else { throw EmulatorError.invalidArgument("Invalid field path '\(text)': empty segment.") }
-        segs.append(cur)
+        guard !quoted else { throw invalid() }
+        try finishSegment()
         self.segments = segs
+    }
+
+    /// True for a segment that needs no quoting: `[A-Za-z_][A-Za-z_0-9]*`.
+    static func isSimple(_ s: String.UnicodeScalarView) -> Bool {
+        guard !s.isEmpty else { return false }
+        for (i, u) in s.enumerated() {
+            let ok = u == "_" || ("a"..."z").contains(u) || ("A"..."Z").contains(u) || (i > 0 && ("0"..."9").contains(u))
+            if !ok { return false }
+        }
+        return true
     }
 
     /// The canonical string (simple segments bare, others backtick-quoted).
     public var description: String {
-        segments.map { s in
-            let simple = !s.isEmpty && s.unicodeScalars.enumerated().allSatisfy { i, u in
-                u == "_" || ("a"..."z").contains(u) || ("A"..."Z").contains(u) || (i > 0 && ("0"..."9").contains(u))
-            }
-            return simple ? s : "`" + s.replacingBackslashAndBacktick() + "`"
-        }.joined(separator: ".")
+        segments.map { s in Self.isSimple(s.unicodeScalars) ? s : "`" + s.replacingBackslashAndBacktick() + "`" }.joined(separator: ".")
     }
 
     /// Rejects names Firestore reserves (`__x__`) and empty names.
     static func validateName(_ name: String, allowVectorType: Bool = false) throws {
         guard !name.isEmpty else { throw EmulatorError.invalidArgument("Field names must not be empty.") }
         guard name.utf8.count <= 1500 else { throw EmulatorError.invalidArgument("Field name is longer than 1500 bytes.") }
-        if name.hasPrefix("__") && name.hasSuffix("__") && name.count >= 4 && !(allowVectorType && name == "__type__") {
+        if isReserved(name) && !(allowVectorType && name.utf8Equals("__type__")) {
             throw EmulatorError.invalidArgument("field name \(name) is reserved")
         }
     }
 
+    /// True for `__.*__` names (by bytes: at least four, two underscores at each end).
+    static func isReserved(_ name: String) -> Bool {
+        let u = name.utf8
+        guard u.count >= 4 else { return false }
+        return u.prefix(2).elementsEqual("__".utf8) && u.suffix(2).elementsEqual("__".utf8)
+    }
+
     /// The value at this path in `fields`, if present.
-    public func get(in fields: [String: Value]) -> Value? {
-        var current: [String: Value] = fields
+    public func get(in fields: FieldMap) -> Value? {
+        var current: FieldMap = fields
         for (i, s) in segments.enumerated() {
             guard let v = current[s] else { return nil }
             if i == segments.count - 1 { return v }
@@ -84,17 +118,17 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Sets (or, with nil, deletes) the value at this path, creating intermediate maps.
-    public func set(_ value: Value?, in fields: inout [String: Value]) {
+    public func set(_ value: Value?, in fields: inout FieldMap) {
         Self.set(value, segments[...], in: &fields)
     }
 
-    private static func set(_ value: Value?, _ segs: ArraySlice<String>, in fields: inout [String: Value]) {
+    private static func set(_ value: Value?, _ segs: ArraySlice<String>, in fields: inout FieldMap) {
         guard let first = segs.first else { return }
         if segs.count == 1 {
             fields[first] = value
             return
         }
-        var child: [String: Value] = [:]
+        var child = FieldMap()
         if case .map(let m)? = fields[first] { child = m } else if value == nil { return }
         set(value, segs.dropFirst(), in: &child)
         fields[first] = .map(child)
@@ -102,16 +136,16 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
 
     /// True when `self` equals `other` or is a prefix of it.
     func isPrefix(of other: FieldPath) -> Bool {
-        segments.count <= other.segments.count && Array(other.segments.prefix(segments.count)) == segments
+        segments.count <= other.segments.count && zip(segments, other.segments).allSatisfy { $0.utf8Equals($1) }
     }
 }
 
 extension String {
     fileprivate func replacingBackslashAndBacktick() -> String {
         var out = ""
-        for c in self {
-            if c == "\\" || c == "`" { out.append("\\") }
-            out.append(c)
+        for c in unicodeScalars {
+            if c == "\\" || c == "`" { out.unicodeScalars.append("\\") }
+            out.unicodeScalars.append(c)
         }
         return out
     }

@@ -46,47 +46,82 @@ public indirect enum QueryFilter: Sendable, Equatable {
     case field(FieldPath, FieldOp, Value)
     case unary(FieldPath, UnaryOp)
 
-    /// Decodes `{compositeFilter | fieldFilter | unaryFilter}`.
+    /// Decodes `{compositeFilter | fieldFilter | unaryFilter}`, with production's checks on each
+    /// filter (and its messages): `__name__` compared only with references, operands of at most
+    /// 1,500 bytes, `in`/`not-in`/`array-contains-any` with non-empty arrays of at most 30 (10)
+    /// values, which may themselves be arrays.
     public init(json: JSON) throws {
         if let c = json["compositeFilter"] {
             let opJ = c["op"]
             let isOr = opJ?.stringValue == "OR" || opJ?.intValue == 2
             let isAnd = opJ?.stringValue == "AND" || opJ?.intValue == 1
             guard isOr || isAnd else { throw EmulatorError.invalidArgument("compositeFilter.op must be AND or OR.") }
-            guard case .array(let fs)? = c["filters"], !fs.isEmpty else {
-                throw EmulatorError.invalidArgument("compositeFilter.filters must be a non-empty array.")
+            var parsed: [QueryFilter] = []
+            if let fs = c["filters"], !fs.isNull {
+                guard case .array(let items) = fs else { throw EmulatorError.invalidArgument("compositeFilter.filters must be an array.") }
+                parsed = try items.map { try QueryFilter(json: $0) }
             }
-            let parsed = try fs.map { try QueryFilter(json: $0) }
             self = isOr ? .or(parsed) : .and(parsed)
         } else if let f = json["fieldFilter"] {
-            let path = try FieldPath(parsing: f["field"]?["fieldPath"]?.stringValue ?? "")
+            let path = try QueryFilter.queryPath(f["field"]?["fieldPath"]?.stringValue ?? "")
             guard let opJ = f["op"], let op = FieldOp.allCases.first(where: { $0.rawValue == opJ.stringValue || $0.number == opJ.intValue.map(Int.init) }) else {
                 throw EmulatorError.invalidArgument("Unknown fieldFilter op \(f["op"] ?? .null).")
             }
             guard let vj = f["value"] else { throw EmulatorError.invalidArgument("fieldFilter on '\(path)' needs a value.") }
-            let v = try Value(json: vj, field: "where.\(path)")
+            let v: Value
             switch op {
             case .in, .arrayContainsAny, .notIn:
-                guard case .array(let items) = v, !items.isEmpty else {
-                    throw EmulatorError.invalidArgument("'\(op.rawValue)' filter on '\(path)' needs a non-empty array value.")
+                // The operand is a list of values, each of which may be an array (`regions in
+                // [["west_coast"], ["east_coast"]]`, Firestore's own sample): only the list itself
+                // is not a Firestore value, so nested arrays are fine here.
+                guard case .object(let o) = vj, o.count == 1, let list = o["arrayValue"] else {
+                    throw EmulatorError.invalidArgument("'\(op.rawValue)' requires an ArrayValue.")
                 }
-                if op == .notIn && items.count > 10 { throw EmulatorError.invalidArgument("'NOT_IN' supports at most 10 values.") }
-                if items.count > 30 { throw EmulatorError.invalidArgument("'\(op.rawValue)' supports at most 30 values.") }
-            default: break
+                guard case .object = list else { throw EmulatorError.invalidArgument("'\(op.rawValue)' requires an ArrayValue.") }
+                let items = try (list["values"]?.arrayValue ?? []).enumerated().map { i, item in
+                    try Value(json: item, field: "where.\(path)[\(i)]")
+                }
+                guard !items.isEmpty else { throw EmulatorError.invalidArgument("'\(op.rawValue)' requires an non-empty ArrayValue.") }
+                if op == .notIn && items.count > 10 { throw EmulatorError.invalidArgument("'NOT_IN' supports up to 10 comparison values.") }
+                if items.count > 30 { throw EmulatorError.invalidArgument("'\(op.rawValue)' supports up to 30 comparison values.") }
+                v = .array(items)
+            default:
+                v = try Value(json: vj, field: "where.\(path)")
             }
-            if path.isName, case .reference = v {} else if path.isName, op != .in, op != .notIn {
-                throw EmulatorError.invalidArgument("Filters on __name__ need a reference value.")
+            if path.isName {
+                if op == .arrayContains || op == .arrayContainsAny { throw EmulatorError.invalidArgument("the name __key__ is reserved") }
+                let operands: [Value]
+                if case .array(let items) = v, op == .in || op == .notIn { operands = items } else { operands = [v] }
+                for o in operands {
+                    guard case .reference = o else { throw EmulatorError.invalidArgument("__key__ filter value must be a Key") }
+                }
             }
+            try Value.validateOperand(v, field: path)
             self = .field(path, op, v)
         } else if let u = json["unaryFilter"] {
-            let path = try FieldPath(parsing: u["field"]?["fieldPath"]?.stringValue ?? "")
+            let path = try QueryFilter.queryPath(u["field"]?["fieldPath"]?.stringValue ?? "")
             guard let opJ = u["op"], let op = UnaryOp.allCases.first(where: { $0.rawValue == opJ.stringValue || $0.number == opJ.intValue.map(Int.init) }) else {
                 throw EmulatorError.invalidArgument("Unknown unaryFilter op \(u["op"] ?? .null).")
             }
+            if path.isName { throw EmulatorError.invalidArgument("__key__ filter value must be a Key") }
             self = .unary(path, op)
         } else {
             throw EmulatorError.invalidArgument("A filter must be a compositeFilter, fieldFilter or unaryFilter.")
         }
+    }
+
+    /// A field path a query names (filters, orders, projections, aggregations): parsed, with
+    /// reserved names refused as production refuses them (`__name__` alone is the document name).
+    static func queryPath(_ text: String) throws -> FieldPath {
+        let path = try FieldPath(parsing: text)
+        guard !path.isName else { return path }
+        if path.segments.count > 1, path.segments[0].utf8Equals("__name__") {
+            throw EmulatorError.invalidArgument("the name __key__ is reserved")
+        }
+        if let reserved = path.segments.first(where: FieldPath.isReserved) {
+            throw EmulatorError.invalidArgument("Invalid reserved name in field path \(reserved)")
+        }
+        return path
     }
 
     var children: [QueryFilter] {
@@ -123,16 +158,56 @@ public indirect enum QueryFilter: Sendable, Equatable {
         }
     }
 
-    /// Size of the disjunctive normal form (`in` counts its values).
+    /// Size of the disjunctive normal form: `in` and `array-contains-any` count their distinct
+    /// values (production drops duplicates first: `in [1, 1]` is one term, `in [1, 1.0]` two).
+    /// Saturates instead of overflowing (a hostile AND of many `in`s).
     var disjunctionCount: Int {
         switch self {
         case .field(_, let op, let v):
-            if op == .in || op == .arrayContainsAny, case .array(let items) = v { return items.count }
+            if op == .in || op == .arrayContainsAny, case .array(let items) = v { return Self.distinct(items).count }
             return 1
         case .unary: return 1
-        case .or(let fs): return fs.reduce(0) { $0 + $1.disjunctionCount }
-        case .and(let fs): return fs.reduce(1) { $0 * $1.disjunctionCount }
+        case .or(let fs):
+            return fs.reduce(0) { acc, f in
+                let (sum, o) = acc.addingReportingOverflow(f.disjunctionCount)
+                return o ? Int.max : sum
+            }
+        case .and(let fs):
+            return fs.reduce(1) { acc, f in
+                let (m, o) = acc.multipliedReportingOverflow(by: f.disjunctionCount)
+                return o ? Int.max : m
+            }
         }
+    }
+
+    /// The values without exact duplicates (same type and bytes), first occurrence kept.
+    static func distinct(_ items: [Value]) -> [Value] {
+        var out: [Value] = []
+        for v in items where !out.contains(v) { out.append(v) }
+        return out
+    }
+
+    /// The most `array-contains` and `array-contains-any` filters in one term of the disjunctive
+    /// normal form (production allows one).
+    var arrayContainsPerDisjunction: Int {
+        switch self {
+        case .field(_, let op, _): return op == .arrayContains || op == .arrayContainsAny ? 1 : 0
+        case .unary: return 0
+        case .or(let fs): return fs.map(\.arrayContainsPerDisjunction).max() ?? 0
+        case .and(let fs): return fs.reduce(0) { $0 + $1.arrayContainsPerDisjunction }
+        }
+    }
+
+    /// True when any field filter compares `__name__`.
+    var referencesName: Bool {
+        if case .field(let p, _, _) = self { return p.isName }
+        return children.contains { $0.referencesName }
+    }
+
+    /// True when `__name__` is compared for equality (`==` or `in`) somewhere in the filter.
+    var hasNameEquality: Bool {
+        if case .field(let p, let op, _) = self { return p.isName && (op == .equal || op == .in) }
+        return children.contains { $0.hasNameEquality }
     }
 
     /// Whether `doc` matches.
@@ -161,7 +236,7 @@ public indirect enum QueryFilter: Sendable, Equatable {
         case .lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual:
             // Range filters only match values of the same type class (numbers with numbers...).
             guard v.typeOrder == target.typeOrder, !v.isNaN, !target.isNaN else { return false }
-            let c = Value.compare(v, target)
+            let c = Value.compareIndexed(v, target)
             switch op {
             case .lessThan: return c < 0
             case .lessThanOrEqual: return c <= 0

@@ -40,13 +40,11 @@ extension StoreService {
         if !parent.isEmpty { try DocumentName.validateDocumentPath(parent) }
         let prefix = parent.isEmpty ? "" : parent + "/"
         return try withDatabase(project, database) { data, _, _ in
-            var ids = Set<String>()
-            for key in data.state.collections.keys where key.hasPrefix(prefix) {
-                let rest = key.utf8.dropFirst(prefix.utf8.count)
-                let id = rest.split(separator: UInt8(ascii: "/"), maxSplits: 1, omittingEmptySubsequences: false).first.map { String(decoding: $0, as: UTF8.self) } ?? ""
-                if !id.isEmpty { ids.insert(id) }
+            var ids = Set<UTF8Key>()
+            for key in data.state.collections.keys {
+                if let id = DocumentName.child(key, under: prefix) { ids.insert(UTF8Key(id)) }
             }
-            return ids.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { id in
+            return ids.sorted().map(\.string).map { id in
                 CollectionSummary(id: id, path: prefix + id, count: data.state.collections[prefix + id]?.count ?? 0)
             }
         }
@@ -63,19 +61,18 @@ extension StoreService {
             if let after = startAfter, !after.isEmpty {
                 let path = collection + "/" + after
                 start = data.state.insertionIndex(list, path)
-                if start < list.count, list[start] == path { start += 1 }
+                if start < list.count, list[start].utf8Equals(path) { start += 1 }
             }
             let end = min(list.count, start + pageSize)
             let docs = list[start..<end].compactMap { data.state.docs[$0] }
             var missing: [String] = []
             if startAfter == nil {
                 let prefix = collection + "/"
-                var parents = Set<String>()
-                for key in data.state.collections.keys where key.hasPrefix(prefix) {
-                    let rest = key.dropFirst(prefix.count)
-                    if let id = rest.split(separator: "/", maxSplits: 1).first, data.state.docs[prefix + id] == nil { parents.insert(String(id)) }
+                var parents = Set<UTF8Key>()
+                for key in data.state.collections.keys {
+                    if let id = DocumentName.child(key, under: prefix), data.state.docs[prefix + id] == nil { parents.insert(UTF8Key(id)) }
                 }
-                missing = Array(parents.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.prefix(1000))
+                missing = Array(parents.sorted().map(\.string).prefix(1000))
             }
             return DocumentPage(documents: docs, total: list.count, missing: missing,
                                 nextStartAfter: end < list.count ? docs.last.map(\.id) : nil)

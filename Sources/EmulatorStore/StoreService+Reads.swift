@@ -32,8 +32,8 @@ extension StoreService {
     public func batchGet(project: String, database: String, paths: [String], consistency: ReadConsistency = .latest,
                          caller: Caller) throws -> ReadResult<[(path: String, document: Document?)]> {
         for p in paths { try DocumentName.validateDocumentPath(p) }
-        var seen = Set<String>()
-        let unique = paths.filter { seen.insert($0).inserted }
+        var seen = Set<UTF8Key>()
+        let unique = paths.filter { seen.insert(UTF8Key($0)).inserted }
         return try withDatabase(project, database) { data, env, hooks in
             let (rt, txn, newId) = try Self.resolve(consistency, &data, env, idle: options.transactionIdleSeconds)
             var out: [(String, Document?)] = []
@@ -64,19 +64,25 @@ extension StoreService {
                                              reader: StateReader(before: data.state, after: data.state, readTime: rt)))
             let docs = data.state.run(query, parent: parent, project: project, database: database, at: rt)
             if let txn {
-                data.transactions[txn]?.queries.append((query, parent, Dictionary(uniqueKeysWithValues: docs.map { ($0.path, $0.updateTime) })))
+                data.transactions[txn]?.queries.append((query, parent, UTF8Dictionary(docs.map { ($0.path, $0.updateTime) })))
             }
             return ReadResult(value: docs, readTime: rt ?? env.clock.now().truncatedToMicroseconds, transaction: newId)
         }
     }
 
     /// Lists a collection (REST `ListDocuments`): name order unless `orderBy` is given; paging by
-    /// an opaque offset token. `showMissing` adds name-only entries for missing parents of
-    /// subcollections.
-    public func listDocuments(project: String, database: String, collection: String, pageSize: Int?, pageToken: String?,
-                              orderBy: [StructuredQuery.Order], showMissing: Bool, consistency: ReadConsistency = .latest,
-                              caller: Caller) throws -> ReadResult<(documents: [Document], missing: [String], nextPageToken: String?)> {
-        try DocumentName.validateCollectionPath(collection)
+    /// an opaque offset token. An empty `collectionId` lists the documents of every collection
+    /// directly under `parent`. `showMissing` adds name-only entries for "missing" documents
+    /// (they do not exist but have subcollections), in name order among the others, as production
+    /// does; it takes no `orderBy` and needs a collection id.
+    public func listDocuments(project: String, database: String, parent: String, collectionId: String, pageSize: Int?,
+                              pageToken: String?, orderBy: [StructuredQuery.Order], showMissing: Bool,
+                              consistency: ReadConsistency = .latest, caller: Caller) throws -> ReadResult<DocumentListing> {
+        if !parent.isEmpty { try DocumentName.validateDocumentPath(parent) }
+        let collection = parent.isEmpty ? collectionId : parent + "/" + collectionId
+        if !collectionId.isEmpty { try DocumentName.validateCollectionPath(collection) }
+        if showMissing && !orderBy.isEmpty { throw EmulatorError.invalidArgument("cannot specify an order when show_missing is true") }
+        if showMissing && collectionId.isEmpty { throw EmulatorError.invalidArgument("collection id must be set when show_missing is true") }
         var offset = 0
         if let t = pageToken, !t.isEmpty {
             guard let bytes = Base64.decode(t), let n = Int(String(decoding: bytes, as: UTF8.self).dropFirst(7)),
@@ -86,33 +92,39 @@ extension StoreService {
             offset = n
         }
         if let p = pageSize, p < 0 { throw EmulatorError.invalidArgument("page_size is negative") }
-        let parent = DocumentName.collection(of: collection)
-        var q = try StructuredQuery(json: ["from": [["collectionId": .string(DocumentName.lastSegment(collection))]]])
+        var q = try StructuredQuery(json: ["from": [["collectionId": "x"]]])
+        q.from = StructuredQuery.Collection(id: collectionId, allDescendants: false)
         q.explicitOrder = orderBy
         q.order = StructuredQuery.normalise(orderBy, inequalities: [])
         let query = q
         return try withDatabase(project, database) { data, env, hooks in
             let (rt, txn, newId) = try Self.resolve(consistency, &data, env, idle: options.transactionIdleSeconds)
-            try authorize(hooks, StoreAccess(caller: caller, project: project, database: database, method: .list, path: collection,
-                                             resource: nil, requestResource: nil, query: query, time: env.clock.now(),
-                                             reader: StateReader(before: data.state, after: data.state, readTime: rt)))
+            let listed = collectionId.isEmpty
+                ? data.state.collectionIds(under: parent, at: rt).map { parent.isEmpty ? $0 : parent + "/" + $0 }
+                : [collection]
+            for path in listed {
+                try authorize(hooks, StoreAccess(caller: caller, project: project, database: database, method: .list, path: path,
+                                                 resource: nil, requestResource: nil, query: query, time: env.clock.now(),
+                                                 reader: StateReader(before: data.state, after: data.state, readTime: rt)))
+            }
             let all = data.state.run(query, parent: parent, project: project, database: database, at: rt)
-            if let txn { data.transactions[txn]?.queries.append((query, parent, Dictionary(uniqueKeysWithValues: all.map { ($0.path, $0.updateTime) }))) }
-            var missing: [String] = []
+            if let txn { data.transactions[txn]?.queries.append((query, parent, UTF8Dictionary(all.map { ($0.path, $0.updateTime) }))) }
+            var entries = all.map(DocumentListing.Entry.document)
             if showMissing {
                 let prefix = collection + "/"
-                let present = Set(all.map(\.path))
-                var parents = Set<String>()
-                for key in data.state.collections.keys where key.hasPrefix(prefix) {
-                    let rest = key.dropFirst(prefix.count)
-                    if let id = rest.split(separator: "/").first { parents.insert(prefix + id) }
+                let present = Set(all.map { UTF8Key($0.path) })
+                var parents = Set<UTF8Key>()
+                for key in data.state.collections.keys {
+                    if let id = DocumentName.child(key, under: prefix) { parents.insert(UTF8Key(prefix + id)) }
                 }
-                missing = parents.subtracting(present).sorted { DocumentName.compareNames($0, $1) < 0 }
+                let missing = parents.subtracting(present).map { DocumentListing.Entry.missing($0.string) }
+                entries = (entries + missing).sorted { DocumentName.compareNames($0.path, $1.path) < 0 }
             }
             let size = pageSize.map { $0 == 0 ? 300 : $0 } ?? 300
-            let page = Array(all.dropFirst(offset).prefix(size))
-            let next = offset + page.count < all.count ? Base64.encode(Array("offset:\(offset + page.count)".utf8)) : nil
-            return ReadResult(value: (page, missing, next), readTime: rt ?? env.clock.now().truncatedToMicroseconds, transaction: newId)
+            let page = Array(entries.dropFirst(offset).prefix(size))
+            let next = offset + page.count < entries.count ? Base64.encode(Array("offset:\(offset + page.count)".utf8)) : nil
+            return ReadResult(value: DocumentListing(entries: page, nextPageToken: next),
+                              readTime: rt ?? env.clock.now().truncatedToMicroseconds, transaction: newId)
         }
     }
 
@@ -124,4 +136,27 @@ extension StoreService {
         if !parent.isEmpty { try DocumentName.validateDocumentPath(parent) }
         return try withDatabase(project, database) { data, _, _ in data.state.collectionIds(under: parent, at: readTime) }
     }
+}
+
+/// One page of `listDocuments`: documents, and with `showMissing` the names of missing documents,
+/// in the listing's order.
+public struct DocumentListing: Sendable {
+    /// A listed document, or the name of a missing one (it has subcollections but no fields).
+    public enum Entry: Sendable {
+        case document(Document)
+        case missing(String)
+
+        /// The database-relative path.
+        public var path: String {
+            switch self {
+            case .document(let d): return d.path
+            case .missing(let p): return p
+            }
+        }
+    }
+
+    /// The page's entries, in order.
+    public var entries: [Entry]
+    /// The token of the next page, nil on the last.
+    public var nextPageToken: String?
 }

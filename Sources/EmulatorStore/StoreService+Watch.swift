@@ -38,17 +38,17 @@ extension StoreService {
             if let r = resume {
                 if r.epoch == epoch, r.readTime >= data.state.historyHorizon, r.readTime <= readTime {
                     let past = WatchRegistry.results(spec, state: data.state, project: project, database: database, at: r.readTime)
-                    let pastTimes = Dictionary(past.map { ($0.path, $0.updateTime) }, uniquingKeysWith: { a, _ in a })
+                    let pastTimes = UTF8Dictionary(past.reversed().map { ($0.path, $0.updateTime) })
                     documents = current.filter { pastTimes[$0.path] != $0.updateTime }
-                    let now = Set(current.map(\.path))
-                    removed = past.map(\.path).filter { !now.contains($0) }
+                    let now = Set(current.map { UTF8Key($0.path) })
+                    removed = past.map(\.path).filter { !now.contains(UTF8Key($0)) }
                     resumed = true
                 } else {
                     reset = true
                 }
             }
             let key = WatchKey(session: ObjectIdentifier(sink), target: target)
-            if !once { data.watch.add(WatchTarget(key: key, sink: sink, spec: spec, members: Set(current.map(\.path)))) }
+            if !once { data.watch.add(WatchTarget(key: key, sink: sink, spec: spec, members: Set(current.map { UTF8Key($0.path) }))) }
             sink.deliver(.added(target: target, reset: reset, resumed: resumed, documents: documents, removed: removed,
                                 count: current.count, readTime: readTime))
             if once { sink.deliver(.removed(target: target)) }

@@ -70,8 +70,8 @@ extension StoreService {
 
     /// Applies writes independently (not atomically); each gets its own result or error.
     public func batchWrite(project: String, database: String, writes: [StoreWrite], caller: Caller) throws -> [Result<AppliedWrite, EmulatorError>] {
-        var seen = Set<String>()
-        for w in writes where !seen.insert(w.path).inserted {
+        var seen = Set<UTF8Key>()
+        for w in writes where !seen.insert(UTF8Key(w.path)).inserted {
             throw EmulatorError.invalidArgument("batchWrite may contain at most one write per document (\(w.path)).")
         }
         return writes.map { w in
@@ -87,7 +87,7 @@ extension StoreService {
 
     /// Creates a document in `collection` with `documentId` or a generated 20-character id.
     public func createDocument(project: String, database: String, collection: String, documentId: String?,
-                               fields: [String: Value], caller: Caller) throws -> Document {
+                               fields: FieldMap, caller: Caller) throws -> Document {
         try DocumentName.validateCollectionPath(collection)
         let id = documentId.flatMap { $0.isEmpty ? nil : $0 } ?? environments.environment(for: project).ids.documentID()
         let path = collection + "/" + id

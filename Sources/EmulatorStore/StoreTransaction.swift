@@ -6,8 +6,8 @@ import EmulatorCore
 struct StoreTransaction: Sendable {
     var readOnly: Bool
     var readTime: Timestamp?
-    var reads: [String: Timestamp?] = [:]
-    var queries: [(query: StructuredQuery, parent: String, results: [String: Timestamp])] = []
+    var reads = UTF8Dictionary<Timestamp?>()
+    var queries: [(query: StructuredQuery, parent: String, results: UTF8Dictionary<Timestamp>)] = []
     var lastUsed: Timestamp
 
     /// Records a document read (first read wins: later reads see the same version or abort).
@@ -22,7 +22,7 @@ struct StoreTransaction: Sendable {
         }
         for q in queries {
             let now = state.run(q.query, parent: q.parent, project: project, database: database)
-            let current = Dictionary(uniqueKeysWithValues: now.map { ($0.path, $0.updateTime) })
+            let current = UTF8Dictionary(now.map { ($0.path, $0.updateTime) })
             if current != q.results {
                 return current.first { q.results[$0.key] != $0.value }?.key ?? q.results.first { current[$0.key] == nil }?.key ?? q.parent
             }

@@ -35,6 +35,7 @@ public struct FieldTransform: Sendable, Equatable {
 
     init(json: JSON) throws {
         let path = try FieldPath(parsing: json["fieldPath"]?.stringValue ?? "")
+        for segment in path.segments { try FieldPath.validateName(segment) }
         self.path = path
         func number(_ key: String) throws -> Value {
             let v = try Value(json: json[key] ?? .null, field: "\(key) on \(path)")
@@ -103,7 +104,7 @@ public struct StoreWrite: Sendable, Equatable {
     /// The operation.
     public enum Operation: Sendable, Equatable {
         /// Set (with `updateMask`: merge) the fields.
-        case update([String: Value])
+        case update(FieldMap)
         /// Delete the document.
         case delete
         /// Only apply `transforms`.
@@ -111,6 +112,9 @@ public struct StoreWrite: Sendable, Equatable {
         /// Only check the precondition (`Write.verify`, which mobile SDKs send in transactions
         /// though the published protos lack it): nothing is written, nothing is created.
         case verify
+
+        /// Set from a Swift dictionary of fields.
+        public static func update(_ fields: [String: Value]) -> Operation { .update(FieldMap(fields)) }
     }
 
     /// Database-relative document path.
@@ -168,5 +172,12 @@ public struct StoreWrite: Sendable, Equatable {
             updateMask = try (m["fieldPaths"]?.arrayValue ?? []).map { try FieldPath(parsing: $0.stringValue ?? "") }
         }
         if transforms.count > 500 { throw EmulatorError.invalidArgument("A write may have at most 500 field transforms.") }
+        // One field and a field inside it cannot both be transformed (the same field twice can).
+        for (i, a) in transforms.enumerated() {
+            for b in transforms[(i + 1)...] where a.path != b.path && (a.path.isPrefix(of: b.path) || b.path.isPrefix(of: a.path)) {
+                let parent = a.path.isPrefix(of: b.path) ? a.path : b.path
+                throw EmulatorError.invalidArgument("Cannot transform property \(parent) and its nested property at the same time.")
+            }
+        }
     }
 }

@@ -51,30 +51,47 @@ public struct StructuredQuery: Sendable, Equatable {
     /// Maximum results.
     public var limit: Int?
 
-    /// Decodes and validates a REST `structuredQuery` object (string or integer enums).
+    /// Decodes and validates a REST `structuredQuery` object (string or integer enums), with
+    /// production's checks and messages.
     public init(json: JSON) throws {
         guard case .object(let q) = json else { throw EmulatorError.invalidArgument("structuredQuery must be an object.") }
         if case .object(let sel)? = q["select"], case .array(let fields)? = sel["fields"] {
-            select = try fields.map { try FieldPath(parsing: $0["fieldPath"]?.stringValue ?? "") }
+            select = try fields.map { try QueryFilter.queryPath($0["fieldPath"]?.stringValue ?? "") }
         }
         // A selector with allDescendants and no collectionId is a "kindless" query: every
         // collection under the parent (what recursive deletes use).
         let allDescendants = (q["from"]?.arrayValue?.first?["allDescendants"]?.boolValue) ?? false
+        if let from = q["from"]?.arrayValue, from.count > 1 {
+            throw EmulatorError.invalidArgument("StructuredQuery.from cannot have more than one collection selector.")
+        }
         guard case .array(let from)? = q["from"], from.count == 1,
               let cid = from[0]["collectionId"]?.stringValue ?? (allDescendants ? "" : nil), !cid.isEmpty || allDescendants else {
             throw EmulatorError.invalidArgument("A query needs exactly one 'from' collection selector with a collectionId.")
         }
-        guard !cid.contains("/") else { throw EmulatorError.invalidArgument("collectionId '\(cid)' must not contain '/'.") }
+        guard !cid.utf8.contains(UInt8(ascii: "/")) else { throw EmulatorError.invalidArgument("collectionId '\(cid)' must not contain '/'.") }
         self.from = Collection(id: cid, allDescendants: allDescendants)
-        if let w = q["where"], !w.isNull { filter = try QueryFilter(json: w) }
+        if let w = q["where"], !w.isNull {
+            filter = try QueryFilter(json: w)
+            // An empty composite filter filters nothing.
+            if case .and(let fs)? = filter, fs.isEmpty { filter = nil }
+            if case .or(let fs)? = filter, fs.isEmpty { filter = nil }
+        }
         var orders: [Order] = []
         if case .array(let os)? = q["orderBy"] {
             for o in os {
-                let f = try FieldPath(parsing: o["field"]?["fieldPath"]?.stringValue ?? "")
+                let f = try QueryFilter.queryPath(o["field"]?["fieldPath"]?.stringValue ?? "")
                 let dir = o["direction"]
                 let desc = dir?.stringValue == "DESCENDING" || dir?.intValue == 2
                 if let d = dir, !d.isNull, !(["ASCENDING", "DESCENDING", "DIRECTION_UNSPECIFIED"].contains(d.stringValue ?? "") || [0, 1, 2].contains(d.intValue ?? -1)) {
                     throw EmulatorError.invalidArgument("Invalid orderBy direction \(d).")
+                }
+                // Production's index rules: `__name__` is the last key of every index, and no
+                // field is ordered twice.
+                if orders.contains(where: { $0.field.isName }) {
+                    throw EmulatorError.invalidArgument("order by clause cannot contain more fields after the key")
+                }
+                if orders.contains(where: { $0.field == f }) {
+                    throw EmulatorError.invalidArgument("order by clause cannot contain duplicate fields \(f)")
                 }
                 orders.append(Order(field: f, descending: desc))
             }
@@ -84,7 +101,7 @@ public struct StructuredQuery: Sendable, Equatable {
         if let o = q["offset"], !o.isNull {
             guard let n = o.intValue else { throw EmulatorError.invalidArgument("offset must be an integer.") }
             guard n >= 0 else { throw EmulatorError.invalidArgument("offset is negative") }
-            offset = Int(n)
+            offset = Int(min(n, Int64(Int32.max)))
         }
         if let l = q["limit"], !l.isNull {
             guard let n = l.intValue ?? l["value"]?.intValue else { throw EmulatorError.invalidArgument("limit must be an integer.") }
@@ -96,8 +113,12 @@ public struct StructuredQuery: Sendable, Equatable {
         endAt = try Self.cursor(q["endAt"])
         try validateFilters()
         order = Self.normalise(orders, inequalities: filter?.inequalityFields ?? [])
-        for c in [startAt, endAt].compactMap({ $0 }) where c.values.count > order.count {
-            throw EmulatorError.invalidArgument("Cursor has too many values.")
+        for c in [startAt, endAt].compactMap({ $0 }) {
+            // Cursor values follow the explicit orders only (clients send `__name__` explicitly).
+            guard c.values.count <= orders.count else { throw EmulatorError.invalidArgument("Cursor has too many values.") }
+            for (v, o) in zip(c.values, orders) where o.field.isName {
+                guard case .reference = v else { throw EmulatorError.invalidArgument("Cursor __key__ value is not a document reference.") }
+            }
         }
     }
 
@@ -109,13 +130,20 @@ public struct StructuredQuery: Sendable, Equatable {
 
     /// Orders by `fields` as if they were inequality fields (after the explicit orders, before
     /// `__name__`), which also means documents without them are left out. Production reads a
-    /// sum or average through the field's index, so a limited aggregation query takes the
-    /// first documents in that field's order.
-    public mutating func orderImplicitly(by fields: [FieldPath]) {
-        let extra = fields.filter { f in !f.isName && !explicitOrder.contains { $0.field == f } }
+    /// sum or average through the field's index: only documents holding every aggregated field
+    /// count (for `count` in the same request too), and a limited aggregation takes the first
+    /// documents in that field's order. When the query pins `__name__` in its order (a filter or
+    /// an order on it), those fields would have to follow the name in an index, which cannot
+    /// exist: production refuses that, and so does this.
+    public mutating func orderImplicitly(by fields: [FieldPath]) throws {
+        var extra: [FieldPath] = []
+        for f in fields where !f.isName && !explicitOrder.contains(where: { $0.field == f }) && !extra.contains(f) { extra.append(f) }
         guard !extra.isEmpty else { return }
-        let inequalities = filter?.inequalityFields ?? []
-        var all = inequalities
+        if explicitOrder.contains(where: { $0.field.isName }) || filter?.referencesName == true {
+            let names = extra.map(\.description).sorted { $0.utf8Compare($1) < 0 }.joined(separator: ", ")
+            throw EmulatorError.invalidArgument("This query requires an index that has fields [\(names)] after __name__ and Firestore does not currently support such an index. Please try the query again with additional ordering on those fields.")
+        }
+        var all = filter?.inequalityFields ?? []
         for f in extra where !all.contains(f) { all.append(f) }
         order = Self.normalise(explicitOrder, inequalities: all)
     }
@@ -125,26 +153,35 @@ public struct StructuredQuery: Sendable, Equatable {
     static func normalise(_ explicit: [Order], inequalities: [FieldPath]) -> [Order] {
         var out = explicit
         let lastDesc = explicit.last?.descending ?? false
-        let missing = inequalities.filter { f in !out.contains { $0.field == f } }.sorted { $0.description < $1.description }
+        let missing = inequalities.filter { f in !out.contains { $0.field == f } }.sorted { $0.description.utf8Compare($1.description) < 0 }
         for f in missing where !f.isName { out.append(Order(field: f, descending: lastDesc)) }
         if !out.contains(where: { $0.field.isName }) { out.append(Order(field: .name, descending: lastDesc)) }
         return out
     }
 
-    /// Production's filter constraints, with messages naming the rule.
+    /// Production's filter constraints, with its messages.
     func validateFilters() throws {
         guard let filter else { return }
         let ops = filter.allFieldOperators
         let notEqualish = ops.filter { $0 == .notEqual || $0 == .notIn }.count + filter.unaryCount(of: [.isNotNull, .isNotNaN])
         if notEqualish > 1 {
-            throw EmulatorError.invalidArgument("A query may contain at most one '!=' or 'not-in' filter (including 'is not null' / 'is not NaN').")
+            throw EmulatorError.invalidArgument("Only a single 'NOT_EQUAL', 'NOT_IN', 'IS_NOT_NAN', or 'IS_NOT_NULL' filter allowed per query.")
         }
         if ops.contains(.notIn) && (ops.contains(.in) || ops.contains(.arrayContainsAny) || filter.containsOr) {
-            throw EmulatorError.invalidArgument("'not-in' cannot be combined with 'in', 'array-contains-any' or 'or' filters.")
+            throw EmulatorError.invalidArgument("'NOT_IN' cannot be used in the same query with 'IN', 'ARRAY_CONTAINS_ANY' or 'OR'.")
+        }
+        if filter.arrayContainsPerDisjunction > 1 {
+            throw EmulatorError.invalidArgument("A maximum of 1 'ARRAY_CONTAINS' filter is allowed per disjunction.")
         }
         let dnf = filter.disjunctionCount
         if dnf > 30 {
-            throw EmulatorError.invalidArgument("Query has \(dnf) disjunctions in disjunctive normal form; the limit is 30.")
+            throw EmulatorError.invalidArgument("Too many disjunctions after normalization. Result had \(dnf) disjunctions which is more than the maximum of 30")
+        }
+        // `__name__ == x` with a range on another field needs an index keyed on the name first,
+        // which cannot exist; unless the name has a range of its own.
+        let inequalities = filter.inequalityFields
+        if filter.hasNameEquality, inequalities.contains(where: { !$0.isName }), !inequalities.contains(where: \.isName) {
+            throw EmulatorError.invalidArgument("Equality on key is not allowed if there are other inequality fields and key does not appear in inequalities.")
         }
     }
 }

@@ -28,20 +28,8 @@ extension Value {
                 throw bad("expected a 64-bit integer as a decimal string")
             }
         case "doubleValue":
-            switch v {
-            case .int(let i): self = .double(Double(i))
-            case .double(let d): self = .double(d)
-            case .string(let s):
-                switch s {
-                case "NaN": self = .double(.nan)
-                case "Infinity": self = .double(.infinity)
-                case "-Infinity": self = .double(-.infinity)
-                default:
-                    guard let d = Double(s) else { throw bad("expected a number, \"NaN\", \"Infinity\" or \"-Infinity\"") }
-                    self = .double(d)
-                }
-            default: throw bad("expected a number")
-            }
+            guard let d = Value.protoDouble(v) else { throw bad("expected a number, \"NaN\", \"Infinity\" or \"-Infinity\"") }
+            self = .double(d)
         case "timestampValue":
             guard let s = v.stringValue, let t = Timestamp(rfc3339: s) else { throw bad("expected an RFC 3339 timestamp") }
             guard t.seconds >= -62_135_596_800, t.seconds <= 253_402_300_799 else { throw bad("timestamp out of range (years 1-9999)") }
@@ -59,8 +47,17 @@ extension Value {
             self = .reference(s)
         case "geoPointValue":
             guard case .object(let g) = v else { throw bad("expected {latitude, longitude}") }
-            let lat = g["latitude"]?.doubleValue ?? 0, lng = g["longitude"]?.doubleValue ?? 0
-            guard (-90...90).contains(lat), (-180...180).contains(lng) else { throw bad("latitude must be in [-90, 90] and longitude in [-180, 180]") }
+            // proto3 JSON doubles: numbers, or the strings "NaN", "Infinity", "-Infinity". NaN is
+            // outside every range, so production refuses GeoPoint(NaN, 0) (never stores it as 0).
+            func coordinate(_ name: String, _ limit: Double) throws -> Double {
+                guard let j = g[name], !j.isNull else { return 0 }
+                guard let d = Value.protoDouble(j) else { throw bad("\(name) must be a number") }
+                guard (-limit...limit).contains(d) else {
+                    throw EmulatorError.invalidArgument("Geo point \(name) '\(Value.javaDouble(d))' outside permitted range \(Value.javaDouble(-limit)) to \(Value.javaDouble(limit)).")
+                }
+                return d
+            }
+            let lat = try coordinate("latitude", 90), lng = try coordinate("longitude", 180)
             self = .geoPoint(latitude: lat, longitude: lng)
         case "arrayValue":
             guard case .object(let a) = v else { throw bad("expected {values: [...]}") }
@@ -76,20 +73,23 @@ extension Value {
             self = .array(items)
         case "mapValue":
             guard case .object(let m) = v else { throw bad("expected {fields: {...}}") }
-            self = .map(try Value.decodeFields(m["fields"], field: field, depth: depth + 1))
+            let fields = try Value.decodeFields(m["fields"], field: field, depth: depth + 1)
+            if fields["__type__"] != nil { try Value.validateTypedMap(fields, field: field) }
+            self = .map(fields)
         default:
             throw EmulatorError.invalidArgument("Invalid value at '\(field)': unknown value kind '\(kind)'.")
         }
     }
 
     /// Decodes a `fields` map, rejecting reserved `__x__` names (except a vector's `__type__`).
-    static func decodeFields(_ json: JSON?, field: String, depth: Int) throws -> [String: Value] {
+    static func decodeFields(_ json: JSON?, field: String, depth: Int) throws -> FieldMap {
         guard let json, !json.isNull else { return [:] }
         guard case .object(let o) = json else { throw EmulatorError.invalidArgument("'fields' at '\(field)' must be an object.") }
-        var out: [String: Value] = [:]
+        var out = FieldMap()
+        out.reserveCapacity(o.count)
         for (k, v) in o {
             let path = field == "fields" ? k : "\(field).\(k)"
-            try FieldPath.validateName(k, allowVectorType: v["stringValue"] == "__vector__" && k == "__type__")
+            try FieldPath.validateName(k, allowVectorType: k.utf8Equals("__type__") && v["stringValue"] != nil)
             out[k] = try Value(json: v, field: path, depth: depth)
         }
         return out
@@ -120,17 +120,20 @@ extension Value {
         case .timestamp: return 8
         case .string(let s): return s.utf8.count + 1
         case .bytes(let b): return b.count
-        case .reference(let r): return r.utf8.count + 1
+        case .reference(let r):
+            // A document name's size: each collection and document id's bytes plus one, plus 16.
+            guard let p = DocumentName.parse(r) else { return r.utf8.count + 1 }
+            return DocumentName.segments(p.path).reduce(16) { $0 + $1.utf8.count + 1 }
         case .geoPoint: return 16
         case .array(let a): return a.reduce(0) { $0 + $1.storageSize }
-        case .map(let m): return m.reduce(0) { $0 + $1.key.utf8.count + 1 + $1.value.storageSize }
+        case .map(let m): return m.storage.reduce(0) { $0 + $1.key.string.utf8.count + 1 + $1.value.storageSize }
         }
     }
 }
 
 extension Value {
     /// Decodes a document's `fields` object (public entry point for the REST layer).
-    public static func decodeFieldsPublic(_ json: JSON?) throws -> [String: Value] {
+    public static func decodeFieldsPublic(_ json: JSON?) throws -> FieldMap {
         try decodeFields(json, field: "fields", depth: 0)
     }
 }

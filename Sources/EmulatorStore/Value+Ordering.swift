@@ -21,33 +21,56 @@ extension Value {
 
     /// Firestore's total order: -1, 0 or 1. Numbers compare exactly across int and double
     /// (NaN below everything numeric, NaN equal to NaN); strings by UTF-8 bytes.
-    public static func compare(_ a: Value, _ b: Value) -> Int {
+    public static func compare(_ a: Value, _ b: Value) -> Int { compare(a, b, indexed: false) }
+
+    /// The order queries see: the total order, except that strings and bytes count only their
+    /// first 1,500 bytes of index entry (1,499 of a string's, which has a terminator), as in
+    /// production's indexes: two values equal on that prefix tie (their documents then follow by
+    /// name), and a cut value sorts after the exact prefix (so `==` never matches it).
+    public static func compareIndexed(_ a: Value, _ b: Value) -> Int { compare(a, b, indexed: true) }
+
+    static func compare(_ a: Value, _ b: Value, indexed: Bool) -> Int {
         let ta = a.typeOrder, tb = b.typeOrder
         if ta != tb { return ta < tb ? -1 : 1 }
         switch (a, b) {
         case (.null, .null): return 0
         case (.boolean(let x), .boolean(let y)): return x == y ? 0 : (x ? 1 : -1)
         case (.timestamp(let x), .timestamp(let y)): return cmp(x, y)
-        case (.string(let x), .string(let y)): return compareUTF8(x, y)
-        case (.bytes(let x), .bytes(let y)): return x.lexicographicallyPrecedes(y) ? -1 : (x == y ? 0 : 1)
+        case (.string(let x), .string(let y)):
+            if indexed, x.utf8.count >= maxIndexedBytes || y.utf8.count >= maxIndexedBytes {
+                return compareCut(Array(x.utf8), Array(y.utf8), keep: maxIndexedBytes - 1)
+            }
+            return compareUTF8(x, y)
+        case (.bytes(let x), .bytes(let y)):
+            if indexed, x.count > maxIndexedBytes || y.count > maxIndexedBytes { return compareCut(x, y, keep: maxIndexedBytes) }
+            return x.lexicographicallyPrecedes(y) ? -1 : (x == y ? 0 : 1)
         case (.reference(let x), .reference(let y)): return DocumentName.compareNames(x, y)
         case (.geoPoint(let la, let lo), .geoPoint(let lb, let lob)):
             let c = compareDoubles(la, lb)
             return c != 0 ? c : compareDoubles(lo, lob)
-        case (.array(let x), .array(let y)): return compareArrays(x, y)
+        case (.array(let x), .array(let y)): return compareArrays(x, y, indexed: indexed)
         case (.map(let x), .map(let y)):
             if a.isVector {
                 let vx = vectorElements(x), vy = vectorElements(y)
                 if vx.count != vy.count { return vx.count < vy.count ? -1 : 1 }
-                return compareArrays(vx, vy)
+                return compareArrays(vx, vy, indexed: indexed)
             }
-            return compareMaps(x, y)
+            return compareMaps(x, y, indexed: indexed)
         default:
             return compareNumbers(a, b)
         }
     }
 
-    static func vectorElements(_ m: [String: Value]) -> [Value] {
+    /// Compares the first `keep` bytes; on a tie, a value that was cut sorts after one that was
+    /// not, and two cut values are equal.
+    static func compareCut(_ x: [UInt8], _ y: [UInt8], keep: Int) -> Int {
+        let px = x.prefix(keep), py = y.prefix(keep)
+        if !px.elementsEqual(py) { return px.lexicographicallyPrecedes(py) ? -1 : 1 }
+        let cx = x.count > keep, cy = y.count > keep
+        return cx == cy ? 0 : (cx ? 1 : -1)
+    }
+
+    static func vectorElements(_ m: FieldMap) -> [Value] {
         if case .array(let v)? = m["value"] { return v }
         return []
     }
@@ -56,10 +79,7 @@ extension Value {
 
     /// Firestore's string order: UTF-8 bytes, no normalization. Not Swift's `==`, which calls
     /// precomposed and decomposed "é" equal and so made the order non-transitive.
-    static func compareUTF8(_ x: String, _ y: String) -> Int {
-        if x.utf8.elementsEqual(y.utf8) { return 0 }
-        return x.utf8.lexicographicallyPrecedes(y.utf8) ? -1 : 1
-    }
+    static func compareUTF8(_ x: String, _ y: String) -> Int { x.utf8Compare(y) }
 
     static func compareDoubles(_ x: Double, _ y: Double) -> Int {
         if x.isNaN { return y.isNaN ? 0 : -1 }
@@ -89,20 +109,21 @@ extension Value {
         return frac > 0 ? 1 : (frac < 0 ? -1 : 0)
     }
 
-    static func compareArrays(_ x: [Value], _ y: [Value]) -> Int {
+    static func compareArrays(_ x: [Value], _ y: [Value], indexed: Bool = false) -> Int {
         for (p, q) in zip(x, y) {
-            let c = compare(p, q)
+            let c = compare(p, q, indexed: indexed)
             if c != 0 { return c }
         }
         return cmp(x.count, y.count)
     }
 
-    static func compareMaps(_ x: [String: Value], _ y: [String: Value]) -> Int {
-        let kx = x.sorted { compareUTF8($0.key, $1.key) < 0 }, ky = y.sorted { compareUTF8($0.key, $1.key) < 0 }
+    /// Maps compare key by key in byte order of the keys, then value, then size.
+    static func compareMaps(_ x: FieldMap, _ y: FieldMap, indexed: Bool = false) -> Int {
+        let kx = x.storage.sorted { $0.key < $1.key }, ky = y.storage.sorted { $0.key < $1.key }
         for (a, b) in zip(kx, ky) {
-            let c = compareUTF8(a.key, b.key)
+            let c = compareUTF8(a.key.string, b.key.string)
             if c != 0 { return c }
-            let v = compare(a.value, b.value)
+            let v = compare(a.value, b.value, indexed: indexed)
             if v != 0 { return v }
         }
         return cmp(kx.count, ky.count)
@@ -112,7 +133,7 @@ extension Value {
     /// never equals anything (use IS_NAN).
     static func queryEquals(_ a: Value, _ b: Value) -> Bool {
         if a.isNaN || b.isNaN { return false }
-        return compare(a, b) == 0
+        return compare(a, b, indexed: true) == 0
     }
 
     /// Transform equality (`arrayUnion`/`arrayRemove`): 3 == 3.0 and NaN == NaN.
@@ -121,8 +142,8 @@ extension Value {
 
 extension Value {
     /// A key shared by the values `==` considers equal (1 and 1.0 share one), nil for NaN (which
-    /// equals nothing). Used by the equality indexes. Keys are Swift strings, so canonically
-    /// equivalent strings share one too; that only widens the candidates, which the filter checks.
+    /// equals nothing). Used by the equality indexes, which compare keys by bytes (`UTF8Key`), so
+    /// canonically equivalent strings get different keys, as they are different values.
     var equalityKey: String? {
         switch self {
         case .double(let d):
@@ -136,7 +157,7 @@ extension Value {
             return "a[" + parts.joined(separator: ",") + "]"
         case .map(let m):
             var parts: [String] = []
-            for (k, value) in m.sorted(by: { $0.key < $1.key }) { guard let v = value.equalityKey else { return nil }; parts.append(k.debugDescription + ":" + v) }
+            for (k, value) in m.sortedByKey { guard let v = value.equalityKey else { return nil }; parts.append(JSON.string(k).serialized() + ":" + v) }
             return (isVector ? "v{" : "m{") + parts.joined(separator: ",") + "}"
         case .timestamp(let t): return "t\(t.seconds).\(t.nanos / 1000)"
         default: return "\(typeOrder):" + json.serialized()

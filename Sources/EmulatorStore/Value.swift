@@ -1,8 +1,12 @@
 import EmulatorCore
 
+/// A document's or map's fields: names compared as UTF-8 bytes, values.
+public typealias FieldMap = UTF8Dictionary<Value>
+
 /// A Firestore value (google.firestore.v1.Value). Vectors are maps with `__type__: "__vector__"`,
-/// as on the wire; `isVector` recognises them for ordering.
-public indirect enum Value: Sendable, Equatable {
+/// as on the wire; `isVector` recognises them for ordering. Map keys are byte strings
+/// (`UTF8Dictionary`): keys that differ only in Unicode normalisation are different fields.
+public indirect enum Value: Sendable {
     case null
     case boolean(Bool)
     case integer(Int64)
@@ -14,7 +18,10 @@ public indirect enum Value: Sendable, Equatable {
     case reference(String)
     case geoPoint(latitude: Double, longitude: Double)
     case array([Value])
-    case map([String: Value])
+    case map(UTF8Dictionary<Value>)
+
+    /// A map from a Swift dictionary (whose keys Swift has already merged by canonical equivalence).
+    public static func map(_ fields: [String: Value]) -> Value { .map(UTF8Dictionary(fields)) }
 
     /// True for `{__type__: "__vector__", value: [...]}` maps.
     public var isVector: Bool {
@@ -38,5 +45,29 @@ public indirect enum Value: Sendable, Equatable {
     var isNaN: Bool {
         if case .double(let d) = self { return d.isNaN }
         return false
+    }
+}
+
+extension Value: Equatable {
+    /// Exact equality: same kind and same content, strings and references by their bytes (Swift's
+    /// `==` on `String` would call a precomposed and a decomposed "é" equal, so writing one over
+    /// the other would look like no change). Doubles compare as doubles (NaN is unequal to itself,
+    /// so a write of NaN always counts as a change). Not Firestore's query equality (1 == 1.0
+    /// there): see `queryEquals`.
+    public static func == (a: Value, b: Value) -> Bool {
+        switch (a, b) {
+        case (.null, .null): return true
+        case (.boolean(let x), .boolean(let y)): return x == y
+        case (.integer(let x), .integer(let y)): return x == y
+        case (.double(let x), .double(let y)): return x == y
+        case (.timestamp(let x), .timestamp(let y)): return x == y
+        case (.string(let x), .string(let y)): return x.utf8Equals(y)
+        case (.bytes(let x), .bytes(let y)): return x == y
+        case (.reference(let x), .reference(let y)): return x.utf8Equals(y)
+        case (.geoPoint(let la, let lo), .geoPoint(let lb, let lob)): return la == lb && lo == lob
+        case (.array(let x), .array(let y)): return x == y
+        case (.map(let x), .map(let y)): return x == y
+        default: return false
+        }
     }
 }

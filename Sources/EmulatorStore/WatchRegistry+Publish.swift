@@ -2,7 +2,7 @@ import EmulatorCore
 
 /// Collects, per listener session, what one commit did to each document the session watches.
 struct WatchDeltaCollector {
-    private var sessions: [ObjectIdentifier: (sink: any WatchSink, deltas: [String: WatchDelta])] = [:]
+    private var sessions: [ObjectIdentifier: (sink: any WatchSink, deltas: UTF8Dictionary<WatchDelta>)] = [:]
 
     /// Records that `path` is (now) in target `t`, with its current document.
     mutating func entered(_ t: WatchTarget, _ path: String, _ doc: Document) {
@@ -23,7 +23,7 @@ struct WatchDeltaCollector {
 
     private mutating func update(_ t: WatchTarget, _ path: String, _ body: (inout WatchDelta) -> Void) {
         let id = t.key.session
-        var session = sessions.removeValue(forKey: id) ?? (t.sink, [:])
+        var session = sessions.removeValue(forKey: id) ?? (t.sink, UTF8Dictionary())
         var d = session.deltas[path] ?? WatchDelta(path: path, document: nil, targets: [], removedTargets: [], deleted: false)
         body(&d)
         session.deltas[path] = d
@@ -53,22 +53,22 @@ extension WatchRegistry {
         guard !isEmpty else { return }
         let root = DocumentName.root(project: project, database: database) + "/"
         var out = WatchDeltaCollector()
-        var windows: [WatchKey: (WatchTarget, Set<String>)] = [:]
+        var windows: [WatchKey: (WatchTarget, Set<UTF8Key>)] = [:]
         for c in changes {
             for t in candidates(for: c.path) {
                 if t.windowed {
-                    if t.members.contains(c.path) || t.accepts(c.after, path: c.path, root: root) {
-                        windows[t.key, default: (t, [])].1.insert(c.path)
+                    if t.members.contains(UTF8Key(c.path)) || t.accepts(c.after, path: c.path, root: root) {
+                        windows[t.key, default: (t, [])].1.insert(UTF8Key(c.path))
                     }
                     continue
                 }
-                let was = t.members.contains(c.path)
+                let was = t.members.contains(UTF8Key(c.path))
                 let now = t.accepts(c.after, path: c.path, root: root)
                 if now, let doc = c.after {
-                    t.members.insert(c.path)
+                    t.members.insert(UTF8Key(c.path))
                     out.entered(t, c.path, doc)
                 } else if was {
-                    t.members.remove(c.path)
+                    t.members.remove(UTF8Key(c.path))
                     out.left(t, c.path, state.docs[c.path])
                 }
             }
@@ -89,18 +89,19 @@ extension WatchRegistry {
     /// Re-runs `t` and records what entered or left it, plus the members in `changed` (documents a
     /// commit modified that stayed in); with nil `changed` (the state was replaced wholesale) every
     /// member is sent again, and clients keep only what has a new update time.
-    private func refresh(_ t: WatchTarget, state: DatabaseState, project: String, database: String, changed: Set<String>?,
+    private func refresh(_ t: WatchTarget, state: DatabaseState, project: String, database: String, changed: Set<UTF8Key>?,
                          into out: inout WatchDeltaCollector) {
         let previous = t.members
         let docs = Self.results(t.spec, state: state, project: project, database: database)
-        var now = Set<String>()
+        var now = Set<UTF8Key>()
         for d in docs {
-            now.insert(d.path)
-            let isNew = !previous.contains(d.path)
-            let modified = changed.map { $0.contains(d.path) } ?? true
+            let key = UTF8Key(d.path)
+            now.insert(key)
+            let isNew = !previous.contains(key)
+            let modified = changed.map { $0.contains(key) } ?? true
             if isNew || modified { out.entered(t, d.path, d) }
         }
-        for p in previous where !now.contains(p) { out.left(t, p, state.docs[p]) }
+        for p in previous where !now.contains(p) { out.left(t, p.string, state.docs[p.string]) }
         t.members = now
     }
 
@@ -109,8 +110,8 @@ extension WatchRegistry {
         switch spec {
         case .query(let parent, let q): return state.run(q, parent: parent, project: project, database: database, at: readTime)
         case .documents(let paths):
-            var seen = Set<String>()
-            return paths.compactMap { p in seen.insert(p).inserted ? state.document(p, at: readTime) : nil }
+            var seen = Set<UTF8Key>()
+            return paths.compactMap { p in seen.insert(UTF8Key(p)).inserted ? state.document(p, at: readTime) : nil }
         }
     }
 }

@@ -21,11 +21,11 @@ final class WatchTarget: @unchecked Sendable {
     /// A limit or an offset: membership depends on other documents, so a relevant change
     /// re-runs the query and compares windows (a plain query decides per document).
     let windowed: Bool
-    /// Paths in the target's result now.
-    var members: Set<String>
+    /// Paths in the target's result now (by bytes).
+    var members: Set<UTF8Key>
 
     /// Creates a target holding its initial result.
-    init(key: WatchKey, sink: any WatchSink, spec: WatchSpec, members: Set<String>) {
+    init(key: WatchKey, sink: any WatchSink, spec: WatchSpec, members: Set<UTF8Key>) {
         self.key = key
         self.sink = sink
         self.spec = spec
@@ -36,19 +36,19 @@ final class WatchTarget: @unchecked Sendable {
     /// The index keys the target is found under: a collection path, a collection id (groups), the
     /// kindless marker, or document paths.
     enum IndexKey: Hashable {
-        case collection(String)
-        case group(String)
+        case collection(UTF8Key)
+        case group(UTF8Key)
         case kindless
-        case document(String)
+        case document(UTF8Key)
     }
 
     /// Where the registry files the target.
     var indexKeys: [IndexKey] {
         switch spec {
-        case .documents(let paths): return paths.map { .document($0) }
+        case .documents(let paths): return paths.map { .document(UTF8Key($0)) }
         case .query(let parent, let q):
-            if !q.from.allDescendants { return [.collection(parent.isEmpty ? q.from.id : parent + "/" + q.from.id)] }
-            return q.from.id.isEmpty ? [.kindless] : [.group(q.from.id)]
+            if !q.from.allDescendants { return [.collection(UTF8Key(parent.isEmpty ? q.from.id : parent + "/" + q.from.id))] }
+            return q.from.id.isEmpty ? [.kindless] : [.group(UTF8Key(q.from.id))]
         }
     }
 
@@ -57,9 +57,9 @@ final class WatchTarget: @unchecked Sendable {
     func accepts(_ doc: Document?, path: String, root: String) -> Bool {
         guard let doc else { return false }
         switch spec {
-        case .documents(let paths): return paths.contains(path)
+        case .documents(let paths): return paths.contains { $0.utf8Equals(path) }
         case .query(let parent, let q):
-            if q.from.allDescendants, !parent.isEmpty, !path.hasPrefix(parent + "/") { return false }
+            if q.from.allDescendants, !parent.isEmpty, !path.utf8HasPrefix(parent + "/") { return false }
             return DatabaseState.accepts(q, doc, fullName: root + path)
         }
     }
@@ -101,10 +101,10 @@ struct WatchRegistry: Sendable {
     /// The targets that could see a change to the document at `path`.
     func candidates(for path: String) -> [WatchTarget] {
         let coll = DocumentName.collection(of: path)
-        var keys = index[.collection(coll)] ?? []
-        if let g = index[.group(DocumentName.lastSegment(coll))] { keys.formUnion(g) }
+        var keys = index[.collection(UTF8Key(coll))] ?? []
+        if let g = index[.group(UTF8Key(DocumentName.lastSegment(coll)))] { keys.formUnion(g) }
         if let k = index[.kindless] { keys.formUnion(k) }
-        if let d = index[.document(path)] { keys.formUnion(d) }
+        if let d = index[.document(UTF8Key(path))] { keys.formUnion(d) }
         return keys.compactMap { targets[$0] }
     }
 }

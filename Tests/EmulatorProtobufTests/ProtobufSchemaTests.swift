@@ -133,7 +133,7 @@ struct ProtobufSchemaTests {
         return problems
     }
 
-    static func compareField(_ field: FieldSchema, _ f: JSON, name: String, messages: [String: JSON]) -> [String] {
+    static func compareField(_ field: FieldSchema, _ f: JSON, name: String, messages: UTF8Dictionary<JSON>) -> [String] {
         var problems: [String] = []
         func check(_ what: String, _ ours: String?, _ theirs: String?) {
             if ours != theirs { problems.append("\(name): \(what) \(ours ?? "none") != descriptor \(theirs ?? "none")") }

@@ -15,7 +15,7 @@ final class MemoryJournal: Sendable {
 }
 
 @Suite struct StoreJournalTests {
-    func fields(_ s: StoreService, _ path: String) -> [String: Value]? {
+    func fields(_ s: StoreService, _ path: String) -> FieldMap? {
         try? s.getDocument(project: "p", database: "(default)", path: path, caller: .admin).value.fields
     }
 
