@@ -51,8 +51,15 @@ final class Connection {
     var streamClose = false
     /// The streaming response's producer waits for room in the output.
     var awaitingAck = false
-    /// EPOLLOUT is registered.
+    /// Output is waiting for the socket (EPOLLOUT is wanted).
     var wantsWrite = false
+    /// Not reading: the peer is past its output budget, has sent its end of input, or (HTTP/1.1)
+    /// has sent a request ahead of the one being answered.
+    var readPaused = false
+    /// The next HTTP/1.1 request waits until the unsent output drains under the budget.
+    var dispatchHeld = false
+    /// The epoll events registered now.
+    var events: UInt32 = 0
     /// Responses completed on this connection.
     var servedRequests = 0
 
