@@ -39,6 +39,8 @@ final class Connection {
     /// monotonic deadline passes ("lingering close"): closing with unread input would make the
     /// kernel send RST, and the peer could lose our last answer (an error or a GOAWAY).
     var lingerDeadline: UInt64?
+    /// Bytes read and dropped while lingering.
+    var lingerDrained = 0
     /// Peer half-closed its side; finish what is queued, then close.
     var peerClosed = false
     /// Monotonic deadline for receiving a whole request (set while one is being received).
@@ -58,6 +60,8 @@ final class Connection {
     var readPaused = false
     /// The next HTTP/1.1 request waits until the unsent output drains under the budget.
     var dispatchHeld = false
+    /// Since when output has waited for a socket that takes none of it (monotonic).
+    var stalledSince: UInt64?
     /// The epoll events registered now.
     var events: UInt32 = 0
     /// Responses completed on this connection.

@@ -12,6 +12,7 @@ extension EventLoop {
     func wantsInput(_ c: Connection) -> Bool {
         if c.lingerDeadline != nil { return true }
         if c.peerClosed { return false }  // level-triggered EOF would be reported again and again
+        if c.closeAfterWrite { return false }  // nothing more is served: input waits for the linger
         let pending = c.output.count - c.outputOffset
         if pending > 0 && pending >= (c.readPaused ? config.outputBudget / 2 : config.outputBudget) { return false }
         if c.mode == .http1 && (c.inFlight || c.dispatchHeld) && c.parser.bufferedByteCount >= Self.readAhead { return false }
@@ -33,6 +34,7 @@ extension EventLoop {
     /// connection afterwards when it is due to close.
     func flush(_ c: Connection) {
         guard connections[c.fd] === c else { return }
+        var progressed = false
         while c.hasPendingOutput || (c.h2?.hasReadyOutput ?? false) {
             if !c.hasPendingOutput, let h2 = c.h2 {
                 // The socket took everything: frame more queued output (the budget paused it).
@@ -46,7 +48,9 @@ extension EventLoop {
             }
             if n > 0 {
                 c.outputOffset += n
+                progressed = true
             } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                if progressed || c.stalledSince == nil { c.stalledSince = Socket.monotonicNanos() }
                 c.wantsWrite = true
                 if c.dispatchHeld && c.output.count - c.outputOffset < config.outputBudget / 2 {
                     c.dispatchHeld = false
@@ -66,6 +70,7 @@ extension EventLoop {
         c.output.removeAll(keepingCapacity: c.output.capacity <= 64 * 1024)
         c.outputOffset = 0
         c.wantsWrite = false
+        c.stalledSince = nil
         acknowledgeIfRoom(c)
         if c.closeAfterWrite { lingerThenClose(c) }
         if c.dispatchHeld, connections[c.fd] === c {

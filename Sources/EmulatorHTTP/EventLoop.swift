@@ -66,6 +66,8 @@ final class EventLoop: @unchecked Sendable {
     /// Reads of `readBuffer`'s size one connection gets per turn of the loop (256 KiB): a client
     /// that sends without pause cannot keep the loop from the others.
     static let readsPerTurn = 4
+    /// Input read and dropped while lingering before the connection is closed anyway.
+    static let maxLingerDrain = 4 << 20
     /// Bytes of the next HTTP/1.1 request read ahead while one is in flight.
     static let readAhead = 64 * 1024
 
@@ -227,7 +229,7 @@ final class EventLoop: @unchecked Sendable {
         case .http1:
             c.parser.feed(bytes)
         case .http2:
-            receiveHTTP2(c, bytes)
+            if !c.closeAfterWrite { receiveHTTP2(c, bytes) }  // after GOAWAY for an error: dropped
         case .detecting:
             c.prefaceBuffer.append(contentsOf: bytes)
             let preface = Connection.http2Preface
@@ -309,9 +311,17 @@ final class EventLoop: @unchecked Sendable {
 
     /// Reads and drops input of a lingering connection; closes it at end of input.
     private func drainLingering(_ c: Connection) {
-        while true {
+        for _ in 0..<Self.readsPerTurn {
             let n = readBuffer.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, 0) }
-            if n > 0 { continue }
+            if n > 0 {
+                // A peer that keeps sending this much is not waiting for our last answer.
+                c.lingerDrained += n
+                if c.lingerDrained > Self.maxLingerDrain {
+                    closeConnection(c)
+                    return
+                }
+                continue
+            }
             if n < 0 && errno == EINTR { continue }
             if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
             closeConnection(c)
@@ -321,11 +331,19 @@ final class EventLoop: @unchecked Sendable {
 
     private func scanTimeouts(_ now: UInt64) {
         for c in connections.values { c.h2?.expireWorkingHandlers(now: now) }
-        for c in Array(connections.values) where !c.inFlight && !c.hasPendingOutput {
+        for c in Array(connections.values) {
             if let d = c.lingerDeadline {
                 if now >= d || stopDeadline != nil { closeConnection(c) }
                 continue
             }
+            // A peer that takes none of its output for long is gone or hostile: it would hold its
+            // budget forever. One being closed gets a few seconds only.
+            if let since = c.stalledSince {
+                let limit = c.closeAfterWrite ? min(config.idleTimeout, 5) : config.idleTimeout
+                if now >= since + UInt64(limit * 1e9) { closeConnection(c) }
+                continue
+            }
+            guard !c.inFlight && !c.hasPendingOutput else { continue }
             if let h2 = c.h2 {
                 if h2.openStreamCount == 0, let d = c.idleDeadline, now >= d {
                     h2.goAway(into: &c.output, debug: "idle timeout")
