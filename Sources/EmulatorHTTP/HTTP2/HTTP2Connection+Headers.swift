@@ -1,6 +1,7 @@
 /// Header blocks and priorities: opening streams (with their limits), trailers, and the rules on
 /// stream identifiers and dependencies (RFC 9113 §5.1.1, §5.3.1, §8).
 extension HTTP2Connection {
+    /// HEADERS: a whole header block, or the start of one continued by CONTINUATION frames.
     func headers(_ f: HTTP2Frame, _ out: inout [UInt8]) throws(HTTP2ConnectionError) {
         guard f.streamId != 0 else { throw HTTP2ConnectionError(.protocolError, "HEADERS on stream 0") }
         // A PRIORITY flag adds 5 bytes of priority data before the fragment; priorities are
@@ -25,6 +26,8 @@ extension HTTP2Connection {
         return (UInt32(p[offset]) << 24 | UInt32(p[offset + 1]) << 16 | UInt32(p[offset + 2]) << 8 | UInt32(p[offset + 3])) & 0x7fff_ffff
     }
 
+    /// A complete header block on stream `id`: decoded (always, to keep HPACK in step), then
+    /// trailers of an open stream, or a new stream within the limits and the id rules.
     func finishHeaders(_ id: UInt32, _ endStream: Bool, _ selfDependent: Bool, _ block: [UInt8], _ out: inout [UInt8]) throws(HTTP2ConnectionError) {
         // Decode first, always: skipping a block would desynchronise the HPACK dynamic table.
         let decoded: HPACKDecodedBlock
