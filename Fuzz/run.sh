@@ -42,6 +42,7 @@ status=0
 for t in "${targets[@]}"; do
   case "$t" in
     http) dict=Fuzz/dict/http.dict ;;
+    http2) dict=Fuzz/dict/http2.dict ;;
     json | value | query) dict=Fuzz/dict/json.dict ;;
     rules) dict=Fuzz/dict/rules.dict ;;
     protobuf) dict=Fuzz/dict/protobuf.dict ;;

@@ -68,6 +68,10 @@ public final class EmulatorRuntime: Sendable {
         }
         var serverConfig = HTTPServerConfiguration(listeners: ports.map { .init(host: config.host, port: $0) })
         serverConfig.maxBodyBytes = 32 * 1024 * 1024
+        serverConfig.maxConnections = config.limits.maxConnections
+        serverConfig.maxStreams = config.limits.maxStreams
+        serverConfig.outputBudget = config.limits.outputBufferBytes
+        serverConfig.http2.maxConcurrentStreams = config.limits.maxStreamsPerConnection
         let grpc = FirestoreGRPCService(api: FirestoreAPI(services: services))
         let server = HTTPServer(configuration: serverConfig, responder: { [app] in await app.handle($0) }, grpc: { await grpc.handle($0) })
         let bound = try server.start()
