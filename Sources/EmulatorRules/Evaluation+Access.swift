@@ -34,6 +34,7 @@ extension Evaluation {
             guard i >= 0, i < l.count else { return .error("index \(i) out of range for a list of \(l.count)") }
             return l[Int(i)]
         case (.string(let s), .int(let i)):
+            if let e = charge(s.utf8.count, "indexing a string of \(s.utf8.count) bytes") { return e }
             let chars = Array(s)
             guard i >= 0, i < chars.count else { return .error("index \(i) out of range for a string of \(chars.count)") }
             return .string(String(chars[Int(i)]))
@@ -60,9 +61,11 @@ extension Evaluation {
         }
         switch obj {
         case .list(let l):
+            if let e = charge(l.count, "a range of a list of \(l.count) elements") { return e }
             guard let a = bound(lo, 0, l.count), let b = bound(hi, l.count, l.count), a <= b else { return .error("invalid list range") }
             return .list(Array(l[a..<b]))
         case .string(let s):
+            if let e = charge(s.utf8.count, "a range of a string of \(s.utf8.count) bytes") { return e }
             let chars = Array(s)
             guard let a = bound(lo, 0, chars.count), let b = bound(hi, chars.count, chars.count), a <= b else { return .error("invalid string range") }
             return .string(String(chars[a..<b]))

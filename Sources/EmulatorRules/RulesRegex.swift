@@ -1,0 +1,175 @@
+/// A rules regular expression: RE2 syntax and matching (our own parser, compiler and Pike VM;
+/// linear in input × pattern), with the semantics of the rules' string methods as the Firestore
+/// emulator shows them (its rules engine uses RE2/J, RE2's Java port):
+///
+/// - `matches` is a whole-string match (`'abc'.matches('b')` is false);
+/// - `replace` and `split` find matches as Java's `Matcher.find` does: after a match, the next
+///   search starts where it ended, one scalar later if it was empty, and an empty match right
+///   after a non-empty one counts (`'baaac'.replace('a*', '-')` is `-b--c-`);
+/// - `replace`'s replacement reads `$n` (as many digits as name an existing group), `${name}`
+///   and `\x` (a literal `x`); a `$` before anything else is a literal `$`;
+/// - `split` drops trailing empty strings but always returns at least one (`','.split(',')` is
+///   `['']`, `',a,'.split(',')` is `['', 'a']`).
+///
+/// Immutable and `Sendable`: compiled once per literal pattern when a ruleset loads.
+struct RulesRegex: Sendable {
+    /// The pattern as written.
+    let pattern: String
+    let program: RegexProgram
+
+    /// Why an operation stopped.
+    enum Failure: Error {
+        /// The request's cost budget ran out.
+        case budgetExceeded
+        /// The replacement names a group the pattern does not have.
+        case badReplacement(String)
+    }
+
+    /// What compiling took: scalars parsed, folding scalars looked at, instructions emitted
+    /// (a pattern built at evaluation time is charged this much).
+    let compileWork: Int
+
+    /// Parses and compiles `pattern`, refusing what RE2 refuses.
+    static func compile(_ pattern: String) throws(RegexError) -> RulesRegex {
+        var parser = RegexParser(pattern)
+        let node = try parser.parse()
+        let program = try RegexProgram.compile(node, captureCount: parser.captures, names: parser.names)
+        return RulesRegex(pattern: pattern, program: program, compileWork: parser.work + program.insts.count)
+    }
+
+    /// `s.matches(re)`.
+    func wholeMatch(_ input: [Unicode.Scalar], budget: inout Int) throws(Failure) -> Bool {
+        var vm = PikeVM(program: program, slots: 0)
+        do {
+            return try vm.search(input, from: 0, anchored: true, full: true, budget: &budget) != nil
+        } catch {
+            throw .budgetExceeded
+        }
+    }
+
+    /// Calls `body` with the slots of each successive match (see the type's comment); `body`
+    /// returns the units its own work cost, which are taken from `budget` too.
+    func forEachMatch(_ input: [Unicode.Scalar], slots: Int, budget: inout Int, _ body: ([Int]) -> Int) throws(Failure) {
+        var vm = PikeVM(program: program, slots: max(2, slots))
+        var from = 0
+        while from <= input.count {
+            let found: [Int]?
+            do {
+                found = try vm.search(input, from: from, anchored: false, full: false, budget: &budget)
+            } catch {
+                throw .budgetExceeded
+            }
+            guard let m = found else { return }
+            budget -= body(m)
+            if budget < 0 { throw .budgetExceeded }
+            from = m[1] == m[0] ? m[1] + 1 : m[1]
+        }
+    }
+
+    /// `s.split(re)`.
+    func split(_ input: [Unicode.Scalar], budget: inout Int) throws(Failure) -> [String] {
+        var pieces: [String] = []
+        var last = 0
+        try forEachMatch(input, slots: 2, budget: &budget) { m in
+            pieces.append(String(String.UnicodeScalarView(input[last..<m[0]])))
+            defer { last = m[1] }
+            return m[0] - last + 1
+        }
+        pieces.append(String(String.UnicodeScalarView(input[last...])))
+        while pieces.count > 1, pieces.last?.isEmpty == true { pieces.removeLast() }
+        return pieces
+    }
+
+    /// `s.replace(re, sub)`. Each scalar written costs a unit of `budget`, so that a long
+    /// replacement at every position of a long string cannot grow without bound.
+    func replace(_ input: [Unicode.Scalar], with replacement: String, budget: inout Int) throws(Failure) -> String {
+        let parts = try parseReplacement(replacement)
+        let maxGroup = parts.reduce(0) { if case .group(let g) = $1 { max($0, g) } else { $0 } }
+        // Every thread carries its slots: keep the VM's scratch space to a few MiB.
+        guard 2 * (maxGroup + 1) * program.insts.count <= 1 << 20 else {
+            throw .badReplacement("the pattern is too large to capture group $\(maxGroup) for a replacement")
+        }
+        var out = String.UnicodeScalarView()
+        var last = 0
+        try forEachMatch(input, slots: 2 * (maxGroup + 1), budget: &budget) { m in
+            out.append(contentsOf: input[last..<m[0]])
+            var spent = m[0] - last
+            for part in parts {
+                switch part {
+                case .text(let t):
+                    out.append(contentsOf: t)
+                    spent += t.count
+                case .group(let g):
+                    guard m[2 * g] >= 0 else { continue }
+                    out.append(contentsOf: input[m[2 * g]..<m[2 * g + 1]])
+                    spent += m[2 * g + 1] - m[2 * g]
+                }
+            }
+            last = m[1]
+            return spent
+        }
+        out.append(contentsOf: input[last...])
+        budget -= input.count - last
+        if budget < 0 { throw .budgetExceeded }
+        return String(out)
+    }
+
+    /// A piece of a replacement: literal text or a group's match.
+    enum ReplacementPart {
+        case text([Unicode.Scalar])
+        case group(Int)
+    }
+
+    /// Reads `$n`, `${name}` and `\x` as Java's `Matcher.appendReplacement` does (RE2/J too).
+    func parseReplacement(_ s: String) throws(Failure) -> [ReplacementPart] {
+        let r = Array(s.unicodeScalars)
+        var parts: [ReplacementPart] = []
+        var text: [Unicode.Scalar] = []
+        func flush() {
+            if !text.isEmpty { parts.append(.text(text)) }
+            text = []
+        }
+        var i = 0
+        while i < r.count {
+            let c = r[i]
+            if c == "\\" {
+                text.append(i + 1 < r.count ? r[i + 1] : c)
+                i += 2
+                continue
+            }
+            guard c == "$", i + 1 < r.count else {
+                text.append(c)
+                i += 1
+                continue
+            }
+            let next = r[i + 1]
+            if let d = RegexParser.digit(next) {
+                guard d <= program.captureCount else {
+                    throw .badReplacement("replacement refers to group $\(d) but the pattern has \(program.captureCount) group\(program.captureCount == 1 ? "" : "s")")
+                }
+                var g = d
+                i += 2
+                while i < r.count, let d2 = RegexParser.digit(r[i]), g * 10 + d2 <= program.captureCount {
+                    g = g * 10 + d2
+                    i += 1
+                }
+                flush()
+                parts.append(.group(g))
+            } else if next == "{" {
+                guard let close = r[(i + 2)...].firstIndex(of: "}") else {
+                    throw .badReplacement("replacement has '${' without a closing '}'")
+                }
+                let name = String(String.UnicodeScalarView(r[(i + 2)..<close]))
+                guard let g = program.names[name] else { throw .badReplacement("replacement refers to group '\(name)', which the pattern does not name") }
+                flush()
+                parts.append(.group(g))
+                i = close + 1
+            } else {
+                text.append(c)
+                i += 1
+            }
+        }
+        flush()
+        return parts
+    }
+}
