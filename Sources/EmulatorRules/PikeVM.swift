@@ -4,105 +4,231 @@
 /// pattern; `(a+)+$` cannot backtrack because nothing does. Threads are kept in priority order
 /// and a match cuts off the lower-priority ones, which gives RE2's leftmost-first submatches.
 ///
-/// Each instruction visit costs one unit of `budget`; running out throws. A value type used on
-/// one thread at a time: its thread lists are scratch space, allocated once and reused by every
-/// search (a sparse set needs no clearing), so that many searches over one string (`split`,
-/// `replace`) cost their steps, not a program-sized allocation each.
-struct PikeVM {
-    let program: RegexProgram
-    /// Slots recorded per thread: 0 for a yes/no answer, 2 for the match bounds, 2(k+1) for
-    /// groups up to k.
-    let slots: Int
-    var clist: ThreadList
-    var nlist: ThreadList
-    var work: [Int]
-    var stack: [Job] = []
-
-    init(program: RegexProgram, slots: Int) {
-        self.program = program
-        self.slots = slots
-        clist = ThreadList(size: program.insts.count, slots: slots)
-        nlist = clist
-        work = Array(repeating: -1, count: slots)
-    }
-
+/// Each instruction visit costs one unit of `budget`; running out throws. Used by one thread at a
+/// time. The program is copied into flat buffers and the thread lists are allocated once, at
+/// creation, and reused by every search (a sparse set needs no clearing), so that the inner loop
+/// touches no reference counts: a step costs a few nanoseconds, where `Array`s of enums cost
+/// tens. Every index into these buffers is a program counter or slot number that
+/// `RegexProgram` produced and `init` checked against the buffer sizes, or a position below
+/// `input.count`.
+final class PikeVM {
     /// The budget ran out before the search ended.
     struct BudgetExceeded: Error {}
 
+    /// Opcodes of the flattened program.
+    enum Op {
+        static let char: UInt8 = 0, charClass: UInt8 = 1, any: UInt8 = 2, anyNotNL: UInt8 = 3
+        static let split: UInt8 = 4, jump: UInt8 = 5, save: UInt8 = 6, assert: UInt8 = 7, match: UInt8 = 8, fail: UInt8 = 9
+    }
+
+    let classes: [RegexCharClass]
+    /// Slots recorded per thread: 0 for a yes/no answer, 2 for the match bounds, 2(k+1) for
+    /// groups up to k.
+    let slots: Int
+    let size: Int
+    let op: UnsafeMutablePointer<UInt8>
+    let x: UnsafeMutablePointer<Int32>
+    let y: UnsafeMutablePointer<Int32>
+    /// Each class's answers for ASCII (the common case, without a call).
+    let asciiLo: UnsafeMutablePointer<UInt64>
+    let asciiHi: UnsafeMutablePointer<UInt64>
+    var lists: (ThreadList, ThreadList)
+    let work: UnsafeMutablePointer<Int>
+    /// `addThread`'s pending jobs: a program counter to visit, or `-(slot + 1)` to put
+    /// `stackValue` back into a slot. Each visit pushes at most three, so 3 × size + 1 suffice.
+    let stack: UnsafeMutablePointer<Int>
+    let stackValue: UnsafeMutablePointer<Int>
+    /// The consuming instructions a match must start with, when there are few and nothing
+    /// zero-width comes first: an unanchored search with no thread running skips positions none
+    /// of them accepts (`split(',')` then scans for commas instead of starting a thread at each
+    /// character). Empty when the start is not that simple.
+    let firstPCs: [Int]
+
     /// A sparse set of program counters in insertion (= priority) order, with each entry's slots.
     struct ThreadList {
-        var sparse: [Int32]
-        var dense: [Int32]
+        var sparse: UnsafeMutablePointer<Int32>
+        var dense: UnsafeMutablePointer<Int32>
+        var caps: UnsafeMutablePointer<Int>
         var count = 0
-        var caps: [Int]
 
         init(size: Int, slots: Int) {
-            sparse = Array(repeating: 0, count: size)
-            dense = Array(repeating: 0, count: size)
-            caps = Array(repeating: -1, count: size * slots)
+            sparse = .allocate(capacity: size)
+            sparse.initialize(repeating: 0, count: size)
+            dense = .allocate(capacity: size)
+            dense.initialize(repeating: 0, count: size)
+            caps = .allocate(capacity: max(1, size * slots))
+            caps.initialize(repeating: -1, count: max(1, size * slots))
         }
 
-        func contains(_ pc: Int) -> Bool {
+        func free() {
+            sparse.deallocate()
+            dense.deallocate()
+            caps.deallocate()
+        }
+
+        @inline(__always) func contains(_ pc: Int) -> Bool {
             let d = Int(sparse[pc])
             return d < count && Int(dense[d]) == pc
         }
 
-        /// Adds `pc`; returns its entry index.
-        mutating func insert(_ pc: Int) -> Int {
-            sparse[pc] = Int32(count)
-            dense[count] = Int32(pc)
+        @inline(__always) mutating func insert(_ pc: Int) -> Int {
+            sparse[pc] = Int32(truncatingIfNeeded: count)
+            dense[count] = Int32(truncatingIfNeeded: pc)
             count += 1
             return count - 1
         }
     }
 
-    /// A pending step of `addThread`: follow `pc`, or put a slot back after the branch that set it.
-    enum Job {
-        case visit(Int)
-        case restore(slot: Int, value: Int)
+    init(program: RegexProgram, slots: Int) {
+        let size = program.insts.count
+        self.size = size
+        self.slots = slots
+        classes = program.classes
+        op = .allocate(capacity: size)
+        x = .allocate(capacity: size)
+        y = .allocate(capacity: size)
+        asciiLo = .allocate(capacity: max(1, classes.count))
+        asciiHi = .allocate(capacity: max(1, classes.count))
+        for (k, c) in classes.enumerated() {
+            (asciiLo + k).initialize(to: c.ascii.0)
+            (asciiHi + k).initialize(to: c.ascii.1)
+        }
+        func target(_ t: Int) -> Int32 { Int32(truncatingIfNeeded: t) }
+        for (pc, inst) in program.insts.enumerated() {
+            var o = Op.fail, a: Int32 = 0, b: Int32 = 0
+            // Targets and indices are checked here, once, so that the loops need not.
+            switch inst {
+            case .char(let v) where pc + 1 < size: o = Op.char; a = Int32(bitPattern: v)
+            case .charClass(let k) where k >= 0 && k < classes.count && pc + 1 < size: o = Op.charClass; a = target(k)
+            case .any where pc + 1 < size: o = Op.any
+            case .anyNotNL where pc + 1 < size: o = Op.anyNotNL
+            case .split(let t, let u) where t >= 0 && t < size && u >= 0 && u < size: o = Op.split; a = target(t); b = target(u)
+            case .jump(let t) where t >= 0 && t < size: o = Op.jump; a = target(t)
+            case .save(let s) where s >= 0 && pc + 1 < size: o = Op.save; a = target(s)
+            case .assert(let k) where pc + 1 < size: o = Op.assert; a = Int32(k.rawValue)
+            case .match: o = Op.match
+            default: o = Op.fail
+            }
+            (op + pc).initialize(to: o)
+            (x + pc).initialize(to: a)
+            (y + pc).initialize(to: b)
+        }
+        lists = (ThreadList(size: size, slots: slots), ThreadList(size: size, slots: slots))
+        work = .allocate(capacity: max(1, slots))
+        work.initialize(repeating: -1, count: max(1, slots))
+        stack = .allocate(capacity: 3 * size + 1)
+        stackValue = .allocate(capacity: 3 * size + 1)
+        firstPCs = Self.firstConsumers(op, x, y, size)
+    }
+
+    /// The instructions reachable from the start through jumps, splits and saves, if they are
+    /// all consuming and at most eight; else empty.
+    static func firstConsumers(_ op: UnsafeMutablePointer<UInt8>, _ x: UnsafeMutablePointer<Int32>, _ y: UnsafeMutablePointer<Int32>, _ size: Int) -> [Int] {
+        var seen: Set<Int> = [], todo = [0], out: [Int] = []
+        while let pc = todo.popLast() {
+            guard pc < size, seen.insert(pc).inserted else { continue }
+            switch op[pc] {
+            case Op.jump: todo.append(Int(x[pc]))
+            case Op.split: todo += [Int(y[pc]), Int(x[pc])]
+            case Op.save: todo.append(pc + 1)
+            case Op.char, Op.charClass, Op.any, Op.anyNotNL: out.append(pc)
+            default: return []
+            }
+            if out.count > 8 || seen.count > 64 { return [] }
+        }
+        return out
+    }
+
+    /// Whether instruction `pc` (consuming) accepts `c` at a position before the end.
+    @inline(__always) func accepts(_ pc: Int, _ c: UInt32) -> Bool {
+        switch op[pc] {
+        case Op.char: return c == UInt32(bitPattern: x[pc])
+        case Op.charClass:
+            let idx = Int(x[pc])
+            if c < 64 { return asciiLo[idx] & (1 << UInt64(c)) != 0 }
+            if c < 128 { return asciiHi[idx] & (1 << UInt64(c - 64)) != 0 }
+            return classes[idx].contains(c)
+        case Op.any: return true
+        case Op.anyNotNL: return c != 10
+        default: return false
+        }
+    }
+
+    deinit {
+        op.deallocate()
+        x.deallocate()
+        y.deallocate()
+        asciiLo.deallocate()
+        asciiHi.deallocate()
+        lists.0.free()
+        lists.1.free()
+        work.deallocate()
+        stack.deallocate()
+        stackValue.deallocate()
     }
 
     /// Searches `input` from `start` for the leftmost-first match. `anchored`: only a match
     /// starting at `start`; `full`: only one ending at the end of `input`. Returns the slots of
     /// the match (`[start, end, group 1 start, ...]`, -1 for groups that did not take part), or nil.
-    mutating func search(_ input: [Unicode.Scalar], from start: Int, anchored: Bool, full: Bool, budget: inout Int) throws(BudgetExceeded) -> [Int]? {
+    func search(_ input: [Unicode.Scalar], from start: Int, anchored: Bool, full: Bool, budget: inout Int) throws(BudgetExceeded) -> [Int]? {
+        try input.withUnsafeBufferPointer { (text) throws(BudgetExceeded) -> [Int]? in
+            try run(text, start, anchored, full, &budget)
+        }
+    }
+
+    func run(_ text: UnsafeBufferPointer<Unicode.Scalar>, _ start: Int, _ anchored: Bool, _ full: Bool, _ budget: inout Int) throws(BudgetExceeded) -> [Int]? {
+        var clist = lists.0, nlist = lists.1
+        defer { lists = (clist, nlist) }
         clist.count = 0
         var matched: [Int]?
         var spent = 0
-        var pos = start
-        let n = input.count
+        var pos = max(0, start)
+        let n = text.count
+        let slots = self.slots
+        let skip = !anchored && !firstPCs.isEmpty
         while true {
+            if skip, matched == nil, clist.count == 0 {
+                // Nothing running: jump to the next position where a match can start.
+                let first = firstPCs[0], single = firstPCs.count == 1
+                scan: while pos < n {
+                    let c = text[pos].value
+                    if single {
+                        if accepts(first, c) { break scan }
+                    } else {
+                        for f in firstPCs where accepts(f, c) { break scan }
+                    }
+                    pos += 1
+                    spent += 1
+                }
+            }
             if matched == nil, !anchored || pos == start {
                 // A new thread starting here, after (below) every thread already running.
                 for k in 0..<slots { work[k] = -1 }
-                Self.addThread(program, slots, &clist, 0, &work, pos, input, &stack, &spent)
+                addThread(&clist, 0, pos, text, &spent)
             }
             if clist.count == 0 { break }
-            let c: UInt32? = pos < n ? input[pos].value : nil
+            let c: UInt32 = pos < n ? text[pos].value : UInt32.max
             nlist.count = 0
             var k = 0
             threads: while k < clist.count {
                 let pc = Int(clist.dense[k])
                 spent += 1
                 let consumed: Bool
-                switch program.insts[pc] {
-                case .char(let v): consumed = c == v
-                case .charClass(let idx): consumed = c.map { program.classes[idx].contains($0) } ?? false
-                case .any: consumed = c != nil
-                case .anyNotNL: consumed = c != nil && c != 10
-                case .match:
+                switch op[pc] {
+                case Op.char, Op.charClass, Op.any, Op.anyNotNL: consumed = pos < n && accepts(pc, c)
+                case Op.match:
                     if full && pos != n {
                         consumed = false
                         break
                     }
-                    matched = Array(clist.caps[(k * slots)..<(k * slots + slots)])
+                    matched = Array(UnsafeBufferPointer(start: clist.caps + k * slots, count: slots))
                     // Lower-priority threads lose to this match.
                     break threads
                 default: consumed = false
                 }
                 if consumed {
                     for s in 0..<slots { work[s] = clist.caps[k * slots + s] }
-                    Self.addThread(program, slots, &nlist, pc + 1, &work, pos + 1, input, &stack, &spent)
+                    addThread(&nlist, pc + 1, pos + 1, text, &spent)
                 }
                 k += 1
             }
@@ -119,53 +245,65 @@ struct PikeVM {
         return matched
     }
 
-    /// Adds the thread at `pc` (and every thread its jumps, splits, saves and passing assertions
-    /// lead to, in priority order) to `list`, at position `pos`. Iterative: the program may be
-    /// long chains of epsilon steps.
-    static func addThread(_ program: RegexProgram, _ slots: Int, _ list: inout ThreadList, _ pc0: Int, _ work: inout [Int], _ pos: Int,
-                          _ input: [Unicode.Scalar], _ stack: inout [Job], _ spent: inout Int) {
-        stack.append(.visit(pc0))
-        while let job = stack.popLast() {
-            let pc: Int
-            switch job {
-            case .restore(let slot, let value):
-                work[slot] = value
+    /// Adds the thread at `pc0` (and every thread its jumps, splits, saves and passing assertions
+    /// lead to, in priority order) to `list`, at position `pos`, with the slots in `work`.
+    /// Iterative: programs can be long chains of epsilon steps.
+    func addThread(_ list: inout ThreadList, _ pc0: Int, _ pos: Int, _ text: UnsafeBufferPointer<Unicode.Scalar>, _ spent: inout Int) {
+        var top = 0
+        stack[0] = pc0
+        top = 1
+        while top > 0 {
+            top -= 1
+            let job = stack[top]
+            if job < 0 {
+                work[-job - 1] = stackValue[top]
                 continue
-            case .visit(let p): pc = p
             }
+            let pc = job
             if list.contains(pc) { continue }
             let entry = list.insert(pc)
             spent += 1
-            switch program.insts[pc] {
-            case .jump(let to): stack.append(.visit(to))
-            case .split(let x, let y):
-                stack.append(.visit(y))
-                stack.append(.visit(x))
-            case .save(let slot):
+            switch op[pc] {
+            case Op.jump:
+                stack[top] = Int(x[pc])
+                top += 1
+            case Op.split:
+                stack[top] = Int(y[pc])
+                stack[top + 1] = Int(x[pc])
+                top += 2
+            case Op.save:
+                let slot = Int(x[pc])
                 if slot < slots {
-                    stack.append(.restore(slot: slot, value: work[slot]))
+                    stack[top] = -(slot + 1)
+                    stackValue[top] = work[slot]
+                    top += 1
                     work[slot] = pos
                 }
-                stack.append(.visit(pc + 1))
-            case .assert(let a):
-                if holds(a, input, pos) { stack.append(.visit(pc + 1)) }
-            case .char, .charClass, .any, .anyNotNL, .match:
+                stack[top] = pc + 1
+                top += 1
+            case Op.assert:
+                if let a = RegexAssertion(rawValue: UInt8(truncatingIfNeeded: x[pc])), Self.holds(a, text, pos) {
+                    stack[top] = pc + 1
+                    top += 1
+                }
+            case Op.fail: break
+            default:
                 for s in 0..<slots { list.caps[entry * slots + s] = work[s] }
             }
         }
     }
 
-    /// Whether a zero-width test holds between `input[pos - 1]` and `input[pos]`.
-    static func holds(_ a: RegexAssertion, _ input: [Unicode.Scalar], _ pos: Int) -> Bool {
-        let n = input.count
+    /// Whether a zero-width test holds between `text[pos - 1]` and `text[pos]`.
+    static func holds(_ a: RegexAssertion, _ text: UnsafeBufferPointer<Unicode.Scalar>, _ pos: Int) -> Bool {
+        let n = text.count
         switch a {
         case .beginText: return pos == 0
         case .endText: return pos == n
-        case .beginLine: return pos == 0 || input[pos - 1] == "\n"
-        case .endLine: return pos == n || input[pos] == "\n"
+        case .beginLine: return pos == 0 || text[pos - 1] == "\n"
+        case .endLine: return pos == n || text[pos] == "\n"
         case .wordBoundary, .notWordBoundary:
-            let before = pos > 0 && isWord(input[pos - 1].value)
-            let after = pos < n && isWord(input[pos].value)
+            let before = pos > 0 && isWord(text[pos - 1].value)
+            let after = pos < n && isWord(text[pos].value)
             return (before != after) == (a == .wordBoundary)
         }
     }

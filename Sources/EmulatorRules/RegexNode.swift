@@ -21,7 +21,7 @@ indirect enum RegexNode: Sendable {
 
 /// Zero-width tests. Without `(?m)`, `^` is `beginText` and `$` is `endText` (RE2 matches `$`
 /// only at the very end, not before a final newline).
-enum RegexAssertion: Sendable {
+enum RegexAssertion: UInt8, Sendable {
     case beginText, endText, beginLine, endLine
     /// `\b` and `\B`: ASCII word characters (`[0-9A-Za-z_]`) on one side and not the other.
     case wordBoundary, notWordBoundary

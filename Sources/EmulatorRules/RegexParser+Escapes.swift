@@ -40,7 +40,7 @@ extension RegexParser {
     }
 
     /// One escaped scalar at `\`: `\n \t \r \f \v \a`, octal `\0`, `\012`, `\123`, hex `\x41`,
-    /// `\x{1F600}`, and escaped ASCII punctuation. Everything else is an invalid escape, notably
+    /// `\x{1F600}`, and escaped punctuation. Other letters and digits are invalid escapes, notably
     /// back-references `\1`-`\9` and `\C` (one byte), which RE2 refuses.
     mutating func parseEscapeChar() throws(RegexError) -> UInt32 {
         let start = i
@@ -72,7 +72,8 @@ extension RegexParser {
                 }
                 guard peek() == "}" else { throw bad() }
                 i += 1
-                guard digits > 0, Unicode.Scalar(v) != nil else { throw bad() }
+                // Surrogates are accepted (by RE2 too) and never match.
+                guard digits > 0, v <= 0x10FFFF else { throw bad() }
                 return v
             }
             for _ in 0..<2 {
@@ -91,7 +92,8 @@ extension RegexParser {
         case "t": return 9
         case "v": return 11
         default:
-            if c.isASCII, !c.properties.isAlphabetic, Self.digit(c) == nil { return c.value }
+            // ASCII punctuation, and (as RE2/J has it) any non-ASCII character, stand for themselves.
+            if !c.isASCII || (!c.properties.isAlphabetic && Self.digit(c) == nil) { return c.value }
             switch c {
             case "C": throw bad("\\C, one byte of UTF-8, is not supported")
             case "Z": throw bad("use \\z for the end of the text")
@@ -135,7 +137,7 @@ extension RegexParser {
         }
         guard let predicate = RegexUnicodeClasses.predicate(name, negated: negated, fold: flags.fold) else {
             throw RegexError(kind: .badCharRange, text: slice(start, i), offset: start,
-                             hint: "unknown Unicode class; the emulator knows Any, the general categories but Cn, and the scripts of Unicode 13")
+                             hint: "not a Unicode class this emulator knows: general categories but Cn, scripts of Unicode 13, Any")
         }
         return predicate
     }

@@ -1,8 +1,13 @@
 /// Parses RE2 syntax, as the rules' `matches`, `replace` and `split` take it, into a `RegexNode`.
 /// What RE2 refuses is refused here with RE2's error and the offset of the offending text:
 /// back-references (`\1`), look-arounds (`(?=`, `(?<!`), atomic groups and comments, possessive
-/// and stacked quantifiers (`a*+`, `a**`), `\C`, repetition counts over 1000 (also nested:
-/// `(a{100}){11}`), unknown escapes and Unicode classes, unbalanced brackets and parentheses.
+/// and stacked quantifiers (`a*+`, `a**`), `\C`, repetition counts over 1000, unknown escapes
+/// and Unicode classes, unbalanced brackets and parentheses.
+///
+/// Where RE2 and RE2/J (the Java port the Firestore emulator's rules engine uses) differ, the
+/// emulator's answer wins: nested counts whose product exceeds 1000 (`(a{10}){101}`, refused by
+/// RE2) are accepted, as are `\é` (an escaped non-ASCII character is itself) and `(?)`.
+/// `RegexProgram.maxInstructions` bounds what nested counts can expand to.
 struct RegexParser {
     /// The flags of `(?imsU)`, scoped to the enclosing group.
     struct Flags {
@@ -16,9 +21,6 @@ struct RegexParser {
         var ungreedy = false
     }
 
-    /// A parsed piece and the largest product of nested `{n,m}` counts in it (RE2 refuses over 1000).
-    typealias Parsed = (node: RegexNode, repeats: Int)
-
     let p: [Unicode.Scalar]
     let text: String
     var i = 0
@@ -28,7 +30,7 @@ struct RegexParser {
     /// Work done so far: scalars read plus folding scalars looked at (see `maxWork`).
     var work = 0
 
-    /// RE2's limit on `{n,m}` counts, and on their product when nested.
+    /// RE2's limit on `{n,m}` counts.
     static let maxRepeat = 1000
     /// Group nesting limit (RE2 and Go stop at 1000 too), so that recursion stays shallow.
     static let maxDepth = 1000
@@ -44,10 +46,10 @@ struct RegexParser {
     /// Parses the whole pattern.
     mutating func parse() throws(RegexError) -> RegexNode {
         var flags = Flags()
-        let r = try parseAlternation(&flags)
+        let node = try parseAlternation(&flags)
         if i < p.count { throw RegexError(kind: .unexpectedParen, text: text, offset: i) }
         work += p.count
-        return r.node
+        return node
     }
 
     /// `ranges` closed under case folding, counting the work.
@@ -64,23 +66,18 @@ struct RegexParser {
         return String(String.UnicodeScalarView(p[a..<b]))
     }
 
-    mutating func parseAlternation(_ flags: inout Flags) throws(RegexError) -> Parsed {
+    mutating func parseAlternation(_ flags: inout Flags) throws(RegexError) -> RegexNode {
         var branches: [RegexNode] = []
-        var repeats = 1
         while true {
-            let b = try parseConcat(&flags)
-            branches.append(b.node)
-            repeats = max(repeats, b.repeats)
+            branches.append(try parseConcat(&flags))
             guard peek() == "|" else { break }
             i += 1
         }
-        return (branches.count == 1 ? branches[0] : .alternate(branches), repeats)
+        return branches.count == 1 ? branches[0] : .alternate(branches)
     }
 
-    mutating func parseConcat(_ flags: inout Flags) throws(RegexError) -> Parsed {
+    mutating func parseConcat(_ flags: inout Flags) throws(RegexError) -> RegexNode {
         var items: [RegexNode] = []
-        var repeats = 1
-        var lastRepeats = 1  // the nested-repetition product of the last item
         var operand = false  // whether the last thing parsed can take a repetition operator
         var lastRepeat: Int?  // where the last item's operator started, to refuse `a**`
         while let c = peek(), c != "|", c != ")" {
@@ -92,32 +89,19 @@ struct RegexParser {
                 guard operand, let last = items.popLast() else {
                     throw RegexError(kind: .repeatArgument, text: slice(op.start, i), offset: op.start)
                 }
-                if let m = op.countedMax {
-                    let product = m * lastRepeats
-                    if product > Self.maxRepeat {
-                        throw RegexError(kind: .repeatSize, text: slice(op.start, i), offset: op.start,
-                                         hint: "nested repetition counts multiply to more than \(Self.maxRepeat)")
-                    }
-                    lastRepeats = product
-                    repeats = max(repeats, product)
-                }
                 items.append(.repetition(last, min: op.min, max: op.max, greedy: op.greedy))
                 lastRepeat = op.start
                 continue
             }
             lastRepeat = nil
             let before = items.count
-            let r = try parseAtom(&flags, into: &items)
+            try parseAtom(&flags, into: &items)
             operand = items.count > before
-            if operand {
-                lastRepeats = r
-                repeats = max(repeats, r)
-            }
         }
         switch items.count {
-        case 0: return (.empty, repeats)
-        case 1: return (items[0], repeats)
-        default: return (.concat(items), repeats)
+        case 0: return .empty
+        case 1: return items[0]
+        default: return .concat(items)
         }
     }
 
@@ -127,8 +111,6 @@ struct RegexParser {
         var min: Int
         var max: Int?
         var greedy: Bool
-        /// The count RE2's nested-repetition check uses: `{n,m}` → m, `{n,}` → n, `* + ?` → nil.
-        var countedMax: Int?
     }
 
     mutating func parseRepeatOperator(_ flags: Flags) throws(RegexError) -> RepeatOp? {
@@ -146,8 +128,7 @@ struct RegexParser {
                 throw RegexError(kind: .repeatSize, text: slice(start, i), offset: start,
                                  hint: lo > Self.maxRepeat || (hi ?? 0) > Self.maxRepeat ? "RE2 allows at most \(Self.maxRepeat)" : nil)
             }
-            op = RepeatOp(start: start, min: lo, max: hi, greedy: true, countedMax: hi ?? lo)
-            if op.countedMax == 0 { op.countedMax = 1 }
+            op = RepeatOp(start: start, min: lo, max: hi, greedy: true)
         default: return nil
         }
         if peek() == "?" {
@@ -187,14 +168,11 @@ struct RegexParser {
     }
 
     /// Parses one atom and appends it (nothing for `(?i)`, several literals for `\Q...\E`).
-    /// Returns the nested-repetition product of what was appended.
-    mutating func parseAtom(_ flags: inout Flags, into items: inout [RegexNode]) throws(RegexError) -> Int {
-        guard let c = peek() else { return 1 }
+    mutating func parseAtom(_ flags: inout Flags, into items: inout [RegexNode]) throws(RegexError) {
+        guard let c = peek() else { return }
         switch c {
         case "(":
-            guard let group = try parseGroup(&flags) else { return 1 }
-            items.append(group.node)
-            return group.repeats
+            if let group = try parseGroup(&flags) { items.append(group) }
         case "[":
             let cls = try parseClass(flags)
             items.append(.charClass(cls))
@@ -217,7 +195,6 @@ struct RegexParser {
             i += 1
             items.append(literal(c.value, flags))
         }
-        return 1
     }
 
     /// A literal scalar, or the class of its case orbit under `(?i)`.
@@ -234,14 +211,17 @@ struct RegexParser {
 
     /// `(...)`, `(?:...)`, `(?P<name>...)`, `(?<name>...)`, `(?flags)`, `(?flags:...)`. Returns
     /// nil for `(?flags)`, which changes `flags` for the rest of the enclosing group.
-    mutating func parseGroup(_ flags: inout Flags) throws(RegexError) -> Parsed? {
+    mutating func parseGroup(_ flags: inout Flags) throws(RegexError) -> RegexNode? {
         let open = i
         i += 1
         var inner = flags
         var captureIndex: Int?
         if peek() == "?" {
             let next = peek(1)
-            if next == "P" || (next == "<" && peek(2) != "=" && peek(2) != "!") {
+            if next == "<", peek(2) == "=" || peek(2) == "!" {
+                throw RegexError(kind: .badPerlOp, text: slice(open, i + 3), offset: open, hint: "look-behind is not supported")
+            }
+            if next == "P" || next == "<" {
                 captureIndex = try parseCaptureName(open)
             } else {
                 guard try parseFlags(open, &inner) else {
@@ -259,7 +239,7 @@ struct RegexParser {
         let body = try parseAlternation(&inner)
         guard peek() == ")" else { throw RegexError(kind: .missingParen, text: text, offset: open) }
         i += 1
-        if let n = captureIndex { return (.capture(n, body.node), body.repeats) }
+        if let n = captureIndex { return .capture(n, body) }
         return body
     }
 
@@ -306,8 +286,8 @@ struct RegexParser {
                 sawFlag = false
                 continue
             case ":", ")":
-                // `(?)`, `(?-)`, `(?i-:` are errors; `(?:` is a plain group.
-                if (negate || c == ")") && !sawFlag {
+                // `(?-)` and `(?i-:` are errors; `(?:` is a plain group, `(?)` an empty one.
+                if negate && !sawFlag {
                     throw RegexError(kind: .badPerlOp, text: slice(open, i), offset: open)
                 }
                 return c == ":"
@@ -322,7 +302,6 @@ struct RegexParser {
     /// Why RE2 leaves out a Perl construct.
     static func perlHint(_ op: String) -> String? {
         if op.hasPrefix("(?=") || op.hasPrefix("(?!") { return "look-ahead is not supported" }
-        if op.hasPrefix("(?<=") || op.hasPrefix("(?<!") { return "look-behind is not supported" }
         if op.hasPrefix("(?>") { return "atomic groups are not supported" }
         if op.hasPrefix("(?#") { return "comments are not supported" }
         return nil

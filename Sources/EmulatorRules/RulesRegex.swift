@@ -39,7 +39,7 @@ struct RulesRegex: Sendable {
 
     /// `s.matches(re)`.
     func wholeMatch(_ input: [Unicode.Scalar], budget: inout Int) throws(Failure) -> Bool {
-        var vm = PikeVM(program: program, slots: 0)
+        let vm = try makeVM(slots: 0, budget: &budget)
         do {
             return try vm.search(input, from: 0, anchored: true, full: true, budget: &budget) != nil
         } catch {
@@ -47,10 +47,17 @@ struct RulesRegex: Sendable {
         }
     }
 
+    /// A VM for this program, charged its size (building it copies the program).
+    func makeVM(slots: Int, budget: inout Int) throws(Failure) -> PikeVM {
+        budget -= program.insts.count
+        if budget < 0 { throw .budgetExceeded }
+        return PikeVM(program: program, slots: slots)
+    }
+
     /// Calls `body` with the slots of each successive match (see the type's comment); `body`
     /// returns the units its own work cost, which are taken from `budget` too.
     func forEachMatch(_ input: [Unicode.Scalar], slots: Int, budget: inout Int, _ body: ([Int]) -> Int) throws(Failure) {
-        var vm = PikeVM(program: program, slots: max(2, slots))
+        let vm = try makeVM(slots: max(2, slots), budget: &budget)
         var from = 0
         while from <= input.count {
             let found: [Int]?
@@ -70,12 +77,18 @@ struct RulesRegex: Sendable {
     func split(_ input: [Unicode.Scalar], budget: inout Int) throws(Failure) -> [String] {
         var pieces: [String] = []
         var last = 0
+        var buffer: [UInt8] = []
+        func piece(_ range: Range<Int>) -> String {
+            buffer.removeAll(keepingCapacity: true)
+            Self.appendUTF8(&buffer, input[range])
+            return String(decoding: buffer, as: UTF8.self)
+        }
         try forEachMatch(input, slots: 2, budget: &budget) { m in
-            pieces.append(String(String.UnicodeScalarView(input[last..<m[0]])))
+            pieces.append(piece(last..<m[0]))
             defer { last = m[1] }
             return m[0] - last + 1
         }
-        pieces.append(String(String.UnicodeScalarView(input[last...])))
+        pieces.append(piece(last..<input.count))
         while pieces.count > 1, pieces.last?.isEmpty == true { pieces.removeLast() }
         return pieces
     }
@@ -89,29 +102,53 @@ struct RulesRegex: Sendable {
         guard 2 * (maxGroup + 1) * program.insts.count <= 1 << 20 else {
             throw .badReplacement("the pattern is too large to capture group $\(maxGroup) for a replacement")
         }
-        var out = String.UnicodeScalarView()
+        var out: [UInt8] = []
+        out.reserveCapacity(input.count)
         var last = 0
         try forEachMatch(input, slots: 2 * (maxGroup + 1), budget: &budget) { m in
-            out.append(contentsOf: input[last..<m[0]])
+            Self.appendUTF8(&out, input[last..<m[0]])
             var spent = m[0] - last
             for part in parts {
                 switch part {
                 case .text(let t):
-                    out.append(contentsOf: t)
+                    Self.appendUTF8(&out, t[...])
                     spent += t.count
                 case .group(let g):
                     guard m[2 * g] >= 0 else { continue }
-                    out.append(contentsOf: input[m[2 * g]..<m[2 * g + 1]])
+                    Self.appendUTF8(&out, input[m[2 * g]..<m[2 * g + 1]])
                     spent += m[2 * g + 1] - m[2 * g]
                 }
             }
             last = m[1]
             return spent
         }
-        out.append(contentsOf: input[last...])
+        Self.appendUTF8(&out, input[last...])
         budget -= input.count - last
         if budget < 0 { throw .budgetExceeded }
-        return String(out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the UTF-8 encoding of `scalars` (building strings from scalar views one append at
+    /// a time copies the whole string each time).
+    static func appendUTF8(_ out: inout [UInt8], _ scalars: ArraySlice<Unicode.Scalar>) {
+        for c in scalars {
+            let v = c.value
+            if v < 0x80 {
+                out.append(UInt8(truncatingIfNeeded: v))
+            } else if v < 0x800 {
+                out.append(0xC0 | UInt8(truncatingIfNeeded: v >> 6))
+                out.append(0x80 | UInt8(truncatingIfNeeded: v & 0x3F))
+            } else if v < 0x10000 {
+                out.append(0xE0 | UInt8(truncatingIfNeeded: v >> 12))
+                out.append(0x80 | UInt8(truncatingIfNeeded: (v >> 6) & 0x3F))
+                out.append(0x80 | UInt8(truncatingIfNeeded: v & 0x3F))
+            } else {
+                out.append(0xF0 | UInt8(truncatingIfNeeded: v >> 18))
+                out.append(0x80 | UInt8(truncatingIfNeeded: (v >> 12) & 0x3F))
+                out.append(0x80 | UInt8(truncatingIfNeeded: (v >> 6) & 0x3F))
+                out.append(0x80 | UInt8(truncatingIfNeeded: v & 0x3F))
+            }
+        }
     }
 
     /// A piece of a replacement: literal text or a group's match.
