@@ -8,14 +8,33 @@
 /// U+0130 has no simple folding and U+0131 none at all, so both stay out (`(?i)i` matches `I`
 /// only), as RE2 (and the Firestore emulator) have it. Built once, on first use; immutable.
 enum RegexCaseFolding {
-    /// Each folding scalar → every member of its orbit (itself included), sorted.
-    static let orbits: [UInt32: [UInt32]] = build()
+    /// Every scalar that has other cases, sorted, and at the same index its orbit (every member,
+    /// itself included, sorted): flat arrays, as closing a class under folding walks them.
+    static let table: (folding: [UInt32], orbits: [[UInt32]]) = {
+        let map = build()
+        let keys = map.keys.sorted()
+        return (keys, keys.map { map[$0] ?? [] })
+    }()
 
     /// The scalars that have an orbit, sorted (to close a character class under folding).
-    static let folding: [UInt32] = orbits.keys.sorted()
+    static var folding: [UInt32] { table.folding }
+
+    /// The index of the first folding scalar not below `c`.
+    static func lowerBound(_ c: UInt32) -> Int {
+        let keys = table.folding
+        var lo = 0, hi = keys.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if keys[mid] < c { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
 
     /// The orbit of `c`, or nil when it has no other case.
-    static func orbit(_ c: UInt32) -> [UInt32]? { orbits[c] }
+    static func orbit(_ c: UInt32) -> [UInt32]? {
+        let k = lowerBound(c)
+        return k < table.folding.count && table.folding[k] == c ? table.orbits[k] : nil
+    }
 
     static func build() -> [UInt32: [UInt32]] {
         var parent: [UInt32: UInt32] = [:]

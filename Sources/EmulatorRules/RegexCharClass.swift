@@ -114,21 +114,15 @@ struct RegexCharClass: Sendable {
     static func caseClosed(_ ranges: [ClosedRange<UInt32>], work: inout Int) -> [ClosedRange<UInt32>] {
         let base = normalized(ranges)
         var out = base
-        let folding = RegexCaseFolding.folding
+        let (folding, orbits) = RegexCaseFolding.table
         for r in base {
-            // The first folding scalar in r, by binary search.
-            var lo = 0, hi = folding.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if folding[mid] < r.lowerBound { lo = mid + 1 } else { hi = mid }
-            }
-            var k = lo
+            var k = RegexCaseFolding.lowerBound(r.lowerBound)
             while k < folding.count, folding[k] <= r.upperBound {
-                for m in RegexCaseFolding.orbit(folding[k]) ?? [] where !contains(base, m) { out.append(m...m) }
+                for m in orbits[k] where !r.contains(m) && !contains(base, m) { out.append(m...m) }
                 k += 1
                 work += 1
             }
         }
-        return normalized(out)
+        return out.count == base.count ? base : normalized(out)
     }
 }

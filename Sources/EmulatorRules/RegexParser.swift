@@ -36,7 +36,7 @@ struct RegexParser {
     static let maxDepth = 1000
     /// Parsing work limit: a pattern built from request data cannot make compiling slow (folding
     /// `(?i)[\x{0}-\x{10FFFF}]` looks at every folding scalar, about 2,800).
-    static let maxWork = 4_000_000
+    static let maxWork = 1_000_000
 
     init(_ pattern: String) {
         text = pattern
