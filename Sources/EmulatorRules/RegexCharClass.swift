@@ -4,7 +4,7 @@
 /// Literal scalars, ranges and the ASCII Perl and POSIX classes become one sorted list of ranges;
 /// Unicode general categories and scripts stay predicates (their ranges would take a scan of all
 /// of Unicode to build). Answers for ASCII are precomputed into a bitmap.
-struct RegexCharClass: Sendable {
+public struct RegexCharClass: Sendable {
     /// A Unicode class (`\p{Lu}`, `\p{Greek}`, `\PL`), kept as a test rather than ranges.
     struct Predicate: Sendable {
         enum Kind: Sendable {
@@ -60,8 +60,8 @@ struct RegexCharClass: Sendable {
         ascii = negated ? (~bits.0, ~bits.1) : bits
     }
 
-    /// True when `c` is in the class.
-    func contains(_ c: UInt32) -> Bool {
+    /// True when scalar value `c` is in the class.
+    public func contains(_ c: UInt32) -> Bool {
         if c < 64 { return ascii.0 & (1 << UInt64(c)) != 0 }
         if c < 128 { return ascii.1 & (1 << UInt64(c - 64)) != 0 }
         return Self.slowContains(ranges, predicates, negated, c)

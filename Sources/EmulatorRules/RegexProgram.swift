@@ -115,11 +115,17 @@ struct RegexProgram: Sendable {
         mutating func repetition(_ x: RegexNode, _ lo: Int, _ hi: Int?, _ greedy: Bool) {
             guard let hi else {
                 if lo == 0 {
-                    // L: split(body, out); body; jump L
-                    let split = emit(.split(0, 0))
+                    // x* as (x+)?: split(L, out); L: body; split(L, out). Looping back to the
+                    // first split instead would lose an empty iteration's place in priority
+                    // order (that split is already visited), and `(|a)*` would match "aa"
+                    // in "aa" rather than "" (RE2 compiles x* this way when x can be empty).
+                    let first = emit(.split(0, 0))
+                    let body = insts.count
                     compile(x)
-                    emit(.jump(split))
-                    insts[split] = greedy ? .split(split + 1, insts.count) : .split(insts.count, split + 1)
+                    let again = emit(.split(0, 0))
+                    let out = insts.count
+                    insts[first] = greedy ? .split(body, out) : .split(out, body)
+                    insts[again] = greedy ? .split(body, out) : .split(out, body)
                 } else {
                     for _ in 0..<(lo - 1) { compile(x) }
                     // L: body; split(L, out)

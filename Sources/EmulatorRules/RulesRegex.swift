@@ -12,13 +12,15 @@
 ///   `['']`, `',a,'.split(',')` is `['', 'a']`).
 ///
 /// Immutable and `Sendable`: compiled once per literal pattern when a ruleset loads.
-struct RulesRegex: Sendable {
+public struct RulesRegex: Sendable {
     /// The pattern as written.
-    let pattern: String
+    public let pattern: String
+    /// The parsed pattern (the `regex` fuzz target's reference matcher walks it).
+    public let syntaxTree: RegexNode
     let program: RegexProgram
 
     /// Why an operation stopped.
-    enum Failure: Error {
+    public enum Failure: Error {
         /// The request's cost budget ran out.
         case budgetExceeded
         /// The replacement names a group the pattern does not have.
@@ -30,18 +32,28 @@ struct RulesRegex: Sendable {
     let compileWork: Int
 
     /// Parses and compiles `pattern`, refusing what RE2 refuses.
-    static func compile(_ pattern: String) throws(RegexError) -> RulesRegex {
+    public static func compile(_ pattern: String) throws(RegexError) -> RulesRegex {
         var parser = RegexParser(pattern)
         let node = try parser.parse()
         let program = try RegexProgram.compile(node, captureCount: parser.captures, names: parser.names)
-        return RulesRegex(pattern: pattern, program: program, compileWork: parser.work + program.insts.count)
+        return RulesRegex(pattern: pattern, syntaxTree: node, program: program, compileWork: parser.work + program.insts.count)
     }
 
     /// `s.matches(re)`.
-    func wholeMatch(_ input: [Unicode.Scalar], budget: inout Int) throws(Failure) -> Bool {
+    public func wholeMatch(_ input: [Unicode.Scalar], budget: inout Int) throws(Failure) -> Bool {
         let vm = try makeVM(slots: 0, budget: &budget)
         do {
             return try vm.search(input, from: 0, anchored: true, full: true, budget: &budget) != nil
+        } catch {
+            throw .budgetExceeded
+        }
+    }
+
+    /// The leftmost-first match in `input` (scalar offsets), or nil.
+    public func firstMatch(_ input: [Unicode.Scalar], budget: inout Int) throws(Failure) -> Range<Int>? {
+        let vm = try makeVM(slots: 2, budget: &budget)
+        do {
+            return try vm.search(input, from: 0, anchored: false, full: false, budget: &budget).map { $0[0]..<$0[1] }
         } catch {
             throw .budgetExceeded
         }
@@ -74,7 +86,7 @@ struct RulesRegex: Sendable {
     }
 
     /// `s.split(re)`.
-    func split(_ input: [Unicode.Scalar], budget: inout Int) throws(Failure) -> [String] {
+    public func split(_ input: [Unicode.Scalar], budget: inout Int) throws(Failure) -> [String] {
         var pieces: [String] = []
         var last = 0
         var buffer: [UInt8] = []
@@ -95,7 +107,7 @@ struct RulesRegex: Sendable {
 
     /// `s.replace(re, sub)`. Each scalar written costs a unit of `budget`, so that a long
     /// replacement at every position of a long string cannot grow without bound.
-    func replace(_ input: [Unicode.Scalar], with replacement: String, budget: inout Int) throws(Failure) -> String {
+    public func replace(_ input: [Unicode.Scalar], with replacement: String, budget: inout Int) throws(Failure) -> String {
         let parts = try parseReplacement(replacement)
         let maxGroup = parts.reduce(0) { if case .group(let g) = $1 { max($0, g) } else { $0 } }
         // Every thread carries its slots: keep the VM's scratch space to a few MiB.
