@@ -60,12 +60,17 @@ public enum RegexTarget {
 /// repetition's minimum that matches the empty string ends the loop there (Perl's rule: `(|a)+`
 /// matches "" in "a", in RE2/J too). Gives up (nil) after `limit` steps. One use, one thread.
 final class ReferenceBacktracker {
+    /// The subject.
     let input: [Unicode.Scalar]
+    /// Steps taken.
     var steps = 0
+    /// Steps allowed.
     let limit = 100_000
 
+    /// A matcher for `input`.
     init(_ input: [Unicode.Scalar]) { self.input = input }
 
+    /// The step limit ran out.
     struct GaveUp: Error {}
 
     /// Whether the whole input matches; nil when the step limit ran out.
@@ -110,11 +115,13 @@ final class ReferenceBacktracker {
         }
     }
 
+    /// Matches the sequence `xs`, then `k`.
     func concat(_ xs: ArraySlice<RegexNode>, _ pos: Int, _ k: (Int) throws(GaveUp) -> Bool) throws(GaveUp) -> Bool {
         guard let first = xs.first else { return try k(pos) }
         return try match(first, pos) { (p: Int) throws(GaveUp) -> Bool in try concat(xs.dropFirst(), p, k) }
     }
 
+    /// Matches `x{lo,hi}` after `count` iterations, then `k`.
     func repetition(_ x: RegexNode, _ lo: Int, _ hi: Int?, _ greedy: Bool, _ count: Int, _ pos: Int,
                     _ k: (Int) throws(GaveUp) -> Bool) throws(GaveUp) -> Bool {
         func more() throws(GaveUp) -> Bool {
@@ -156,6 +163,7 @@ final class ReferenceBacktracker {
         }
     }
 
+    /// Whether a zero-width test holds at `pos`.
     func holds(_ a: RegexAssertion, _ pos: Int) -> Bool {
         func word(_ i: Int) -> Bool {
             guard i >= 0, i < input.count else { return false }

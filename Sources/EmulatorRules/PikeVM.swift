@@ -17,26 +17,37 @@ final class PikeVM {
 
     /// Opcodes of the flattened program.
     enum Op {
+        /// The opcodes, one per `RegexProgram.Inst` case, and `fail` for an instruction that
+        /// failed the checks (never produced by the compiler).
         static let char: UInt8 = 0, charClass: UInt8 = 1, any: UInt8 = 2, anyNotNL: UInt8 = 3
         static let split: UInt8 = 4, jump: UInt8 = 5, save: UInt8 = 6, assert: UInt8 = 7, match: UInt8 = 8, fail: UInt8 = 9
     }
 
+    /// The program's classes (for scalars beyond ASCII).
     let classes: [RegexCharClass]
     /// Slots recorded per thread: 0 for a yes/no answer, 2 for the match bounds, 2(k+1) for
     /// groups up to k.
     let slots: Int
+    /// Instructions in the program.
     let size: Int
+    /// Each instruction's opcode (`Op`).
     let op: UnsafeMutablePointer<UInt8>
+    /// Each instruction's operand: scalar, class index, target, slot or assertion.
     let x: UnsafeMutablePointer<Int32>
+    /// A split's second target.
     let y: UnsafeMutablePointer<Int32>
     /// Each class's answers for ASCII (the common case, without a call).
     let asciiLo: UnsafeMutablePointer<UInt64>
+    /// See `asciiLo`: scalars 64-127.
     let asciiHi: UnsafeMutablePointer<UInt64>
+    /// The current and next thread lists, swapped at each position.
     var lists: (ThreadList, ThreadList)
+    /// The slots of the thread being added.
     let work: UnsafeMutablePointer<Int>
     /// `addThread`'s pending jobs: a program counter to visit, or `-(slot + 1)` to put
     /// `stackValue` back into a slot. Each visit pushes at most three, so 3 × size + 1 suffice.
     let stack: UnsafeMutablePointer<Int>
+    /// The slot values of restore jobs.
     let stackValue: UnsafeMutablePointer<Int>
     /// The consuming instructions a match must start with, when there are few and nothing
     /// zero-width comes first: an unanchored search with no thread running skips positions none
@@ -46,11 +57,16 @@ final class PikeVM {
 
     /// A sparse set of program counters in insertion (= priority) order, with each entry's slots.
     struct ThreadList {
+        /// Program counter → its index in `dense` (valid when `dense` agrees).
         var sparse: UnsafeMutablePointer<Int32>
+        /// The program counters in the list, in order.
         var dense: UnsafeMutablePointer<Int32>
+        /// `slots` values per entry.
         var caps: UnsafeMutablePointer<Int>
+        /// Entries in use.
         var count = 0
 
+        /// Buffers for `size` program counters.
         init(size: Int, slots: Int) {
             sparse = .allocate(capacity: size)
             sparse.initialize(repeating: 0, count: size)
@@ -60,12 +76,14 @@ final class PikeVM {
             caps.initialize(repeating: -1, count: max(1, size * slots))
         }
 
+        /// Releases the buffers.
         func free() {
             sparse.deallocate()
             dense.deallocate()
             caps.deallocate()
         }
 
+        /// Whether `pc` is in the list.
         @inline(__always) func contains(_ pc: Int) -> Bool {
             let d = Int(sparse[pc])
             return d < count && Int(dense[d]) == pc
@@ -79,6 +97,7 @@ final class PikeVM {
         }
     }
 
+    /// A VM for `program`, recording `slots` slots per thread.
     init(program: RegexProgram, slots: Int) {
         let size = program.insts.count
         self.size = size
@@ -176,6 +195,7 @@ final class PikeVM {
         }
     }
 
+    /// `search` over the scalars' buffer.
     func run(_ text: UnsafeBufferPointer<Unicode.Scalar>, _ start: Int, _ anchored: Bool, _ full: Bool, _ budget: inout Int) throws(BudgetExceeded) -> [Int]? {
         var clist = lists.0, nlist = lists.1
         defer { lists = (clist, nlist) }

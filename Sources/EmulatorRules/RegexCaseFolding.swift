@@ -36,6 +36,7 @@ enum RegexCaseFolding {
         return k < table.folding.count && table.folding[k] == c ? table.orbits[k] : nil
     }
 
+    /// Joins every scalar with its single-scalar lower, upper and title case mappings.
     static func build() -> [UInt32: [UInt32]] {
         var parent: [UInt32: UInt32] = [:]
         func find(_ x: UInt32) -> UInt32 {

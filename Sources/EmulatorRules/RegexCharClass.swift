@@ -7,24 +7,28 @@
 public struct RegexCharClass: Sendable {
     /// A Unicode class (`\p{Lu}`, `\p{Greek}`, `\PL`), kept as a test rather than ranges.
     struct Predicate: Sendable {
+        /// What the predicate tests.
         enum Kind: Sendable {
             /// Any of the general categories in the mask (see `RegexUnicodeClasses.bit`).
             case categories(UInt32)
             /// A script's code points, sorted ranges.
             case ranges([ClosedRange<UInt32>])
         }
+        /// The test.
         var kind: Kind
         /// `\P{...}` or `\p{^...}`.
         var negated: Bool
         /// Under `(?i)`: a scalar is in the class when any scalar of its case orbit is.
         var fold: Bool
 
+        /// Whether `c` passes (folding and negation applied).
         func contains(_ c: UInt32) -> Bool {
             var hit = base(c)
             if !hit, fold, let orbit = RegexCaseFolding.orbit(c) { hit = orbit.contains(where: base) }
             return hit != negated
         }
 
+        /// The test alone.
         func base(_ c: UInt32) -> Bool {
             switch kind {
             case .categories(let mask):
@@ -37,12 +41,14 @@ public struct RegexCharClass: Sendable {
 
     /// Sorted, disjoint, non-adjacent ranges.
     let ranges: [ClosedRange<UInt32>]
+    /// Unicode classes (any of them admits a scalar).
     let predicates: [Predicate]
     /// `[^...]`: the class matches what the rest does not.
     let negated: Bool
     /// The answer for each ASCII scalar (bit `c` of `ascii.0` for c < 64, of `ascii.1` below 128).
     let ascii: (UInt64, UInt64)
 
+    /// A class of `ranges` (in any order) and `predicates`, negated or not.
     init(ranges: [ClosedRange<UInt32>], predicates: [Predicate] = [], negated: Bool = false) {
         self.ranges = Self.normalized(ranges)
         self.predicates = predicates
@@ -67,6 +73,7 @@ public struct RegexCharClass: Sendable {
         return Self.slowContains(ranges, predicates, negated, c)
     }
 
+    /// `contains` without the ASCII bitmap.
     static func slowContains(_ ranges: [ClosedRange<UInt32>], _ predicates: [Predicate], _ negated: Bool, _ c: UInt32) -> Bool {
         var hit = contains(ranges, c)
         if !hit { hit = predicates.contains { $0.contains(c) } }

@@ -103,8 +103,10 @@ extension RegexParser {
         }
     }
 
+    /// `0`-`7`.
     static func isOctal(_ c: Unicode.Scalar) -> Bool { c.value >= 0x30 && c.value <= 0x37 }
 
+    /// The value of a hexadecimal digit.
     static func hex(_ c: Unicode.Scalar) -> UInt32? {
         switch c.value {
         case 0x30...0x39: return c.value - 0x30
@@ -197,6 +199,7 @@ extension RegexParser {
         return makeClass(ranges: positive + complemented, predicates: predicates, negated: negated)
     }
 
+    /// One scalar inside brackets, escaped or not.
     mutating func parseClassChar() throws(RegexError) -> UInt32 {
         guard let c = peek() else { throw RegexError(kind: .missingBracket, text: text, offset: i) }
         if c == "\\" { return try parseEscapeChar() }

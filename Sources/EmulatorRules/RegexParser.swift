@@ -21,11 +21,17 @@ struct RegexParser {
         var ungreedy = false
     }
 
+    /// The pattern's scalars (offsets in errors count these).
     let p: [Unicode.Scalar]
+    /// The pattern as given.
     let text: String
+    /// The position being read.
     var i = 0
+    /// Capturing groups seen so far (the next gets `captures + 1`).
     var captures = 0
+    /// Named groups → index.
     var names: [String: Int] = [:]
+    /// Groups open around the position.
     var depth = 0
     /// Work done so far: scalars read plus folding scalars looked at (see `maxWork`).
     var work = 0
@@ -41,6 +47,7 @@ struct RegexParser {
     /// `(?i)[\x{0}-\x{10FFFF}]` looks at every folding scalar, about 2,800).
     static let maxWork = 1_000_000
 
+    /// A parser for `pattern`.
     init(_ pattern: String) {
         text = pattern
         p = Array(pattern.unicodeScalars)
@@ -62,13 +69,16 @@ struct RegexParser {
         return out
     }
 
+    /// The scalar `k` after the position, or nil past the end.
     func peek(_ k: Int = 0) -> Unicode.Scalar? { i + k < p.count ? p[i + k] : nil }
 
+    /// The pattern text between two offsets (clamped), for error messages.
     func slice(_ from: Int, _ to: Int) -> String {
         let a = max(0, min(from, p.count)), b = max(a, min(to, p.count))
         return String(String.UnicodeScalarView(p[a..<b]))
     }
 
+    /// `a|b|c` up to a `)` or the end.
     mutating func parseAlternation(_ flags: inout Flags) throws(RegexError) -> RegexNode {
         var branches: [RegexNode] = []
         while true {
@@ -79,6 +89,7 @@ struct RegexParser {
         return branches.count == 1 ? branches[0] : .alternate(branches)
     }
 
+    /// Atoms and their repetition operators up to `|`, `)` or the end.
     mutating func parseConcat(_ flags: inout Flags) throws(RegexError) -> RegexNode {
         var items: [RegexNode] = []
         var operand = false  // whether the last thing parsed can take a repetition operator
@@ -110,12 +121,17 @@ struct RegexParser {
 
     /// A repetition operator at the current position, consumed, or nil (then nothing is consumed).
     struct RepeatOp {
+        /// Where the operator starts.
         var start: Int
+        /// At least this many.
         var min: Int
+        /// At most this many; nil for no bound.
         var max: Int?
+        /// Whether more iterations are preferred (after `?` and `(?U)`).
         var greedy: Bool
     }
 
+    /// Reads `*`, `+`, `?`, `{n,m}` and a lazy `?` after them.
     mutating func parseRepeatOperator(_ flags: Flags) throws(RegexError) -> RepeatOp? {
         guard let c = peek() else { return nil }
         let start = i
@@ -166,6 +182,7 @@ struct RegexParser {
         return (lo, hi, k + 1)
     }
 
+    /// The value of an ASCII digit.
     static func digit(_ c: Unicode.Scalar) -> Int? {
         c.value >= 0x30 && c.value <= 0x39 ? Int(c.value - 0x30) : nil
     }

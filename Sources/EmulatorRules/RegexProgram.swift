@@ -3,6 +3,7 @@
 /// in RE2). Slot `2k` and `2k+1` of a thread hold where group `k` started and ended (group 0 is
 /// the whole match). Immutable.
 struct RegexProgram: Sendable {
+    /// An instruction.
     enum Inst: Sendable {
         /// Consumes this scalar.
         case char(UInt32)
@@ -14,15 +15,19 @@ struct RegexProgram: Sendable {
         case anyNotNL
         /// Continues at both, the first preferred.
         case split(Int, Int)
+        /// Continues there.
         case jump(Int)
         /// Records the position in a slot, then continues.
         case save(Int)
         /// Continues when the zero-width test holds here.
         case assert(RegexAssertion)
+        /// The thread has matched.
         case match
     }
 
+    /// The program.
     let insts: [Inst]
+    /// The classes `charClass` instructions refer to.
     let classes: [RegexCharClass]
     /// Capturing groups, not counting group 0.
     let captureCount: Int
@@ -70,15 +75,19 @@ struct RegexProgram: Sendable {
 
     /// Emits instructions for a node tree (recursion depth is bounded by the parser's group limit).
     struct Compiler {
+        /// Emitted so far.
         var insts: [Inst] = []
+        /// Classes so far.
         var classes: [RegexCharClass] = []
 
+        /// Appends `i`; returns its index.
         @discardableResult
         mutating func emit(_ i: Inst) -> Int {
             insts.append(i)
             return insts.count - 1
         }
 
+        /// Emits `node`.
         mutating func compile(_ node: RegexNode) {
             switch node {
             case .empty: break
@@ -112,6 +121,7 @@ struct RegexProgram: Sendable {
             }
         }
 
+        /// Emits `x{lo,hi}`: copies of `x` for the counts, a loop for no upper bound.
         mutating func repetition(_ x: RegexNode, _ lo: Int, _ hi: Int?, _ greedy: Bool) {
             guard let hi else {
                 if lo == 0 {

@@ -17,6 +17,7 @@ public struct RulesRegex: Sendable {
     public let pattern: String
     /// The parsed pattern (the `regex` fuzz target's reference matcher walks it).
     public let syntaxTree: RegexNode
+    /// The compiled program.
     let program: RegexProgram
 
     /// Why an operation stopped.
@@ -165,7 +166,9 @@ public struct RulesRegex: Sendable {
 
     /// A piece of a replacement: literal text or a group's match.
     enum ReplacementPart {
+        /// Written as is.
         case text([Unicode.Scalar])
+        /// What the group matched ("" when it took no part).
         case group(Int)
     }
 
