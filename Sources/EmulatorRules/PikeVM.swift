@@ -49,6 +49,11 @@ final class PikeVM {
     let stack: UnsafeMutablePointer<Int>
     /// The slot values of restore jobs.
     let stackValue: UnsafeMutablePointer<Int>
+    /// The slots of the last match `run` found.
+    let result: UnsafeMutablePointer<Int>
+    /// Units a search costs besides its steps (setting up, the match's slots): with empty
+    /// matches a search runs at every position, and its fixed cost must count.
+    static let callCost = 8
     /// The consuming instructions a match must start with, when there are few and nothing
     /// zero-width comes first: an unanchored search with no thread running skips positions none
     /// of them accepts (`split(',')` then scans for commas instead of starting a thread at each
@@ -137,6 +142,8 @@ final class PikeVM {
         work.initialize(repeating: -1, count: max(1, slots))
         stack = .allocate(capacity: 3 * size + 1)
         stackValue = .allocate(capacity: 3 * size + 1)
+        result = .allocate(capacity: max(1, slots))
+        result.initialize(repeating: -1, count: max(1, slots))
         firstPCs = Self.firstConsumers(op, x, y, size)
     }
 
@@ -184,6 +191,7 @@ final class PikeVM {
         work.deallocate()
         stack.deallocate()
         stackValue.deallocate()
+        result.deallocate()
     }
 
     /// Searches `input` from `start` for the leftmost-first match. `anchored`: only a match
@@ -191,23 +199,25 @@ final class PikeVM {
     /// the match (`[start, end, group 1 start, ...]`, -1 for groups that did not take part), or nil.
     func search(_ input: [Unicode.Scalar], from start: Int, anchored: Bool, full: Bool, budget: inout Int) throws(BudgetExceeded) -> [Int]? {
         try input.withUnsafeBufferPointer { (text) throws(BudgetExceeded) -> [Int]? in
-            try run(text, start, anchored, full, &budget)
+            guard try run(text, start, anchored, full, &budget) else { return nil }
+            return Array(UnsafeBufferPointer(start: result, count: slots))
         }
     }
 
-    /// `search` over the scalars' buffer.
-    func run(_ text: UnsafeBufferPointer<Unicode.Scalar>, _ start: Int, _ anchored: Bool, _ full: Bool, _ budget: inout Int) throws(BudgetExceeded) -> [Int]? {
+    /// `search` over the scalars' buffer, leaving the match's slots in `result`; returns whether
+    /// there was one. Each call is charged `callCost` on top of its steps.
+    func run(_ text: UnsafeBufferPointer<Unicode.Scalar>, _ start: Int, _ anchored: Bool, _ full: Bool, _ budget: inout Int) throws(BudgetExceeded) -> Bool {
         var clist = lists.0, nlist = lists.1
         defer { lists = (clist, nlist) }
         clist.count = 0
-        var matched: [Int]?
-        var spent = 0
+        var matched = false
+        var spent = Self.callCost
         var pos = max(0, start)
         let n = text.count
         let slots = self.slots
         let skip = !anchored && !firstPCs.isEmpty
         while true {
-            if skip, matched == nil, clist.count == 0 {
+            if skip, !matched, clist.count == 0 {
                 // Nothing running: jump to the next position where a match can start.
                 let first = firstPCs[0], single = firstPCs.count == 1
                 scan: while pos < n {
@@ -221,7 +231,7 @@ final class PikeVM {
                     spent += 1
                 }
             }
-            if matched == nil, !anchored || pos == start {
+            if !matched, !anchored || pos == start {
                 // A new thread starting here, after (below) every thread already running.
                 for k in 0..<slots { work[k] = -1 }
                 addThread(&clist, 0, pos, text, &spent)
@@ -241,7 +251,8 @@ final class PikeVM {
                         consumed = false
                         break
                     }
-                    matched = Array(UnsafeBufferPointer(start: clist.caps + k * slots, count: slots))
+                    for s in 0..<slots { result[s] = clist.caps[k * slots + s] }
+                    matched = true
                     // Lower-priority threads lose to this match.
                     break threads
                 default: consumed = false
@@ -259,7 +270,7 @@ final class PikeVM {
             if pos >= n { break }
             swap(&clist, &nlist)
             pos += 1
-            if clist.count == 0, matched != nil || anchored { break }
+            if clist.count == 0, matched || anchored { break }
         }
         budget -= spent
         return matched

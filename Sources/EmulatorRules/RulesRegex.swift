@@ -68,22 +68,26 @@ public struct RulesRegex: Sendable {
     }
 
     /// Calls `body` with the slots of each successive match (see the type's comment); `body`
-    /// returns the units its own work cost, which are taken from `budget` too.
-    func forEachMatch(_ input: [Unicode.Scalar], slots: Int, budget: inout Int, _ body: ([Int]) -> Int) throws(Failure) {
+    /// returns the units its own work cost, which are taken from `budget` too. The slots are
+    /// valid during the call only.
+    func forEachMatch(_ input: [Unicode.Scalar], slots: Int, budget: inout Int, _ body: (UnsafeMutablePointer<Int>) -> Int) throws(Failure) {
         let vm = try makeVM(slots: max(2, slots), budget: &budget)
-        var from = 0
-        while from <= input.count {
-            let found: [Int]?
-            do {
-                found = try vm.search(input, from: from, anchored: false, full: false, budget: &budget)
-            } catch {
-                throw .budgetExceeded
+        let outcome = input.withUnsafeBufferPointer { (text) -> Failure? in
+            var from = 0
+            while from <= text.count {
+                do {
+                    guard try vm.run(text, from, false, false, &budget) else { return nil }
+                } catch {
+                    return .budgetExceeded
+                }
+                let m = vm.result
+                budget -= body(m)
+                if budget < 0 { return .budgetExceeded }
+                from = m[1] == m[0] ? m[1] + 1 : m[1]
             }
-            guard let m = found else { return }
-            budget -= body(m)
-            if budget < 0 { throw .budgetExceeded }
-            from = m[1] == m[0] ? m[1] + 1 : m[1]
+            return nil
         }
+        if let outcome { throw outcome }
     }
 
     /// `s.split(re)`.
