@@ -132,8 +132,8 @@ public final class CompiledRuleset: Sendable {
 
     static func describe(_ c: [String: QueryConstraint]) -> String {
         if c.isEmpty { return "no filters" }
-        return c.keys.sorted().map { k in
-            switch c[k]! {
+        return c.sorted { $0.key < $1.key }.map { k, constraint in
+            switch constraint {
             case .equal(let v): return "\(k) == \(v.display)"
             case .range(let lo, let hi):
                 return [lo.map { "\(k) \($0.1 ? ">=" : ">") \($0.0.display)" }, hi.map { "\(k) \($0.1 ? "<=" : "<") \($0.0.display)" }].compactMap { $0 }.joined(separator: " and ")

@@ -24,9 +24,9 @@ enum Methods {
         case .mapDiff(let lhs, let rhs):
             guard a.isEmpty else { return bad }
             let added = lhs.keys.filter { rhs[$0] == nil }, removed = rhs.keys.filter { lhs[$0] == nil }
-            let common = lhs.keys.filter { rhs[$0] != nil }
-            let changed = common.filter { !RulesValue.equal(lhs[$0]!, rhs[$0]!) }
-            let unchanged = common.filter { RulesValue.equal(lhs[$0]!, rhs[$0]!) }
+            let common = lhs.compactMap { k, v in rhs[k].map { (k, RulesValue.equal(v, $0)) } }
+            let changed = common.filter { !$0.1 }.map(\.0)
+            let unchanged = common.filter { $0.1 }.map(\.0)
             func set(_ keys: [String]) -> RulesValue { .set(keys.sorted().map { .string($0) }) }
             switch name {
             case "addedKeys": return set(added)
@@ -122,7 +122,7 @@ enum Methods {
         switch (name, a.count) {
         case ("size", 0): return .int(Int64(m.count))
         case ("keys", 0): return .list(m.keys.sorted().map { .string($0) })
-        case ("values", 0): return .list(m.keys.sorted().map { m[$0]! })
+        case ("values", 0): return .list(m.sorted { $0.key < $1.key }.map(\.value))
         case ("diff", 1):
             guard case .map(let other) = a[0] else { return nil }
             return .mapDiff(m, other)

@@ -208,19 +208,20 @@ final class HTTP2Connection {
     // MARK: Frames
 
     private func process(_ f: HTTP2Frame, _ out: inout [UInt8]) throws(HTTP2ConnectionError) {
-        if let block = headerBlock {
+        if var block = headerBlock {
             guard f.type == HTTP2FrameType.continuation, f.streamId == block.stream else {
                 throw HTTP2ConnectionError(.protocolError, "expected CONTINUATION for stream \(block.stream), got \(HTTP2FrameType.name(f.type))")
             }
             if f.payload.isEmpty && !f.has(HTTP2Flag.endHeaders) { try count(.empty) }
-            headerBlock!.bytes.append(contentsOf: f.payload)
-            guard headerBlock!.bytes.count <= limits.maxHeaderBlockBytes else {
+            headerBlock = nil  // keeps the bytes uniquely referenced while they grow
+            block.bytes.append(contentsOf: f.payload)
+            guard block.bytes.count <= limits.maxHeaderBlockBytes else {
                 throw HTTP2ConnectionError(.enhanceYourCalm, "header block exceeds \(limits.maxHeaderBlockBytes) bytes")
             }
             if f.has(HTTP2Flag.endHeaders) {
-                let b = headerBlock!
-                headerBlock = nil
-                try finishHeaders(b.stream, b.endStream, b.selfDependent, b.bytes, &out)
+                try finishHeaders(block.stream, block.endStream, block.selfDependent, block.bytes, &out)
+            } else {
+                headerBlock = block
             }
             return
         }
