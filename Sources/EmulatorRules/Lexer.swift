@@ -126,8 +126,11 @@ struct Lexer {
         var offset: Int?
     }
 
-    /// Decodes the string literal whose opening quote is at `start` in `bytes`. Escapes: `\n \t
-    /// \r`, octal `\ooo`, `\xHH`, `\uHHHH`; any other escaped character stands for itself.
+    /// Decodes the string literal whose opening quote is at `start` in `bytes`. Escapes, as
+    /// production's rules compiler takes them (checked against Google's emulator): `\b \f \n \r
+    /// \t \\ \' \"`, octal `\ooo` (three digits), `\xHH`, `\uHHHH`; any other (`\d`, `\a`, `\0`,
+    /// `\U...`) is refused with its position, so a regex written with one backslash fails at load
+    /// here as it does when deployed.
     static func decodeString(_ bytes: [UInt8], at start: Int) -> Result<DecodedString, StringFailure> {
         let quote = bytes[start]
         var k = start + 1
@@ -151,9 +154,18 @@ struct Lexer {
             case 110: decoded = [10]
             case 116: decoded = [9]
             case 114: decoded = [13]
+            case 98: decoded = [8]
+            case 102: decoded = [12]
+            case 92, 39, 34: decoded = [e]
             case 48...55:
                 var v = Int(e - 48)
-                for _ in 0..<2 { if let d = peek(), d >= 48 && d <= 55 { v = v * 8 + Int(d - 48); k += 1 } }
+                for _ in 0..<2 {
+                    guard let d = peek(), d >= 48 && d <= 55 else {
+                        return .failure(StringFailure(message: "invalid octal escape: three digits 0-7 expected", offset: from))
+                    }
+                    v = v * 8 + Int(d - 48)
+                    k += 1
+                }
                 decoded = [UInt8(truncatingIfNeeded: v)]
             case 120:
                 var v = 0
@@ -172,7 +184,9 @@ struct Lexer {
                 }
                 guard let u = Unicode.Scalar(v) else { return .failure(StringFailure(message: "invalid \\u escape", offset: k)) }
                 decoded = Array(String(Character(u)).utf8)
-            default: decoded = [e]
+            default:
+                let shown = e < 0x80 && e >= 0x20 ? String(UnicodeScalar(e)) : "\\u{\(String(e, radix: 16))}"
+                return .failure(StringFailure(message: "invalid escape sequence '\\\(shown)' (a regular expression needs its backslash doubled: '\\\\\(shown)')", offset: from))
             }
             out += decoded
             origins += Array(repeating: from, count: decoded.count)

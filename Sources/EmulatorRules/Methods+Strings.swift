@@ -8,7 +8,8 @@ extension Methods {
         switch (name, a.count) {
         case ("size", 0):
             if let e = ev.charge(n, "size() of a string of \(n) bytes") { return e }
-            return .int(Int64(s.count))
+            // UTF-16 code units, as production's (Java) rules engine counts: '😀' is 2, 'e\u0301' 2.
+            return .int(Int64(s.utf16.count))
         case ("lower", 0):
             if let e = ev.charge(2 * n, "lower() of a string of \(n) bytes") { return e }
             return .string(s.lowercased())
