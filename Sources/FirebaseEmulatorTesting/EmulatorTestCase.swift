@@ -15,7 +15,7 @@ import XCTest
 /// ```
 open class EmulatorTestCase: XCTestCase {
     /// This test method's project (set in `setUp`, nil after `tearDown`).
-    public private(set) var project: EmulatorProject!
+    public private(set) var project: EmulatorProject!  // trap-ok: the XCTest convention; setUp sets it before any test method reads it
 
     /// The emulator projects are made in (default: `FirebaseEmulator.fromEnvironment()`).
     open func makeEmulator() throws -> FirebaseEmulator { try FirebaseEmulator.fromEnvironment() }

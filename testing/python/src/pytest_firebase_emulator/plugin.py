@@ -37,7 +37,8 @@ def pytest_addoption(parser):
     parser.addini("firebase_emulator_args", "extra arguments for 'emulator start', e.g. --config emulator.json "
                   "(run from the rootdir)", type="args", default=[])
     parser.addini("firebase_emulator_project", "default project of a started emulator", default="demo-pytest")
-    parser.addini("firebase_emulator_log_level", "log level of a started emulator (debug shows every request)", default="info")
+    parser.addini("firebase_emulator_log_level", "log level of a started emulator (debug, the default, logs every "
+                  "request, which a failing test's report shows)", default="debug")
     parser.addini("firebase_emulator_admin_token", "admin token of the emulator (--admin-token), if it has one", default="")
     parser.addini("firebase_isolation", "'project' (default) or 'reset'", default="project")
     parser.addini("firebase_emulator_share_across_workers", "with pytest-xdist, start one emulator in the controller "
@@ -78,7 +79,7 @@ def _start(config):
             "firebase_emulator_bin ini option, or FIREBASE_EMULATOR_BIN)")
     return FirebaseEmulator.start(binary, args=_ini(config, "firebase_emulator_args"), cwd=str(config.rootpath),
                                   project_id=_ini(config, "firebase_emulator_project") or "demo-pytest",
-                                  log_level=_ini(config, "firebase_emulator_log_level") or "info",
+                                  log_level=_ini(config, "firebase_emulator_log_level") or "debug",
                                   admin_token=_ini(config, "firebase_emulator_admin_token") or None)
 
 
@@ -131,10 +132,13 @@ def firebase_emulator(pytestconfig):
     """The running emulator (session): ``.host`` (host:port), ``.url``, ``.project_id``,
     ``.control``. Sets FIREBASE_AUTH_EMULATOR_HOST, FIRESTORE_EMULATOR_HOST and
     FIREBASE_EMULATOR_HUB for the session when they are not set."""
+    problem = None
     try:
         emu = _session_emulator(pytestconfig)
     except EmulatorNotFound as e:
-        pytest.fail(str(e), pytrace=False)
+        problem = str(e)
+    if problem:
+        pytest.fail(problem, pytrace=False)
     missing = {k: v for k, v in emu.environment().items() if not os.environ.get(k)}
     os.environ.update(missing)
     try:
