@@ -91,6 +91,8 @@ py_status=$?
 echo "== pytest-firebase-emulator (testing/python)"
 .venv/bin/python -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps --force-reinstall ./testing/python >/dev/null &&
   FIREBASE_EMULATOR_BIN="$PWD/.build/debug/emulator" .venv/bin/python -m pytest -q -p no:cacheprovider testing/python/tests || py_status=1
+# docs/testing.md's example suite for the MakeItSo backend, as its readers run it (about 10 s).
+FIREBASE_EMULATOR_BIN="$PWD/.build/debug/emulator" .venv/bin/python -m pytest -q -p no:cacheprovider -p no:benchmark Examples/MakeItSo/pytest -n 2 || py_status=1
 rm -rf testing/python/build
 set -e
 

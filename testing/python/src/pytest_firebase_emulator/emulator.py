@@ -9,13 +9,15 @@ a failing test can show the lines written while it ran, even from another xdist 
 from __future__ import annotations
 
 import os
+import queue
 import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 
-from .control import ControlPlane
+from .control import ControlPlane, EmulatorError
 
 __all__ = ["FirebaseEmulator", "EmulatorNotFound", "find_binary", "environment_host"]
 
@@ -62,6 +64,10 @@ class FirebaseEmulator:
         self.log_path = log_path
         self._project_id = project_id
         self._status = None
+        self.delete_supported = True
+        self._removals = None
+        self._removal_lock = threading.Lock()
+        self.removal_errors = []
 
     @property
     def started_here(self):
@@ -90,6 +96,51 @@ class FirebaseEmulator:
         """The variables Firebase clients read to find the emulator."""
         return {"FIREBASE_AUTH_EMULATOR_HOST": self.host, "FIRESTORE_EMULATOR_HOST": self.host,
                 "FIREBASE_EMULATOR_HUB": self.host, "STORAGE_EMULATOR_HOST": self.url}
+
+    # Removing projects ------------------------------------------------------------------------
+
+    def remove_project(self, project_id):
+        """``DELETE /emulator/v1/projects/{p}`` where the emulator has that route; otherwise a reset
+        of the project's data (its id is never reused)."""
+        if self.delete_supported:
+            try:
+                self.control.delete(f"/emulator/v1/projects/{project_id}")
+                return
+            except EmulatorError as e:
+                # Without the route the path falls through to another API's 404 (or a 405).
+                if e.status not in (404, 405):
+                    raise
+                self.delete_supported = False
+        self.control.post(f"/emulator/v1/projects/{project_id}:reset")
+
+    def remove_later(self, project_id, before=None):
+        """Queues ``before()`` (closing the test's clients) and the project's removal on a background
+        thread, so a test's teardown does not wait for them (``flush`` waits)."""
+        with self._removal_lock:
+            if self._removals is None:
+                self._removals = queue.Queue()
+                threading.Thread(target=self._remove_loop, name="firebase-project-removal", daemon=True).start()
+        self._removals.put((project_id, before))
+
+    def _remove_loop(self):
+        while True:
+            project_id, before = self._removals.get()
+            try:
+                if before:
+                    before()
+                self.remove_project(project_id)
+            except Exception as e:  # reported by flush; a removal never fails a test
+                self.removal_errors.append(f"{project_id}: {e}")
+            finally:
+                self._removals.task_done()
+
+    def flush(self, timeout=30.0):
+        """Waits (bounded) until every queued removal is done."""
+        if self._removals is None:
+            return
+        deadline = time.monotonic() + timeout
+        while self._removals.unfinished_tasks and time.monotonic() < deadline:
+            time.sleep(0.005)
 
     # The log ---------------------------------------------------------------------------------
 

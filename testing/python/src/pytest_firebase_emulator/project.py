@@ -57,7 +57,7 @@ class FirebaseProject:
     ``google.cloud.storage.Client`` once the emulator serves Storage), ``create_user(...)``,
     ``id_token(...)``, ``clock`` (``freeze``, ``advance``, ``now``, ``system``), ``faults``,
     ``rules``, ``seed(n)``, ``snapshot(name)``, ``restore(name)``, ``reset()``, ``wait_idle()``,
-    ``invocations()``, ``oob_codes()``, ``sms_codes()``, ``url``.
+    ``invocations()``, ``oob_codes()``, ``sms_codes()``, ``call(...)``, ``url``, ``documents_url``.
     Clients are created on first use and closed when the test ends."""
 
     def __init__(self, emulator, project_id, api_key=None):
@@ -80,6 +80,12 @@ class FirebaseProject:
         """``http://host:port`` of the emulator (every port serves every API)."""
         return self.emulator.url
 
+    @property
+    def documents_url(self):
+        """The Firestore REST base of the project's default database
+        (``.../v1/projects/{p}/databases/(default)/documents``), for requests made as a user."""
+        return f"{self.emulator.url}/v1/projects/{self.project_id}/databases/(default)/documents"
+
     # Lifecycle (used by the fixtures) ---------------------------------------------------------
 
     def register(self):
@@ -90,18 +96,12 @@ class FirebaseProject:
     def close_clients(self):
         """Closes the clients this project created (gRPC channels, the firebase-admin app)."""
         clients, self._clients = self._clients, {}
-        for name, client in clients.items():
-            try:
-                if name == "app":
-                    import firebase_admin
-                    firebase_admin.delete_app(client)
-                elif name == "firestore":
-                    client.close()
-                elif name == "storage":
-                    client.close()
-                # AsyncClient.close() is a coroutine; its channel goes away with the event loop.
-            except Exception:  # closing is best effort; the emulator side is removed anyway
-                pass
+        close_clients(clients)
+
+    def take_clients(self):
+        """Hands over the clients created so far (to be closed elsewhere); the project starts afresh."""
+        clients, self._clients = self._clients, {}
+        return clients
 
     # Clients -----------------------------------------------------------------------------------
 
@@ -213,6 +213,20 @@ class FirebaseProject:
         EmulatorError with the function's error."""
         headers = user.headers if hasattr(user, "headers") else ({"Authorization": f"Bearer {user}"} if user else {})
         return self.control.post(f"/{self.project_id}/{region}/{function}", {"data": data}, headers=headers)["result"]
+
+
+def close_clients(clients):
+    """Closes clients made by ``FirebaseProject``: the firebase-admin app is deleted, Firestore and
+    Storage clients closed (an AsyncClient's channel goes with its event loop)."""
+    for name, client in clients.items():
+        try:
+            if name == "app":
+                import firebase_admin
+                firebase_admin.delete_app(client)
+            elif name in ("firestore", "storage"):
+                client.close()
+        except Exception:  # closing is best effort; the emulator side is removed anyway
+            pass
 
 
 class _EmulatorCredential:
