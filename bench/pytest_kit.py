@@ -71,7 +71,25 @@ def pct(xs, q):
     return xs[min(len(xs) - 1, int(q * len(xs)))]
 
 
+def status_round_trip():
+    """p50 of a status request from this Python (requests, keep-alive): the floor a fixture that
+    makes one request cannot go under, for reading the figures on a busy machine."""
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "testing" / "python" / "src"))
+    from pytest_firebase_emulator.emulator import FirebaseEmulator
+    emu = FirebaseEmulator.start(os.path.abspath(BIN), log_level="debug")
+    try:
+        xs = []
+        for _ in range(1000):
+            t = time.perf_counter()
+            emu.control.get("/emulator/v1/status")
+            xs.append((time.perf_counter() - t) * 1000)
+        return pct(xs, 0.5)
+    finally:
+        emu.stop()
+
+
 def main():
+    print(f"| status round trip from this Python (requests, keep-alive), p50 | {status_round_trip():.2f} ms | |")
     with tempfile.TemporaryDirectory() as tmp:
         phases = pathlib.Path(tmp) / "phases.jsonl"
         run(tmp, {"conftest.py": RECORDER, "test_empty.py": EMPTY}, "-p", "no:xdist", env={"PHASES": str(phases)})

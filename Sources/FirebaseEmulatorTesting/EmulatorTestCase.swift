@@ -13,7 +13,10 @@ import XCTest
 ///     }
 /// }
 /// ```
-open class EmulatorTestCase: XCTestCase {
+///
+/// `@unchecked Sendable`: XCTest runs one method of an instance at a time, and the async `setUp`
+/// (main-actor isolated on Apple platforms, not on Linux) calls the overridable hooks on `self`.
+open class EmulatorTestCase: XCTestCase, @unchecked Sendable {
     /// This test method's project (set in `setUp`, nil after `tearDown`).
     public private(set) var project: EmulatorProject!  // trap-ok: the XCTest convention; setUp sets it before any test method reads it
 
