@@ -9,7 +9,6 @@ a failing test can show the lines written while it ran, even from another xdist 
 from __future__ import annotations
 
 import os
-import queue
 import shutil
 import signal
 import subprocess
@@ -65,8 +64,11 @@ class FirebaseEmulator:
         self._project_id = project_id
         self._status = None
         self.delete_supported = True
-        self._removals = None
-        self._removal_lock = threading.Lock()
+        self._removals = []
+        self._removal_cv = threading.Condition()
+        self._removal_thread = None
+        self._removing = 0
+        self._flushing = False
         self.removal_errors = []
 
     @property
@@ -114,33 +116,48 @@ class FirebaseEmulator:
         self.control.post(f"/emulator/v1/projects/{project_id}:reset")
 
     def remove_later(self, project_id, before=None):
-        """Queues ``before()`` (closing the test's clients) and the project's removal on a background
-        thread, so a test's teardown does not wait for them (``flush`` waits)."""
-        with self._removal_lock:
-            if self._removals is None:
-                self._removals = queue.Queue()
-                threading.Thread(target=self._remove_loop, name="firebase-project-removal", daemon=True).start()
-        self._removals.put((project_id, before))
+        """Queues ``before()`` (closing the test's clients) and the project's removal for a
+        background thread, which works in batches of ``REMOVAL_BATCH``: a test's teardown never waits
+        for them, and most tests do not even share the machine with them. ``flush`` does the rest."""
+        with self._removal_cv:
+            self._removals.append((project_id, before))
+            if self._removal_thread is None:
+                self._removal_thread = threading.Thread(target=self._remove_loop, name="firebase-project-removal", daemon=True)
+                self._removal_thread.start()
+            if len(self._removals) >= self.REMOVAL_BATCH:
+                self._removal_cv.notify_all()
+
+    REMOVAL_BATCH = 32
 
     def _remove_loop(self):
         while True:
-            project_id, before = self._removals.get()
-            try:
-                if before:
-                    before()
-                self.remove_project(project_id)
-            except Exception as e:  # reported by flush; a removal never fails a test
-                self.removal_errors.append(f"{project_id}: {e}")
-            finally:
-                self._removals.task_done()
+            with self._removal_cv:
+                while len(self._removals) < self.REMOVAL_BATCH and not (self._flushing and self._removals):
+                    self._removal_cv.wait()
+                batch, self._removals = self._removals, []
+                self._removing = len(batch)
+            for project_id, before in batch:
+                try:
+                    if before:
+                        before()
+                    self.remove_project(project_id)
+                except Exception as e:  # reported by the session; a removal never fails a test
+                    self.removal_errors.append(f"{project_id}: {e}")
+            with self._removal_cv:
+                self._removing = 0
+                self._removal_cv.notify_all()
 
-    def flush(self, timeout=30.0):
-        """Waits (bounded) until every queued removal is done."""
-        if self._removals is None:
-            return
+    def flush(self, timeout=60.0):
+        """Removes every queued project now (bounded by ``timeout``)."""
         deadline = time.monotonic() + timeout
-        while self._removals.unfinished_tasks and time.monotonic() < deadline:
-            time.sleep(0.005)
+        with self._removal_cv:
+            if self._removal_thread is None:
+                return
+            self._flushing = True
+            self._removal_cv.notify_all()
+            while (self._removals or self._removing) and time.monotonic() < deadline:
+                self._removal_cv.wait(0.05)
+            self._flushing = False
 
     # The log ---------------------------------------------------------------------------------
 
