@@ -1,6 +1,7 @@
 import Foundation
 import EmulatorCore
 import EmulatorHTTP
+import EmulatorTestSupport
 import Testing
 @testable import Emulator
 
@@ -10,8 +11,7 @@ import Testing
     init() throws { app = try AppPipelineTests.app() }
 
     func call(_ method: String, _ target: String, _ body: JSON? = nil) async throws -> (Int, JSON) {
-        let r = await app.handle(HTTPRequest(method: method, target: target, body: body?.serializedBytes() ?? []))
-        return (r.status, r.body.isEmpty ? .null : try JSON.parse(r.body))
+        try await app.call(method, target, body, headers: [:])
     }
 
     @Test func registersProjectsWithApiKeys() async throws {
