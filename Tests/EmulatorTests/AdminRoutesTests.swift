@@ -36,6 +36,24 @@ import Testing
         #expect(r["error"]?["message"]?.stringValue?.contains(fragment) == true)
     }
 
+    @Test func removingAProjectForgetsEverythingOfIt() async throws {
+        _ = try await call("POST", "/emulator/v1/projects", ["projectId": "gone", "apiKey": "key-gone"])
+        _ = try await call("PUT", "/emulator/v1/projects/gone/clock", ["mode": "frozen", "time": "2030-01-01T00:00:00Z"])
+        #expect(try await call("PATCH", "/v1/projects/gone/databases/(default)/documents/c/d", ["fields": [:]]).0 == 200)
+        #expect(try await call("POST", "/emulator/v1/projects/gone/snapshots", ["name": "s"]).0 == 200)
+        let (status, body) = try await call("DELETE", "/emulator/v1/projects/gone")
+        #expect(status == 200 && body["removed"] == true)
+        let (_, list) = try await call("GET", "/emulator/v1/projects")
+        #expect(list["projects"]?.arrayValue?.contains { $0["projectId"] == "gone" } == false)
+        #expect(app.services.projects.projectId(forAPIKey: "key-gone") == "demo-project")
+        #expect(try await call("GET", "/emulator/v1/projects/gone/snapshots").0 == 404)
+        // Used again, it starts afresh: no documents, the system clock.
+        #expect(try await call("GET", "/v1/projects/gone/databases/(default)/documents/c/d").0 == 404)
+        #expect(try await call("GET", "/emulator/v1/projects/gone/clock").1["mode"] == "system")
+        #expect(try await call("DELETE", "/emulator/v1/projects/never-used").0 == 404)
+        #expect(try await call("DELETE", "/emulator/v1/projects/demo-project").0 == 400)
+    }
+
     @Test func clockFreezesAdvancesAndReturnsToSystem() async throws {
         var (status, body) = try await call("PUT", "/emulator/v1/projects/demo-project/clock", ["mode": "frozen", "time": "2030-01-01T00:00:00Z"])
         #expect(status == 200)

@@ -19,6 +19,23 @@ public struct ControlPlane: Sendable {
         services.projects.restartSequence(of: project)
     }
 
+    /// Removes a project: its data in every service (journaled like a reset), its snapshots,
+    /// faults and own rules, and its environment (clock, seed, API key). Test kits give every test
+    /// a project of its own and remove it afterwards. The default project cannot be removed (it
+    /// answers requests that name no project): reset it instead.
+    public func removeProject(_ project: String) throws {
+        try services.projects.requireKnown(project)
+        guard project != services.projects.defaultProjectId else {
+            throw EmulatorError.failedPrecondition("Project '\(project)' is the emulator's default project and cannot be removed; reset it instead (POST /emulator/v1/projects/\(project):reset).")
+        }
+        for participant in services.participants { try participant.resetProject(project) }
+        services.snapshots.clear(projectId: project)
+        _ = services.faults.clear(projectId: project)
+        services.rules.removeRules(project: project)
+        services.noteReplaced(project: project)
+        services.projects.remove(project)
+    }
+
     /// Clears every project's data, faults, seeds and frozen clocks.
     public func resetAll() throws {
         let touched = Set(services.persistentParticipants.flatMap(\.projectsWithData))
