@@ -45,14 +45,14 @@ public enum WebChannelRequest: Sendable, Equatable {
             let form = try WebChannelForm.parse(request.body)
             guard let sid else { return .open(form, httpSessionIdParameter: param("X-HTTP-Session-Id")) }
             return .forward(sid: sid, ack: ack, form)
-        case "GET", "HEAD":
+        case "GET":  // not HEAD: a backchannel must run to be detached again
             guard let sid else { throw WebChannelForm.bad("A backchannel GET needs a SID (open the session with a POST first).") }
             let ci = param("CI") ?? "0"
             guard ci == "0" || ci == "1" else { throw WebChannelForm.bad("CI must be 0 (streaming) or 1 (long polling), got '\(ci.prefix(10))'.") }
             let timeout = try number(param("TO"), "TO", allowMinusOne: false)
             return .backchannel(sid: sid, ack: ack, longPoll: ci == "1", timeoutMilliseconds: timeout)
         default:
-            throw WebChannelForm.bad("\(method.prefix(20)) is not a WebChannel method (POST or GET).")
+            throw WebChannelForm.bad("\(method.prefix(20)) is not a WebChannel method (POST, or GET for the backchannel).")
         }
     }
 
