@@ -10,7 +10,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-all=(http json value query rules jwt hpack protobuf http2 functions)
+all=(http json value query rules jwt hpack protobuf http2 functions webchannel)
 seconds=60
 if [[ "${1:-}" =~ ^[0-9]+$ ]]; then seconds=$1; shift; fi
 targets=("$@")
@@ -45,6 +45,7 @@ for t in "${targets[@]}"; do
     json | value | query) dict=Fuzz/dict/json.dict ;;
     rules) dict=Fuzz/dict/rules.dict ;;
     protobuf) dict=Fuzz/dict/protobuf.dict ;;
+    webchannel) dict=Fuzz/dict/webchannel.dict ;;
     *) dict= ;;
   esac
   work="$scratch/corpus/$t"
