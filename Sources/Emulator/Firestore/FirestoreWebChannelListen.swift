@@ -42,6 +42,12 @@ final class FirestoreWebChannelListen: WebChannelStream, FirestoreFaultableStrea
             if state.withLock({ $0.ended }) { return }
             do {
                 try listen.handle(try FirestoreWebChannel.message(map, FirestoreSchemas.listenRequest))
+                // The session may have ended while the target was being added (a terminate beacon
+                // racing this request): release what the request just added.
+                if state.withLock({ $0.ended }) {
+                    listen.close()
+                    return
+                }
                 checkFault()
             } catch {
                 fail(error)

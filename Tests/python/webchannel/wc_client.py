@@ -32,13 +32,21 @@ class ChunkParser:
         self.text = ""
         self.pos = 0
         self.decoder = codecs.getincrementaldecoder("utf-8")()
-        self.raw = b""
+        self.raw_count = 0
+        self.pending = []
 
     def feed(self, data):
-        self.raw += data
-        self.text += self.decoder.decode(data)
+        self.raw_count += len(data)
+        self.pending.append(self.decoder.decode(data))
+
+    def _join(self):
+        if self.pending:
+            self.text = self.text[self.pos:] + "".join(self.pending)
+            self.pos = 0
+            self.pending = []
 
     def next(self):
+        self._join()
         nl = self.text.find("\n", self.pos)
         if nl < 0:
             return None
@@ -46,14 +54,21 @@ class ChunkParser:
         if not size_text.isdigit():
             raise BadData(f"chunk size {size_text!r}")
         size = int(size_text)
-        start, units, i = nl + 1, 0, nl + 1
-        while units < size and i < len(self.text):
-            units += 2 if ord(self.text[i]) > 0xFFFF else 1
-            i += 1
-        if units < size:
-            return None
-        self.pos = i
-        return json.loads(self.text[start:i])
+        start = nl + 1
+        candidate = self.text[start:start + size]
+        if candidate.isascii():  # one code unit per character: the common case, and ours always
+            if len(candidate) < size:
+                return None
+            end = start + size
+        else:
+            units, end = 0, start
+            while units < size and end < len(self.text):
+                units += 2 if ord(self.text[end]) > 0xFFFF else 1
+                end += 1
+            if units < size:
+                return None
+        self.pos = end
+        return json.loads(self.text[start:end])
 
 
 class HTTPStream:
@@ -67,7 +82,7 @@ class HTTPStream:
         if method == "POST" or body:
             lines.append(f"Content-Length: {len(body)}")
         self.sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
-        self.buf = b""
+        self.buf = bytearray()
         self.done = False
         self.status, self.headers = self._head()
         te = self.headers.get("transfer-encoding", "")
@@ -77,7 +92,7 @@ class HTTPStream:
             self.done = True
 
     def _recv(self):
-        data = self.sock.recv(65536)
+        data = self.sock.recv(1 << 20)
         if not data:
             raise ConnectionError("connection closed")
         self.buf += data
@@ -85,7 +100,8 @@ class HTTPStream:
     def _head(self):
         while b"\r\n\r\n" not in self.buf:
             self._recv()
-        head, self.buf = self.buf.split(b"\r\n\r\n", 1)
+        head, rest = bytes(self.buf).split(b"\r\n\r\n", 1)
+        self.buf = bytearray(rest)
         lines = head.decode("latin-1").split("\r\n")
         status = int(lines[0].split()[1])
         headers = {}
@@ -103,28 +119,28 @@ class HTTPStream:
         if not self.chunked:
             if not self.buf:
                 self._recv()
-            piece, self.buf = self.buf[:self.remaining], self.buf[self.remaining:]
+            piece = bytes(self.buf[:self.remaining])
+            del self.buf[:len(piece)]
             self.remaining -= len(piece)
             self.done = self.remaining == 0
             return piece
-        while b"\r\n" not in self.buf:
+        while (eol := self.buf.find(b"\r\n")) < 0:
             self._recv()
-        size_line, rest = self.buf.split(b"\r\n", 1)
-        size = int(size_line.split(b";")[0], 16)
-        while len(rest) < size + 2:
+        size = int(bytes(self.buf[:eol]).split(b";")[0], 16)
+        while len(self.buf) < eol + 2 + size + 2:
             self._recv()
-            rest = self.buf.split(b"\r\n", 1)[1]
-        self.buf = rest[size + 2:]
+        piece = bytes(self.buf[eol + 2:eol + 2 + size])
+        del self.buf[:eol + 2 + size + 2]
         if size == 0:
             self.done = True
-        return rest[:size]
+        return piece
 
     def read_all(self, timeout=30):
-        out = b""
+        out = []
         deadline = time.time() + timeout
         while not self.done:
-            out += self.read_some(timeout=max(0.01, deadline - time.time()))
-        return out
+            out.append(self.read_some(timeout=max(0.01, deadline - time.time())))
+        return b"".join(out)
 
     def close(self):
         try:

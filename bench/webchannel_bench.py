@@ -1,0 +1,297 @@
+"""WebChannel benchmarks (bench/run.sh; docs/webchannel.md): the JS SDK's transport in browsers,
+against gRPC in the same run and against Google's Firestore emulator (the Java one, when this
+machine has it) in the same run:
+
+- write-to-snapshot latency with 100 listening sessions: one probe session's streaming backchannel
+  is timed while 99 more receive the same changes (their bytes read and dropped by a thread), the
+  same method as bench/listen.py uses for gRPC, which runs beside it;
+- a 10 MB query result over a long-poll session (CI=1 GETs until the global snapshot);
+- memory per idle session: RSS before and after 1,000 Listen sessions, each with a document
+  target, its streaming backchannel attached and its initial snapshot received.
+
+The WebChannel client is the test suite's (Tests/python/webchannel/wc_client.py). Prints Markdown
+rows. Runs on its own: `EMULATOR_BIN=.build/release/emulator python3 bench/webchannel_bench.py`."""
+import glob
+import json
+import os
+import selectors
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "Tests", "python"))
+from benchlib import free_port, rss_mib, start_emulator, stop, wait_http  # noqa: E402
+from listen import DB, PROJECT, Connection, listen_request  # noqa: E402
+from webchannel.wc_client import Channel, ChunkParser  # noqa: E402
+
+WRITES = int(os.environ.get("WEBCHANNEL_WRITES", "300"))
+JARS = glob.glob("/usr/lib/google-cloud-sdk/platform/cloud-firestore-emulator/cloud-firestore-emulator*.jar")
+
+
+def is_global(m):
+    tc = m.get("targetChange") if isinstance(m, dict) else None
+    return tc is not None and not tc.get("targetIds") and "readTime" in tc
+
+
+def query(collection):
+    return {"database": DB, "addTarget": {"query": {"parent": f"{DB}/documents", "structuredQuery": {"from": [{"collectionId": collection}]}}, "targetId": 2}}
+
+
+class Probe:
+    """A streaming backchannel whose arrays are parsed as they come; counts global snapshots."""
+
+    def __init__(self, port, first):
+        self.ch = Channel("127.0.0.1", port, "Listen", PROJECT)
+        assert self.ch.open(first).status == 200
+        self.bc = self.ch.get(ci=0)
+        self.bc.stream.sock.setblocking(True)
+        self.globals = 0
+
+    def pump(self, target, timeout=10):
+        deadline = time.perf_counter() + timeout
+        while self.globals < target:
+            if time.perf_counter() > deadline:
+                raise TimeoutError("the probe saw no snapshot in time")
+            before = len(self.bc.received)
+            self.bc.pump(timeout)
+            self.globals += sum(1 for a in self.bc.received[before:] if a[1] != ["noop"] and is_global(a[1][0]))
+
+
+def writer(port):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return s
+
+
+def patch(sock, i, value=None):
+    body = json.dumps({"fields": {"n": {"integerValue": str(i if value is None else value)}}}).encode()
+    sock.sendall((f"PATCH /v1/{DB}/documents/lat/d{i % 10} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer owner\r\n"
+                  f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body)
+
+
+def read_response(sock):
+    buf = b""
+    while b"\r\n\r\n" not in buf:
+        buf += sock.recv(65536)
+    head, rest = buf.split(b"\r\n\r\n", 1)
+    n = int(next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")))
+    while len(rest) < n:
+        rest += sock.recv(65536)
+
+
+def drain(sockets, stop_event):
+    sel = selectors.DefaultSelector()
+    for s in sockets:
+        s.setblocking(False)
+        sel.register(s, selectors.EVENT_READ)
+    while not stop_event.is_set():
+        for key, _ in sel.select(0.2):
+            try:
+                if not key.fileobj.recv(1 << 20):
+                    sel.unregister(key.fileobj)
+            except (BlockingIOError, OSError):
+                pass
+
+
+def seed_lat(port):
+    w = writer(port)
+    for i in range(10):
+        patch(w, i, value=-1)  # the timed writes then always change a document
+        read_response(w)
+    w.close()
+
+
+def webchannel_latency(port, listeners=100, writes=WRITES):
+    seed_lat(port)
+    others = []
+    for _ in range(listeners - 1):
+        ch = Channel("127.0.0.1", port, "Listen", PROJECT)
+        assert ch.open(query("lat")).status == 200
+        others.append(ch.get(ci=0))
+    stop_event = threading.Event()
+    threading.Thread(target=drain, args=([b.stream.sock for b in others], stop_event), daemon=True).start()
+    probe = Probe(port, query("lat"))
+    probe.pump(1)
+    w = writer(port)
+    samples = []
+    for i in range(writes):
+        target = probe.globals + 1
+        t0 = time.perf_counter()
+        patch(w, i)
+        probe.pump(target)
+        samples.append((time.perf_counter() - t0) * 1000)
+        read_response(w)
+    stop_event.set()
+    for b in others + [probe.bc]:
+        b.close()
+    w.close()
+    return sorted(samples)
+
+
+def grpc_latency(port, listeners=100, writes=WRITES):
+    seed_lat(port)
+    others = Connection(port)
+    for _ in range(listeners - 1):
+        others.open(listen_request(1, "lat"))
+    others.pump(lambda: others.total("current") >= listeners - 1)
+    stop_event = threading.Event()
+    threading.Thread(target=drain, args=([others.sock], stop_event), daemon=True).start()
+    probe = Connection(port)
+    probe.open(listen_request(1, "lat"))
+    probe.pump(lambda: probe.total("snapshot") >= 1)
+    w = writer(port)
+    samples = []
+    for i in range(writes):
+        target = probe.total("snapshot") + 1
+        t0 = time.perf_counter()
+        patch(w, i)
+        probe.pump(lambda: probe.total("snapshot") >= target, timeout=10)
+        samples.append((time.perf_counter() - t0) * 1000)
+        read_response(w)
+    stop_event.set()
+    probe.close()
+    others.close()
+    w.close()
+    return sorted(samples)
+
+
+def big_result(port, documents=1000, size=10_000):
+    """Seeds ~10 MB, then one Listen session over long polling until its global snapshot."""
+    w = writer(port)
+    filler = "x" * size
+    for start in range(0, documents, 50):
+        writes = [{"update": {"name": f"{DB}/documents/big/d{i:05}", "fields": {"s": {"stringValue": filler}, "i": {"integerValue": str(i)}}}}
+                  for i in range(start, start + 50)]
+        body = json.dumps({"writes": writes}).encode()
+        w.sendall((f"POST /v1/{DB}/documents:commit HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer owner\r\n"
+                   f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body)
+        read_response(w)
+    w.close()
+    t0 = time.perf_counter()
+    ch = Channel("127.0.0.1", port, "Listen", PROJECT)
+    assert ch.open(query("big")).status == 200
+    polls = total = docs = 0
+    done = False
+    while not done:
+        b = ch.get(ci=1)
+        assert b.status == 200, b.status
+        p = ChunkParser()
+        while not b.stream.done:
+            p.feed(b.stream.read_some(timeout=60))
+        b.close()
+        polls += 1
+        total += p.raw_count
+        while (c := p.next()) is not None:
+            for a in c:
+                ch.aid = max(ch.aid, a[0])
+                if a[1] != ["noop"]:
+                    docs += "documentChange" in a[1][0]
+                    done = done or is_global(a[1][0])
+    elapsed = time.perf_counter() - t0
+    ch.terminate()
+    return elapsed, total, docs, polls
+
+
+def idle_memory(port, pid, sessions=1000):
+    seed_lat(port)
+    time.sleep(0.5)
+    before = rss_mib(pid)
+    held = []
+    for i in range(sessions):
+        ch = Channel("127.0.0.1", port, "Listen", PROJECT)
+        first = {"database": DB, "addTarget": {"documents": {"documents": [f"{DB}/documents/lat/d{i % 10}"]}, "targetId": 2}}
+        assert ch.open(first).status == 200
+        b = ch.get(ci=0)
+        b.wait(lambda a: any(x[1] != ["noop"] and is_global(x[1][0]) for x in a), timeout=30)
+        held.append(b)
+    time.sleep(1)
+    after = rss_mib(pid)
+    for b in held:
+        b.close()
+    return before, after, sessions
+
+
+def start_google():
+    java = shutil.which("java")
+    if not JARS or not java:
+        return None, None
+    port = free_port()
+    p = subprocess.Popen([java, "-cp", JARS[0], "com.google.cloud.datastore.emulator.firestore.CloudFirestore", "--host", "127.0.0.1",
+                          "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_http(port, "/", 90)
+    return p, port
+
+
+def stop_google(p):
+    p.send_signal(signal.SIGTERM)
+    try:
+        p.wait(10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+
+
+def pct(samples, q):
+    return samples[min(len(samples) - 1, int(len(samples) * q))]
+
+
+def main():
+    binary = os.environ["EMULATOR_BIN"]
+    lines = []
+    results = {}
+    servers = [("ours", lambda: start_emulator(binary, PROJECT), stop)]
+    if JARS and shutil.which("java"):
+        servers.append(("Google's emulator", start_google, stop_google))
+    for name, start, end in servers:
+        r = {}
+        for step in ("webchannel", "grpc", "big", "memory"):
+            proc, port = start()
+            try:
+                if step == "webchannel":
+                    r[step] = webchannel_latency(port)
+                elif step == "grpc":
+                    r[step] = grpc_latency(port)
+                elif step == "big":
+                    r[step] = big_result(port)
+                else:
+                    r[step] = idle_memory(port, proc.pid)
+            except Exception as e:  # noqa: BLE001 - a failing server is reported, not fatal
+                r[step] = e
+            finally:
+                end(proc)
+        results[name] = r
+    for name, r in results.items():
+        wc, gr = r["webchannel"], r["grpc"]
+        if isinstance(wc, list) and isinstance(gr, list):
+            ratio = statistics.median(wc) / statistics.median(gr)
+            lines.append(f"| {name}: write-to-snapshot latency with 100 listening sessions (PATCH sent → the probe's global snapshot; "
+                         f"{WRITES} writes), WebChannel streaming vs gRPC | WebChannel p50 {statistics.median(wc):.2f} ms, p99 {pct(wc, 0.99):.2f} ms; "
+                         f"gRPC p50 {statistics.median(gr):.2f} ms, p99 {pct(gr, 0.99):.2f} ms; = {ratio:.2f}× | ≤ 1.5× gRPC |")
+        else:
+            lines.append(f"| {name}: write-to-snapshot latency | failed: WebChannel {wc if not isinstance(wc, list) else 'ok'}, gRPC {gr if not isinstance(gr, list) else 'ok'} | |")
+        big = r["big"]
+        if isinstance(big, tuple):
+            elapsed, total, docs, polls = big
+            lines.append(f"| {name}: a {total / 1e6:.1f} MB query result ({docs:,} documents) over a long-poll session (CI=1) | "
+                         f"{elapsed * 1000:,.0f} ms in {polls} GETs = {total / 1e6 / elapsed:.1f} MB/s | |")
+        else:
+            lines.append(f"| {name}: 10 MB query result over long polling | failed: {big} | |")
+        mem = r["memory"]
+        if isinstance(mem, tuple):
+            before, after, n = mem
+            lines.append(f"| {name}: memory per idle WebChannel session ({n:,} Listen sessions, each a document target and a streaming "
+                         f"backchannel) | RSS {before:.1f} → {after:.1f} MiB = {(after - before) * 1024 / n:.1f} KiB per session | |")
+        else:
+            lines.append(f"| {name}: memory per idle session | failed: {mem} | |")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
