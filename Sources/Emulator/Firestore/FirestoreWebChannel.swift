@@ -30,9 +30,10 @@ final class FirestoreWebChannel: Sendable {
         let policy = BrowserPolicy(config: services.config)
         let faults = FirestoreStreamFaultWatch(faults: services.faults)
         let heartbeats = ListenHeartbeats(interval: .seconds(60))
-        listen = WebChannelServer(service: Service(kind: .listen, api: api, policy: policy, faults: faults, heartbeats: heartbeats),
+        let encoder = FirestoreWebChannelEncoder()
+        listen = WebChannelServer(service: Service(kind: .listen, api: api, policy: policy, faults: faults, heartbeats: heartbeats, encoder: encoder),
                                   configuration: configuration)
-        write = WebChannelServer(service: Service(kind: .write, api: api, policy: policy, faults: faults, heartbeats: heartbeats),
+        write = WebChannelServer(service: Service(kind: .write, api: api, policy: policy, faults: faults, heartbeats: heartbeats, encoder: encoder),
                                  configuration: configuration)
     }
 
@@ -45,6 +46,7 @@ final class FirestoreWebChannel: Sendable {
         let policy: BrowserPolicy
         let faults: FirestoreStreamFaultWatch
         let heartbeats: ListenHeartbeats
+        let encoder: FirestoreWebChannelEncoder
 
         /// A new session's stream, with the handshake's credential.
         func open(_ handshake: WebChannelHandshake, session: WebChannelSession) throws -> any WebChannelStream {
@@ -52,7 +54,7 @@ final class FirestoreWebChannel: Sendable {
             switch kind {
             case .listen:
                 let stream = FirestoreWebChannelListen(listen: FirestoreListen(api: api, context: context), session: session,
-                                                       heartbeats: heartbeats, faults: faults)
+                                                       heartbeats: heartbeats, faults: faults, encoder: encoder)
                 faults.add(stream)
                 return stream
             case .write:

@@ -17,11 +17,14 @@ final class FirestoreWebChannelListen: WebChannelStream, FirestoreFaultableStrea
     private let session: WebChannelSession
     private let heartbeats: ListenHeartbeats
     private let faults: FirestoreStreamFaultWatch
+    private let encoder: FirestoreWebChannelEncoder
     private let state = Mutex<(pump: Task<Void, Never>?, ended: Bool)>((nil, false))
 
     /// Starts the stream's pump.
-    init(listen: FirestoreListen, session: WebChannelSession, heartbeats: ListenHeartbeats, faults: FirestoreStreamFaultWatch) {
+    init(listen: FirestoreListen, session: WebChannelSession, heartbeats: ListenHeartbeats, faults: FirestoreStreamFaultWatch,
+         encoder: FirestoreWebChannelEncoder) {
         self.listen = listen
+        self.encoder = encoder
         self.session = session
         self.heartbeats = heartbeats
         self.faults = faults
@@ -58,14 +61,14 @@ final class FirestoreWebChannelListen: WebChannelStream, FirestoreFaultableStrea
 
     /// Store events → ListenResponses, until the stream ends.
     private func pump() async {
-        let session = self.session
+        let session = self.session, encoder = self.encoder
         do {
             while true {
                 switch await listen.session.next() {
                 case .events(let events):
                     guard let db = listen.database else { continue }
                     try await listen.responses(for: events, chunk: 64) { messages in
-                        for m in messages { try await session.send([m.json(project: db.project, database: db.database)]) }
+                        try await session.send(serialized: messages.map { encoder.payload($0, project: db.project, database: db.database) })
                     }
                 case .idle:
                     if let beat = listen.heartbeat() { try await session.send([beat]) }

@@ -72,7 +72,14 @@ public final class WebChannelSession: Sendable {
     /// Queues one array with `payload` and waits while the backchannel is more than
     /// `sendBufferBytes` behind. Throws `WebChannelSessionClosed` once the session has ended.
     public func send(_ payload: JSON) async throws {
-        guard enqueue(WebChannelFraming.ascii(payload.serializedBytes())) else { throw WebChannelSessionClosed() }
+        try await send(serialized: [WebChannelFraming.ascii(payload.serializedBytes())])
+    }
+
+    /// `send` for several arrays at once, their payloads already serialized as ASCII JSON text
+    /// (`WebChannelFraming.ascii`): a caller can share the text of what many sessions send (a
+    /// changed document's JSON), and arrays queued together go out in one chunk.
+    public func send(serialized payloads: [[UInt8]]) async throws {
+        guard enqueue(payloads) else { throw WebChannelSessionClosed() }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
                 let now = state.withLock { s -> Bool in
@@ -91,7 +98,7 @@ public final class WebChannelSession: Sendable {
     /// Queues one array with `payload` without waiting (answers to client requests, which are
     /// bounded by the requests themselves); dropped once the session has ended.
     public func post(_ payload: JSON) {
-        _ = enqueue(WebChannelFraming.ascii(payload.serializedBytes()))
+        _ = enqueue([WebChannelFraming.ascii(payload.serializedBytes())])
     }
 
     /// Whether the session has ended.
@@ -103,20 +110,23 @@ public final class WebChannelSession: Sendable {
     /// Bytes queued and not yet acknowledged.
     public var queuedBytes: Int { state.withLock { $0.queuedBytes } }
 
-    private func enqueue(_ payload: [UInt8]) -> Bool {
+    /// Queues one array per payload (ids in order) and wakes the backchannel once.
+    private func enqueue(_ payloads: [[UInt8]]) -> Bool {
         let now = configuration.now()
         let (ok, writer, overLimit) = state.withLock { s -> (Bool, CheckedContinuation<Void, Never>?, Bool) in
             guard !s.closed else { return (false, nil, false) }
-            let id = s.nextArrayId
-            s.nextArrayId += 1
-            var text = Array("[\(id),".utf8)
-            text.reserveCapacity(text.count + payload.count + 1)
-            text.append(contentsOf: payload)
-            text.append(UInt8(ascii: "]"))
             if s.unsentBytes == 0 { s.progressAt = now }
-            s.queue.append(Queued(id: id, text: text))
-            s.queuedBytes += text.count
-            s.unsentBytes += text.count
+            for payload in payloads {
+                let id = s.nextArrayId
+                s.nextArrayId += 1
+                var text = Array("[\(id),".utf8)
+                text.reserveCapacity(text.count + payload.count + 1)
+                text.append(contentsOf: payload)
+                text.append(UInt8(ascii: "]"))
+                s.queue.append(Queued(id: id, text: text))
+                s.queuedBytes += text.count
+                s.unsentBytes += text.count
+            }
             defer { s.writer = nil }
             return (true, s.writer, s.queuedBytes > configuration.maxQueuedBytes)
         }
