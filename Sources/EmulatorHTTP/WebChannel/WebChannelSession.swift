@@ -80,6 +80,7 @@ public final class WebChannelSession: Sendable {
     /// changed document's JSON), and arrays queued together go out in one chunk.
     public func send(serialized payloads: [[UInt8]]) async throws {
         guard enqueue(payloads) else { throw WebChannelSessionClosed() }
+        if state.withLock({ $0.unsentBytes <= configuration.sendBufferBytes }) { return }  // room: no waiting
         await withTaskCancellationHandler {
             await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
                 let now = state.withLock { s -> Bool in
