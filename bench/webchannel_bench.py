@@ -60,8 +60,15 @@ class Probe:
             if time.perf_counter() > deadline:
                 raise TimeoutError("the probe saw no snapshot in time")
             before = len(self.bc.received)
-            self.bc.pump(timeout)
-            self.globals += sum(1 for a in self.bc.received[before:] if a[1] != ["noop"] and is_global(a[1][0]))
+            open_ = self.bc.pump(timeout)
+            fresh = self.bc.received[before:]
+            self.globals += sum(1 for a in fresh if a[1] != ["noop"] and is_global(a[1][0]))
+            if fresh:
+                self.ch.aid = fresh[-1][0]
+            if not open_:  # the server ended the backchannel (as both servers do now and then): the next GET, as the SDK opens it
+                self.bc.close()
+                self.bc = self.ch.get(ci=0)
+                self.bc.stream.sock.setblocking(True)
 
 
 def writer(port):
