@@ -244,6 +244,36 @@ import Testing
         #expect(f.service.streams.withLock { $0[0].closed.withLock { $0 } })
     }
 
+    @Test func aSenderWritesOnAnIdleBackchannelItselfAndALongPollStillEnds() async throws {
+        let f = Self.fixture()
+        let sid = try await Self.open(f, [])
+        let session = try #require(f.server.session(sid))
+        let (w, t) = try await Self.get(f, sid, aid: 0, longPoll: false)
+        try await Task.sleep(nanoseconds: 30_000_000)  // the GET is parked
+        try await session.send("a")
+        #expect(try w.ids() == [1])  // written by the sender before `send` returned
+        try await session.send(serialized: [Array("\"b\"".utf8), Array("\"c\"".utf8)])
+        #expect(try w.ids() == [1, 2, 3])
+        session.post("d")  // a post wakes the GET instead
+        try await Self.eventually("the GET wrote d") { try w.ids() == [1, 2, 3, 4] }
+        let (p, tp) = try await Self.get(f, sid, aid: 4, longPoll: true)
+        await t.value  // replaced
+        try await Task.sleep(nanoseconds: 30_000_000)
+        try await session.send("e")
+        await tp.value  // the long poll ended after the sender's chunk
+        #expect(try p.arrays() == [[5, "e"]])
+        // A sender whose direct write fails ends that GET; the session stays.
+        let (q, tq) = try await Self.get(f, sid, aid: 5, longPoll: false)
+        try await Task.sleep(nanoseconds: 30_000_000)
+        q.failing.withLock { $0 = true }
+        try await session.send("f")
+        await tq.value
+        #expect(f.server.session(sid) != nil)
+        let (r, tr) = try await Self.get(f, sid, aid: 5, longPoll: true)
+        await tr.value
+        #expect(try r.arrays() == [[6, "f"]])
+    }
+
     @Test func aBackchannelWhoseClientWentAwayDetaches() async throws {
         let f = Self.fixture()
         let sid = try await Self.open(f, ["a"])

@@ -25,7 +25,8 @@ public final class WebChannelSession: Sendable {
     let configuration: WebChannelConfiguration
     /// Serializes forward requests.
     let gate = WebChannelGate()
-    private let state: Mutex<State>
+    /// Everything that changes (the backchannel half lives in `WebChannelSession+Backchannel`).
+    let state: Mutex<State>
 
     /// One queued array: its id and its ASCII JSON text `[id,payload]`.
     struct Queued {
@@ -51,6 +52,12 @@ public final class WebChannelSession: Sendable {
         var longPoll = false
         var pollDeadline: UInt64 = 0
         var writer: CheckedContinuation<Void, Never>?
+        /// The attached GET's body, for a sender that writes while the GET waits.
+        var body: (any HTTPBodyWriter)?
+        /// Someone (the GET or a sender) is writing on the attached GET.
+        var writing = false
+        /// The attached GET must end (a sender wrote its last chunk, or its write failed).
+        var endDue = false
         var noopDue = false
         var producers: [CheckedContinuation<Void, Never>] = []
         var lastSeen: UInt64
@@ -79,7 +86,7 @@ public final class WebChannelSession: Sendable {
     /// (`WebChannelFraming.ascii`): a caller can share the text of what many sessions send (a
     /// changed document's JSON), and arrays queued together go out in one chunk.
     public func send(serialized payloads: [[UInt8]]) async throws {
-        guard enqueue(payloads) else { throw WebChannelSessionClosed() }
+        guard await enqueueAndWrite(payloads) else { throw WebChannelSessionClosed() }
         if state.withLock({ $0.unsentBytes <= configuration.sendBufferBytes }) { return }  // room: no waiting
         await withTaskCancellationHandler {
             await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
@@ -99,7 +106,21 @@ public final class WebChannelSession: Sendable {
     /// Queues one array with `payload` without waiting (answers to client requests, which are
     /// bounded by the requests themselves); dropped once the session has ended.
     public func post(_ payload: JSON) {
-        _ = enqueue([WebChannelFraming.ascii(payload.serializedBytes())])
+        _ = enqueueNow([WebChannelFraming.ascii(payload.serializedBytes())])
+    }
+
+    /// `enqueueAndWrite` without the direct write, for callers that must not wait.
+    private func enqueueNow(_ payloads: [[UInt8]]) -> Bool {
+        let now = configuration.now()
+        let (ok, writer, overLimit) = state.withLock { s -> (Bool, CheckedContinuation<Void, Never>?, Bool) in
+            guard !s.closed else { return (false, nil, false) }
+            Self.append(&s, payloads, now: now)
+            defer { s.writer = nil }
+            return (true, s.writer, s.queuedBytes > configuration.maxQueuedBytes)
+        }
+        writer?.resume()
+        if overLimit { close() }
+        return ok && !overLimit
     }
 
     /// Whether the session has ended.
@@ -111,29 +132,39 @@ public final class WebChannelSession: Sendable {
     /// Bytes queued and not yet acknowledged.
     public var queuedBytes: Int { state.withLock { $0.queuedBytes } }
 
-    /// Queues one array per payload (ids in order) and wakes the backchannel once.
-    private func enqueue(_ payloads: [[UInt8]]) -> Bool {
+    /// Queues one array per payload (ids in order) and wakes the backchannel once; when the
+    /// attached GET is idle, the caller writes the chunk itself instead (one task switch less per
+    /// message, for every listener of a commit).
+    private func enqueueAndWrite(_ payloads: [[UInt8]]) async -> Bool {
         let now = configuration.now()
-        let (ok, writer, overLimit) = state.withLock { s -> (Bool, CheckedContinuation<Void, Never>?, Bool) in
-            guard !s.closed else { return (false, nil, false) }
-            if s.unsentBytes == 0 { s.progressAt = now }
-            for payload in payloads {
-                let id = s.nextArrayId
-                s.nextArrayId += 1
-                var text = Array("[\(id),".utf8)
-                text.reserveCapacity(text.count + payload.count + 1)
-                text.append(contentsOf: payload)
-                text.append(UInt8(ascii: "]"))
-                s.queue.append(Queued(id: id, text: text))
-                s.queuedBytes += text.count
-                s.unsentBytes += text.count
-            }
+        let (ok, writer, overLimit, direct) = state.withLock { s -> (Bool, CheckedContinuation<Void, Never>?, Bool, DirectWrite?) in
+            guard !s.closed else { return (false, nil, false, nil) }
+            Self.append(&s, payloads, now: now)
+            let overLimit = s.queuedBytes > configuration.maxQueuedBytes
+            if !overLimit, let direct = Self.claimDirectWrite(&s, now: now, configuration) { return (true, nil, false, direct) }
             defer { s.writer = nil }
-            return (true, s.writer, s.queuedBytes > configuration.maxQueuedBytes)
+            return (true, s.writer, overLimit, nil)
         }
         writer?.resume()
+        if let direct { await write(direct) }
         if overLimit { close() }
         return ok && !overLimit
+    }
+
+    /// Appends one numbered array per payload.
+    static func append(_ s: inout State, _ payloads: [[UInt8]], now: UInt64) {
+        if s.unsentBytes == 0 { s.progressAt = now }
+        for payload in payloads {
+            let id = s.nextArrayId
+            s.nextArrayId += 1
+            var text = Array("[\(id),".utf8)
+            text.reserveCapacity(text.count + payload.count + 1)
+            text.append(contentsOf: payload)
+            text.append(UInt8(ascii: "]"))
+            s.queue.append(Queued(id: id, text: text))
+            s.queuedBytes += text.count
+            s.unsentBytes += text.count
+        }
     }
 
     // MARK: - Requests
@@ -159,7 +190,7 @@ public final class WebChannelSession: Sendable {
         if wake { wakeProducers(all: false) }
     }
 
-    private static func acknowledge(_ s: inout State, _ aid: Int, _ configuration: WebChannelConfiguration) -> Bool {
+    static func acknowledge(_ s: inout State, _ aid: Int, _ configuration: WebChannelConfiguration) -> Bool {
         let a = min(aid, s.nextArrayId - 1)
         guard a > s.acked else { return false }
         var dropped = 0
@@ -212,7 +243,7 @@ public final class WebChannelSession: Sendable {
         stream?.close()
     }
 
-    private func wakeProducers(all: Bool) {
+    func wakeProducers(all: Bool) {
         let ps = state.withLock { s -> [CheckedContinuation<Void, Never>] in
             guard all || s.closed || s.unsentBytes <= configuration.sendBufferBytes else { return [] }
             defer { s.producers = [] }
@@ -247,132 +278,6 @@ public final class WebChannelSession: Sendable {
         case .end:
             close()
             return true
-        }
-    }
-}
-
-// MARK: - The backchannel
-
-extension WebChannelSession {
-    /// What the attached backchannel does next.
-    enum Step {
-        /// Write these arrays as one chunk; `last`: then end the response.
-        case write([[UInt8]], last: Bool)
-        /// Nothing to write: wait.
-        case wait
-        /// The GET was replaced or the session ended.
-        case end
-    }
-
-    /// Attaches a new backchannel GET (the older one ends) after acknowledging `ack`; everything
-    /// after the acknowledged arrays is (re)sent on it. Returns its generation, nil when the
-    /// session has ended.
-    func attach(ack: Int?, longPoll: Bool, timeout: UInt64) -> UInt64? {
-        let now = configuration.now()
-        let (g, old, wake) = state.withLock { s -> (UInt64?, CheckedContinuation<Void, Never>?, Bool) in
-            guard !s.closed else { return (nil, nil, false) }
-            let wake = ack.map { Self.acknowledge(&s, $0, configuration) } ?? false
-            s.generation += 1
-            s.attached = s.generation
-            s.sentThrough = s.acked
-            s.unsentBytes = s.queuedBytes
-            s.longPoll = longPoll
-            s.pollDeadline = now &+ timeout
-            s.lastWrite = now
-            s.lastSeen = now
-            s.progressAt = now
-            s.noopDue = false
-            defer { s.writer = nil }
-            return (s.generation, s.writer, wake)
-        }
-        old?.resume()
-        if wake { wakeProducers(all: false) }
-        return g
-    }
-
-    /// Detaches the GET of generation `g` (it ended or its client went away).
-    func detach(_ g: UInt64) {
-        let now = configuration.now()
-        state.withLock { s in
-            guard s.attached == g else { return }
-            s.attached = nil
-            s.writer = nil
-            s.lastSeen = now
-        }
-    }
-
-    /// The next step of the GET of generation `g`.
-    func step(_ g: UInt64) -> Step {
-        let now = configuration.now()
-        let (step, wake) = state.withLock { s -> (Step, Bool) in
-            guard !s.closed, s.attached == g else { return (.end, false) }
-            if s.noopDue {
-                s.noopDue = false
-                let id = s.nextArrayId
-                s.nextArrayId += 1
-                let text = Array("[\(id),[\"noop\"]]".utf8)
-                s.queue.append(Queued(id: id, text: text))
-                s.queuedBytes += text.count
-                s.unsentBytes += text.count
-            }
-            guard s.unsentBytes > 0, let first = s.queue.first else { return (.wait, false) }
-            var i = s.sentThrough + 1 - first.id
-            guard i >= 0, i < s.queue.count else {  // cannot happen: ids run contiguously from `acked + 1`
-                s.unsentBytes = 0
-                return (.wait, false)
-            }
-            var arrays: [[UInt8]] = []
-            var bytes = 0
-            while i < s.queue.count, arrays.isEmpty || bytes + s.queue[i].text.count <= configuration.chunkBytes {
-                arrays.append(s.queue[i].text)
-                bytes += s.queue[i].text.count
-                s.sentThrough = s.queue[i].id
-                i += 1
-            }
-            s.unsentBytes -= bytes
-            s.lastWrite = now
-            s.progressAt = now
-            let unacknowledged = s.queuedBytes - s.unsentBytes
-            let last = (s.longPoll && s.unsentBytes == 0) || unacknowledged >= configuration.maxUnacknowledgedBytes
-            return (.write(arrays, last: last), s.unsentBytes <= configuration.sendBufferBytes && !s.producers.isEmpty)
-        }
-        if wake { wakeProducers(all: false) }
-        return step
-    }
-
-    /// Waits until the GET of generation `g` has something to do (arrays, a keep-alive, its end).
-    func waitForWork(_ g: UInt64) async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                let now = state.withLock { s -> Bool in
-                    if s.closed || s.attached != g || s.unsentBytes > 0 || s.noopDue || Task.isCancelled { return true }
-                    s.writer = c
-                    return false
-                }
-                if now { c.resume() }
-            }
-        } onCancel: { [weak self] in
-            let w = self?.state.withLock { s -> CheckedContinuation<Void, Never>? in
-                defer { s.writer = nil }
-                return s.writer
-            }
-            w?.resume()
-        }
-    }
-
-    /// Serves the GET of generation `g` until it ends, its client goes away or it is replaced.
-    func serveBackchannel(_ g: UInt64, _ writer: any HTTPBodyWriter) async {
-        defer { detach(g) }
-        while !Task.isCancelled {
-            switch step(g) {
-            case .end:
-                return
-            case .wait:
-                await waitForWork(g)
-            case .write(let arrays, let last):
-                do { try await writer.write(WebChannelFraming.chunk(arrays: arrays)) } catch { return }
-                if last { return }
-            }
         }
     }
 }
