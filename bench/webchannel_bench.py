@@ -13,29 +13,25 @@ machine has it) in the same run:
 
 The WebChannel client is the test suite's (Tests/python/webchannel/wc_client.py). Prints Markdown
 rows. Runs on its own: `EMULATOR_BIN=.build/release/emulator python3 bench/webchannel_bench.py`."""
-import glob
 import json
 import multiprocessing
 import os
 import selectors
-import shutil
-import signal
 import socket
 import statistics
-import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "Tests", "python"))
-from benchlib import free_port, rss_mib, start_emulator, stop, wait_http  # noqa: E402
+from benchlib import rss_mib, start_emulator, stop  # noqa: E402
 from listen import DB, PROJECT, Connection, listen_request  # noqa: E402
+from webchannel import google_emulator  # noqa: E402
 from webchannel.wc_client import Channel, ChunkParser  # noqa: E402
 
 WRITES = int(os.environ.get("WEBCHANNEL_WRITES", "300"))
 ROUNDS = int(os.environ.get("WEBCHANNEL_ROUNDS", "3"))
-JARS = glob.glob("/usr/lib/google-cloud-sdk/platform/cloud-firestore-emulator/cloud-firestore-emulator*.jar")
 
 
 def is_global(m):
@@ -267,26 +263,6 @@ def idle_memory(port, pid, sessions=1000):
     return before, after, sessions
 
 
-def start_google():
-    java = shutil.which("java")
-    if not JARS or not java:
-        return None, None
-    port = free_port()
-    p = subprocess.Popen([java, "-cp", JARS[0], "com.google.cloud.datastore.emulator.firestore.CloudFirestore", "--host", "127.0.0.1",
-                          "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wait_http(port, "/", 90)
-    return p, port
-
-
-def stop_google(p):
-    p.send_signal(signal.SIGTERM)
-    try:
-        p.wait(10)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        p.wait()
-
-
 def pct(samples, q):
     return samples[min(len(samples) - 1, int(len(samples) * q))]
 
@@ -347,8 +323,8 @@ def main():
                  f"({cpu['webchannel'] / cpu['grpc-shared']:.2f}×) | |")
     results = {}
     servers = [("ours", lambda: start_emulator(binary, PROJECT), stop)]
-    if JARS and shutil.which("java"):
-        servers.append(("Google's emulator", start_google, stop_google))
+    if google_emulator.available():
+        servers.append(("Google's emulator", google_emulator.start, google_emulator.stop))
     for name, start, end in servers:
         r = {}
         # Google's emulator answers each change to a watched query with the whole result, so its

@@ -13,22 +13,15 @@ with a bare `{"streamToken"}` and `["close"]` where we send nothing (as over gRP
 error without `code` and then forgets the session, answers a forward POST with `[0|1,last,outstanding]` where we always send
 `[1,last,0]`, gives no `X-HTTP-Session-Id`, and answers an unknown SID with an empty 400 body
 where ours names the problem (the SDK treats both the same)."""
-import glob
-import os
-import shutil
-import signal
-import socket
-import subprocess
 import time
 import uuid
 
 import pytest
 import requests
 
+from webchannel import google_emulator
 from webchannel.wc_client import Channel, messages, request
 
-JARS = glob.glob("/usr/lib/google-cloud-sdk/platform/cloud-firestore-emulator/cloud-firestore-emulator*.jar") + glob.glob(
-    os.path.expanduser("~/.cache/firebase/emulators/cloud-firestore-emulator*.jar"))
 PROJECT = "demo-diff"
 
 
@@ -40,32 +33,13 @@ class Server:
 
 @pytest.fixture(scope="module")
 def google():
-    java = shutil.which("java")
-    if not JARS or not java:
+    if not google_emulator.available():
         pytest.skip("Google's Firestore emulator (cloud-firestore-emulator.jar and java) is not installed")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen([java, "-cp", JARS[0], "com.google.cloud.datastore.emulator.firestore.CloudFirestore",
-                             "--host", "127.0.0.1", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc, port = google_emulator.start()
     try:
-        deadline = time.time() + 60
-        while True:
-            try:
-                if requests.get(f"http://127.0.0.1:{port}/", timeout=1).status_code == 200:
-                    break
-            except requests.RequestException:
-                pass
-            assert proc.poll() is None and time.time() < deadline, "Google's emulator did not start"
-            time.sleep(0.3)
         yield Server("127.0.0.1", port)
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        google_emulator.stop(proc)
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from google.cloud.firestore_v1.types import write as write_pb
 from google.protobuf import json_format
 
 from listen.test_listen_protocol import Stream, client
-from rules.test_rules_enforcement import RULES, sign_up
+from rules.test_rules_enforcement import project as project_with_rules, sign_up  # noqa: F401 - a fixture: a project with MakeItSo's rules
 from webchannel.wc_client import messages
 from webchannel.wc_support import channel, coll, db_name, doc_name, put_doc, query_target, rest_docs  # noqa: F401
 
@@ -184,19 +184,8 @@ def test_write_stream_answers_and_errors_are_the_same_as_over_grpc(emulator, col
     assert base64.b64decode(hs["streamToken"])
 
 
-@pytest.fixture
-def ruled(emulator):
-    pid = "wcr-" + uuid.uuid4().hex[:8]
-    key = "key-" + pid
-    requests.post(emulator.url + "/emulator/v1/projects", json={"projectId": pid, "apiKey": key}, timeout=5).raise_for_status()
-    r = requests.put(f"{emulator.url}/emulator/v1/projects/{pid}:securityRules",
-                     json={"rules": {"files": [{"name": "firestore.rules", "content": RULES}]}}, timeout=5)
-    assert r.status_code == 200, r.text
-    return pid, key
-
-
-def test_rules_judge_each_target_with_the_handshake_credential(emulator, ruled):
-    pid, key = ruled
+def test_rules_judge_each_target_with_the_handshake_credential(emulator, project_with_rules):
+    pid, key = project_with_rules
     token, uid = sign_up(emulator, key)
     db = f"projects/{pid}/databases/(default)"
     parent = f"{db}/documents"
@@ -240,13 +229,14 @@ def test_rules_judge_each_target_with_the_handshake_credential(emulator, ruled):
 
 
 @pytest.fixture
-def project(emulator):
+def plain_project(emulator):
     pid = "wcs-" + uuid.uuid4().hex[:8]
     requests.post(emulator.url + "/emulator/v1/projects", json={"projectId": pid}, timeout=5).raise_for_status()
     return pid
 
 
-def test_faults_end_open_streams_as_they_end_grpc_ones(emulator, project):
+def test_faults_end_open_streams_as_they_end_grpc_ones(emulator, plain_project):
+    project = plain_project
     db = f"projects/{project}/databases/(default)"
     first = {"database": db, "addTarget": {"query": {"parent": f"{db}/documents", "structuredQuery": {"from": [{"collectionId": "x"}]}}, "targetId": 2}}
     web = WebListen(emulator, first, project=project)
@@ -269,7 +259,8 @@ def test_faults_end_open_streams_as_they_end_grpc_ones(emulator, project):
     web.close()
 
 
-def test_resets_and_the_clock_reach_webchannel_listeners(emulator, project):
+def test_resets_and_the_clock_reach_webchannel_listeners(emulator, plain_project):
+    project = plain_project
     db = f"projects/{project}/databases/(default)"
     put_doc(emulator, "c/a", {"n": 1}, project=project)
     first = {"database": db, "addTarget": {"query": {"parent": f"{db}/documents", "structuredQuery": {"from": [{"collectionId": "c"}]}}, "targetId": 2}}
