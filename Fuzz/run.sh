@@ -10,7 +10,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-all=(http json value query rules jwt hpack protobuf http2 functions regex)
+all=(http json value query rules jwt hpack protobuf http2 functions regex webchannel)
 seconds=60
 if [[ "${1:-}" =~ ^[0-9]+$ ]]; then seconds=$1; shift; fi
 targets=("$@")
@@ -47,6 +47,7 @@ for t in "${targets[@]}"; do
     rules) dict=Fuzz/dict/rules.dict ;;
     regex) dict=Fuzz/dict/regex.dict ;;
     protobuf) dict=Fuzz/dict/protobuf.dict ;;
+    webchannel) dict=Fuzz/dict/webchannel.dict ;;
     *) dict= ;;
   esac
   work="$scratch/corpus/$t"

@@ -72,6 +72,14 @@ print(f"{time.perf_counter()-t:.2f}")') s."
   echo "| measure | value | goal |"
   echo "|---|---|---|"
   "$PYTHON" bench/listen.py
+  echo "== WebChannel: latency with 100 sessions against gRPC, 10 MB over long polling, idle sessions; Google's emulator beside" >&2
+  echo
+  echo "Firestore over WebChannel (the JS SDK's browser transport; raw sessions from one Python process, \`bench/webchannel_bench.py\`;"
+  echo "gRPC and, where installed, Google's Firestore emulator measured in the same run):"
+  echo
+  echo "| measure | value | goal |"
+  echo "|---|---|---|"
+  "$PYTHON" bench/webchannel_bench.py
   echo
   echo "== cost of durability (--data-dir, each fsync policy)" >&2
   echo "Cost of durability: 2,000 sequential PATCHes of 500 documents from one Python client (its own round"
