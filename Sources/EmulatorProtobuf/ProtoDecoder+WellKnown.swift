@@ -3,7 +3,7 @@ import EmulatorCore
 /// Bytes → JSON for the google.protobuf types with a special JSON form.
 extension ProtoDecoder {
     /// Decodes a well-known type's message in `range`.
-    func wellKnown(_ kind: WellKnownType, _ schema: MessageSchema, _ range: Range<Int>, depth: Int) throws(ProtobufError) -> JSON {
+    mutating func wellKnown(_ kind: WellKnownType, _ schema: MessageSchema, _ range: Range<Int>, depth: Int) throws(ProtobufError) -> JSON {
         switch kind {
         case .timestamp:
             let (seconds, nanos) = try secondsAndNanos(schema, range)
@@ -17,6 +17,7 @@ extension ProtoDecoder {
             var value: JSON?
             do throws(ProtobufError) {
                 while let (number, wire) = try reader.readTag() {
+                    steps &+= 1
                     if number == 1, wire == kind.wireType {
                         value = try scalar(kind, &reader, nil, dropDefault: false)
                     } else {
@@ -54,12 +55,13 @@ extension ProtoDecoder {
     }
 
     /// Reads Timestamp/Duration's {seconds = 1 int64, nanos = 2 int32}.
-    private func secondsAndNanos(_ schema: MessageSchema, _ range: Range<Int>) throws(ProtobufError) -> (Int64, Int32) {
+    private mutating func secondsAndNanos(_ schema: MessageSchema, _ range: Range<Int>) throws(ProtobufError) -> (Int64, Int32) {
         var reader = ProtoReader(buffer, range: range)
         var seconds: Int64 = 0, nanos: Int32 = 0
         var current = "seconds"
         do throws(ProtobufError) {
             while let (number, wire) = try reader.readTag() {
+                steps &+= 1
                 if number == 1, wire == .varint {
                     current = "seconds"
                     seconds = Int64(bitPattern: try reader.readVarint())
@@ -77,13 +79,14 @@ extension ProtoDecoder {
 
     /// `google.protobuf.Any`: the packed message's JSON plus `"@type"`; a well-known type's JSON
     /// under `"value"`; a type this registry does not know as base64 under `ProtoJSON.anyRawValueKey`.
-    private func any(_ schema: MessageSchema, _ range: Range<Int>, depth: Int) throws(ProtobufError) -> JSON {
+    private mutating func any(_ schema: MessageSchema, _ range: Range<Int>, depth: Int) throws(ProtobufError) -> JSON {
         var reader = ProtoReader(buffer, range: range)
         var typeURL = ""
         var valueRange = range.upperBound..<range.upperBound
         var current = "type_url"
         do throws(ProtobufError) {
             while let (number, wire) = try reader.readTag() {
+                steps &+= 1
                 if number == 1, wire == .lengthDelimited {
                     current = "type_url"
                     let r = try reader.readLengthDelimited()

@@ -5,12 +5,15 @@ import EmulatorCore
 struct ProtoDecoder {
     /// The whole input.
     let buffer: UnsafeBufferPointer<UInt8>
+    /// Work done so far: field keys read plus messages entered.
+    var steps = 0
 
     /// Decodes `range` as a `schema` message at nesting level `depth` (the root is 0).
-    func message(_ schema: MessageSchema, _ range: Range<Int>, depth: Int) throws(ProtobufError) -> JSON {
+    mutating func message(_ schema: MessageSchema, _ range: Range<Int>, depth: Int) throws(ProtobufError) -> JSON {
         guard depth < ProtoJSON.maxDepth else {
             throw ProtobufError("messages nested deeper than \(ProtoJSON.maxDepth) levels").inMessage(schema)
         }
+        steps &+= 1
         if let wellKnown = schema.wellKnown { return try self.wellKnown(wellKnown, schema, range, depth: depth) }
         return .object(try fields(schema, range, depth: depth, merging: false))
     }
@@ -22,7 +25,7 @@ struct ProtoDecoder {
     /// field seen twice must be merged (protobuf semantics, as if parsing the concatenation of
     /// both occurrences): that rare case restarts the message with `merging`, which gathers such
     /// fields' bytes and decodes each once at the end, keeping the work linear.
-    func fields(_ schema: MessageSchema, _ range: Range<Int>, depth: Int, merging: Bool) throws(ProtobufError) -> [String: JSON] {
+    mutating func fields(_ schema: MessageSchema, _ range: Range<Int>, depth: Int, merging: Bool) throws(ProtobufError) -> [String: JSON] {
         var reader = ProtoReader(buffer, range: range)
         // Sized once: growing a dictionary rehashes it at every doubling.
         var out = [String: JSON](minimumCapacity: ProtoDecoder.runCount(reader))
@@ -37,6 +40,7 @@ struct ProtoDecoder {
             let tag: (number: Int, wireType: WireType)?
             do throws(ProtobufError) { tag = try reader.readTag() } catch { throw error.inMessage(schema) }
             guard let (number, wire) = tag else { break }
+            steps &+= 1
             guard let fi = schema.fieldIndex(number: number) else {
                 do throws(ProtobufError) { try reader.skip(wire) } catch { throw error.within(schema, "<unknown field \(number)>") }
                 continue
@@ -122,7 +126,9 @@ struct ProtoDecoder {
             do throws(ProtobufError) {
                 let sub = try linked(schema, fi)
                 out[schema.jsonNames[fi]] = try bytes.withUnsafeBufferPointer { (b) throws(ProtobufError) -> JSON in
-                    try ProtoDecoder(buffer: b).message(sub, 0..<b.count, depth: depth + 1)
+                    var d = ProtoDecoder(buffer: b)
+                    defer { steps &+= d.steps }
+                    return try d.message(sub, 0..<b.count, depth: depth + 1)
                 }
             } catch { throw error.within(schema, schema.protoNames[fi]) }
         }
@@ -190,7 +196,7 @@ struct ProtoDecoder {
     }
 
     /// Decodes one map entry {key = 1, value = 2}; a missing key or value is the type's default.
-    private func mapEntry(_ schema: MessageSchema, _ fi: Int, _ plan: FieldPlan, _ range: Range<Int>, depth: Int) throws(ProtobufError) -> (String, JSON) {
+    private mutating func mapEntry(_ schema: MessageSchema, _ fi: Int, _ plan: FieldPlan, _ range: Range<Int>, depth: Int) throws(ProtobufError) -> (String, JSON) {
         guard depth < ProtoJSON.maxDepth else { throw ProtobufError("messages nested deeper than \(ProtoJSON.maxDepth) levels") }
         let keyType = plan.keyKind, valueType = plan.kind
         var reader = ProtoReader(buffer, range: range)
@@ -198,7 +204,9 @@ struct ProtoDecoder {
         var value: JSON?
         var valueRange: Range<Int>?
         var merged: [UInt8]?
+        steps &+= 1
         while let (number, wire) = try reader.readTag() {
+            steps &+= 1
             if number == 1, wire == keyType.wireType {
                 key = try scalar(keyType, &reader, nil, dropDefault: false)
             } else if number == 2, wire == valueType.wireType {
@@ -229,7 +237,9 @@ struct ProtoDecoder {
             do throws(ProtobufError) {
                 if let merged {
                     value = try merged.withUnsafeBufferPointer { (b) throws(ProtobufError) -> JSON in
-                        try ProtoDecoder(buffer: b).message(sub, 0..<b.count, depth: depth + 1)
+                        var d = ProtoDecoder(buffer: b)
+                        defer { steps &+= d.steps }
+                        return try d.message(sub, 0..<b.count, depth: depth + 1)
                     }
                 } else {
                     value = try message(sub, valueRange ?? range.upperBound..<range.upperBound, depth: depth + 1)

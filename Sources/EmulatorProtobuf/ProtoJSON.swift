@@ -50,8 +50,25 @@ public enum ProtoJSON {
 
     /// Decodes bytes the caller keeps alive for the duration of the call.
     public static func decode(_ bytes: UnsafeBufferPointer<UInt8>, as schema: MessageSchema) throws(ProtobufError) -> JSON {
-        try ProtoDecoder(buffer: bytes).message(schema, 0..<bytes.count, depth: 0)
+        var decoder = ProtoDecoder(buffer: bytes)
+        return try decoder.message(schema, 0..<bytes.count, depth: 0)
     }
+
+    /// Decodes like `decode(_:as:)` and adds the work it took to `steps`: one step per field key
+    /// read and per message entered. Decoding is linear: `steps` grows by at most
+    /// `maxSteps(forBytes:)` (what tests and the `protobuf` fuzz target check).
+    public static func decode(_ bytes: [UInt8], as schema: MessageSchema, steps: inout Int) throws(ProtobufError) -> JSON {
+        try bytes.withUnsafeBufferPointer { (buffer) throws(ProtobufError) -> JSON in
+            var decoder = ProtoDecoder(buffer: buffer)
+            defer { steps &+= decoder.steps }
+            return try decoder.message(schema, 0..<buffer.count, depth: 0)
+        }
+    }
+
+    /// The most steps decoding `count` bytes may take. Every key is at least one byte and every
+    /// nested message at least two (its key and length) in its parent, so about 1.5 steps per byte
+    /// at worst; the bound leaves room.
+    public static func maxSteps(forBytes count: Int) -> Int { 2 * count + 1 }
 
     /// Encodes a proto3 JSON value as a `schema` message.
     public static func encode(_ json: JSON, as schema: MessageSchema) throws(ProtobufError) -> [UInt8] {
