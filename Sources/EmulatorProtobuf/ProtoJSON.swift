@@ -25,8 +25,10 @@ import EmulatorCore
 /// (google.protobuf.Value, NullValue). Fields are written in field-number order and map entries
 /// in key order (String order: UTF-8 byte order for NFC text), so the output is deterministic.
 public enum ProtoJSON {
-    /// The deepest message nesting accepted (as protobuf's default recursion limit); map entries
-    /// count as a level. Deeper input throws instead of exhausting the stack.
+    /// The deepest message nesting accepted: this many messages below the outermost one, as
+    /// protobuf's parsers count their default recursion limit (upb, C++ and Java all read 100
+    /// nested messages and refuse 101); map entries count as a level. Deeper input throws instead
+    /// of exhausting the stack, and the encoder has the same limit.
     public static let maxDepth = 100
 
     /// The key holding the raw bytes (standard base64) of a `google.protobuf.Any` whose type URL

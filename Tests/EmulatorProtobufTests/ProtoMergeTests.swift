@@ -80,13 +80,21 @@ struct ProtoMergeTests {
 
     /// Every occurrence repeated, at every level and many times over: still one pass.
     @Test func manyOccurrencesAtManyLevelsTakeLinearWork() throws {
+        // Per level: 20 small occurrences (each its own key), the one carrying the next level,
+        // 20 more, and a string_value member in front that the first map_value clears.
+        let small = (0..<20).map { Self.ld(6, Self.entry("s\($0)", [0x10, 0x02])) }.joined()
         var v: [UInt8] = [0x10, 0x01]
-        for level in 0..<30 {
-            let once = Self.ld(6, Self.entry("k\(level % 3)", v))
-            v = once + Array([[UInt8]](repeating: Self.ld(6, []), count: 20).joined()) + once
-        }
-        let (_, steps) = try decodeCounting(v, value)
+        for _ in 0..<33 { v = Self.str(17, "x") + Array(small) + Self.ld(6, Self.entry("a", v)) + Array(small) }
+        let (json, steps) = try decodeCounting(v, value)
         #expect(steps <= ProtoJSON.maxSteps(forBytes: v.count), "\(v.count) bytes: \(steps) steps")
+        var level = json, levels = 0
+        while let next = level["mapValue"]?["fields"]?["a"] {
+            #expect(level["mapValue"]?["fields"]?.objectValue?.count == 21)
+            level = next
+            levels += 1
+        }
+        #expect(levels == 33)
+        #expect(level == ["integerValue": "1"])
     }
 
     // MARK: depth
