@@ -20,7 +20,7 @@ extension ProtoDecoder {
                 for piece in 0...more.count {
                     var reader = ProtoReader(buffer, range: piece == 0 ? range : more[piece - 1])
                     while let (number, wire) = try reader.readTag() {
-                        steps &+= 1
+                        try step()
                         if number == 1, wire == kind.wireType {
                             value = try scalar(kind, &reader, nil, dropDefault: false)
                         } else {
@@ -66,7 +66,7 @@ extension ProtoDecoder {
             for piece in 0...more.count {
                 var reader = ProtoReader(buffer, range: piece == 0 ? range : more[piece - 1])
                 while let (number, wire) = try reader.readTag() {
-                    steps &+= 1
+                    try step()
                     if number == 1, wire == .varint {
                         current = "seconds"
                         seconds = Int64(bitPattern: try reader.readVarint())
@@ -94,7 +94,7 @@ extension ProtoDecoder {
             for piece in 0...more.count {
                 var reader = ProtoReader(buffer, range: piece == 0 ? range : more[piece - 1])
                 while let (number, wire) = try reader.readTag() {
-                    steps &+= 1
+                    try step()
                     if number == 1, wire == .lengthDelimited {
                         current = "type_url"
                         let r = try reader.readLengthDelimited()

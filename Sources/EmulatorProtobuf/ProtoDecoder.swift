@@ -14,8 +14,19 @@ import EmulatorCore
 struct ProtoDecoder {
     /// The whole input.
     let buffer: UnsafeBufferPointer<UInt8>
-    /// Work done so far: field keys read plus messages entered.
+    /// Work done so far: field keys read (by every pass: skimming, run lengths, decoding) plus
+    /// messages entered.
     var steps = 0
+    /// When `steps` reaches this, the decoder checks whether its task was cancelled (the gRPC
+    /// caller went away): a 16 MiB request of tiny messages takes seconds, which a caller that
+    /// has left should not cost. Checked every `cancellationInterval` steps, so it costs nothing
+    /// measurable.
+    private var nextCancellationCheck = ProtoDecoder.cancellationInterval
+    /// Steps between two cancellation checks.
+    static let cancellationInterval = 4096
+
+    /// A decoder over `buffer`.
+    init(buffer: UnsafeBufferPointer<UInt8>) { self.buffer = buffer }
 
     /// Decodes a `schema` message made of `range` then `more` (later occurrences, merged) at
     /// nesting level `depth` (the outermost message is 0).
@@ -23,9 +34,23 @@ struct ProtoDecoder {
         guard depth <= ProtoJSON.maxDepth else {
             throw ProtobufError("messages nested deeper than \(ProtoJSON.maxDepth) levels").inMessage(schema)
         }
-        steps &+= 1
+        try step()
         if let wellKnown = schema.wellKnown { return try self.wellKnown(wellKnown, schema, range, more, depth: depth) }
         return .object(try fields(schema, range, more, depth: depth))
+    }
+
+    /// Counts one step of work and, every `cancellationInterval` steps, stops when the task has
+    /// been cancelled.
+    @inline(__always)
+    mutating func step() throws(ProtobufError) {
+        steps &+= 1
+        if steps >= nextCancellationCheck { try checkCancellation() }
+    }
+
+    @inline(never)
+    private mutating func checkCancellation() throws(ProtobufError) {
+        nextCancellationCheck = steps &+ ProtoDecoder.cancellationInterval
+        if Task.isCancelled { throw ProtobufError("decoding stopped: the call was cancelled") }
     }
 
     /// Decodes the fields of one message into a JSON object's members.
@@ -36,7 +61,8 @@ struct ProtoDecoder {
     /// singular message field's occurrences are gathered (`occurrences`) and each is decoded once
     /// at the end from all of its ranges.
     mutating func fields(_ schema: MessageSchema, _ range: Range<Int>, _ more: [Range<Int>], depth: Int) throws(ProtobufError) -> [String: JSON] {
-        let (runs, merging) = ProtoDecoder.skim(schema, buffer, range, more)
+        let (runs, merging): (Int, Bool)
+        do throws(ProtobufError) { (runs, merging) = try skim(schema, range, more) } catch { throw error.inMessage(schema) }
         var reader = ProtoReader(buffer, range: range)
         var nextPiece = 0
         // Sized once: growing a dictionary rehashes it at every doubling.
@@ -56,7 +82,7 @@ struct ProtoDecoder {
                 nextPiece += 1
                 continue
             }
-            steps &+= 1
+            do throws(ProtobufError) { try step() } catch { throw error.inMessage(schema) }
             guard let fi = schema.fieldIndex(number: number) else {
                 do throws(ProtobufError) { try reader.skip(wire) } catch { throw error.within(schema, "<unknown field \(number)>") }
                 continue
@@ -105,7 +131,7 @@ struct ProtoDecoder {
                 case .repeated:
                     if pending != fi {
                         pending = fi
-                        if plan.kind == .message { items.reserveCapacity(ProtoDecoder.runLength(reader, number, wire)) }
+                        if plan.kind == .message { items.reserveCapacity(try runLength(reader, number, wire)) }
                     }
                     if wire == .lengthDelimited, plan.kind.isPackable {
                         var packed = reader.subReader(try reader.readLengthDelimited())
@@ -129,7 +155,7 @@ struct ProtoDecoder {
                     }
                     if pending != fi {
                         pending = fi
-                        entries.reserveCapacity(ProtoDecoder.runLength(reader, number, wire))
+                        entries.reserveCapacity(try runLength(reader, number, wire))
                     }
                     let (key, value) = try mapEntry(schema, fi, plan, try reader.readLengthDelimited(), depth: depth + 1)
                     entries[key] = value
@@ -152,8 +178,9 @@ struct ProtoDecoder {
     /// One pass over a message's keys and lengths: how many runs of equal field numbers it has
     /// (the most keys its JSON object gets), and whether a singular message field occurs more
     /// than once (then it must be merged). It reads exactly the keys the decoding pass reads;
-    /// malformed input just ends it, and the decoding pass reports the problem.
-    static func skim(_ schema: MessageSchema, _ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ more: [Range<Int>]) -> (runs: Int, merging: Bool) {
+    /// malformed input just ends it, and the decoding pass reports the problem. Throws only when
+    /// the task is cancelled.
+    mutating func skim(_ schema: MessageSchema, _ range: Range<Int>, _ more: [Range<Int>]) throws(ProtobufError) -> (runs: Int, merging: Bool) {
         var runs = 0, last = -1
         var seen: UInt64 = 0
         var seenBeyond: [Int] = []
@@ -161,6 +188,7 @@ struct ProtoDecoder {
         for piece in 0...more.count {
             var r = ProtoReader(buffer, range: piece == 0 ? range : more[piece - 1])
             while let tag = try? r.readTag() {
+                try step()
                 if tag.number != last {
                     runs += 1
                     last = tag.number
@@ -184,13 +212,15 @@ struct ProtoDecoder {
     }
 
     /// How many consecutive fields keyed (`number`, `wire`) start at the value `reader` is at
-    /// (its key already read): the size of a repeated or map field's run.
-    static func runLength(_ reader: ProtoReader, _ number: Int, _ wire: WireType) -> Int {
+    /// (its key already read): the size of a repeated or map field's run. Throws only when the
+    /// task is cancelled.
+    mutating func runLength(_ reader: ProtoReader, _ number: Int, _ wire: WireType) throws(ProtobufError) -> Int {
         var r = reader
         var count = 0
         while (try? r.skip(wire)) != nil {
             count += 1
             guard let tag = try? r.readTag(), tag.number == number, tag.wireType == wire else { break }
+            try step()
         }
         return count
     }
@@ -232,7 +262,7 @@ struct ProtoDecoder {
     /// (the entry's key seen again in a later entry replaces the value instead).
     private mutating func mapEntry(_ schema: MessageSchema, _ fi: Int, _ plan: FieldPlan, _ range: Range<Int>, depth: Int) throws(ProtobufError) -> (String, JSON) {
         guard depth <= ProtoJSON.maxDepth else { throw ProtobufError("messages nested deeper than \(ProtoJSON.maxDepth) levels") }
-        steps &+= 1
+        try step()
         let keyType = plan.keyKind, valueType = plan.kind
         var reader = ProtoReader(buffer, range: range)
         var key: JSON?
@@ -240,7 +270,7 @@ struct ProtoDecoder {
         var valueRange: Range<Int>?
         var moreValueRanges: [Range<Int>] = []
         while let (number, wire) = try reader.readTag() {
-            steps &+= 1
+            try step()
             if number == 1, wire == keyType.wireType {
                 key = try scalar(keyType, &reader, nil, dropDefault: false)
             } else if number == 2, wire == valueType.wireType {

@@ -50,15 +50,17 @@ public enum ProtoJSON {
         }
     }
 
-    /// Decodes bytes the caller keeps alive for the duration of the call.
+    /// Decodes bytes the caller keeps alive for the duration of the call. Work is linear in the
+    /// input; a decode running in a task that is cancelled (a gRPC caller that went away) stops
+    /// within a few thousand steps with a `ProtobufError`.
     public static func decode(_ bytes: UnsafeBufferPointer<UInt8>, as schema: MessageSchema) throws(ProtobufError) -> JSON {
         var decoder = ProtoDecoder(buffer: bytes)
         return try decoder.message(schema, 0..<bytes.count, depth: 0)
     }
 
     /// Decodes like `decode(_:as:)` and adds the work it took to `steps`: one step per field key
-    /// read and per message entered. Decoding is linear: `steps` grows by at most
-    /// `maxSteps(forBytes:)` (what tests and the `protobuf` fuzz target check).
+    /// read (by any of its passes) and per message entered. Decoding is linear: `steps` grows by
+    /// at most `maxSteps(forBytes:)` (what tests and the `protobuf` fuzz target check).
     public static func decode(_ bytes: [UInt8], as schema: MessageSchema, steps: inout Int) throws(ProtobufError) -> JSON {
         try bytes.withUnsafeBufferPointer { (buffer) throws(ProtobufError) -> JSON in
             var decoder = ProtoDecoder(buffer: buffer)
@@ -67,10 +69,10 @@ public enum ProtoJSON {
         }
     }
 
-    /// The most steps decoding `count` bytes may take. Every key is at least one byte and every
-    /// nested message at least two (its key and length) in its parent, so about 1.5 steps per byte
-    /// at worst; the bound leaves room.
-    public static func maxSteps(forBytes count: Int) -> Int { 2 * count + 1 }
+    /// The most steps decoding `count` bytes may take. Every field takes at least two bytes; its
+    /// key is read at most three times (skimming, a run's length, decoding), and a map entry with
+    /// a message value enters two messages: at most 2.5 steps per byte. The bound leaves room.
+    public static func maxSteps(forBytes count: Int) -> Int { 3 * count + 1 }
 
     /// Encodes a proto3 JSON value as a `schema` message.
     public static func encode(_ json: JSON, as schema: MessageSchema) throws(ProtobufError) -> [UInt8] {

@@ -97,6 +97,25 @@ struct ProtoMergeTests {
         #expect(level == ["integerValue": "1"])
     }
 
+    /// A caller that went away cancels the task: decoding stops within a few thousand steps.
+    @Test func decodingStopsWhenItsTaskIsCancelled() async throws {
+        let big = Self.ld(9, Array([[UInt8]](repeating: Self.ld(1, []), count: 100_000).joined()))
+        let task = Task { () -> String? in
+            while !Task.isCancelled { await Task.yield() }
+            var steps = 0
+            do {
+                _ = try ProtoJSON.decode(big, as: FirestoreSchemas.value, steps: &steps)
+                return nil
+            } catch {
+                #expect(steps <= ProtoDecoder.cancellationInterval + 2)
+                return (error as? ProtobufError)?.reason
+            }
+        }
+        task.cancel()
+        #expect(await task.value == "decoding stopped: the call was cancelled")
+        #expect(try ProtoJSON.decode(big, as: value)["arrayValue"]?["values"]?.arrayValue?.count == 100_000, "uncancelled, the same input decodes")
+    }
+
     // MARK: depth
 
     /// Builds a Value with `nested` messages below it: Value{array_value{values: Value{...}}},
