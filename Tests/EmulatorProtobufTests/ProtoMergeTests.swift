@@ -218,6 +218,21 @@ struct ProtoMergeTests {
                                           "value": ["mapValue": ["fields": ["x": ["integerValue": "1"], "y": ["integerValue": "2"]]]]]]])
     }
 
+    /// A route through long map keys stays short: each key is shown up to 100 characters (the
+    /// error travels back in a gRPC trailer, which clients limit to a few KiB).
+    @Test func longMapKeysAreShortenedInErrorRoutes() {
+        let key = String(repeating: "k", count: 100_000)
+        var v: [UInt8] = [0x10, 0x80]  // truncated integer_value
+        for _ in 0..<10 { v = Self.ld(6, Self.entry(key, v)) }
+        do {
+            _ = try ProtoJSON.decode(v, as: value)
+            Issue.record("decoded")
+        } catch {
+            #expect(error.description.utf8.count < 2_000)
+            #expect(error.description.hasPrefix("truncated varint in google.firestore.v1.Value.integer_value (at map_value.fields[\"\(String(repeating: "k", count: 100))…\"].map_value"))
+        }
+    }
+
     /// Errors inside merged occurrences name the field and path as elsewhere.
     @Test func errorsInMergedOccurrencesNameTheirPlace() {
         // map_value{a: 1}, map_value{b: <truncated varint>}

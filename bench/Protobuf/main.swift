@@ -2,6 +2,8 @@
 //   swift build -c release --product bench-protobuf && .build/release/bench-protobuf [seconds-per-case [label filter]]
 // Prints one Markdown table row per case: messages per second and microseconds per message,
 // single-threaded, after a warm-up, best of ten rounds. Measured here, never asserted in a test (see bench/RESULTS.md).
+// Then a second table: decoding throughput on hostile shapes of HOSTILE_MIB MiB each (default 4;
+// the label filter `hostile` prints only that table).
 import EmulatorCore
 import EmulatorProtobuf
 
@@ -108,7 +110,7 @@ func repeated(_ unit: [UInt8], _ size: Int) -> [UInt8] {
 /// Decoding throughput on shapes meant to be expensive (a request may carry up to 16 MiB): the
 /// work must stay linear, so MB/s should be of the same order for every row. Best of five.
 func hostileShapes() throws {
-    let size = (Int(getenv("HOSTILE_MIB").map { String(cString: $0) } ?? "") ?? 4) << 20
+    let size = (getenv("HOSTILE_MIB").flatMap { Int(String(cString: $0)) } ?? 4) << 20
     let value = FirestoreSchemas.value
     guard let structuredQuery = FirestoreSchemas.message(named: "google.firestore.v1.StructuredQuery") else { return }
     var deep: [UInt8] = [0x10, 0x01]
@@ -175,7 +177,7 @@ do {
     try measure("decode RunQueryRequest", bytes: queryBytes.count) { _ = try ProtoJSON.decode(queryBytes, as: FirestoreSchemas.runQueryRequest) }
     let text = document.serializedBytes()
     try measure("for scale: JSON.parse of the document's REST text", bytes: text.count) { _ = try JSON.parse(text) }
-    if only == nil || only == "hostile" { try hostileShapes() }
+    if only == nil || only == "hostile" { try hostileShapes() }  // "hostile" matches no row above
 } catch {
     print("bench-protobuf: \(error)")
     exit(1)
