@@ -12,6 +12,9 @@ public struct UTF8Dictionary<Value> {
     /// An empty dictionary.
     public init() { storage = [:] }
 
+    /// An empty dictionary with room for `minimumCapacity` members.
+    public init(minimumCapacity: Int) { storage = Dictionary(minimumCapacity: minimumCapacity) }
+
     /// Wraps byte-keyed members.
     public init(storage: [UTF8Key: Value]) { self.storage = storage }
 

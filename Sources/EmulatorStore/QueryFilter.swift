@@ -168,14 +168,14 @@ public indirect enum QueryFilter: Sendable, Equatable {
             return 1
         case .unary: return 1
         case .or(let fs):
-            return fs.reduce(0) { acc, f in
-                let (sum, o) = acc.addingReportingOverflow(f.disjunctionCount)
-                return o ? Int.max : sum
+            return fs.reduce(0) { sum, f in
+                let (n, overflow) = sum.addingReportingOverflow(f.disjunctionCount)
+                return overflow ? .max : n
             }
         case .and(let fs):
-            return fs.reduce(1) { acc, f in
-                let (m, o) = acc.multipliedReportingOverflow(by: f.disjunctionCount)
-                return o ? Int.max : m
+            return fs.reduce(1) { product, f in
+                let (n, overflow) = product.multipliedReportingOverflow(by: f.disjunctionCount)
+                return overflow ? .max : n
             }
         }
     }
