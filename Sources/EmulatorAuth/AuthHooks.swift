@@ -66,7 +66,7 @@ public struct BlockingCredential: Sendable, Equatable {
 
     /// The wire form handed to functions hosts (camelCase keys; absent values left out).
     public var json: JSON {
-        var o: [String: JSON] = [:]
+        var o: UTF8Dictionary<JSON> = [:]
         if let a = signInAttributes { o["signInAttributes"] = a }
         for (k, v) in [("rawUserInfo", rawUserInfo), ("idToken", idToken), ("accessToken", accessToken),
                        ("refreshToken", refreshToken), ("tokenSecret", tokenSecret)] {
@@ -86,15 +86,15 @@ public struct BlockingResult: Sendable, Equatable {
     /// New email-verified flag.
     public var emailVerified: Bool?
     /// New custom claims (replaces the stored ones).
-    public var customClaims: [String: JSON]?
+    public var customClaims: UTF8Dictionary<JSON>?
     /// Extra ID-token claims for this sign-in only (beforeSignIn).
-    public var sessionClaims: [String: JSON]?
+    public var sessionClaims: UTF8Dictionary<JSON>?
     /// New photo URL.
     public var photoUrl: String?
 
     /// No changes.
     public init(displayName: String? = nil, disabled: Bool? = nil, emailVerified: Bool? = nil,
-                customClaims: [String: JSON]? = nil, sessionClaims: [String: JSON]? = nil, photoUrl: String? = nil)
+                customClaims: UTF8Dictionary<JSON>? = nil, sessionClaims: UTF8Dictionary<JSON>? = nil, photoUrl: String? = nil)
     {
         self.displayName = displayName
         self.disabled = disabled

@@ -22,7 +22,7 @@ public struct AuthProjectConfig: Sendable, Equatable {
 
     /// The wire shape.
     public var json: JSON {
-        var signIn: [String: JSON] = ["allowDuplicateEmails": .bool(allowDuplicateEmails)]
+        var signIn: UTF8Dictionary<JSON> = ["allowDuplicateEmails": .bool(allowDuplicateEmails)]
         if !testPhoneNumbers.isEmpty { signIn["phoneNumber"] = ["testPhoneNumbers": .object(testPhoneNumbers.mapValues { .string($0) })] }
         return [
             "signIn": .object(signIn),
@@ -34,7 +34,7 @@ public struct AuthProjectConfig: Sendable, Equatable {
     }
 
     /// Applies the fields present in `patch` (a partial config of the same shape).
-    public mutating func apply(_ patch: [String: JSON]) throws {
+    public mutating func apply(_ patch: UTF8Dictionary<JSON>) throws {
         func bool(_ v: JSON?, _ name: String) throws -> Bool? {
             guard let v, !v.isNull else { return nil }
             guard let b = v.boolValue else { throw EmulatorError.authBadRequest("INVALID_CONFIG : \(name) must be a boolean") }

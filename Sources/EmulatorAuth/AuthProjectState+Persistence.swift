@@ -3,7 +3,7 @@ import EmulatorCore
 extension AuthPool {
     /// The whole pool: `{users, refreshTokens, oobCodes, smsCodes, mfaSessions}` (maps keyed by
     /// id; code lists in issue order).
-    var exported: [String: JSON] {
+    var exported: UTF8Dictionary<JSON> {
         ["users": .object(users.mapValues(\.persisted)),
          "refreshTokens": .object(refreshTokens.mapValues(\.persisted)),
          "oobCodes": .array(oobOrder.compactMap { oobCodes[$0]?.persisted }),
@@ -12,7 +12,7 @@ extension AuthPool {
     }
 
     /// Applies a pool journal entry or export: keyed maps upsert, `null` values delete.
-    mutating func apply(journal j: [String: JSON]) throws {
+    mutating func apply(journal j: UTF8Dictionary<JSON>) throws {
         if j["reset"] == true { removeAllUsers() }
         for (uid, u) in j["users"]?.objectValue ?? [:] {
             if u.isNull { remove(uid) } else { put(try AuthUser(persisted: u)) }
@@ -40,7 +40,7 @@ extension AuthPool {
 
     /// The journal fields for what changed since the journal last looked (`forgetChanges` after
     /// the journal took them; `rollBack` when it refused them).
-    func journalFields() -> [String: JSON]? {
+    func journalFields() -> UTF8Dictionary<JSON>? {
         let c = changes
         guard !c.isEmpty else { return nil }
         if c.all {
@@ -48,7 +48,7 @@ extension AuthPool {
             e["reset"] = true
             return e
         }
-        var o: [String: JSON] = [:]
+        var o: UTF8Dictionary<JSON> = [:]
         func delta<V>(_ keys: Set<String>, _ map: [String: V], _ f: (V) -> JSON) -> JSON {
             .object(Dictionary(uniqueKeysWithValues: keys.map { ($0, map[$0].map(f) ?? .null) }))
         }
@@ -122,7 +122,7 @@ extension AuthProjectState {
         var o = pool.journalFields() ?? [:]
         let c = changes
         if c.config { o["config"] = config.json }
-        var touched: [String: JSON] = [:]
+        var touched: UTF8Dictionary<JSON> = [:]
         for id in c.tenantConfigs.union(c.tenantPools) {
             guard tenants[id] != nil else {
                 touched[id] = .null

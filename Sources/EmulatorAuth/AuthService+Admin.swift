@@ -48,7 +48,7 @@ extension AuthService {
             st.put(created)
         }
         await hooks.userCreated(projectId: sc.projectId, user: created)
-        var o: [String: JSON] = ["kind": "identitytoolkit#SignupNewUserResponse", "localId": .string(uid)]
+        var o: UTF8Dictionary<JSON> = ["kind": "identitytoolkit#SignupNewUserResponse", "localId": .string(uid)]
         if let em = created.email { o["email"] = .string(em) }
         if let n = created.displayName { o["displayName"] = .string(n) }
         return .object(o)
@@ -56,7 +56,7 @@ extension AuthService {
 
     /// `accounts:lookup`: the `idToken`'s user, or (privileged) users by `localId`, `email`,
     /// `phoneNumber` and `federatedUserId` (`[{providerId, rawId}]`).
-    public func lookup(projectId: String, tenantId: String? = nil, body raw: [String: JSON], privileged: Bool) throws -> JSON {
+    public func lookup(projectId: String, tenantId: String? = nil, body raw: UTF8Dictionary<JSON>, privileged: Bool) throws -> JSON {
         let b = Body(raw)
         let sc = try scope(projectId, tenantId, b)
         _ = try policy(sc)
@@ -78,13 +78,13 @@ extension AuthService {
         } else {
             throw EmulatorError.authBadRequest("MISSING_ID_TOKEN")
         }
-        var o: [String: JSON] = ["kind": "identitytoolkit#GetAccountInfoResponse"]
+        var o: UTF8Dictionary<JSON> = ["kind": "identitytoolkit#GetAccountInfoResponse"]
         if !users.isEmpty { o["users"] = .array(users.map(\.json)) }
         return .object(o)
     }
 
     /// `accounts:delete`: the `idToken`'s user, or (privileged) `localId`.
-    public func deleteAccount(projectId: String, tenantId: String? = nil, body raw: [String: JSON], privileged: Bool) async throws -> JSON {
+    public func deleteAccount(projectId: String, tenantId: String? = nil, body raw: UTF8Dictionary<JSON>, privileged: Bool) async throws -> JSON {
         let b = Body(raw)
         let sc = try scope(projectId, tenantId, b)
         let pol = try policy(sc)
@@ -114,7 +114,7 @@ extension AuthService {
     }
 
     /// Replaces a user's custom claims (admin); nil clears them.
-    public func setCustomClaims(projectId: String, tenantId: String? = nil, uid: String, claims: [String: JSON]?) throws {
+    public func setCustomClaims(projectId: String, tenantId: String? = nil, uid: String, claims: UTF8Dictionary<JSON>?) throws {
         let text = claims.map { JSON.object($0).serialized() }
         if let text { _ = try Self.validateClaims(text) }
         try write(AuthScope(projectId, tenant: tenantId)) { st in
@@ -132,14 +132,14 @@ extension AuthService {
         guard limit == -1 || (0...1000).contains(limit) else { throw EmulatorError.authBadRequest("INVALID_ARGUMENT : maxResults must be between 0 and 1000") }
         let all = read(sc) { st in st.users.keys.sorted().filter { id in pageToken.map { id > $0 } ?? true }.compactMap { st.user($0) } }
         let page = limit == -1 ? all : Array(all.prefix(limit))
-        var o: [String: JSON] = ["kind": "identitytoolkit#DownloadAccountResponse"]
+        var o: UTF8Dictionary<JSON> = ["kind": "identitytoolkit#DownloadAccountResponse"]
         if !page.isEmpty { o["users"] = .array(page.map(\.json)) }
         if limit != -1, all.count > page.count, let last = page.last { o["nextPageToken"] = .string(last.localId) }
         return .object(o)
     }
 
     /// `accounts:batchDelete`: deletes `localIds`; enabled users need `force`.
-    public func batchDelete(projectId: String, tenantId: String? = nil, body raw: [String: JSON]) async throws -> JSON {
+    public func batchDelete(projectId: String, tenantId: String? = nil, body raw: UTF8Dictionary<JSON>) async throws -> JSON {
         let b = Body(raw)
         let sc = try scope(projectId, tenantId, b)
         _ = try policy(sc)
@@ -164,7 +164,7 @@ extension AuthService {
     }
 
     /// `accounts:query`: all users (no expressions), or only the count when `returnUserInfo` is false.
-    public func queryAccounts(projectId: String, tenantId: String? = nil, body raw: [String: JSON]) throws -> JSON {
+    public func queryAccounts(projectId: String, tenantId: String? = nil, body raw: UTF8Dictionary<JSON>) throws -> JSON {
         let b = Body(raw)
         let sc = try scope(projectId, tenantId, b)
         _ = try policy(sc)
@@ -215,7 +215,7 @@ extension AuthService {
     public func getConfig(projectId: String) -> JSON { readProject(projectId) { $0.config.json } }
 
     /// Applies a partial config and returns the result.
-    public func updateConfig(projectId: String, patch: [String: JSON]) throws -> JSON {
+    public func updateConfig(projectId: String, patch: UTF8Dictionary<JSON>) throws -> JSON {
         try writeProject(projectId) { st in
             // Patch a copy so a bad patch changes nothing.
             var c = st.config
@@ -246,7 +246,7 @@ extension AuthService {
 extension AuthService {
     /// Admin `createUser` for in-process callers (the functions admin context): `properties` uses
     /// the REST field names (`localId`, `email`, `password`, `displayName`, `phoneNumber`, ...).
-    public func createUser(projectId: String, tenantId: String? = nil, properties: [String: JSON]) async throws -> AuthUser {
+    public func createUser(projectId: String, tenantId: String? = nil, properties: UTF8Dictionary<JSON>) async throws -> AuthUser {
         let sc = AuthScope(projectId, tenant: tenantId)
         _ = try policy(sc)
         let r = try await adminCreate(sc, Body(properties))
@@ -255,7 +255,7 @@ extension AuthService {
 
     /// Admin `updateUser` for in-process callers: REST field names (`email`, `password`,
     /// `displayName`, `disableUser`, `emailVerified`, `customAttributes`, `validSince`, ...).
-    public func updateUser(projectId: String, tenantId: String? = nil, uid: String, properties: [String: JSON]) async throws -> AuthUser {
+    public func updateUser(projectId: String, tenantId: String? = nil, uid: String, properties: UTF8Dictionary<JSON>) async throws -> AuthUser {
         var p = properties
         p["localId"] = .string(uid)
         _ = try await update(projectId: projectId, tenantId: tenantId, body: p, privileged: true)

@@ -5,13 +5,13 @@ extension AuthService {
     /// Returns the session claims for the ID token. `secondFactor` is the factor a finalized MFA
     /// sign-in used (`phone` or `totp`).
     func runBlocking(_ scope: AuthScope, user: inout AuthUser, isNew: Bool, method: String, secondFactor: String? = nil,
-                     credential: BlockingCredential? = nil) async throws -> [String: JSON] {
+                     credential: BlockingCredential? = nil) async throws -> UTF8Dictionary<JSON> {
         let h = hooks
         if isNew, let r = try await h.beforeCreate(BlockingEvent(eventType: "beforeCreate", projectId: scope.projectId, user: user, signInMethod: method,
                                                                  credential: credential)) {
             try apply(r, to: &user)
         }
-        var session: [String: JSON] = [:]
+        var session: UTF8Dictionary<JSON> = [:]
         let event = BlockingEvent(eventType: "beforeSignIn", projectId: scope.projectId, user: user, signInMethod: method,
                                   secondFactor: secondFactor, credential: credential)
         if let r = try await h.beforeSignIn(event) {
@@ -43,9 +43,9 @@ extension AuthService {
     /// stored, `lastLoginAt` stays, hooks wait for `mfaSignIn:finalize`, and the answer carries
     /// `mfaPendingCredential` and the `mfaInfo` hints instead of `idToken`/`refreshToken`/`expiresIn`.
     func finishSignIn(_ scope: AuthScope, policy: AuthPolicy, user: AuthUser, isNew: Bool, method: String, provider: String,
-                      extra: [String: JSON] = [:], runHooks: Bool = true, challenge: Bool = false, secondFactor: SecondFactor? = nil,
+                      extra: UTF8Dictionary<JSON> = [:], runHooks: Bool = true, challenge: Bool = false, secondFactor: SecondFactor? = nil,
                       credential: BlockingCredential? = nil) async throws
-        -> (AuthUser, [String: JSON])
+        -> (AuthUser, UTF8Dictionary<JSON>)
     {
         if challenge, !isNew, !user.mfaInfo.isEmpty, policy.mfa.isEnabled {
             return try startMfaChallenge(scope, user: user, provider: provider, method: method)

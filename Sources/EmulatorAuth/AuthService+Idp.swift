@@ -4,12 +4,12 @@ import EmulatorCrypto
 extension AuthService {
     /// `accounts:signInWithIdp` with fake IdP credentials, applying the trusted-provider table
     /// for one account per email (see docs/auth.md).
-    public func signInWithIdp(projectId: String, tenantId: String? = nil, body raw: [String: JSON]) async throws -> JSON {
+    public func signInWithIdp(projectId: String, tenantId: String? = nil, body raw: UTF8Dictionary<JSON>) async throws -> JSON {
         let b = Body(raw)
         let sc = try scope(projectId, tenantId, b)
         if b.string("pendingIdToken") != nil { throw EmulatorError(.unimplemented, "pendingIdToken is not implemented in the Auth Emulator.") }
         let cred = try IdpCredential.parse(requestUri: b.string("requestUri"), postBody: b.string("postBody"))
-        var base: [String: JSON] = [
+        var base: UTF8Dictionary<JSON> = [
             "kind": "identitytoolkit#VerifyAssertionResponse", "providerId": .string(cred.providerId),
             "federatedId": .string(cred.sub), "rawUserInfo": .string(JSON.object(cred.rawClaims).serialized()),
             "oauthAccessToken": .string(cred.accessToken ?? "FirebaseAuthEmulatorFakeAccessToken_\(cred.providerId)"),
@@ -27,7 +27,7 @@ extension AuthService {
         }
     }
 
-    private func idpFlow(_ sc: AuthScope, _ b: Body, _ cred: IdpCredential, _ base: [String: JSON]) async throws -> [String: JSON] {
+    private func idpFlow(_ sc: AuthScope, _ b: Body, _ cred: IdpCredential, _ base: UTF8Dictionary<JSON>) async throws -> UTF8Dictionary<JSON> {
         let cfg = try policy(sc)
         if !cfg.idpEnabled(cred.providerId) { throw EmulatorError.authBadRequest("OPERATION_NOT_ALLOWED") }
         var out = base
@@ -100,13 +100,13 @@ extension AuthService {
     /// account, or one named in `auth.serviceAccounts` (`CustomTokenSigners`).
     /// Custom tokens never meet an MFA challenge (production treats them as MFA-ineligible).
     /// A token's `tenant_id` must name the request's tenant (`TENANT_ID_MISMATCH`).
-    public func signInWithCustomToken(projectId: String, tenantId: String? = nil, body raw: [String: JSON]) async throws -> JSON {
+    public func signInWithCustomToken(projectId: String, tenantId: String? = nil, body raw: UTF8Dictionary<JSON>) async throws -> JSON {
         let b = Body(raw)
         let sc = try scope(projectId, tenantId, b)
         _ = try policy(sc)
         guard let token = b.nonEmpty("token") else { throw EmulatorError.authBadRequest("MISSING_CUSTOM_TOKEN") }
         let strict = !config.acceptUnsignedTokens
-        let claims: [String: JSON]
+        let claims: UTF8Dictionary<JSON>
         if token.hasPrefix("{") {
             if strict { throw Self.unsignedCustomToken }
             guard case .object(let o)? = try? JSON.parse(token) else { throw EmulatorError.authBadRequest("INVALID_CUSTOM_TOKEN : ((Invalid JSON.))") }
@@ -127,7 +127,7 @@ extension AuthService {
         if let t = cb.nonEmpty("tenant_id") ?? cb.nonEmpty("tenantId"), t != sc.tenantId { throw EmulatorError.authBadRequest("TENANT_ID_MISMATCH") }
         guard let uid = cb.nonEmpty("uid") ?? cb.nonEmpty("user_id") else { throw EmulatorError.authBadRequest("MISSING_IDENTIFIER") }
         guard uid.count <= 128 else { throw EmulatorError.authBadRequest("INVALID_CUSTOM_TOKEN : ((uid must be at most 128 characters.))") }
-        var extra: [String: JSON] = [:]
+        var extra: UTF8Dictionary<JSON> = [:]
         if let c = claims["claims"] {
             guard case .object(let o) = c else { throw EmulatorError.authBadRequest("INVALID_CLAIMS") }
             _ = try Self.validateClaims(c.serialized())
@@ -144,13 +144,13 @@ extension AuthService {
         if isNew { await hooks.userCreated(projectId: projectId, user: user) }
         if user.disabled { throw EmulatorError.authBadRequest("USER_DISABLED") }
         let (_, tokens) = try signIn(sc, user: user, provider: "custom", extra: extra)
-        var o: [String: JSON] = ["kind": "identitytoolkit#VerifyCustomTokenResponse", "isNewUser": .bool(isNew)]
+        var o: UTF8Dictionary<JSON> = ["kind": "identitytoolkit#VerifyCustomTokenResponse", "isNewUser": .bool(isNew)]
         for (k, v) in tokens where k != "localId" { o[k] = v }
         return .object(o)
     }
 
     /// `projects/{p}:createSessionCookie`: the ID token's claims re-signed with the session issuer.
-    public func createSessionCookie(projectId: String, tenantId: String? = nil, body raw: [String: JSON]) throws -> JSON {
+    public func createSessionCookie(projectId: String, tenantId: String? = nil, body raw: UTF8Dictionary<JSON>) throws -> JSON {
         let b = Body(raw)
         let sc = try scope(projectId, tenantId, b)
         _ = try policy(sc)
@@ -201,13 +201,13 @@ extension AuthService {
     /// `POST /emulator/v1/projects/{p}[/tenants/{t}]/customTokens` `{uid, claims?}`: a custom token
     /// signed (RS256) with the emulator's own key, which `signInWithCustomToken` accepts in every
     /// mode. The control plane's way for tests to get one when unsigned tokens are refused.
-    public func mintCustomToken(projectId: String, tenantId: String?, body raw: [String: JSON]) throws -> JSON {
+    public func mintCustomToken(projectId: String, tenantId: String?, body raw: UTF8Dictionary<JSON>) throws -> JSON {
         let b = Body(raw)
         guard let uid = b.nonEmpty("uid") else { throw EmulatorError.invalidArgument("uid is required.") }
         guard uid.utf8.count <= 128 else { throw EmulatorError.invalidArgument("uid must be at most 128 bytes.") }
         let now = now(projectId).seconds
         let issuer = "firebase-auth-emulator@example.com"
-        var claims: [String: JSON] = [
+        var claims: UTF8Dictionary<JSON> = [
             "iss": .string(issuer), "sub": .string(issuer), "uid": .string(uid), "iat": .int(now), "exp": .int(now + 3600),
             "aud": "https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit",
         ]

@@ -5,7 +5,7 @@ extension AuthService {
     /// `PasswordHash.importable`; rows that fail are reported in `error[]`, the rest are stored.
     /// Imports fire no events, as in Firebase. Rows may carry phone second factors (`mfaInfo`;
     /// such a user needs a verified email, as production requires).
-    public func batchCreate(projectId: String, tenantId: String? = nil, body raw: [String: JSON]) throws -> JSON {
+    public func batchCreate(projectId: String, tenantId: String? = nil, body raw: UTF8Dictionary<JSON>) throws -> JSON {
         let b = Body(raw)
         let sc = try scope(projectId, tenantId, b)
         let pol = try policy(sc)

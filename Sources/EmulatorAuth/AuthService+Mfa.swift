@@ -43,7 +43,7 @@ extension AuthService {
 
     /// `v2 accounts/mfaEnrollment:start`: phone (`phoneEnrollmentInfo`, sends an SMS code) or
     /// TOTP (`totpEnrollmentInfo`, returns a fresh shared secret from the secure random source).
-    public func mfaEnrollmentStart(projectId: String, tenantId: String? = nil, body raw: [String: JSON]) throws -> JSON {
+    public func mfaEnrollmentStart(projectId: String, tenantId: String? = nil, body raw: UTF8Dictionary<JSON>) throws -> JSON {
         let b = Body(raw)
         let sc = try scope(projectId, tenantId, b)
         let pol = try policy(sc)
@@ -84,7 +84,7 @@ extension AuthService {
     /// session, as older iOS SDKs enrol in emulator mode) or the first TOTP code, stores the
     /// factor, revokes the user's other sessions (`validSince`), and returns new tokens whose
     /// second factor is the new one. Nothing changes unless every check passes.
-    public func mfaEnrollmentFinalize(projectId: String, tenantId: String? = nil, body raw: [String: JSON]) throws -> JSON {
+    public func mfaEnrollmentFinalize(projectId: String, tenantId: String? = nil, body raw: UTF8Dictionary<JSON>) throws -> JSON {
         let b = Body(raw)
         let sc = try scope(projectId, tenantId, b)
         let pol = try policy(sc)
@@ -164,14 +164,14 @@ extension AuthService {
         logger.log(.info, "auth", "A \(f.kind) second factor was enrolled for \(u.email ?? u.localId); other sessions are revoked.")
         let (_, tokens) = try signIn(sc, user: u, provider: ctx.signInProvider ?? "password",
                                      secondFactor: SecondFactor(kind: f.kind, enrollmentId: f.mfaEnrollmentId), login: false)
-        var o: [String: JSON] = ["idToken": tokens["idToken"] ?? .null, "refreshToken": tokens["refreshToken"] ?? .null]
+        var o: UTF8Dictionary<JSON> = ["idToken": tokens["idToken"] ?? .null, "refreshToken": tokens["refreshToken"] ?? .null]
         if totp { o["totpAuthInfo"] = [:] }
         return .object(o)
     }
 
     /// `v2 accounts/mfaEnrollment:withdraw`: removes a factor (`MFA_ENROLLMENT_NOT_FOUND` when the
     /// user has no such factor) and returns new tokens without second-factor claims.
-    public func mfaEnrollmentWithdraw(projectId: String, tenantId: String? = nil, body raw: [String: JSON]) throws -> JSON {
+    public func mfaEnrollmentWithdraw(projectId: String, tenantId: String? = nil, body raw: UTF8Dictionary<JSON>) throws -> JSON {
         let b = Body(raw)
         let sc = try scope(projectId, tenantId, b)
         _ = try policy(sc)

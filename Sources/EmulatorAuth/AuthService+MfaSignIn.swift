@@ -4,7 +4,7 @@ extension AuthService {
     /// Answers a first factor for an MFA user: stores what the first factor changed (not
     /// `lastLoginAt`), records an opaque pending credential bound to this pool (ten minutes on the
     /// project clock), and returns `{localId, mfaPendingCredential, mfaInfo}` with masked hints.
-    func startMfaChallenge(_ sc: AuthScope, user: AuthUser, provider: String, method: String) throws -> (AuthUser, [String: JSON]) {
+    func startMfaChallenge(_ sc: AuthScope, user: AuthUser, provider: String, method: String) throws -> (AuthUser, UTF8Dictionary<JSON>) {
         let e = env(sc.projectId)
         let now = e.clock.now()
         let credential = e.ids.string(length: 64, alphabet: IDGenerator.alphanumerics)
@@ -45,7 +45,7 @@ extension AuthService {
 
     /// `v2 accounts/mfaSignIn:start` (phone only): sends a code to the **stored** number of the
     /// chosen enrolment (any `phoneSignInInfo.phoneNumber` is ignored; iOS sends the masked one).
-    public func mfaSignInStart(projectId: String, tenantId: String? = nil, body raw: [String: JSON]) throws -> JSON {
+    public func mfaSignInStart(projectId: String, tenantId: String? = nil, body raw: UTF8Dictionary<JSON>) throws -> JSON {
         let b = Body(raw)
         let sc = try scope(projectId, tenantId, b)
         let pol = try policy(sc)
@@ -70,7 +70,7 @@ extension AuthService {
     /// `totpVerificationInfo{verificationCode}`). Everything is checked before anything changes;
     /// then `beforeSignIn` runs, the code is used up, `lastLoginAt` moves (`auth_time` = now) and
     /// the tokens carry the second factor.
-    public func mfaSignInFinalize(projectId: String, tenantId: String? = nil, body raw: [String: JSON]) async throws -> JSON {
+    public func mfaSignInFinalize(projectId: String, tenantId: String? = nil, body raw: UTF8Dictionary<JSON>) async throws -> JSON {
         let b = Body(raw)
         let sc = try scope(projectId, tenantId, b)
         let pol = try policy(sc)

@@ -4,7 +4,7 @@ extension AuthService {
     /// `accounts:sendOobCode`. `linkBase` is the emulator's own origin (e.g. `http://127.0.0.1:9099`)
     /// so links point at `/emulator/action`. The link is returned only to privileged callers
     /// asking `returnOobLink`.
-    public func sendOobCode(projectId: String, tenantId: String? = nil, body raw: [String: JSON], privileged: Bool, linkBase: String) async throws -> JSON {
+    public func sendOobCode(projectId: String, tenantId: String? = nil, body raw: UTF8Dictionary<JSON>, privileged: Bool, linkBase: String) async throws -> JSON {
         let b = Body(raw)
         let sc = try scope(projectId, tenantId, b)
         guard let type = b.nonEmpty("requestType") else { throw EmulatorError.authBadRequest("MISSING_REQ_TYPE") }
@@ -67,7 +67,7 @@ extension AuthService {
                           issuedAt: env(projectId).clock.now().seconds)
         try write(sc) { $0.addOob(oob) }
         logger.log(.info, "auth", "To \(type == "EMAIL_SIGNIN" ? "sign in as" : "act on") \(email), follow this link: \(link)")
-        var o: [String: JSON] = ["kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": .string(newEmail ?? email)]
+        var o: UTF8Dictionary<JSON> = ["kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": .string(newEmail ?? email)]
         if privileged && b.bool("returnOobLink") == true {
             o["oobLink"] = .string(link)
             o["oobCode"] = .string(code)
@@ -141,7 +141,7 @@ extension AuthService {
 
     /// `accounts:resetPassword`: with `newPassword` applies a PASSWORD_RESET code; without it only
     /// reports any code's type and email (checkActionCode, verifyPasswordResetCode).
-    public func resetPassword(projectId: String, tenantId: String? = nil, body raw: [String: JSON]) throws -> JSON {
+    public func resetPassword(projectId: String, tenantId: String? = nil, body raw: UTF8Dictionary<JSON>) throws -> JSON {
         let b = Body(raw)
         let sc = try scope(projectId, tenantId, b)
         let pol = try policy(sc)
@@ -158,14 +158,14 @@ extension AuthService {
         } else {
             oob = pending
         }
-        var o: [String: JSON] = ["kind": "identitytoolkit#ResetPasswordResponse", "email": .string(oob.email), "requestType": .string(oob.requestType)]
+        var o: UTF8Dictionary<JSON> = ["kind": "identitytoolkit#ResetPasswordResponse", "email": .string(oob.email), "requestType": .string(oob.requestType)]
         if let ne = oob.newEmail { o["newEmail"] = .string(ne) }
         return .object(o)
     }
 
     /// `accounts:signInWithEmailLink`: creates or signs in the email's user (or links the email to
     /// the `idToken`'s user); the email becomes verified.
-    public func signInWithEmailLink(projectId: String, tenantId: String? = nil, body raw: [String: JSON]) async throws -> JSON {
+    public func signInWithEmailLink(projectId: String, tenantId: String? = nil, body raw: UTF8Dictionary<JSON>) async throws -> JSON {
         let b = Body(raw)
         let sc = try scope(projectId, tenantId, b)
         let cfg = try policy(sc)
@@ -187,7 +187,7 @@ extension AuthService {
         user.upsertProvider(ProviderUserInfo(providerId: "password", rawId: email, email: email, displayName: user.displayName, photoUrl: user.photoUrl))
         let (_, tokens) = try await finishSignIn(sc, policy: cfg, user: user, isNew: isNew, method: "emailLink", provider: "password",
                                                  challenge: b.string("idToken") == nil, secondFactor: factor)
-        var o: [String: JSON] = ["kind": "identitytoolkit#EmailLinkSigninResponse", "email": .string(email), "isNewUser": .bool(isNew)]
+        var o: UTF8Dictionary<JSON> = ["kind": "identitytoolkit#EmailLinkSigninResponse", "email": .string(email), "isNewUser": .bool(isNew)]
         for (k, v) in tokens { o[k] = v }
         return .object(o)
     }
@@ -197,7 +197,7 @@ extension AuthService {
         if let t = tenantId, readProject(projectId, { $0.tenants[t] == nil }) { throw Self.tenantNotFound(t) }
         let codes = read(AuthScope(projectId, tenant: tenantId)) { st in st.oobOrder.compactMap { st.oobCodes[$0] } }
         return ["oobCodes": .array(codes.map { c in
-            var o: [String: JSON] = ["email": .string(c.email), "oobCode": .string(c.code), "oobLink": .string(c.oobLink), "requestType": .string(c.requestType)]
+            var o: UTF8Dictionary<JSON> = ["email": .string(c.email), "oobCode": .string(c.code), "oobLink": .string(c.oobLink), "requestType": .string(c.requestType)]
             if let n = c.newEmail { o["newEmail"] = .string(n) }
             return .object(o)
         })]

@@ -3,7 +3,7 @@ import EmulatorCore
 extension AuthService {
     /// `accounts:signUp`: anonymous, email/password, linking email/password to the `idToken`'s
     /// user, or (privileged) Admin `createUser`. `tenantId` is the path's (or caller's) tenant.
-    public func signUp(projectId: String, tenantId: String? = nil, body raw: [String: JSON], privileged: Bool) async throws -> JSON {
+    public func signUp(projectId: String, tenantId: String? = nil, body raw: UTF8Dictionary<JSON>, privileged: Bool) async throws -> JSON {
         let b = Body(raw)
         let sc = try scope(projectId, tenantId, b)
         let pol = try policy(sc)
@@ -11,7 +11,7 @@ extension AuthService {
         if b.string("localId") != nil { throw EmulatorError.authBadRequest("UNEXPECTED_PARAMETER : User ID") }
         let e = env(projectId)
         let now = e.clock.now()
-        var response: [String: JSON] = ["kind": "identitytoolkit#SignupNewUserResponse"]
+        var response: UTF8Dictionary<JSON> = ["kind": "identitytoolkit#SignupNewUserResponse"]
 
         if b.string("idToken") == nil && b.string("email") == nil && b.string("password") == nil {
             if pol.disableSignUp || !pol.anonymousEnabled { throw EmulatorError.authBadRequest("ADMIN_ONLY_OPERATION") }
@@ -60,7 +60,7 @@ extension AuthService {
     }
 
     /// `accounts:signInWithPassword`; an MFA user gets the second-factor challenge instead of tokens.
-    public func signInWithPassword(projectId: String, tenantId: String? = nil, body raw: [String: JSON]) async throws -> JSON {
+    public func signInWithPassword(projectId: String, tenantId: String? = nil, body raw: UTF8Dictionary<JSON>) async throws -> JSON {
         let b = Body(raw)
         let sc = try scope(projectId, tenantId, b)
         let pol = try policy(sc)
@@ -77,7 +77,7 @@ extension AuthService {
         }
         if user.disabled { throw EmulatorError.authBadRequest("USER_DISABLED") }
         let (u, tokens) = try await finishSignIn(sc, policy: pol, user: user, isNew: false, method: "password", provider: "password", challenge: true)
-        var response: [String: JSON] = ["kind": "identitytoolkit#VerifyPasswordResponse", "registered": true, "email": .string(email)]
+        var response: UTF8Dictionary<JSON> = ["kind": "identitytoolkit#VerifyPasswordResponse", "registered": true, "email": .string(email)]
         for (k, v) in tokens { response[k] = v }
         response["displayName"] = .string(u.displayName ?? "")
         return .object(response)

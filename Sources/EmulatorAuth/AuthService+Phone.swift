@@ -8,7 +8,7 @@ extension AuthService {
     /// (`+*******0100`) to start an MFA sign-in; the code is minted for the masked number and
     /// `mfaSignIn:finalize` finds the enrolment through it. They also send it with the real
     /// number to enrol a phone factor; `mfaEnrollment:finalize` accepts that session.
-    public func sendVerificationCode(projectId: String, tenantId: String? = nil, body raw: [String: JSON]) throws -> JSON {
+    public func sendVerificationCode(projectId: String, tenantId: String? = nil, body raw: UTF8Dictionary<JSON>) throws -> JSON {
         let b = Body(raw)
         let sc = try scope(projectId, tenantId, b)
         let pol = try policy(sc)
@@ -65,7 +65,7 @@ extension AuthService {
 
     /// `accounts:signInWithPhoneNumber`: signs in (or creates, or links to `idToken`'s user) the
     /// number's user. Codes are single-use and checked before anything changes.
-    public func signInWithPhoneNumber(projectId: String, tenantId: String? = nil, body raw: [String: JSON]) async throws -> JSON {
+    public func signInWithPhoneNumber(projectId: String, tenantId: String? = nil, body raw: UTF8Dictionary<JSON>) async throws -> JSON {
         let b = Body(raw)
         let sc = try scope(projectId, tenantId, b)
         let pol = try policy(sc)
@@ -89,7 +89,7 @@ extension AuthService {
         user.phoneNumber = phone
         user.upsertProvider(ProviderUserInfo(providerId: "phone", rawId: phone, phoneNumber: phone))
         let (_, tokens) = try await finishSignIn(sc, policy: pol, user: user, isNew: isNew, method: "phone", provider: "phone", secondFactor: factor)
-        var o: [String: JSON] = ["isNewUser": .bool(isNew), "phoneNumber": .string(phone)]
+        var o: UTF8Dictionary<JSON> = ["isNewUser": .bool(isNew), "phoneNumber": .string(phone)]
         for (k, v) in tokens { o[k] = v }
         return .object(o)
     }

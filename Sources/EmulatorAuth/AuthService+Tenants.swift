@@ -3,7 +3,7 @@ import EmulatorCore
 extension AuthService {
     /// `POST v2/projects/{p}/tenants`: creates a tenant from the resource in `body` (production's
     /// defaults for what is absent) with a fresh id (`<displayName>-<5 characters>`, lower case).
-    public func createTenant(projectId: String, body: [String: JSON]) throws -> JSON {
+    public func createTenant(projectId: String, body: UTF8Dictionary<JSON>) throws -> JSON {
         let cfg = try TenantConfig(json: body)
         let ids = env(projectId).ids
         var base = String((cfg.displayName ?? "tenant").lowercased().filter { $0.isASCIIDigit || ("a"..."z").contains($0) || $0 == "-" }.prefix(20))
@@ -32,7 +32,7 @@ extension AuthService {
             st.tenants.keys.sorted().filter { id in pageToken.map { id > $0 } ?? true }.compactMap { id in st.tenants[id].map { (id, $0.config) } }
         }
         let page = all.prefix(size)
-        var o: [String: JSON] = ["tenants": .array(page.map { $0.1.json(projectId: projectId, tenantId: $0.0) })]
+        var o: UTF8Dictionary<JSON> = ["tenants": .array(page.map { $0.1.json(projectId: projectId, tenantId: $0.0) })]
         if all.count > page.count, let last = page.last { o["nextPageToken"] = .string(last.0) }
         return .object(o)
     }
@@ -41,7 +41,7 @@ extension AuthService {
     /// nested with dots), each named field takes the body's value or, when the body lacks it, its
     /// default; without a mask every top-level field in the body is replaced. The result is
     /// validated as a whole before it is stored.
-    public func updateTenant(projectId: String, tenantId: String, patch: [String: JSON], updateMask: String?) throws -> JSON {
+    public func updateTenant(projectId: String, tenantId: String, patch: UTF8Dictionary<JSON>, updateMask: String?) throws -> JSON {
         guard case .object(var current) = try getTenantConfig(projectId, tenantId).settingsJSON else { throw Self.tenantNotFound(tenantId) }
         if let mask = updateMask, !mask.isEmpty {
             for path in mask.split(separator: ",").map({ $0.trimmingSpaces() }) where !path.isEmpty {
@@ -106,7 +106,7 @@ extension AuthService {
     }
 
     /// Sets (or with nil removes) the value at a dotted path, creating objects on the way.
-    static func setPath(_ o: inout [String: JSON], _ keys: [String], _ value: JSON?) {
+    static func setPath(_ o: inout UTF8Dictionary<JSON>, _ keys: [String], _ value: JSON?) {
         guard let first = keys.first else { return }
         if keys.count == 1 {
             o[first] = value

@@ -5,10 +5,10 @@ extension AuthService {
     static let tokenLifetime: Int64 = 3600
 
     /// The claims of an ID token for `user` signed in with `provider` (and `secondFactor`).
-    func idTokenClaims(projectId: String, user: AuthUser, provider: String, extra: [String: JSON], secondFactor: SecondFactor? = nil,
-                       now: Timestamp) -> [String: JSON]
+    func idTokenClaims(projectId: String, user: AuthUser, provider: String, extra: UTF8Dictionary<JSON>, secondFactor: SecondFactor? = nil,
+                       now: Timestamp) -> UTF8Dictionary<JSON>
     {
-        var c: [String: JSON] = [:]
+        var c: UTF8Dictionary<JSON> = [:]
         if let n = user.displayName { c["name"] = .string(n) }
         if let p = user.photoUrl { c["picture"] = .string(p) }
         for (k, v) in user.customClaims { c[k] = v }
@@ -27,14 +27,14 @@ extension AuthService {
         }
         if let p = user.phoneNumber { c["phone_number"] = .string(p) }
         if provider == "anonymous" { c["provider_id"] = "anonymous" }
-        var identities: [String: JSON] = [:]
+        var identities: UTF8Dictionary<JSON> = [:]
         if let e = user.email { identities["email"] = [.string(e)] }
         for p in user.providers where p.providerId != "password" {
             var list = identities[p.providerId]?.arrayValue ?? []
             list.append(.string(p.rawId))
             identities[p.providerId] = .array(list)
         }
-        var firebase: [String: JSON] = ["identities": .object(identities), "sign_in_provider": .string(provider)]
+        var firebase: UTF8Dictionary<JSON> = ["identities": .object(identities), "sign_in_provider": .string(provider)]
         if let t = user.tenantId { firebase["tenant"] = .string(t) }
         if let f = secondFactor {
             firebase["sign_in_second_factor"] = .string(f.kind)
@@ -59,7 +59,7 @@ extension AuthService {
     }
 
     /// Records a sign-in and a refresh token inside the lock; returns the token and the user.
-    func recordSignIn(_ st: inout AuthPool, user: AuthUser, provider: String, extra: [String: JSON], secondFactor: SecondFactor? = nil,
+    func recordSignIn(_ st: inout AuthPool, user: AuthUser, provider: String, extra: UTF8Dictionary<JSON>, secondFactor: SecondFactor? = nil,
                       now: Timestamp, ids: IDGenerator, login: Bool = true) -> (AuthUser, String)
     {
         var u = user
@@ -74,7 +74,7 @@ extension AuthService {
 
     /// Mints an ID token (outside the lock: RSA signing is the slow part). Unsigned (`alg: none`,
     /// as Firebase's emulator mints them) unless `auth.signIdTokens` asks for RS256.
-    func mintIDToken(projectId: String, user: AuthUser, provider: String, extra: [String: JSON], secondFactor: SecondFactor? = nil,
+    func mintIDToken(projectId: String, user: AuthUser, provider: String, extra: UTF8Dictionary<JSON>, secondFactor: SecondFactor? = nil,
                      now: Timestamp) throws -> String
     {
         let claims = idTokenClaims(projectId: projectId, user: user, provider: provider, extra: extra, secondFactor: secondFactor, now: now)
@@ -88,8 +88,8 @@ extension AuthService {
 
     /// Signs the user in: records it, mints tokens, and returns `{idToken, refreshToken, expiresIn, localId}`.
     /// `login: false` re-issues tokens for the current session (`auth_time` stays).
-    func signIn(_ scope: AuthScope, user: AuthUser, provider: String, extra: [String: JSON] = [:], secondFactor: SecondFactor? = nil,
-                login: Bool = true) throws -> (AuthUser, [String: JSON])
+    func signIn(_ scope: AuthScope, user: AuthUser, provider: String, extra: UTF8Dictionary<JSON> = [:], secondFactor: SecondFactor? = nil,
+                login: Bool = true) throws -> (AuthUser, UTF8Dictionary<JSON>)
     {
         let e = env(scope.projectId)
         let now = e.clock.now()
@@ -215,7 +215,7 @@ extension AuthService {
     }
 
     /// Custom claims validation shared by admin updates and custom tokens.
-    static func validateClaims(_ text: String) throws -> [String: JSON] {
+    static func validateClaims(_ text: String) throws -> UTF8Dictionary<JSON> {
         guard text.utf8.count <= 1000 else { throw EmulatorError.authBadRequest("CLAIMS_TOO_LARGE") }
         guard case .object(let o)? = try? JSON.parse(text) else { throw EmulatorError.authBadRequest("INVALID_CLAIMS") }
         try validateClaimNames(o)
@@ -227,7 +227,7 @@ extension AuthService {
                                   "auth_time", "firebase", "at_hash", "c_hash"]
 
     /// `FORBIDDEN_CLAIM : <name>` for the first reserved name present.
-    static func validateClaimNames(_ o: [String: JSON]) throws {
+    static func validateClaimNames(_ o: UTF8Dictionary<JSON>) throws {
         for name in forbiddenClaims where o[name] != nil { throw EmulatorError.authBadRequest("FORBIDDEN_CLAIM : \(name)") }
     }
 }

@@ -3,13 +3,13 @@ import EmulatorCore
 extension AuthService {
     /// `accounts:update` (setAccountInfo): by `idToken` (end user), by `localId` (admin), or by
     /// `oobCode` (apply a verification / email change).
-    public func update(projectId: String, tenantId: String? = nil, body raw: [String: JSON], privileged: Bool) async throws -> JSON {
+    public func update(projectId: String, tenantId: String? = nil, body raw: UTF8Dictionary<JSON>, privileged: Bool) async throws -> JSON {
         let b = Body(raw)
         let sc = try scope(projectId, tenantId, b)
         _ = try policy(sc)
         if let code = b.nonEmpty("oobCode"), b.string("idToken") == nil, b.string("localId") == nil {
             let oob = try applyOobCode(projectId: projectId, tenantId: sc.tenantId, code: code, newPassword: nil)
-            var o: [String: JSON] = ["kind": "identitytoolkit#SetAccountInfoResponse", "email": .string(oob.newEmail ?? oob.email),
+            var o: UTF8Dictionary<JSON> = ["kind": "identitytoolkit#SetAccountInfoResponse", "email": .string(oob.newEmail ?? oob.email),
                                      "requestType": .string(oob.requestType)]
             if let id = oob.localId { o["localId"] = .string(id) }
             return .object(o)
@@ -116,7 +116,7 @@ extension AuthService {
             guard st.user(final.localId) != nil else { throw EmulatorError.authBadRequest("USER_NOT_FOUND") }
             st.put(final)
         }
-        var o: [String: JSON] = ["kind": "identitytoolkit#SetAccountInfoResponse", "localId": .string(final.localId),
+        var o: UTF8Dictionary<JSON> = ["kind": "identitytoolkit#SetAccountInfoResponse", "localId": .string(final.localId),
                                  "emailVerified": .bool(final.emailVerified), "providerUserInfo": .array(final.providers.map(\.json))]
         if let v = final.email { o["email"] = .string(v) }
         if let v = final.displayName { o["displayName"] = .string(v) }

@@ -134,7 +134,7 @@ public final class AuthService: Sendable {
             try transform(&st)
             st.forgetChanges()
             if let append = journalHook.withLock({ $0 })?.call, old?.hasData == true || st.hasData || pem != nil {
-                var entry: [String: JSON] = ["replace": st.exported]
+                var entry: UTF8Dictionary<JSON> = ["replace": st.exported]
                 if let key = pem ?? (try? keyring.existingKey?.privateKeyPEM()) { entry["signingKey"] = .string(key) }
                 try append(projectId, .object(entry))
                 if entry["signingKey"] != nil { keyJournaled.withLock { $0 = true } }

@@ -5,7 +5,7 @@ import EmulatorCore
 extension AuthUser {
     /// The lossless JSON form.
     var persisted: JSON {
-        var o: [String: JSON] = ["localId": .string(localId), "emailVerified": .bool(emailVerified), "disabled": .bool(disabled),
+        var o: UTF8Dictionary<JSON> = ["localId": .string(localId), "emailVerified": .bool(emailVerified), "disabled": .bool(disabled),
                                  "validSince": .int(validSince), "createdAt": .int(createdAt), "emailLinkSignin": .bool(emailLinkSignin),
                                  "providers": .array(providers.map(\.json))]
         func opt(_ k: String, _ v: String?) { if let v { o[k] = .string(v) } }
@@ -82,7 +82,7 @@ extension PasswordHash {
 extension RefreshRecord {
     /// The lossless JSON form.
     var persisted: JSON {
-        var o: [String: JSON] = ["localId": .string(localId), "provider": .string(provider), "extraClaims": .object(extraClaims), "issuedAt": .int(issuedAt)]
+        var o: UTF8Dictionary<JSON> = ["localId": .string(localId), "provider": .string(provider), "extraClaims": .object(extraClaims), "issuedAt": .int(issuedAt)]
         if let f = secondFactor { o["secondFactor"] = ["kind": .string(f.kind), "enrollmentId": .string(f.enrollmentId)] }
         return .object(o)
     }
@@ -100,7 +100,7 @@ extension RefreshRecord {
 extension OobCode {
     /// The lossless JSON form.
     var persisted: JSON {
-        var o: [String: JSON] = ["code": .string(code), "requestType": .string(requestType), "email": .string(email), "oobLink": .string(oobLink)]
+        var o: UTF8Dictionary<JSON> = ["code": .string(code), "requestType": .string(requestType), "email": .string(email), "oobLink": .string(oobLink)]
         if let newEmail { o["newEmail"] = .string(newEmail) }
         if let localId { o["localId"] = .string(localId) }
         if issuedAt > 0 { o["issuedAt"] = .int(issuedAt) }
@@ -120,7 +120,7 @@ extension OobCode {
 extension SmsCode {
     /// The lossless JSON form.
     var persisted: JSON {
-        var o: [String: JSON] = ["sessionInfo": .string(sessionInfo), "phoneNumber": .string(phoneNumber), "code": .string(code)]
+        var o: UTF8Dictionary<JSON> = ["sessionInfo": .string(sessionInfo), "phoneNumber": .string(phoneNumber), "code": .string(code)]
         if issuedAt > 0 { o["issuedAt"] = .int(issuedAt) }
         if purpose != .signIn { o["purpose"] = .string(purpose.rawValue) }
         if let localId { o["localId"] = .string(localId) }
@@ -148,7 +148,7 @@ extension SmsCode {
 extension MfaSession {
     /// The lossless JSON form.
     var persisted: JSON {
-        var o: [String: JSON] = ["id": .string(id), "kind": .string(kind.rawValue), "localId": .string(localId), "issuedAt": .int(issuedAt)]
+        var o: UTF8Dictionary<JSON> = ["id": .string(id), "kind": .string(kind.rawValue), "localId": .string(localId), "issuedAt": .int(issuedAt)]
         if let provider { o["provider"] = .string(provider) }
         if let method { o["method"] = .string(method) }
         if let secret { o["secret"] = .string(Base64.encode(secret)) }

@@ -3,7 +3,7 @@ import EmulatorCore
 extension AuthUser {
     /// The `accounts:lookup` / `batchGet` shape: numbers as strings, hashes in base64.
     public var json: JSON {
-        var o: [String: JSON] = [
+        var o: UTF8Dictionary<JSON> = [
             "localId": .string(localId), "emailVerified": .bool(emailVerified), "disabled": .bool(disabled),
             "validSince": .string(String(validSince)), "createdAt": .string(String(createdAt)),
             "providerUserInfo": .array(providers.map(\.json)),

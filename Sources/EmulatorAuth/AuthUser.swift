@@ -32,7 +32,7 @@ public struct ProviderUserInfo: Sendable, Equatable {
 
     /// The wire shape.
     public var json: JSON {
-        var o: [String: JSON] = ["providerId": .string(providerId), "rawId": .string(rawId), "federatedId": .string(rawId)]
+        var o: UTF8Dictionary<JSON> = ["providerId": .string(providerId), "rawId": .string(rawId), "federatedId": .string(rawId)]
         if let email { o["email"] = .string(email) }
         if let displayName { o["displayName"] = .string(displayName) }
         if let photoUrl { o["photoUrl"] = .string(photoUrl) }
@@ -101,7 +101,7 @@ public struct AuthUser: Sendable, Equatable {
     }
 
     /// Custom claims decoded (empty when none).
-    public var customClaims: [String: JSON] {
+    public var customClaims: UTF8Dictionary<JSON> {
         guard let s = customAttributes, case .object(let o)? = try? JSON.parse(s) else { return [:] }
         return o
     }

@@ -3,10 +3,10 @@ import EmulatorCore
 /// Small typed readers over a request body, with Identity Toolkit error names.
 struct Body {
     /// The raw fields.
-    let o: [String: JSON]
+    let o: UTF8Dictionary<JSON>
 
     /// Wraps a decoded body.
-    init(_ o: [String: JSON]) { self.o = o }
+    init(_ o: UTF8Dictionary<JSON>) { self.o = o }
 
     /// A string field; numbers and booleans are accepted as their text (SDKs vary).
     func string(_ k: String) -> String? {

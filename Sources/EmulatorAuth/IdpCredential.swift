@@ -17,7 +17,7 @@ struct IdpCredential {
     /// `screen_name` claim.
     var screenName: String?
     /// Every claim, returned as `rawUserInfo`.
-    var rawClaims: [String: JSON]
+    var rawClaims: UTF8Dictionary<JSON>
     /// The `id_token` as sent.
     var idToken: String?
     /// The `access_token` as sent.
@@ -57,7 +57,7 @@ struct IdpCredential {
             throw EmulatorError.authBadRequest("INVALID_CREDENTIAL_OR_PROVIDER_ID : Invalid IdP response/credential: \(uri)")
         }
         if provider.hasPrefix("saml.") { return try saml(provider, params) }
-        var claims: [String: JSON]?
+        var claims: UTF8Dictionary<JSON>?
         if let t = params["id_token"] {
             guard let c = claimsOf(t) else {
                 throw EmulatorError.authBadRequest("INVALID_IDP_RESPONSE : Unable to parse id_token: \(t) ((Auth Emulator only accepts strict JSON or JWTs as fake id_tokens.))")
@@ -100,7 +100,7 @@ struct IdpCredential {
                              screenName: nil, rawClaims: ["nameId": .string(nameId), "attributeStatements": attrs], idToken: nil, accessToken: nil)
     }
 
-    private static func claimsOf(_ t: String) -> [String: JSON]? {
+    private static func claimsOf(_ t: String) -> UTF8Dictionary<JSON>? {
         if t.hasPrefix("{") {
             guard case .object(let o)? = try? JSON.parse(t) else { return nil }
             return o

@@ -4,9 +4,9 @@ import EmulatorCrypto
 /// A decoded (not yet verified) JSON Web Token.
 public struct JWT: Sendable {
     /// The header object.
-    public var header: [String: JSON]
+    public var header: UTF8Dictionary<JSON>
     /// The claims.
-    public var payload: [String: JSON]
+    public var payload: UTF8Dictionary<JSON>
     /// `base64url(header).base64url(payload)`, the bytes the signature covers.
     public var signingInput: [UInt8]
     /// The signature bytes (empty for `alg: none`).
@@ -27,8 +27,8 @@ public struct JWT: Sendable {
     }
 
     /// Encodes and signs with RS256 when `key` is given, else as an unsigned `alg: none` token.
-    public static func encode(_ payload: [String: JSON], key: RSASigningKey?) throws -> String {
-        var header: [String: JSON] = ["typ": "JWT"]
+    public static func encode(_ payload: UTF8Dictionary<JSON>, key: RSASigningKey?) throws -> String {
+        var header: UTF8Dictionary<JSON> = ["typ": "JWT"]
         if let key {
             header["alg"] = "RS256"
             header["kid"] = .string(key.kid)

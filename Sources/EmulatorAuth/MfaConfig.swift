@@ -48,7 +48,7 @@ public struct MfaConfig: Sendable, Equatable {
 
     /// The wire shape.
     public var json: JSON {
-        var o: [String: JSON] = ["state": .string(state), "enabledProviders": .array(enabledProviders.map { .string($0) })]
+        var o: UTF8Dictionary<JSON> = ["state": .string(state), "enabledProviders": .array(enabledProviders.map { .string($0) })]
         if let totpState {
             o["providerConfigs"] = [["state": .string(totpState), "totpProviderConfig": ["adjacentIntervals": .int(Int64(totpAdjacentIntervals))]]]
         } else {

@@ -42,7 +42,7 @@ public struct MfaEnrollment: Sendable, Equatable {
 
     /// The hint a first-factor sign-in shows: masked number, never the full one.
     public var hint: JSON {
-        var o: [String: JSON] = ["mfaEnrollmentId": .string(mfaEnrollmentId), "enrolledAt": .string(enrolledAtText)]
+        var o: UTF8Dictionary<JSON> = ["mfaEnrollmentId": .string(mfaEnrollmentId), "enrolledAt": .string(enrolledAtText)]
         if let displayName { o["displayName"] = .string(displayName) }
         if let phoneNumber { o["phoneInfo"] = .string(Self.mask(phoneNumber)) } else { o["totpInfo"] = [:] }
         return .object(o)
@@ -67,7 +67,7 @@ public struct MfaEnrollment: Sendable, Equatable {
 
     /// The lossless form (persistence), with the TOTP secret and last step.
     var persisted: JSON {
-        var o: [String: JSON] = ["mfaEnrollmentId": .string(mfaEnrollmentId), "enrolledAt": .int(enrolledAt)]
+        var o: UTF8Dictionary<JSON> = ["mfaEnrollmentId": .string(mfaEnrollmentId), "enrolledAt": .int(enrolledAt)]
         if let displayName { o["displayName"] = .string(displayName) }
         if let phoneNumber { o["phoneNumber"] = .string(phoneNumber) }
         if let totpSecret { o["totpSecret"] = .string(Base64.encode(totpSecret)) }

@@ -7,14 +7,14 @@ public struct RefreshRecord: Sendable, Equatable {
     /// Sign-in provider to put in refreshed ID tokens.
     public var provider: String
     /// Extra claims (custom-token claims or session claims) carried over to refreshed tokens.
-    public var extraClaims: [String: JSON]
+    public var extraClaims: UTF8Dictionary<JSON>
     /// Issue time (Unix seconds); revoked when older than the user's `validSince`.
     public var issuedAt: Int64
     /// The second factor of the sign-in, carried to refreshed ID tokens.
     public var secondFactor: SecondFactor?
 
     /// A record.
-    public init(localId: String, provider: String, extraClaims: [String: JSON], issuedAt: Int64, secondFactor: SecondFactor? = nil) {
+    public init(localId: String, provider: String, extraClaims: UTF8Dictionary<JSON>, issuedAt: Int64, secondFactor: SecondFactor? = nil) {
         self.localId = localId
         self.provider = provider
         self.extraClaims = extraClaims

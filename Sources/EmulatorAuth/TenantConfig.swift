@@ -26,7 +26,7 @@ public struct TenantConfig: Sendable, Equatable {
     public var autodeleteAnonymousUsers = false
     /// Settings stored and returned as given but not acted on (`smsRegionConfig`, `recaptchaConfig`,
     /// `passwordPolicyConfig`, `emailPrivacyConfig`, `inheritance`).
-    public var passthrough: [String: JSON] = [:]
+    public var passthrough: UTF8Dictionary<JSON> = [:]
 
     /// Fields stored but not modelled.
     static let passthroughFields: Set<String> = ["smsRegionConfig", "recaptchaConfig", "passwordPolicyConfig", "emailPrivacyConfig", "inheritance"]
@@ -59,7 +59,7 @@ public struct TenantConfig: Sendable, Equatable {
 
     /// Every setting, without the output-only `name` (persistence and update masks).
     public var settingsJSON: JSON {
-        var o: [String: JSON] = [
+        var o: UTF8Dictionary<JSON> = [
             "allowPasswordSignup": .bool(allowPasswordSignup), "enableEmailLinkSignin": .bool(enableEmailLinkSignin),
             "disableAuth": .bool(disableAuth), "enableAnonymousUser": .bool(enableAnonymousUser),
             "mfaConfig": mfaConfig.json, "autodeleteAnonymousUsers": .bool(autodeleteAnonymousUsers),
@@ -72,7 +72,7 @@ public struct TenantConfig: Sendable, Equatable {
     }
 
     /// Decodes a whole resource (absent fields take the defaults), naming what is wrong.
-    public init(json o: [String: JSON]) throws {
+    public init(json o: UTF8Dictionary<JSON>) throws {
         self.init()
         for k in o.keys.sorted() where !Self.inputFields.contains(k) && !Self.outputFields.contains(k) {
             throw EmulatorError.authBadRequest("INVALID_ARGUMENT : Invalid JSON payload received. Unknown name \"\(k)\" at 'tenant'.")

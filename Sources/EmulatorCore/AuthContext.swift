@@ -4,10 +4,10 @@ public struct AuthContext: Sendable, Equatable {
     /// The user's uid (`sub`).
     public var uid: String
     /// All claims of the ID token, including `firebase.sign_in_provider` and custom claims.
-    public var token: [String: JSON]
+    public var token: UTF8Dictionary<JSON>
 
     /// Creates an auth context.
-    public init(uid: String, token: [String: JSON]) {
+    public init(uid: String, token: UTF8Dictionary<JSON>) {
         self.uid = uid
         self.token = token
     }

@@ -44,7 +44,7 @@ public enum CallableProtocol {
     /// The error body and HTTP status for anything a function threw.
     public static func failure(_ error: any Error) -> (status: Int, body: JSON) {
         let e = (error as? HttpsError) ?? HttpsError(.internal, "INTERNAL")
-        var inner: [String: JSON] = ["status": .string(e.code.rawValue), "message": .string(e.message)]
+        var inner: UTF8Dictionary<JSON> = ["status": .string(e.code.rawValue), "message": .string(e.message)]
         if let d = e.details { inner["details"] = d }
         return (e.code.httpStatus, ["error": .object(inner)])
     }

@@ -12,7 +12,7 @@ public protocol AdminAuth: Sendable {
     /// Deletes a user.
     func deleteUser(_ uid: String) async throws
     /// Replaces (or with nil clears) custom claims.
-    func setCustomClaims(_ uid: String, _ claims: [String: JSON]?) throws
+    func setCustomClaims(_ uid: String, _ claims: UTF8Dictionary<JSON>?) throws
 }
 
 /// Admin access to the document store (bypasses rules). Documents and writes use the Firestore

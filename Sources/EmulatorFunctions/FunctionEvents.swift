@@ -88,7 +88,7 @@ public struct BackgroundEvent: Sendable {
 
     /// The JSON envelope workers receive.
     public var json: JSON {
-        var o: [String: JSON] = ["id": .string(id), "type": .string(type), "time": .string(time.rfc3339()), "subject": .string(subject),
+        var o: UTF8Dictionary<JSON> = ["id": .string(id), "type": .string(type), "time": .string(time.rfc3339()), "subject": .string(subject),
                                  "params": .object(params.mapValues { .string($0) })]
         if let before { o["before"] = before }
         if let after { o["after"] = after }
@@ -138,7 +138,7 @@ public struct InvocationRecord: Sendable {
 
     /// Listing shape.
     public var json: JSON {
-        var o: [String: JSON] = ["id": .string(id), "function": .string(function), "trigger": .string(trigger), "attempt": .int(Int64(attempt)),
+        var o: UTF8Dictionary<JSON> = ["id": .string(id), "function": .string(function), "trigger": .string(trigger), "attempt": .int(Int64(attempt)),
                                  "startTime": .string(start.rfc3339()), "durationMs": .double(durationMs), "outcome": .string(outcome),
                                  "logs": .array(logs.map { .string($0) })]
         if let eventId { o["eventId"] = .string(eventId) }

@@ -41,7 +41,7 @@ extension FunctionsHost {
         for m in messages {
             let id = env.ids.digits(16)
             ids.append(id)
-            var message: [String: JSON] = ["data": .string(Base64.encode(m.data)), "attributes": .object(m.attributes.mapValues { .string($0) }),
+            var message: UTF8Dictionary<JSON> = ["data": .string(Base64.encode(m.data)), "attributes": .object(m.attributes.mapValues { .string($0) }),
                                            "messageId": .string(id), "publishTime": .string(time.rfc3339())]
             if let k = m.orderingKey { message["orderingKey"] = .string(k) }
             for s in subscribers {

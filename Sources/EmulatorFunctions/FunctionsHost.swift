@@ -30,7 +30,7 @@ public final class FunctionsHost: Sendable {
         /// Per scheduled function: the project time the schedule runner last looked.
         var scheduleCursor: [String: Timestamp] = [:]
         /// What supervised codebases report about themselves (state, errors), by name.
-        var codebases: [String: JSON] = [:]
+        var codebases: UTF8Dictionary<JSON> = [:]
     }
 
     let environments: any ProjectEnvironmentProvider
@@ -206,7 +206,7 @@ struct NoAdmin: AdminAuth, AdminStore {
     func verifyIDToken(_ token: String) throws -> AuthContext { throw HttpsError(.unavailable, "admin auth is not configured") }
     func getUser(_ uid: String) throws -> JSON { throw HttpsError(.unavailable, "admin auth is not configured") }
     func deleteUser(_ uid: String) async throws { throw HttpsError(.unavailable, "admin auth is not configured") }
-    func setCustomClaims(_ uid: String, _ claims: [String: JSON]?) throws { throw HttpsError(.unavailable, "admin auth is not configured") }
+    func setCustomClaims(_ uid: String, _ claims: UTF8Dictionary<JSON>?) throws { throw HttpsError(.unavailable, "admin auth is not configured") }
     func get(_ path: String, transaction: [UInt8]?) throws -> JSON? { throw HttpsError(.unavailable, "admin store is not configured") }
     func query(parent: String, _ q: JSON, transaction: [UInt8]?) throws -> [JSON] { throw HttpsError(.unavailable, "admin store is not configured") }
     func commit(_ writes: [JSON], transaction: [UInt8]?) throws { throw HttpsError(.unavailable, "admin store is not configured") }

@@ -43,7 +43,7 @@ struct WorkerBackend: FunctionBackend {
         return body["result"] ?? .null
     }
 
-    func envelope(_ kind: String, _ ctx: FunctionContext, _ extra: [String: JSON]) -> JSON {
+    func envelope(_ kind: String, _ ctx: FunctionContext, _ extra: UTF8Dictionary<JSON>) -> JSON {
         var o = extra
         o["kind"] = .string(kind)
         o["project"] = .string(ctx.projectId)
@@ -52,7 +52,7 @@ struct WorkerBackend: FunctionBackend {
     }
 
     func callable(_ def: FunctionDefinition, _ req: CallableRequest, _ ctx: FunctionContext) async throws -> JSON {
-        var extra: [String: JSON] = ["data": req.data]
+        var extra: UTF8Dictionary<JSON> = ["data": req.data]
         if let a = req.auth { extra["auth"] = ["uid": .string(a.uid), "token": .object(a.token)] }
         if let t = req.rawToken { extra["rawToken"] = .string(t) }
         if let c = req.appCheckToken { extra["appCheck"] = .string(c) }

@@ -28,7 +28,7 @@ public struct CodebaseConfig: Sendable, Equatable {
         self.name = name
         command = cmd.compactMap(\.stringValue)
         workingDirectory = j["workingDirectory"]?.stringValue
-        environment = (j["env"]?.objectValue ?? [:]).compactMapValues(\.stringValue)
+        environment = (j["env"]?.objectValue ?? [:]).compactMapValues(\.stringValue).dictionary
         watch = j["watch"]?.stringValue
         project = j["project"]?.stringValue
     }

@@ -143,14 +143,14 @@ public final class FunctionsWorker: Sendable {
             case .event(let f):
                 let e = env["event"] ?? [:]
                 try await f(WorkerEvent(type: e["type"]?.stringValue ?? "", subject: e["subject"]?.stringValue ?? "",
-                                        params: (e["params"]?.objectValue ?? [:]).compactMapValues(\.stringValue), before: e["before"], after: e["after"],
+                                        params: (e["params"]?.objectValue ?? [:]).compactMapValues(\.stringValue).dictionary, before: e["before"], after: e["after"],
                                         time: e["time"]?.stringValue.flatMap { Timestamp(rfc3339: $0) } ?? time), ctx)
                 return .json(["result": .null])
             case .blocking(let f):
                 return .json(["result": try await f(env["event"] ?? .null, ctx) ?? .null])
             }
         } catch let e as CallableError {
-            var o: [String: JSON] = ["status": .string(e.code.rawValue), "message": .string(e.message)]
+            var o: UTF8Dictionary<JSON> = ["status": .string(e.code.rawValue), "message": .string(e.message)]
             if let d = e.details { o["details"] = d }
             return .json(["error": .object(o)])
         } catch {

@@ -62,7 +62,7 @@ public struct WorkerAdmin: Sendable {
 
     /// Runs a structured query under the root; returns the documents.
     public func runQuery(_ structuredQuery: JSON, transaction: String? = nil) async throws -> [JSON] {
-        var body: [String: JSON] = ["structuredQuery": structuredQuery]
+        var body: UTF8Dictionary<JSON> = ["structuredQuery": structuredQuery]
         if let transaction { body["transaction"] = .string(transaction) }
         let r = try await call("POST", documents + ":runQuery", .object(body))
         return (r.arrayValue ?? []).compactMap { $0["document"] }
@@ -70,7 +70,7 @@ public struct WorkerAdmin: Sendable {
 
     /// Commits REST writes (names may be database-relative paths; they are expanded).
     public func commit(_ writes: [JSON], transaction: String? = nil) async throws {
-        var body: [String: JSON] = ["writes": .array(writes)]
+        var body: UTF8Dictionary<JSON> = ["writes": .array(writes)]
         if let transaction { body["transaction"] = .string(transaction) }
         _ = try await call("POST", documents + ":commit", .object(body))
     }
@@ -122,7 +122,7 @@ public enum FirestoreJSON {
     }
 
     /// Encodes plain fields as a REST `fields` object.
-    public static func fields(_ o: [String: JSON]) -> JSON { .object(o.mapValues(value)) }
+    public static func fields(_ o: UTF8Dictionary<JSON>) -> JSON { .object(o.mapValues(value)) }
 
     /// A field of a REST document as a plain value (strings, numbers, booleans, null).
     public static func plain(_ doc: JSON?, _ field: String) -> JSON? {

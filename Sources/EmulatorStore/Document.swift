@@ -34,7 +34,7 @@ public struct Document: Sendable, Equatable {
 
     /// The REST form, optionally limited to `mask` fields (an empty mask: no fields at all).
     public func json(project: String, database: String, mask: [FieldPath]? = nil) -> JSON {
-        var out: [String: JSON] = [
+        var out: UTF8Dictionary<JSON> = [
             "name": .string(DocumentName.full(project: project, database: database, path: path)),
             "createTime": .string(createTime.rfc3339()),
             "updateTime": .string(updateTime.rfc3339()),

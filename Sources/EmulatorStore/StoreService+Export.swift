@@ -6,7 +6,7 @@ import EmulatorCore
 extension StoreService: PersistentParticipant {
     /// The JSON form of one document for exports and journals.
     static func exportJSON(_ d: Document) -> JSON {
-        var o: [String: JSON] = ["path": .string(d.path), "createTime": .string(d.createTime.rfc3339()), "updateTime": .string(d.updateTime.rfc3339())]
+        var o: UTF8Dictionary<JSON> = ["path": .string(d.path), "createTime": .string(d.createTime.rfc3339()), "updateTime": .string(d.updateTime.rfc3339())]
         if !d.fields.isEmpty { o["fields"] = .object(d.fields.mapValues(\.json)) }
         return .object(o)
     }
@@ -22,7 +22,7 @@ extension StoreService: PersistentParticipant {
 
     /// Every database of `project` as JSON.
     public func exportProject(_ project: String) -> JSON {
-        var dbs: [String: JSON] = [:]
+        var dbs: UTF8Dictionary<JSON> = [:]
         for db in databases(of: project) {
             let docs = box(project, db).data.withLock { $0.state.docs.values.sorted { DocumentName.compareNames($0.path, $1.path) < 0 } }
             if !docs.isEmpty { dbs[db] = ["documents": .array(docs.map(Self.exportJSON))] }

@@ -67,6 +67,8 @@ extension Value {
                 for (i, item) in list.enumerated() {
                     let element = try Value(json: item, field: "\(field)[\(i)]", depth: depth + 1)
                     if case .array = element { throw EmulatorError.invalidArgument("Nested arrays are not allowed (at '\(field)[\(i)]').") }
+                    // Production stores no vector inside an array (its message, as Google's emulator gives it).
+                    if element.isVector { throw EmulatorError.invalidArgument("Cannot convert a vector value in an array value.") }
                     items.append(element)
                 }
             }

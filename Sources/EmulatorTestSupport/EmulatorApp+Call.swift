@@ -43,7 +43,7 @@ extension JSONValue {
         case .double(let d): self = .double(d)
         case .string(let s): self = .string(s)
         case .array(let a): self = .array(a.map(JSONValue.init))
-        case .object(let o): self = .object(o.mapValues(JSONValue.init))
+        case .object(let o): self = .object(o.mapValues(JSONValue.init).dictionary)
         }
     }
 }

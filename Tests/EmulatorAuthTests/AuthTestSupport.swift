@@ -38,10 +38,10 @@ func message(_ body: () async throws -> Any) async -> String? {
 }
 
 /// A fake IdP credential as SDKs send it.
-func idp(_ provider: String, sub: String, email: String?, verified: Bool = true, idToken: String? = nil) -> [String: JSON] {
-    var claims: [String: JSON] = ["sub": .string(sub), "email_verified": .bool(verified)]
+func idp(_ provider: String, sub: String, email: String?, verified: Bool = true, idToken: String? = nil) -> UTF8Dictionary<JSON> {
+    var claims: UTF8Dictionary<JSON> = ["sub": .string(sub), "email_verified": .bool(verified)]
     if let email { claims["email"] = .string(email) }
-    var b: [String: JSON] = ["requestUri": "http://localhost", "returnSecureToken": true,
+    var b: UTF8Dictionary<JSON> = ["requestUri": "http://localhost", "returnSecureToken": true,
                              "postBody": .string("providerId=\(provider)&id_token=\(AuthService.percentEncode(JSON.object(claims).serialized()))")]
     if let idToken { b["idToken"] = .string(idToken) }
     return b
@@ -79,7 +79,7 @@ final class RecordingHooks: AuthHooks {
 
 /// A user with a verified email signed in with a password (MFA-eligible), and its tokens.
 func verifiedUser(_ a: AuthService, _ email: String, tenant: String? = nil) async throws -> (uid: String, idToken: String, refreshToken: String) {
-    var body: [String: JSON] = ["email": .string(email), "password": "secret1"]
+    var body: UTF8Dictionary<JSON> = ["email": .string(email), "password": "secret1"]
     if let tenant { body["tenantId"] = .string(tenant) }
     let r = try await a.signUp(projectId: project, body: body, privileged: false)
     let uid = try #require(r["localId"]?.stringValue)
@@ -89,7 +89,7 @@ func verifiedUser(_ a: AuthService, _ email: String, tenant: String? = nil) asyn
 }
 
 /// The claims of a token.
-func claims(_ token: JSON?) throws -> [String: JSON] { try #require(token?.stringValue.flatMap(JWT.decode)).payload }
+func claims(_ token: JSON?) throws -> UTF8Dictionary<JSON> { try #require(token?.stringValue.flatMap(JWT.decode)).payload }
 
 /// The newest SMS code listed for the pool.
 func lastCode(_ a: AuthService, tenant: String? = nil) throws -> (code: String, session: String, phone: String) {
@@ -99,12 +99,12 @@ func lastCode(_ a: AuthService, tenant: String? = nil) throws -> (code: String, 
 
 /// Enrols `phone` as a second factor through the v2 calls; returns the new tokens and the enrolment id.
 func enrollPhone(_ a: AuthService, idToken: String, phone: String, tenant: String? = nil) async throws -> (idToken: String, refreshToken: String, enrollmentId: String) {
-    var start: [String: JSON] = ["idToken": .string(idToken), "phoneEnrollmentInfo": ["phoneNumber": .string(phone)]]
+    var start: UTF8Dictionary<JSON> = ["idToken": .string(idToken), "phoneEnrollmentInfo": ["phoneNumber": .string(phone)]]
     if let tenant { start["tenantId"] = .string(tenant) }
     let s = try a.mfaEnrollmentStart(projectId: project, body: start)
     let session = try #require(s["phoneSessionInfo"]?["sessionInfo"])
     let code = try lastCode(a, tenant: tenant).code
-    var fin: [String: JSON] = ["idToken": .string(idToken), "displayName": "phone", "phoneVerificationInfo": ["sessionInfo": session, "code": .string(code)]]
+    var fin: UTF8Dictionary<JSON> = ["idToken": .string(idToken), "displayName": "phone", "phoneVerificationInfo": ["sessionInfo": session, "code": .string(code)]]
     if let tenant { fin["tenantId"] = .string(tenant) }
     let f = try a.mfaEnrollmentFinalize(projectId: project, body: fin)
     let t = try #require(f["idToken"]?.stringValue)

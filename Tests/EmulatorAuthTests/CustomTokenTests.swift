@@ -16,7 +16,7 @@ private let strictConfig: AuthServiceConfig = {
 }()
 private let foreignKey = try! RSASigningKey.generate()
 
-private func claims(uid: String, iss: String = "svc@demo.iam.gserviceaccount.com") -> [String: JSON] {
+private func claims(uid: String, iss: String = "svc@demo.iam.gserviceaccount.com") -> UTF8Dictionary<JSON> {
     ["aud": .string(aud), "uid": .string(uid), "iss": .string(iss), "sub": .string(iss)]
 }
 

@@ -135,7 +135,7 @@ import Testing
     #expect(await message { try await a.mfaSignInFinalize(projectId: project, body: ["mfaPendingCredential": pending]) } == "INVALID_ARGUMENT : MFA provider not supported!")
     _ = try a.mfaSignInStart(projectId: project, body: ["mfaPendingCredential": pending, "mfaEnrollmentId": .string(e.enrollmentId)])
     let sent = try lastCode(a)
-    let fin: ([String: JSON]) async -> String? = { info in
+    let fin: (UTF8Dictionary<JSON>) async -> String? = { info in
         await message { try await a.mfaSignInFinalize(projectId: project, body: ["mfaPendingCredential": pending, "phoneVerificationInfo": .object(info)]) }
     }
     #expect(await fin(["sessionInfo": .string(sent.session)]) == "MISSING_CODE")
@@ -259,7 +259,7 @@ import Testing
     let uid = created["localId"]!.stringValue!
     let f = try #require(a.snapshot(projectId: project).user(uid)?.mfaInfo)
     #expect(f.count == 1 && f[0].displayName == "one" && f[0].enrolledAt == start.milliseconds)
-    let upd: ([String: JSON]) async -> String? = { mfa in
+    let upd: (UTF8Dictionary<JSON>) async -> String? = { mfa in
         await message { try await a.update(projectId: project, body: ["localId": .string(uid), "mfa": .object(mfa)], privileged: true) }
     }
     #expect(await upd(["enrollments": [["phoneInfo": "+15555550191"]]]) == "INVALID_MFA_ENROLLMENT_ID : mfaEnrollmentId must be defined.")

@@ -3,7 +3,7 @@ import Testing
 @testable import EmulatorAuth
 
 /// Creates a tenant and returns its id.
-func makeTenant(_ a: AuthService, _ body: [String: JSON]) throws -> String {
+func makeTenant(_ a: AuthService, _ body: UTF8Dictionary<JSON>) throws -> String {
     let t = try a.createTenant(projectId: project, body: body)
     return String(try #require(t["name"]?.stringValue?.split(separator: "/").last))
 }

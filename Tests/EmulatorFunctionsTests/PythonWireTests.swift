@@ -33,7 +33,7 @@ import Testing
     @Test func blockingClaimsCarryTheCredentialAndOnlyTheTokensAskedFor() {
         let credential: JSON = ["rawUserInfo": #"{"sub":"g1"}"#, "signInAttributes": ["role": ["admin"]], "idToken": "it", "accessToken": "at",
                                 "refreshToken": "rt", "tokenSecret": "ts", "expiresIn": 3600]
-        func claims(_ forward: Set<String>) -> [String: JSON] {
+        func claims(_ forward: Set<String>) -> UTF8Dictionary<JSON> {
             BlockingPayload.claims(project: "p", event: "beforeSignIn", signInMethod: "google.com", user: user, eventId: "e", now: Timestamp(seconds: 1),
                                    audience: "a", secondFactor: "totp", credential: credential, locale: "fr", forward: forward)
         }

@@ -52,17 +52,17 @@ struct DictionarySource: RulesDataSource {
             for c in s["cases"]?.arrayValue ?? [] {
                 let name = c["name"]?.stringValue ?? "?"
                 let method = try #require(RulesMethod(rawValue: c["method"]?.stringValue ?? ""))
-                var claims: [String: JSON] = c["claims"]?.objectValue ?? [:]
+                var claims: UTF8Dictionary<JSON> = c["claims"]?.objectValue ?? [:]
                 let auth = c["uid"]?.stringValue.map { uid -> AuthContext in
                     claims["sub"] = .string(uid)
                     return AuthContext(uid: uid, token: claims)
                 }
                 var req = RulesRequest(method: method, path: (c["path"]?.stringValue ?? "").split(separator: "/").map(String.init), auth: auth,
                                        time: Timestamp(seconds: 1_800_000_000),
-                                       resource: c["resource"]?.objectValue?.mapValues(rulesValue),
-                                       requestResource: c["requestResource"]?.objectValue?.mapValues(rulesValue))
+                                       resource: c["resource"]?.objectValue?.dictionary.mapValues(rulesValue),
+                                       requestResource: c["requestResource"]?.objectValue?.dictionary.mapValues(rulesValue))
                 if let q = c["query"]?.arrayValue {
-                    let disjuncts = q.map { d in (d.objectValue ?? [:]).mapValues { v -> QueryConstraint in
+                    let disjuncts = q.map { d in (d.objectValue?.dictionary ?? [:]).mapValues { v -> QueryConstraint in
                         if case .object(let r) = v {
                             let lo = r[">"].map { (rulesValue($0), false) } ?? r[">="].map { (rulesValue($0), true) }
                             let hi = r["<"].map { (rulesValue($0), false) } ?? r["<="].map { (rulesValue($0), true) }
@@ -73,7 +73,7 @@ struct DictionarySource: RulesDataSource {
                     req.query = RulesQuery(limit: c["limit"]?.intValue.map(Int.init), offset: nil, orderBy: [], disjuncts: disjuncts,
                                            collectionGroup: c["group"]?.boolValue ?? false)
                 }
-                let data = DictionarySource(docs: (c["data"]?.objectValue ?? [:]).mapValues { ($0.objectValue ?? [:]).mapValues(rulesValue) })
+                let data = DictionarySource(docs: (c["data"]?.objectValue?.dictionary ?? [:]).mapValues { ($0.objectValue?.dictionary ?? [:]).mapValues(rulesValue) })
                 let d = rs.evaluate(req, data: data)
                 #expect(d.allowed == c["allow"]?.boolValue, "\(s["name"]!) / \(name): \(d.explanation)")
                 if let fragment = c["explains"]?.stringValue {

@@ -142,7 +142,7 @@ import Testing
         let doc = try JSON.parse(r.body)
         let paths = try #require(doc["paths"]?.objectValue)
         for (path, ops) in paths {
-            for method in ops.objectValue?.keys ?? [:].keys {
+            for method in Array(ops.objectValue?.keys ?? UTF8Dictionary<JSON>().keys) {
                 let concrete = path.replacingOccurrences(of: "{project}", with: "demo-project").replacingOccurrences(of: "{name}", with: "n")
                 guard case .found = app.router.resolve(method: method.uppercased(), path: concrete) else {
                     Issue.record("\(method.uppercased()) \(path) is documented but not routed")

@@ -11,7 +11,7 @@ enum AdminOpenAPI {
     static let errorRef: JSON = ["$ref": "#/components/schemas/Error"]
 
     static func op(_ summary: String, body: JSON? = nil, params: [String] = ["project"]) -> JSON {
-        var o: [String: JSON] = [
+        var o: UTF8Dictionary<JSON> = [
             "summary": .string(summary),
             "responses": [
                 "200": ["description": "OK", "content": ["application/json": ["schema": ["type": "object"]]]],
@@ -33,7 +33,7 @@ enum AdminOpenAPI {
         return .object(o)
     }
 
-    static func object(_ props: [String: JSON], required: [String] = []) -> JSON {
+    static func object(_ props: UTF8Dictionary<JSON>, required: [String] = []) -> JSON {
         ["type": "object", "properties": .object(props), "required": .array(required.map { .string($0) }), "additionalProperties": false]
     }
 

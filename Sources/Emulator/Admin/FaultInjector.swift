@@ -18,7 +18,7 @@ public final class FaultInjector: Sendable {
     public init() {}
 
     /// Adds a rule decoded from an admin request body and returns it.
-    public func add(projectId: String, body: [String: JSON]) throws -> FaultRule {
+    public func add(projectId: String, body: UTF8Dictionary<JSON>) throws -> FaultRule {
         let rule = try state.withLock { s in
             var pf = s[projectId] ?? ProjectFaults()
             let rule = try FaultRule.decode(body, id: "fault-\(pf.nextId)")

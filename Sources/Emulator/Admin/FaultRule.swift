@@ -24,7 +24,7 @@ public struct FaultRule: Sendable, Equatable {
     public var id: String
 
     /// Decodes `{"match":{service,method,path,function},"error":{status,message},"delayMs","times","probability"}`.
-    public static func decode(_ body: [String: JSON], id: String) throws -> FaultRule {
+    public static func decode(_ body: UTF8Dictionary<JSON>, id: String) throws -> FaultRule {
         guard case .object(let match)? = body["match"] else { throw EmulatorError.invalidArgument("fault needs a 'match' object") }
         guard let service = match["service"]?.stringValue, ["firestore", "auth", "functions"].contains(service) else {
             throw EmulatorError.invalidArgument("match.service must be one of firestore, auth, functions")
@@ -57,11 +57,11 @@ public struct FaultRule: Sendable, Equatable {
 
     /// The listing shape.
     public var json: JSON {
-        var m: [String: JSON] = ["service": .string(service)]
+        var m: UTF8Dictionary<JSON> = ["service": .string(service)]
         if let method { m["method"] = .string(method) }
         if let pathGlob { m["path"] = .string(pathGlob) }
         if let function { m["function"] = .string(function) }
-        var o: [String: JSON] = ["id": .string(id), "match": .object(m), "delayMs": .int(Int64(delayMs)),
+        var o: UTF8Dictionary<JSON> = ["id": .string(id), "match": .object(m), "delayMs": .int(Int64(delayMs)),
                                  "probability": .double(probability), "fired": .int(Int64(fired))]
         if let error { o["error"] = ["status": .string(error.code.rawValue), "message": .string(error.message)] }
         o["remaining"] = remaining.map { .int(Int64($0)) } ?? .null

@@ -9,7 +9,7 @@ enum ProjectSummaryRoutes {
             let p = m["project"]
             try s.projects.requireKnown(p)
             let users = s.auth.userCounts(projectId: p)
-            var rules: [String: JSON] = ["mode": "open"]
+            var rules: UTF8Dictionary<JSON> = ["mode": "open"]
             if let rs = s.rules.ruleset(for: p) {
                 rules = ["mode": .string(s.rules.hasProjectRules(p) ? "project" : "file"), "fileName": .string(rs.fileName)]
             }

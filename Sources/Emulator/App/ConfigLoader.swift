@@ -64,7 +64,7 @@ public enum ConfigLoader {
         FilePathText.absolute(p, from: FileManager.default.currentDirectoryPath)
     }
 
-    static func loadEmulatorJSON(_ root: [String: JSON], path: String, dir: String, into c: inout EmulatorConfig) throws(CLIError) {
+    static func loadEmulatorJSON(_ root: UTF8Dictionary<JSON>, path: String, dir: String, into c: inout EmulatorConfig) throws(CLIError) {
         if let bad = root.keys.sorted().first(where: { !knownKeys.contains($0) }) {
             throw CLIError("config file '\(path)': unknown key '\(bad)' (known: \(knownKeys.filter { $0 != "$schema" }.sorted().joined(separator: ", ")))")
         }
@@ -183,14 +183,14 @@ public enum ConfigLoader {
             let source = f["source"]?.stringValue ?? "functions"
             let codebase = f["codebase"]?.stringValue ?? "default"
             guard seen.insert(codebase).inserted else { throw CLIError("config file '\(path)': codebase '\(codebase)' is listed twice in 'functions'") }
-            var out: [String: JSON] = ["name": .string(codebase), "source": .string(resolve(source, dir))]
+            var out: UTF8Dictionary<JSON> = ["name": .string(codebase), "source": .string(resolve(source, dir))]
             if let r = f["runtime"]?.stringValue { out["runtime"] = .string(r) }
             if case .array(let ignore)? = f["ignore"] { out["ignore"] = .array(ignore.filter { $0.stringValue != nil }) }
             return .object(out)
         }
     }
 
-    static func loadFirebaseJSON(_ root: [String: JSON], path: String, dir: String, into c: inout EmulatorConfig) throws(CLIError) {
+    static func loadFirebaseJSON(_ root: UTF8Dictionary<JSON>, path: String, dir: String, into c: inout EmulatorConfig) throws(CLIError) {
         if case .object(let emulators)? = root["emulators"] {
             for (name, section) in emulators {
                 guard EmulatorConfig.serviceNames.contains(name), case .object(let s) = section else { continue }

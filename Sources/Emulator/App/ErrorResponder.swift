@@ -50,7 +50,7 @@ public enum ErrorResponder {
 
     /// The wire body of an `EmulatorError` in its declared style.
     public static func response(for e: EmulatorError) -> HTTPResponse {
-        var body: [String: JSON] = ["code": .int(Int64(e.status)), "message": .string(e.message)]
+        var body: UTF8Dictionary<JSON> = ["code": .int(Int64(e.status)), "message": .string(e.message)]
         switch e.style {
         case .google:
             body["status"] = .string(e.code.rawValue)

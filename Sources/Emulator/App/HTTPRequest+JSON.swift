@@ -13,7 +13,7 @@ extension HTTPRequest {
     }
 
     /// The body as a JSON object; any other JSON kind → INVALID_ARGUMENT.
-    public func jsonObjectBody() throws -> [String: JSON] {
+    public func jsonObjectBody() throws -> UTF8Dictionary<JSON> {
         let v = try jsonBody()
         guard case .object(let o) = v else {
             throw EmulatorError.invalidArgument("Invalid JSON payload received. Expected a JSON object, got \(v.kindName).")

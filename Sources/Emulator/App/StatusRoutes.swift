@@ -48,7 +48,7 @@ extension StatusRoutes {
             "services": .object(s.directory.addresses.mapValues { ["host": .string($0.host), "port": .int(Int64($0.port))] }),
             "uptimeMs": .int(uptime),
             "functions": ["ready": .bool(s.functions.codebasesSettled), "codebases": .array(s.functions.allCodebaseStatuses().map { c in
-                var o: [String: JSON] = ["project": c["project"] ?? .null, "name": c["name"] ?? .null, "state": c["state"] ?? .null]
+                var o: UTF8Dictionary<JSON> = ["project": c["project"] ?? .null, "name": c["name"] ?? .null, "state": c["state"] ?? .null]
                 if let e = c["error"] { o["error"] = e }
                 return .object(o)
             })],

@@ -23,7 +23,7 @@ struct AuthCall {
     /// True for `Bearer owner` / `ya29.*` callers on routes that honour them.
     let privileged: Bool
     /// The normalised body, without `targetProjectId`.
-    let body: [String: JSON]
+    let body: UTF8Dictionary<JSON>
     /// The path's tenant (`…/tenants/{tenant}/…`); the service reconciles it with the body's
     /// `tenantId` and the tenant claims of tokens.
     var tenantId: String? = nil
@@ -64,10 +64,10 @@ struct AuthCall {
     }
 
     /// JSON or form-encoded bodies, normalised.
-    static func decodeBody(_ req: HTTPRequest) throws -> [String: JSON] {
+    static func decodeBody(_ req: HTTPRequest) throws -> UTF8Dictionary<JSON> {
         let ct = req.headers["Content-Type"]?.lowercased() ?? ""
         if ct.hasPrefix("application/x-www-form-urlencoded") {
-            var o: [String: JSON] = [:]
+            var o: UTF8Dictionary<JSON> = [:]
             let text = String(decoding: req.body, as: UTF8.self)
             for pair in text.split(separator: "&") {
                 let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -116,7 +116,7 @@ enum AuthNormalizer {
     static func normalize(_ v: JSON) -> JSON {
         switch v {
         case .object(let o):
-            var out: [String: JSON] = [:]
+            var out: UTF8Dictionary<JSON> = [:]
             for (k, x) in o {
                 let ck = camel(k)
                 if ck == "requestType", let i = x.intValue, i >= 0, Int(i) < requestTypes.count {

@@ -149,7 +149,7 @@ enum AuthRoutes {
         guard let id = c.body["identifier"]?.stringValue ?? c.body["email"]?.stringValue else { throw EmulatorError.authBadRequest("MISSING_IDENTIFIER") }
         if c.body["providerId"] != nil { throw EmulatorError(.unimplemented, "Sign-in with IDP is not yet supported.") }
         let methods = try a.signInMethods(projectId: c.projectId, tenantId: try reconcile(c.tenantId, c.body["tenantId"]?.stringValue), email: id)
-        var o: [String: JSON] = ["kind": "identitytoolkit#CreateAuthUriResponse", "registered": .bool(!methods.isEmpty),
+        var o: UTF8Dictionary<JSON> = ["kind": "identitytoolkit#CreateAuthUriResponse", "registered": .bool(!methods.isEmpty),
                                  "sessionId": .string("ValueNotUsedByAuthEmulator")]
         if !methods.isEmpty {
             o["allProviders"] = .array(methods.map { .string($0 == "emailLink" ? "password" : $0) })

@@ -11,7 +11,7 @@ enum AuthUserListRoutes {
             let page = try s.auth.listUsers(projectId: m["project"], search: req.nonEmptyQuery("search"), kind: req.nonEmptyQuery("kind"),
                                             tenantId: req.nonEmptyQuery("tenantId"), pageSize: try req.intQuery("pageSize", in: 1...1000, default: 50),
                                             pageToken: req.nonEmptyQuery("pageToken"))
-            var o: [String: JSON] = ["users": .array(page.users.map(\.json)), "total": .int(Int64(page.total)), "matched": .int(Int64(page.matched))]
+            var o: UTF8Dictionary<JSON> = ["users": .array(page.users.map(\.json)), "total": .int(Int64(page.total)), "matched": .int(Int64(page.matched))]
             if let t = page.nextPageToken { o["nextPageToken"] = .string(t) }
             return .json(.object(o))
         }

@@ -17,20 +17,22 @@ extension FirestoreAPI {
     func listDocuments(_ request: JSON, _ context: FirestoreCallContext) throws -> JSON {
         let r = try Self.object(request, "ListDocuments")
         let (db, parent) = try Self.parent(r["parent"])
-        guard let id = r["collectionId"]?.stringValue, !id.isEmpty else {
-            throw EmulatorError.invalidArgument("ListDocuments needs a collectionId.")
-        }
-        let collection = parent.isEmpty ? id : parent + "/" + id
-        let res = try store.listDocuments(project: db.project, database: db.database, collection: collection,
+        // An empty (or absent) collectionId lists every collection directly under the parent.
+        let id = r["collectionId"]?.stringValue ?? ""
+        let res = try store.listDocuments(project: db.project, database: db.database, parent: parent, collectionId: id,
                                           pageSize: try Self.int32(r["pageSize"], field: "pageSize"),
                                           pageToken: r["pageToken"]?.stringValue,
                                           orderBy: try FirestoreRequest.orderBy(r["orderBy"]?.stringValue),
                                           showMissing: r["showMissing"]?.boolValue ?? false,
                                           consistency: try FirestoreRequest.consistency(r), caller: try caller(context, db))
         let mask = try FirestoreRequest.mask(r)
-        var docs = res.value.documents.map { $0.json(project: db.project, database: db.database, mask: mask) }
-        docs += res.value.missing.map { ["name": .string(DocumentName.full(project: db.project, database: db.database, path: $0))] }
-        var out: [String: JSON] = [:]
+        let docs = res.value.entries.map { entry -> JSON in
+            switch entry {
+            case .document(let d): return d.json(project: db.project, database: db.database, mask: mask)
+            case .missing(let path): return ["name": .string(DocumentName.full(project: db.project, database: db.database, path: path))]
+            }
+        }
+        var out: UTF8Dictionary<JSON> = [:]
         if !docs.isEmpty { out["documents"] = .array(docs) }
         if let t = res.value.nextPageToken { out["nextPageToken"] = .string(t) }
         return .object(out)

@@ -50,7 +50,7 @@ extension FirestoreAPI {
         }
         for (i, d) in docs.enumerated() {
             try Task.checkCancellation()
-            var e: [String: JSON] = ["document": d.json(project: db.project, database: db.database, mask: query.select), "readTime": readTime]
+            var e: UTF8Dictionary<JSON> = ["document": d.json(project: db.project, database: db.database, mask: query.select), "readTime": readTime]
             if query.offset > 0 { e["skippedResults"] = .int(Int64(query.offset)) }
             if i == docs.count - 1 { e["done"] = true }
             try await emit(.object(e))
@@ -67,12 +67,14 @@ extension FirestoreAPI {
         }
         let aggregations = try Aggregation.decodeList(sa["aggregations"])
         var query = try StructuredQuery(json: q)
-        if query.limit != nil { query.orderImplicitly(by: aggregations.compactMap(\.field)) }
+        // Production reads sums and averages through their fields' index, with or without a
+        // limit: only documents holding every aggregated field count (for `count` too).
+        try query.orderImplicitly(by: aggregations.compactMap(\.field))
         let res = try store.runQuery(project: db.project, database: db.database, parent: parent, query: query,
                                      consistency: try FirestoreRequest.consistency(r), caller: try caller(context, db))
-        var fields: [String: JSON] = [:]
+        var fields: UTF8Dictionary<JSON> = [:]
         for a in aggregations { fields[a.alias] = a.compute(res.value).json }
-        var e: [String: JSON] = ["result": ["aggregateFields": .object(fields)], "readTime": .string(res.readTime.rfc3339())]
+        var e: UTF8Dictionary<JSON> = ["result": ["aggregateFields": .object(fields)], "readTime": .string(res.readTime.rfc3339())]
         if let t = res.transaction { e["transaction"] = .string(Base64.encode(t)) }
         try await emit(.object(e))
     }
@@ -87,7 +89,7 @@ extension FirestoreAPI {
                                               caller: try caller(context, db))
         let (offset, size) = try Self.page(r, count: ids.count)
         let page = Array(ids.dropFirst(offset).prefix(size))
-        var out: [String: JSON] = ["collectionIds": .array(page.map { .string($0) })]
+        var out: UTF8Dictionary<JSON> = ["collectionIds": .array(page.map { .string($0) })]
         if offset + page.count < ids.count { out["nextPageToken"] = .string(Self.pageToken(offset + page.count)) }
         return .object(out)
     }
@@ -127,14 +129,14 @@ extension FirestoreAPI {
         }
         let (offset, size) = try Self.page(r, count: cuts.count)
         let page = Array(cuts.dropFirst(offset).prefix(size))
-        var out: [String: JSON] = [:]
+        var out: UTF8Dictionary<JSON> = [:]
         if !page.isEmpty { out["partitions"] = .array(page) }
         if offset + page.count < cuts.count { out["nextPageToken"] = .string(Self.pageToken(offset + page.count)) }
         return .object(out)
     }
 
     /// Offset and size of a page from `pageToken` (an opaque offset) and `pageSize` (0 or absent = all).
-    static func page(_ r: [String: JSON], count: Int) throws -> (offset: Int, size: Int) {
+    static func page(_ r: UTF8Dictionary<JSON>, count: Int) throws -> (offset: Int, size: Int) {
         var offset = 0
         if let t = r["pageToken"]?.stringValue, !t.isEmpty {
             guard let b = Base64.decode(t), let n = Int(String(decoding: b, as: UTF8.self)), n >= 0 else {

@@ -58,7 +58,7 @@ extension FirestoreAPI {
     }
 
     /// The `writes` of a Commit or BatchWrite request; every document must be in `db`.
-    static func writes(_ r: [String: JSON], _ db: DatabaseRef) throws -> [StoreWrite] {
+    static func writes(_ r: UTF8Dictionary<JSON>, _ db: DatabaseRef) throws -> [StoreWrite] {
         guard let list = r["writes"], !list.isNull else { return [] }
         guard let items = list.arrayValue else { throw EmulatorError.invalidArgument("'writes' must be an array.") }
         return try items.map { try StoreWrite(json: $0, project: db.project, database: db.database) }
@@ -66,7 +66,7 @@ extension FirestoreAPI {
 
     /// A `WriteResult`: `updateTime` (absent for deletes) and one transform result per transform.
     static func writeResultJSON(_ a: AppliedWrite) -> JSON {
-        var o: [String: JSON] = [:]
+        var o: UTF8Dictionary<JSON> = [:]
         if let t = a.updateTime { o["updateTime"] = .string(t.rfc3339()) }
         if !a.transformResults.isEmpty { o["transformResults"] = .array(a.transformResults.map(\.json)) }
         return .object(o)

@@ -92,7 +92,7 @@ extension FirestoreAPI {
     }
 
     /// The object members of a request (a JSON object is required).
-    static func object(_ request: JSON, _ rpc: String) throws -> [String: JSON] {
+    static func object(_ request: JSON, _ rpc: String) throws -> UTF8Dictionary<JSON> {
         guard case .object(let o) = request else {
             throw EmulatorError.invalidArgument("The \(rpc) request must be a JSON object, got \(request.kindName).")
         }

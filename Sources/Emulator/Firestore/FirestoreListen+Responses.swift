@@ -15,7 +15,7 @@ enum ListenMessage {
         switch self {
         case .json(let j): return j
         case .documentChange(let d, let targets, let removed, _):
-            var change: [String: JSON] = ["document": d.json(project: project, database: database),
+            var change: UTF8Dictionary<JSON> = ["document": d.json(project: project, database: database),
                                           "targetIds": .array(targets.map { .int(Int64($0)) })]
             if !removed.isEmpty { change["removedTargetIds"] = .array(removed.map { .int(Int64($0)) }) }
             return ["documentChange": .object(change)]
@@ -104,7 +104,7 @@ extension FirestoreListen {
     /// A `TargetChange` of `type` for `ids`. CURRENT carries its read time, as production and
     /// Google's emulator send it (clients take the snapshot's version from the global NO_CHANGE).
     static func targetChange(_ type: String, _ ids: [Int32], resumeToken: JSON? = nil, readTime: Timestamp? = nil) -> JSON {
-        var o: [String: JSON] = ["targetChangeType": .string(type), "targetIds": .array(ids.map { .int(Int64($0)) })]
+        var o: UTF8Dictionary<JSON> = ["targetChangeType": .string(type), "targetIds": .array(ids.map { .int(Int64($0)) })]
         if let resumeToken { o["resumeToken"] = resumeToken }
         if let readTime { o["readTime"] = .string(readTime.rfc3339()) }
         return ["targetChange": .object(o)]

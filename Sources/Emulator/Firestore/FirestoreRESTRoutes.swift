@@ -38,7 +38,7 @@ enum FirestoreRESTRoutes {
             let body = try req.jsonObjectBody()
             let path = m["path"]
             try DocumentName.validateCollectionPath(path)
-            var q: [String: JSON] = ["parent": .string(name(m, DocumentName.collection(of: path))),
+            var q: UTF8Dictionary<JSON> = ["parent": .string(name(m, DocumentName.collection(of: path))),
                                      "collectionId": .string(DocumentName.lastSegment(path)), "document": .object(body)]
             if let id = req.query("documentId") { q["documentId"] = .string(id) }
             q["mask"] = mask(req)
@@ -47,7 +47,7 @@ enum FirestoreRESTRoutes {
         r.patch(prefix + "/{path=**}") { req, m in
             var document = try req.jsonObjectBody()
             document["name"] = .string(name(m, m["path"]))
-            var q: [String: JSON] = ["document": .object(document)]
+            var q: UTF8Dictionary<JSON> = ["document": .object(document)]
             let masks = req.queryValues("updateMask.fieldPaths")
             if !masks.isEmpty { q["updateMask"] = ["fieldPaths": .array(masks.map { .string($0) })] }
             q["mask"] = mask(req)
@@ -55,7 +55,7 @@ enum FirestoreRESTRoutes {
             return .json(try api.updateDocument(.object(q), context(req)))
         }
         r.delete(prefix + "/{path=**}") { req, m in
-            var q: [String: JSON] = ["name": .string(name(m, m["path"]))]
+            var q: UTF8Dictionary<JSON> = ["name": .string(name(m, m["path"]))]
             q["currentDocument"] = try currentDocument(req)
             return .json(try api.deleteDocument(.object(q), context(req)))
         }
@@ -129,7 +129,7 @@ enum FirestoreRESTRoutes {
     }
 
     /// `transaction` / `readTime` query parameters.
-    static func consistency(_ req: HTTPRequest) throws -> [String: JSON] {
+    static func consistency(_ req: HTTPRequest) throws -> UTF8Dictionary<JSON> {
         if let t = req.query("transaction") { return ["transaction": .string(t)] }
         if let r = req.query("readTime") { return ["readTime": .string(r)] }
         return [:]

@@ -5,8 +5,10 @@ import EmulatorStore
 /// masks, read consistency, transaction ids, timestamps, `orderBy` text.
 enum FirestoreRequest {
     /// `mask.fieldPaths` of a request (a `DocumentMask`); nil when absent.
-    static func mask(_ body: [String: JSON]) throws -> [FieldPath]? {
-        guard case .object(let m)? = body["mask"], case .array(let paths)? = m["fieldPaths"] else { return nil }
+    static func mask(_ body: UTF8Dictionary<JSON>) throws -> [FieldPath]? {
+        // A mask that is present but lists no paths asks for no fields (`get(field_paths=[])`).
+        guard case .object(let m)? = body["mask"] else { return nil }
+        guard case .array(let paths)? = m["fieldPaths"] else { return [] }
         return try paths.map { try FieldPath(parsing: $0.stringValue ?? "") }
     }
 
@@ -27,7 +29,7 @@ enum FirestoreRequest {
     }
 
     /// Consistency from a request body (`transaction`, `newTransaction`, `readTime`).
-    static func consistency(_ body: [String: JSON]) throws -> ReadConsistency {
+    static func consistency(_ body: UTF8Dictionary<JSON>) throws -> ReadConsistency {
         let given = ["transaction", "newTransaction", "readTime"].filter { body[$0] != nil && body[$0] != .null }
         guard given.count <= 1 else { throw EmulatorError.invalidArgument("Only one of transaction, newTransaction and readTime may be set.") }
         if let id = try transactionId(body["transaction"]) { return .transaction(id) }
@@ -40,7 +42,7 @@ enum FirestoreRequest {
     }
 
     /// The fields of a `Document` message (`{"fields": {...}}`).
-    static func fields(_ document: JSON?) throws -> [String: Value] {
+    static func fields(_ document: JSON?) throws -> FieldMap {
         try Value.decodeFieldsPublic(document?["fields"])
     }
 

@@ -34,7 +34,7 @@ enum StoreBrowseRoutes {
             if segments.count % 2 == 1 {
                 let size = try req.intQuery("pageSize", in: 1...1000, default: 50)
                 let page = try store.documentPage(project: p, database: db, collection: path, startAfter: req.nonEmptyQuery("pageToken"), pageSize: size)
-                var o: [String: JSON] = [
+                var o: UTF8Dictionary<JSON> = [
                     "path": .string(path), "total": .int(Int64(page.total)),
                     "documents": .array(page.documents.map { $0.json(project: p, database: db) }),
                     "missing": .array(page.missing.map { .string($0) }),

@@ -20,7 +20,7 @@ struct FunctionsAuthHooks: AuthHooks {
     func beforeSignIn(_ event: BlockingEvent) async throws -> BlockingResult? { try await run(event) }
 
     func run(_ e: BlockingEvent) async throws -> BlockingResult? {
-        var o: [String: JSON] = ["eventType": .string(e.eventType), "signInMethod": .string(e.signInMethod), "user": e.user.json,
+        var o: UTF8Dictionary<JSON> = ["eventType": .string(e.eventType), "signInMethod": .string(e.signInMethod), "user": e.user.json,
                                  "locale": .string(e.locale)]
         if let f = e.secondFactor { o["signInSecondFactor"] = .string(f) }  // beforeSignIn at mfaSignIn:finalize
         if let c = e.credential { o["credential"] = c.json }

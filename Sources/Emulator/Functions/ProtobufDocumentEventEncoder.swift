@@ -6,7 +6,7 @@ import EmulatorProtobuf
 /// a Firestore CloudEvent: the REST documents are already that message's proto3 JSON form.
 struct ProtobufDocumentEventEncoder: DocumentEventEncoder {
     func encode(value: JSON?, oldValue: JSON?, updateMask: [String]) throws -> [UInt8] {
-        var o: [String: JSON] = [:]
+        var o: UTF8Dictionary<JSON> = [:]
         if let value { o["value"] = value }
         if let oldValue { o["oldValue"] = oldValue }
         if !updateMask.isEmpty { o["updateMask"] = ["fieldPaths": .array(updateMask.map { .string($0) })] }

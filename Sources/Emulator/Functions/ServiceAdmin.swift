@@ -34,7 +34,7 @@ struct AuthAdmin: AdminAuth {
 
     func deleteUser(_ uid: String) async throws { try await auth.deleteUser(projectId: project, uid: uid) }
 
-    func setCustomClaims(_ uid: String, _ claims: [String: JSON]?) throws { try auth.setCustomClaims(projectId: project, uid: uid, claims: claims) }
+    func setCustomClaims(_ uid: String, _ claims: UTF8Dictionary<JSON>?) throws { try auth.setCustomClaims(projectId: project, uid: uid, claims: claims) }
 }
 
 /// Admin store access for one project's `(default)` database, in REST JSON shapes.

@@ -13,9 +13,9 @@ extension DataDirectory {
         defer { compacting.withLock { $0 = false } }
         let newSeq = file.withLock { $0.seq } + 1
         try openJournal(seq: newSeq)
-        var data: [String: JSON] = [:]
+        var data: UTF8Dictionary<JSON> = [:]
         for (name, p) in participants {
-            var projects: [String: JSON] = [:]
+            var projects: UTF8Dictionary<JSON> = [:]
             for project in p.projectsWithData { projects[project] = p.exportProject(project) }
             data[name] = .object(projects)
         }

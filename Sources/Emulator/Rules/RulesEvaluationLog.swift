@@ -32,10 +32,10 @@ public struct RulesEvaluation: Sendable {
 
     /// The listing shape (no source); `detail` adds the ruleset.
     public func json(detail: Bool) -> JSON {
-        var caller: [String: JSON] = ["kind": .string(callerKind)]
+        var caller: UTF8Dictionary<JSON> = ["kind": .string(callerKind)]
         if let uid { caller["uid"] = .string(uid) }
         if let provider { caller["provider"] = .string(provider) }
-        var o: [String: JSON] = [
+        var o: UTF8Dictionary<JSON> = [
             "id": .string(String(id)), "database": .string(database), "time": .string(time.rfc3339()), "method": .string(method),
             "path": .string(path), "caller": .object(caller), "outcome": .string(outcome), "explanation": .string(explanation),
             "deciding": .array(deciding.map { p in

@@ -23,7 +23,7 @@ enum RulesEvaluationRoutes {
             let filter = RulesEvaluationFilter(outcome: outcome, method: method, path: req.nonEmptyQuery("path"), caller: req.nonEmptyQuery("caller"))
             let page = s.rulesLog.page(project: m["project"], filter: filter, before: before,
                                        pageSize: try req.intQuery("pageSize", in: 1...1000, default: 100))
-            var o: [String: JSON] = ["evaluations": .array(page.items.map { $0.json(detail: false) }), "kept": .int(Int64(page.kept)),
+            var o: UTF8Dictionary<JSON> = ["evaluations": .array(page.items.map { $0.json(detail: false) }), "kept": .int(Int64(page.kept)),
                                      "capacity": .int(Int64(s.rulesLog.capacity))]
             if let next = page.next { o["nextPageToken"] = .string(String(next)) }
             return .json(.object(o))

@@ -54,7 +54,7 @@ enum RulesRoutes {
     }
 
     /// `{"method", "path", "auth": {uid, token}|null, "resource": {fields}, "requestResource": {fields}, "time"?}` with plain JSON data.
-    static func hypothetical(_ b: [String: JSON], project: String, _ s: EmulatorServices) throws -> RulesRequest {
+    static func hypothetical(_ b: UTF8Dictionary<JSON>, project: String, _ s: EmulatorServices) throws -> RulesRequest {
         guard let m = b["method"]?.stringValue, let method = RulesMethod(rawValue: m) else {
             throw EmulatorError.invalidArgument("'method' must be one of get, list, create, update, delete")
         }
@@ -74,7 +74,7 @@ enum RulesRoutes {
         func data(_ key: String) throws -> [String: RulesValue]? {
             guard let v = b[key], !v.isNull else { return nil }
             guard case .object(let o) = v else { throw EmulatorError.invalidArgument("'\(key)' must be an object of document fields") }
-            return o.mapValues(RulesValue.init(json:))
+            return o.mapValues(RulesValue.init(json:)).dictionary
         }
         return RulesRequest(method: method, database: b["database"]?.stringValue ?? "(default)",
                             path: path.split(separator: "/").map(String.init), auth: auth, time: time,

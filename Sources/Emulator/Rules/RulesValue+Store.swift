@@ -18,12 +18,13 @@ extension RulesValue {
             self = .path(Array(r.split(separator: "/").dropFirst(2).map(String.init)))
         case .geoPoint(let lat, let lng): self = .latlng(lat, lng)
         case .array(let a): self = .list(a.map(RulesValue.init))
-        case .map(let m): self = .map(m.mapValues(RulesValue.init))
+        // Rules maps are Swift dictionaries: two keys that differ only in normalisation merge here.
+        case .map(let m): self = .map(m.mapValues(RulesValue.init).dictionary)
         }
     }
 
     /// Document fields as a rules map.
-    static func fields(_ d: Document?) -> [String: RulesValue]? { d.map { $0.fields.mapValues(RulesValue.init) } }
+    static func fields(_ d: Document?) -> [String: RulesValue]? { d.map { $0.fields.mapValues(RulesValue.init).dictionary } }
 }
 
 /// What a structured query promises about fields, in disjunctive normal form.

@@ -13,9 +13,9 @@ public enum BlockingPayload {
     /// `refreshToken`, the decorator's options), as production forwards them.
     public static func claims(project: String, event: String, signInMethod: String, user: JSON, eventId: String, now: Timestamp,
                               audience: String, secondFactor: String? = nil, credential: JSON? = nil, locale: String = "en",
-                              forward: Set<String> = []) -> [String: JSON] {
+                              forward: Set<String> = []) -> UTF8Dictionary<JSON> {
         let uid = user["localId"]?.stringValue ?? ""
-        var claims: [String: JSON] = [
+        var claims: UTF8Dictionary<JSON> = [
             "iss": .string("https://securetoken.google.com/\(project)"), "aud": .string(audience), "iat": .int(now.seconds),
             "exp": .int(now.seconds + 3600), "event_id": .string(eventId), "event_type": .string(event), "user_agent": "FirebaseEmulator",
             "ip_address": "127.0.0.1", "sub": .string(uid), "sign_in_method": .string(signInMethod), "user_record": userRecord(user),
@@ -39,18 +39,18 @@ public enum BlockingPayload {
 
     /// The user record as the SDK decodes it (`metadata.creation_time` and `provider_data` are required).
     public static func userRecord(_ u: JSON) -> JSON {
-        var r: [String: JSON] = ["uid": u["localId"] ?? "", "email_verified": .bool(u["emailVerified"]?.boolValue ?? false),
+        var r: UTF8Dictionary<JSON> = ["uid": u["localId"] ?? "", "email_verified": .bool(u["emailVerified"]?.boolValue ?? false),
                                  "disabled": .bool(u["disabled"]?.boolValue ?? false)]
         let copies = [("email", "email"), ("displayName", "display_name"), ("photoUrl", "photo_url"), ("phoneNumber", "phone_number"),
                       ("tenantId", "tenant_id")]
         for (from, to) in copies { if let v = u[from]?.stringValue { r[to] = .string(v) } }
         if let text = u["customAttributes"]?.stringValue, case .object(let c)? = try? JSON.parse(text), !c.isEmpty { r["custom_claims"] = .object(c) }
-        var metadata: [String: JSON] = ["creation_time": .int(number(u["createdAt"]) ?? 0)]
+        var metadata: UTF8Dictionary<JSON> = ["creation_time": .int(number(u["createdAt"]) ?? 0)]
         if let last = number(u["lastLoginAt"]) { metadata["last_sign_in_time"] = .int(last) }
         r["metadata"] = .object(metadata)
         if let valid = number(u["validSince"]) { r["tokens_valid_after_time"] = .int(valid) }
         r["provider_data"] = .array((u["providerUserInfo"]?.arrayValue ?? []).map { p in
-            var o: [String: JSON] = ["uid": p["rawId"] ?? p["federatedId"] ?? "", "provider_id": p["providerId"] ?? ""]
+            var o: UTF8Dictionary<JSON> = ["uid": p["rawId"] ?? p["federatedId"] ?? "", "provider_id": p["providerId"] ?? ""]
             for (from, to) in [("email", "email"), ("displayName", "display_name"), ("photoUrl", "photo_url"), ("phoneNumber", "phone_number")] {
                 if let v = p[from]?.stringValue { o[to] = .string(v) }
             }
@@ -58,7 +58,7 @@ public enum BlockingPayload {
         })
         if case .array(let factors)? = u["mfaInfo"], !factors.isEmpty {
             r["multi_factor"] = ["enrolled_factors": .array(factors.map { f in
-                var o: [String: JSON] = ["uid": f["mfaEnrollmentId"] ?? "", "factor_id": f["phoneInfo"] != nil ? "phone" : (f["totpInfo"] != nil ? "totp" : "phone")]
+                var o: UTF8Dictionary<JSON> = ["uid": f["mfaEnrollmentId"] ?? "", "factor_id": f["phoneInfo"] != nil ? "phone" : (f["totpInfo"] != nil ? "totp" : "phone")]
                 if let d = f["displayName"]?.stringValue { o["display_name"] = .string(d) }
                 if let p = f["phoneInfo"]?.stringValue { o["phone_number"] = .string(p) }
                 if let t = f["enrolledAt"]?.stringValue { o["enrollment_time"] = .string(t) }
@@ -72,7 +72,7 @@ public enum BlockingPayload {
     static func number(_ v: JSON?) -> Int64? { v?.intValue ?? v?.stringValue.flatMap { Int64($0) } }
 
     /// An unsigned JWT (`{"alg":"none","typ":"JWT"}`) carrying `claims`.
-    public static func unsignedJWT(_ claims: [String: JSON]) -> String {
+    public static func unsignedJWT(_ claims: UTF8Dictionary<JSON>) -> String {
         Base64.urlEncode(Array(#"{"alg":"none","typ":"JWT"}"#.utf8)) + "." + Base64.urlEncode(JSON.object(claims).serializedBytes()) + "."
     }
 
@@ -88,7 +88,7 @@ public enum BlockingPayload {
         guard let record = root["userRecord"] else { return nil }
         guard case .object(let r) = record else { throw HttpsError(.invalidArgument, "userRecord in the blocking function's answer is not an object") }
         let mask = Set((r["updateMask"]?.stringValue ?? "").split(separator: ",").map { $0.trimming(" ") })
-        var out: [String: JSON] = [:]
+        var out: UTF8Dictionary<JSON> = [:]
         for key in mask {
             switch key {
             case "displayName", "disabled", "emailVerified", "customClaims", "sessionClaims":

@@ -33,8 +33,11 @@ public enum LauncherEvent: Sendable, Equatable {
         let port = o["port"]?.intValue.map { Int($0) }
         switch ev {
         case "ready" where o["python"] != nil:
-            return .ready(python: o["python"]?.stringValue ?? "?", prefork: o["prefork"]?.boolValue ?? false,
-                          milliseconds: Int(o["ms"]?.intValue ?? 0), missing: (o["missing"]?.arrayValue ?? []).compactMap(\.stringValue))
+            let python: String = o["python"]?.stringValue ?? "?"
+            let prefork: Bool = o["prefork"]?.boolValue ?? false
+            let ms: Int64 = o["ms"]?.intValue ?? 0
+            let missing: [JSON] = o["missing"]?.arrayValue ?? []
+            return .ready(python: python, prefork: prefork, milliseconds: Int(ms), missing: missing.compactMap(\.stringValue))
         case "ready": return port.map { .started(id: id, port: $0) }
         case "spawned": return .spawned(id: id, pid: pid, port: port)
         case "listen": return port.map { .listening(id: id, port: $0) }

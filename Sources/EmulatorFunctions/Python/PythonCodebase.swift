@@ -148,7 +148,7 @@ public final class PythonCodebase: Sendable {
     /// Tells the host what the listing should show for this codebase.
     func publishStatus() {
         let (phase, error, count, ms, info) = state.withLock { ($0.phase, $0.error, $0.functions.count, $0.discoveryMs, $0.launcherInfo) }
-        var o: [String: JSON] = ["name": .string(config.name), "runtime": .string(config.runtime ?? "python"), "source": .string(config.source),
+        var o: UTF8Dictionary<JSON> = ["name": .string(config.name), "runtime": .string(config.runtime ?? "python"), "source": .string(config.source),
                                  "state": .string(phase.rawValue), "functions": .int(Int64(count)), "prefork": .bool(config.prefork),
                                  "documentEvents": .bool(documentEncoder != nil)]
         if let error { o["error"] = .string(error) }

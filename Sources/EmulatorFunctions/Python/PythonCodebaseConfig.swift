@@ -71,7 +71,7 @@ public struct PythonCodebaseConfig: Sendable, Equatable {
             throw HttpsError(.invalidArgument, "functions codebase '\(name)': runtime '\(r)' is not a Python runtime (python310 … python314)")
         }
         if let list = o["ignore"]?.arrayValue { ignore = list.compactMap(\.stringValue) }
-        environment = (o["env"]?.objectValue ?? [:]).compactMapValues(\.stringValue)
+        environment = (o["env"]?.objectValue ?? [:]).compactMapValues(\.stringValue).dictionary
         func flag(_ key: String, _ current: Bool) throws -> Bool {
             guard let v = o[key], !v.isNull else { return current }
             guard let b = v.boolValue else { throw HttpsError(.invalidArgument, "functions codebase '\(name)': '\(key)' must be true or false") }

@@ -1,0 +1,209 @@
+"""Differential harness: the same seeded operations against this emulator and Google's Firestore
+emulator (the Java one), through google-cloud-firestore over gRPC, answers compared after
+normalising what legitimately differs (times written by the server, transaction ids, tokens).
+
+    Tests/differential/run.sh                      # CI budget: fixed seed, --cases 150
+    Tests/differential/run.sh --cases 100000       # long mode
+    Tests/differential/run.sh --seed 7 --case 123  # one case (what a failure prints)
+
+Exit status: 0 when every difference is one docs/differences.md keeps (KNOWN below), 1 otherwise,
+0 with one "skipped:" line when Java or Google's emulator is absent.
+"""
+import argparse
+import datetime
+import math
+import os
+import pathlib
+import random
+import sys
+import time
+import traceback
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path[:0] = [str(HERE), str(ROOT / "Tests" / "python")]
+
+from webchannel import google_emulator  # noqa: E402
+
+PROJECT = "demo-diff"
+
+# Differences docs/differences.md keeps, matched by (operation kind, ours, google) predicates.
+KNOWN = [
+    # Six aggregations: Google's emulator answers UNKNOWN, production INVALID_ARGUMENT (ours).
+    ("aggregate", lambda o, g: g[0] == "error" and g[1] == "Unknown" and o[0] == "error" and o[1] == "InvalidArgument"),
+    # Descending __name__ scans: Google's emulator refuses some, production serves them (ours).
+    ("query", lambda o, g: g[0] == "error" and o[0] == "ok" and "__name__" in g[2] and "desc" in g[2].lower()),
+]
+
+
+def normalise(v, now):
+    """A comparable form of a value the client decoded."""
+    from google.cloud.firestore_v1 import DocumentReference, GeoPoint
+    from google.cloud.firestore_v1.vector import Vector
+    if isinstance(v, bool) or v is None:
+        return v
+    if isinstance(v, int):
+        return ("int", v)
+    if isinstance(v, float):
+        if math.isnan(v):
+            return ("double", "NaN")
+        return ("double", v, math.copysign(1, v))
+    if isinstance(v, str):
+        return ("str", v.encode("utf-8"))
+    if isinstance(v, bytes):
+        return ("bytes", v)
+    if isinstance(v, datetime.datetime):
+        # Server timestamps: written now by each server; anything within a day of `now` is one.
+        if abs((v - now).total_seconds()) < 86400:
+            return ("ts", "now")
+        return ("ts", v.isoformat(), getattr(v, "nanosecond", 0))
+    if isinstance(v, GeoPoint):
+        return ("geo", v.latitude, v.longitude)
+    if isinstance(v, DocumentReference):
+        return ("ref", v.path.encode("utf-8"))
+    if isinstance(v, Vector):
+        return ("vec", tuple(normalise(x, now) for x in v))
+    if isinstance(v, list):
+        return ("arr", tuple(normalise(x, now) for x in v))
+    if isinstance(v, dict):
+        return ("map", tuple(sorted((k.encode("utf-8"), normalise(x, now)) for k, x in v.items())))
+    return ("?", repr(v))
+
+
+def error(e):
+    from google.api_core import exceptions
+    if isinstance(e, exceptions.GoogleAPICallError):
+        return ("error", type(e).__name__, e.message or "")
+    return ("error", type(e).__name__, str(e)[:300])
+
+
+class Side:
+    """One server and a client for it (the client reads FIRESTORE_EMULATOR_HOST when built)."""
+
+    def __init__(self, name, host_port):
+        from google.cloud import firestore
+        self.name = name
+        os.environ["FIRESTORE_EMULATOR_HOST"] = host_port
+        self.client = firestore.Client(project=PROJECT)
+
+
+def run_case(seed, case, sides, now):
+    """Runs one case on every side; returns [(step, kind, description, {side: answer})]."""
+    import generators as g
+    out = []
+    streams = {}
+    for side in sides:
+        r = random.Random(f"{seed}:{case}")
+        col = side.client.collection(f"c{seed}_{case}")
+        answers = []
+        step = 0
+
+        def record(kind, what, fn):
+            nonlocal step
+            try:
+                answers.append((step, kind, what, ("ok", fn())))
+            except Exception as e:  # noqa: BLE001 - every failure is an answer to compare
+                answers.append((step, kind, what, error(e)))
+            step += 1
+
+        for i in range(r.randrange(2, 7)):
+            did, data = g.doc_id(r, i), g.document(r, col)
+            record("set", f"set {did}", lambda: col.document(did).set(data) and None)
+            record("get", f"get {did}", lambda: normalise(col.document(did).get().to_dict(), now))
+        for _ in range(r.randrange(1, 6)):
+            roll = r.random()
+            if roll < 0.45:
+                # Built inside the recorded call: the client's own checks are answers too.
+                record("query", "query", lambda: [(d.id.encode(), normalise(d.to_dict(), now)) for d in g.query(r, col).stream()])
+            elif roll < 0.65:
+                record("aggregate", "aggregate", lambda: sorted((x.alias, normalise(x.value, now)) for x in g.aggregation(r, col).get()[0]))
+            else:
+                kind, did, payload = g.write(r, col, step)
+                ref = col.document(did)
+
+                def do():
+                    if kind == "set":
+                        ref.set(payload)
+                    elif kind == "merge":
+                        ref.set(payload, merge=True)
+                    elif kind == "create":
+                        ref.create(payload)
+                    elif kind == "update":
+                        ref.update(payload)
+                    else:
+                        ref.delete()
+                    return normalise(ref.get().to_dict(), now)
+                record("write", f"{kind} {did}", do)
+        streams[side.name] = answers
+    names = [s.name for s in sides]
+    for row in zip(*(streams[n] for n in names)):
+        out.append((row[0][0], row[0][1], row[0][2], {n: a[3] for n, a in zip(names, row)}))
+    return out
+
+
+def classify(kind, ours, google):
+    """None when equal; 'known' when docs/differences.md keeps it; 'code' or 'message' or 'answer'."""
+    if ours == google:
+        return None
+    for k, pred in KNOWN:
+        if k == kind and pred(ours, google):
+            return "known"
+    if ours[0] == "error" and google[0] == "error":
+        return "message" if ours[1] == google[1] else "code"
+    return "answer"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cases", type=int, default=150)
+    ap.add_argument("--seed", type=int, default=27)
+    ap.add_argument("--case", type=int, help="run only this case (a reproduction)")
+    ap.add_argument("--strict-messages", action="store_true", help="fail on error messages that differ, not only codes")
+    ap.add_argument("--verbose", action="store_true")
+    args = ap.parse_args(argv)
+    if not google_emulator.available():
+        print("skipped: Google's Firestore emulator (java and cloud-firestore-emulator.jar) is not installed")
+        return 0
+    from conftest import RunningEmulator
+    started = time.time()
+    ours = RunningEmulator(project=PROJECT)
+    gproc, gport = google_emulator.start()
+    try:
+        sides = [Side("ours", f"{ours.host}:{ours.port}"), Side("google", f"127.0.0.1:{gport}")]
+        now = datetime.datetime.now(datetime.timezone.utc)
+        cases = [args.case] if args.case is not None else range(args.cases)
+        counts = {"cases": 0, "operations": 0, "known": 0, "message": 0, "code": 0, "answer": 0}
+        failures = []
+        for case in cases:
+            try:
+                rows = run_case(args.seed, case, sides, now)
+            except Exception:  # noqa: BLE001 - a harness crash is a failing case too
+                failures.append((case, "harness", traceback.format_exc(limit=3)))
+                continue
+            counts["cases"] += 1
+            counts["operations"] += len(rows) * len(sides)
+            for step, kind, what, answers in rows:
+                c = classify(kind, answers["ours"], answers["google"])
+                if c is None:
+                    continue
+                counts[c] += 1
+                if c == "known" or (c == "message" and not args.strict_messages):
+                    if args.verbose:
+                        print(f"[{c}] seed {args.seed} case {case} step {step} {what}: ours={answers['ours']!r} google={answers['google']!r}")
+                    continue
+                failures.append((case, f"step {step} {kind} ({what})", f"ours:   {answers['ours']!r}\n    google: {answers['google']!r}"))
+        for case, where, detail in failures:
+            print(f"DIFFERENCE seed {args.seed} case {case} {where}\n    {detail}")
+            print(f"  reproduce: Tests/differential/run.sh --seed {args.seed} --case {case} --verbose")
+        took = time.time() - started
+        print(f"differential: {counts['cases']} cases, {counts['operations']} operations, {len(failures)} failing, "
+              f"{counts['known']} known (docs/differences.md), {counts['message']} message-only, "
+              f"{counts['code']} code, {counts['answer']} answer differences, {took:.1f}s")
+        return 1 if failures else 0
+    finally:
+        google_emulator.stop(gproc)
+        ours.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,122 @@
+"""Defects a differential run against Google's Firestore emulator found (issue 27), pinned with
+google-cloud-firestore over gRPC and REST: names, keys and strings are UTF-8 byte strings (two
+Unicode spellings of one text are two ids, keys and values), and values production refuses are
+refused."""
+import math
+import uuid
+
+import pytest
+from google.api_core import exceptions
+from google.cloud import firestore
+from google.cloud.firestore_v1 import FieldFilter
+from google.cloud.firestore_v1.vector import Vector
+
+from firestore.test_firestore_rest import RestClient
+
+COMPOSED = "\u00e9"  # é, one code point
+DECOMPOSED = "e\u0301"  # e + combining acute: canonically equivalent, other bytes
+
+
+@pytest.fixture(params=["grpc", "rest"])
+def db(emulator, request):
+    if request.param == "grpc":
+        return firestore.Client(project=emulator.project)
+    return RestClient(emulator)
+
+
+@pytest.fixture
+def col(db):
+    return db.collection("fid-" + uuid.uuid4().hex[:10])
+
+
+def test_unicode_equivalent_document_ids_are_two_documents(col):
+    col.document("k" + DECOMPOSED).set({"v": "decomposed"})
+    col.document("k" + COMPOSED).set({"v": "composed"})
+    assert col.document("k" + DECOMPOSED).get().to_dict() == {"v": "decomposed"}
+    assert col.document("k" + COMPOSED).get().to_dict() == {"v": "composed"}
+    assert sorted(d.id for d in col.stream()) == sorted(["k" + DECOMPOSED, "k" + COMPOSED])
+    # The Angstrom sign and A-ring are canonically equivalent too.
+    col.document("\u212b").set({"v": 1})
+    col.document("\u00c5").set({"v": 2})
+    assert col.document("\u212b").get().to_dict() == {"v": 1}
+    assert len(list(col.stream())) == 4
+
+
+def test_unicode_equivalent_collection_ids_are_two_collections(db, col):
+    parent = col.document("p")
+    parent.collection("c" + DECOMPOSED).document("a").set({"n": 1})
+    parent.collection("c" + COMPOSED).document("b").set({"n": 2})
+    ids = sorted(c.id for c in parent.collections())
+    assert ids == sorted(["c" + DECOMPOSED, "c" + COMPOSED])
+    assert [d.id for d in parent.collection("c" + COMPOSED).stream()] == ["b"]
+
+
+def test_unicode_equivalent_map_keys_are_two_fields(col):
+    ref = col.document("m")
+    ref.set({"m": {DECOMPOSED: 1, COMPOSED: 2}, DECOMPOSED: "a", COMPOSED: "b"})
+    got = ref.get().to_dict()
+    assert got == {"m": {DECOMPOSED: 1, COMPOSED: 2}, DECOMPOSED: "a", COMPOSED: "b"}
+    assert len(got["m"]) == 2
+
+
+def test_string_equality_does_not_match_the_other_normalisation(col):
+    col.document("a").set({"s": DECOMPOSED})
+    col.document("b").set({"s": COMPOSED})
+    got = [d.id for d in col.where(filter=FieldFilter("s", "==", COMPOSED)).stream()]
+    assert got == ["b"]
+    # Byte order: "e" (0x65) + U+0301 sorts before U+00E9 (0xC3 0xA9).
+    assert [d.id for d in col.order_by("s").stream()] == ["a", "b"]
+
+
+def test_geo_point_nan_is_refused(col):
+    with pytest.raises(exceptions.InvalidArgument):
+        col.document("g").set({"g": firestore.GeoPoint(math.nan, 0)})
+    assert not col.document("g").get().exists
+
+
+@pytest.mark.parametrize("vector", [[], [math.nan]], ids=["empty", "nan"])
+def test_vectors_production_refuses_are_refused(col, vector):
+    with pytest.raises(exceptions.InvalidArgument):
+        col.document("v").set({"v": Vector(vector)})
+    assert not col.document("v").get().exists
+
+
+def test_in_with_array_operands(col):
+    col.document("w").set({"regions": ["west_coast"]})
+    col.document("e").set({"regions": ["east_coast"]})
+    col.document("x").set({"regions": ["west_coast", "east_coast"]})
+    got = sorted(d.id for d in col.where(filter=FieldFilter("regions", "in", [["west_coast"], ["east_coast"]])).stream())
+    assert got == ["e", "w"]
+
+
+def test_sum_counts_only_documents_with_every_aggregated_field(col):
+    col.document("a").set({"n": 1})
+    col.document("b").set({"n": 2})
+    col.document("c").set({"other": 1})
+    agg = col.count(alias="c").sum("n", alias="s")
+    got = {r.alias: r.value for r in agg.get()[0]}
+    assert got == {"c": 2, "s": 3}
+
+
+def test_duplicate_in_values_count_once_towards_the_disjunction_limit(col):
+    col.document("a").set({"a": 1, "b": [3]})
+    q = col.where(filter=FieldFilter("a", "in", [1, 1])).where(filter=FieldFilter("b", "array_contains_any", list(range(16))))
+    assert [d.id for d in q.stream()] == ["a"]
+
+
+def test_empty_field_mask_returns_no_fields(col):
+    ref = col.document("d")
+    ref.set({"a": 1, "b": 2})
+    snap = ref.get(field_paths=[])
+    assert snap.exists and snap.to_dict() == {}
+
+
+def test_same_field_ordered_twice_is_refused(col):
+    col.document("a").set({"a": 1})
+    with pytest.raises(exceptions.InvalidArgument, match="duplicate"):
+        list(col.order_by("a").order_by("a", direction=firestore.Query.DESCENDING).stream())
+
+
+def test_vector_inside_an_array_is_refused(col):
+    with pytest.raises(exceptions.InvalidArgument, match="Cannot convert a vector value in an array value"):
+        col.document("va").set({"a": [Vector([1.0])]})
