@@ -144,15 +144,15 @@ func fieldFilter(_ field: String, _ op: String, _ value: JSON) -> JSON {
         (["from": [["collectionId": "c"]], "offset": -1], "offset is negative"),
         (["from": []], "exactly one 'from'"),
         (["from": [["collectionId": "c"]], "where": ["compositeFilter": ["op": "AND", "filters": [
-            fieldFilter("a", "NOT_EQUAL", ["integerValue": "1"]), fieldFilter("b", "NOT_EQUAL", ["integerValue": "1"])]]]], "at most one '!='"),
-        (["from": [["collectionId": "c"]], "where": fieldFilter("a", "IN", ["arrayValue": [:]])], "non-empty array"),
+            fieldFilter("a", "NOT_EQUAL", ["integerValue": "1"]), fieldFilter("b", "NOT_EQUAL", ["integerValue": "1"])]]]], "Only a single 'NOT_EQUAL'"),
+        (["from": [["collectionId": "c"]], "where": fieldFilter("a", "IN", ["arrayValue": [:]])], "requires an non-empty ArrayValue"),
         (["from": [["collectionId": "c"]], "where": ["compositeFilter": ["op": "AND", "filters": [
             fieldFilter("a", "IN", ["arrayValue": ["values": .array((0..<6).map { ["integerValue": .string(String($0))] })]]),
             fieldFilter("b", "IN", ["arrayValue": ["values": .array((0..<6).map { ["integerValue": .string(String($0))] })]])]]]], "36 disjunctions"),
         // 2^70 disjunctions overflow an Int: the count saturates instead of trapping.
         (["from": [["collectionId": "c"]], "where": ["compositeFilter": ["op": "AND", "filters": .array((0..<70).map { _ in
             ["compositeFilter": ["op": "OR", "filters": [fieldFilter("a", "EQUAL", ["integerValue": "1"]), fieldFilter("a", "EQUAL", ["integerValue": "2"])]]]
-        })]]], "the limit is 30"),
+        })]]], "more than the maximum of 30"),
         (["from": [["collectionId": "c"]], "orderBy": [["field": ["fieldPath": "a"]]], "startAt": ["values": [["integerValue": "1"], ["integerValue": "2"], ["integerValue": "3"]]]], "Cursor has too many values"),
     ] as [(JSON, String)])
     func invalidQueriesAreRejected(json: JSON, fragment: String) {

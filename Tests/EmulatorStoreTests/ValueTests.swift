@@ -65,7 +65,7 @@ import Testing
         (["arrayValue": ["values": [["arrayValue": [:]]]]], "Nested arrays are not allowed"),
         (["mapValue": ["fields": ["__x__": ["nullValue": nil]]]], "field name __x__ is reserved"),
         (["referenceValue": "tasks/t1"], "Invalid referenceValue"),
-        (["geoPointValue": ["latitude": 91, "longitude": 0]], "latitude must be in"),
+        (["geoPointValue": ["latitude": 91, "longitude": 0]], "latitude '91.0' outside permitted range"),
         (["bytesValue": "!!"], "expected base64"),
         (["unknownValue": 1], "unknown value kind"),
     ] as [(JSON, String)])
