@@ -113,6 +113,11 @@ public struct StructuredQuery: Sendable, Equatable {
         endAt = try Self.cursor(q["endAt"])
         try validateFilters()
         order = Self.normalise(orders, inequalities: filter?.inequalityFields ?? [])
+        // An explicit `__name__` order followed by an inequality field's implicit order would
+        // need an index with fields after the key (production refuses it with this message).
+        if let i = order.firstIndex(where: { $0.field.isName }), i != order.count - 1 {
+            throw EmulatorError.invalidArgument("order by clause cannot contain more fields after the key")
+        }
         for c in [startAt, endAt].compactMap({ $0 }) {
             // Cursor values follow the explicit orders only (clients send `__name__` explicitly).
             guard c.values.count <= orders.count else { throw EmulatorError.invalidArgument("Cursor has too many values.") }

@@ -66,7 +66,7 @@ extension Value {
                 guard case .array(let list) = values else { throw bad("'values' must be an array") }
                 for (i, item) in list.enumerated() {
                     let element = try Value(json: item, field: "\(field)[\(i)]", depth: depth + 1)
-                    if case .array = element { throw EmulatorError.invalidArgument("Nested arrays are not allowed (at '\(field)[\(i)]').") }
+                    if case .array = element { throw EmulatorError.invalidArgument("Cannot convert an array value in an array value.") }
                     // Production stores no vector inside an array (its message, as Google's emulator gives it).
                     if element.isVector { throw EmulatorError.invalidArgument("Cannot convert a vector value in an array value.") }
                     items.append(element)

@@ -148,6 +148,8 @@ import Testing
         let order = { (f: String) -> JSON in ["field": ["fieldPath": .string(f)]] }
         #expect(q(["orderBy": [order("a"), order("a")]]) == "order by clause cannot contain duplicate fields a")
         #expect(q(["orderBy": [order("__name__"), order("a")]]) == "order by clause cannot contain more fields after the key")
+        // The same when the field after the key comes from an inequality's implicit order.
+        #expect(q(["orderBy": [order("__name__")], "where": fieldFilter("a", "GREATER_THAN", ["integerValue": "1"])]) == "order by clause cannot contain more fields after the key")
         let both: JSON = ["compositeFilter": ["op": "AND", "filters": [
             fieldFilter("t", "ARRAY_CONTAINS", ["integerValue": "1"]),
             fieldFilter("t", "ARRAY_CONTAINS_ANY", ["arrayValue": ["values": [["integerValue": "1"]]]]),

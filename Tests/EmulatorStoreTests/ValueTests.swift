@@ -62,7 +62,7 @@ import Testing
         (JSON.object(["integerValue": "x"]), "Invalid integerValue"),
         (["stringValue": 3], "Invalid stringValue"),
         (["a": 1, "b": 2], "exactly one of"),
-        (["arrayValue": ["values": [["arrayValue": [:]]]]], "Nested arrays are not allowed"),
+        (["arrayValue": ["values": [["arrayValue": [:]]]]], "Cannot convert an array value in an array value."),
         (["mapValue": ["fields": ["__x__": ["nullValue": nil]]]], "field name __x__ is reserved"),
         (["referenceValue": "tasks/t1"], "Invalid referenceValue"),
         (["geoPointValue": ["latitude": 91, "longitude": 0]], "latitude '91.0' outside permitted range"),

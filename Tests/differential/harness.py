@@ -32,7 +32,10 @@ KNOWN = [
     # Six aggregations: Google's emulator answers UNKNOWN, production INVALID_ARGUMENT (ours).
     ("aggregate", lambda o, g: g[0] == "error" and g[1] == "Unknown" and o[0] == "error" and o[1] == "InvalidArgument"),
     # Descending __name__ scans: Google's emulator refuses some, production serves them (ours).
-    ("query", lambda o, g: g[0] == "error" and o[0] == "ok" and "__name__" in g[2] and "desc" in g[2].lower()),
+    ("query", lambda o, g: g[0] == "error" and o[0] == "ok" and "descending key scans" in g[2]),
+    # Messages naming the document: ours are production's ("Document already exists: projects/...",
+    # "No document to update: projects/..."), Google's emulator names its internal entity.
+    ("write", lambda o, g: o[0] == g[0] == "error" and o[1] == g[1] and ("entity already exists" in g[2] or "no entity to update" in g[2])),
 ]
 
 
