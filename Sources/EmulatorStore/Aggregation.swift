@@ -53,6 +53,21 @@ public struct Aggregation: Sendable, Equatable {
         return out
     }
 
+    /// Refuses sums and averages over a projected query (`select`), with production's messages: a
+    /// projection and aggregated fields do not mix; `count` alone may have one.
+    public static func checkProjection(_ aggregations: [Aggregation], select: [FieldPath]?) throws {
+        guard let select else { return }
+        let fields = aggregations.compactMap(\.field)
+        guard !fields.isEmpty else { return }
+        if select.allSatisfy(\.isName) {
+            throw EmulatorError.invalidArgument("Aggregation over non-key properties is not supported for base query that only returns keys.")
+        }
+        if let f = fields.first(where: { !select.contains($0) }) {
+            throw EmulatorError.invalidArgument("The aggregation property \(f) is not present in the base query's property mask.")
+        }
+        throw EmulatorError.invalidArgument("Cannot apply property masks when aggregation fields are present.")
+    }
+
     /// The field of a sum or average: any field but the document name.
     static func field(_ json: JSON) throws -> FieldPath {
         let path = try QueryFilter.queryPath(json["field"]?["fieldPath"]?.stringValue ?? "")

@@ -253,7 +253,9 @@ public indirect enum QueryFilter: Sendable, Equatable {
             guard case .array(let items) = v, case .array(let options) = target else { return false }
             return items.contains { i in options.contains { Value.queryEquals(i, $0) } }
         case .notIn:
-            guard case .array(let options) = target, v != .null else { return false }
+            // A null among the values matches nothing (as the client SDKs' own matching has it,
+            // and Google's emulator answers); a null field never matches.
+            guard case .array(let options) = target, v != .null, !options.contains(.null) else { return false }
             return !options.contains { Value.queryEquals(v, $0) }
         }
     }

@@ -1,6 +1,9 @@
 import EmulatorCore
 
 extension StoreService {
+    /// The length of the transaction ids this store issues.
+    static let transactionIdBytes = 12
+
     /// Begins a transaction; read-only ones read at `readTime` (default: now).
     public func beginTransaction(project: String, database: String, readOnly: Bool, readTime: Timestamp? = nil) throws -> [UInt8] {
         try withDatabase(project, database) { data, env, _ in
@@ -11,16 +14,18 @@ extension StoreService {
     static func open(_ data: inout DatabaseData, _ env: ProjectEnvironment, readOnly: Bool, readTime: Timestamp?, idle: Double) throws -> [UInt8] {
         let now = env.clock.now()
         data.transactions = data.transactions.filter { $0.value.lastUsed.adding(seconds: idle) > now }
-        let id = env.ids.bytes(12)
+        let id = env.ids.bytes(transactionIdBytes)
         let snapshot = readOnly ? (readTime ?? max(now.truncatedToMicroseconds, data.state.lastCommit)) : nil
         data.transactions[Base64.encode(id)] = StoreTransaction(readOnly: readOnly, readTime: snapshot, lastUsed: now)
         return id
     }
 
     /// Ends a transaction without committing. Rolling back a finished one is fine; an id that
-    /// never existed is an error.
+    /// this store cannot have issued (not `transactionIdBytes` long) is refused with production's
+    /// message. (A well-formed id that was never issued passes: ids are random and finished ones
+    /// are not remembered.)
     public func rollback(project: String, database: String, transaction: [UInt8]) throws {
-        guard !transaction.isEmpty else { throw EmulatorError.invalidArgument("Invalid transaction.") }
+        guard transaction.count == Self.transactionIdBytes else { throw EmulatorError.invalidArgument("Invalid transaction.") }
         try withDatabase(project, database) { data, _, _ in
             _ = data.transactions.removeValue(forKey: Base64.encode(transaction))
         }

@@ -96,6 +96,24 @@ import Testing
         #expect(try query(s, ["from": [["collectionId": "c"]], "where": fieldFilter("regions", "IN", operand)]) == ["c/e", "c/w"])
     }
 
+    @Test func notInWithANullMatchesNothing() throws {
+        let (s, _) = makeStore()
+        try set(s, "c/a", ["x": .integer(1)])
+        try set(s, "c/b", ["x": .null])
+        let withNull: JSON = ["arrayValue": ["values": [["nullValue": "NULL_VALUE"], ["integerValue": "2"]]]]
+        #expect(try query(s, ["from": [["collectionId": "c"]], "where": fieldFilter("x", "NOT_IN", withNull)]) == [])
+        let without: JSON = ["arrayValue": ["values": [["integerValue": "2"]]]]
+        #expect(try query(s, ["from": [["collectionId": "c"]], "where": fieldFilter("x", "NOT_IN", without)]) == ["c/a"])
+    }
+
+    @Test func rollbackOfAnIdNeverIssuedIsRefused() throws {
+        let (s, _) = makeStore()
+        #expect(message { try s.rollback(project: "p", database: "(default)", transaction: Array("nope".utf8)) } == "Invalid transaction.")
+        let t = try s.beginTransaction(project: "p", database: "(default)", readOnly: false)
+        try s.rollback(project: "p", database: "(default)", transaction: t)
+        try s.rollback(project: "p", database: "(default)", transaction: t)  // finished: still fine
+    }
+
     @Test func duplicateInValuesCountOnceTowardsTheDisjunctionLimit() throws {
         let (s, _) = makeStore()
         try set(s, "c/a", ["a": .integer(1), "b": .array([.integer(3)])])
@@ -119,6 +137,16 @@ import Testing
         try q.orderImplicitly(by: aggs.compactMap(\.field))
         let docs = try s.runQuery(project: "p", database: "(default)", parent: "", query: q, caller: .admin).value
         #expect(aggs.map { $0.compute(docs) } == [.integer(2), .integer(3)])
+    }
+
+    @Test func sumsAndAveragesRefuseAProjection() throws {
+        let sum = try Aggregation.decodeList([["sum": ["field": ["fieldPath": "a"]]]])
+        let count = try Aggregation.decodeList([["count": [:]]])
+        #expect(message { try Aggregation.checkProjection(sum, select: []) } == "Aggregation over non-key properties is not supported for base query that only returns keys.")
+        #expect(message { try Aggregation.checkProjection(sum, select: [FieldPath(["b"])]) } == "The aggregation property a is not present in the base query's property mask.")
+        #expect(message { try Aggregation.checkProjection(sum, select: [FieldPath(["a"])]) } == "Cannot apply property masks when aggregation fields are present.")
+        #expect(message { try Aggregation.checkProjection(count, select: [FieldPath(["a"])]) } == nil)
+        #expect(message { try Aggregation.checkProjection(sum, select: nil) } == nil)
     }
 
     @Test func countUpTo() throws {

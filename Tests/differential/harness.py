@@ -31,11 +31,21 @@ PROJECT = "demo-diff"
 KNOWN = [
     # Six aggregations: Google's emulator answers UNKNOWN, production INVALID_ARGUMENT (ours).
     ("aggregate", lambda o, g: g[0] == "error" and g[1] == "Unknown" and o[0] == "error" and o[1] == "InvalidArgument"),
+    ("aggregate", lambda o, g: g[0] == "error" and o[0] == "ok" and "descending key scans" in g[2]),
+    # Google's emulator checks for a descending key scan before the order's shape.
+    ("query", lambda o, g: o[0] == g[0] == "error" and "descending key scans" in g[2]),
     # Descending __name__ scans: Google's emulator refuses some, production serves them (ours).
     ("query", lambda o, g: g[0] == "error" and o[0] == "ok" and "descending key scans" in g[2]),
     # Messages naming the document: ours are production's ("Document already exists: projects/...",
     # "No document to update: projects/..."), Google's emulator names its internal entity.
     ("write", lambda o, g: o[0] == g[0] == "error" and o[1] == g[1] and ("entity already exists" in g[2] or "no entity to update" in g[2])),
+]
+
+# The same, where the request decides (its description is the structured query's text form).
+KNOWN_BY_REQUEST = [
+    # `in` with a null among the values: ours matches documents whose field is null (as the client
+    # SDKs' own matching does); Google's emulator matches none. Open in the issue; kept.
+    ("query", lambda w, o, g: o[0] == g[0] == "ok" and g[1] == [] and "op: IN value { array_value" in w and "null_value" in w),
 ]
 
 
@@ -71,6 +81,15 @@ def normalise(v, now):
     if isinstance(v, dict):
         return ("map", tuple(sorted((k.encode("utf-8"), normalise(x, now)) for k, x in v.items())))
     return ("?", repr(v))
+
+
+def describe(q):
+    """The structured query a client query sends, on one line (for difference reports)."""
+    try:
+        text = str(q._to_protobuf())
+    except Exception as e:  # noqa: BLE001 - the client refused to build it
+        return f"<{e}>"
+    return " ".join(text.split())[:1500]
 
 
 def error(e):
@@ -117,9 +136,21 @@ def run_case(seed, case, sides, now):
             roll = r.random()
             if roll < 0.45:
                 # Built inside the recorded call: the client's own checks are answers too.
-                record("query", "query", lambda: [(d.id.encode(), normalise(d.to_dict(), now)) for d in g.query(r, col).stream()])
+                def run_query():
+                    q = g.query(r, col)
+                    shown[0] = describe(q)
+                    return [(d.id.encode(), normalise(d.to_dict(), now)) for d in q.stream()]
+                shown = [""]
+                record("query", "query", run_query)
+                answers[-1] = answers[-1][:2] + (f"query {shown[0]}",) + answers[-1][3:]
             elif roll < 0.65:
-                record("aggregate", "aggregate", lambda: sorted((x.alias, normalise(x.value, now)) for x in g.aggregation(r, col).get()[0]))
+                def run_aggregation():
+                    a = g.aggregation(r, col)
+                    shown[0] = describe(a._nested_query) + " " + " ".join(f"{type(x).__name__}({getattr(x, 'field_ref', '')})" for x in a._aggregations)
+                    return sorted((x.alias, normalise(x.value, now)) for x in a.get()[0])
+                shown = [""]
+                record("aggregate", "aggregate", run_aggregation)
+                answers[-1] = answers[-1][:2] + (f"aggregate {shown[0]}",) + answers[-1][3:]
             else:
                 kind, did, payload = g.write(r, col, step)
                 ref = col.document(did)
@@ -144,12 +175,15 @@ def run_case(seed, case, sides, now):
     return out
 
 
-def classify(kind, ours, google):
+def classify(kind, what, ours, google):
     """None when equal; 'known' when docs/differences.md keeps it; 'code' or 'message' or 'answer'."""
     if ours == google:
         return None
     for k, pred in KNOWN:
         if k == kind and pred(ours, google):
+            return "known"
+    for k, pred in KNOWN_BY_REQUEST:
+        if k == kind and pred(what, ours, google):
             return "known"
     if ours[0] == "error" and google[0] == "error":
         return "message" if ours[1] == google[1] else "code"
@@ -186,7 +220,7 @@ def main(argv=None):
             counts["cases"] += 1
             counts["operations"] += len(rows) * len(sides)
             for step, kind, what, answers in rows:
-                c = classify(kind, answers["ours"], answers["google"])
+                c = classify(kind, what, answers["ours"], answers["google"])
                 if c is None:
                     continue
                 counts[c] += 1

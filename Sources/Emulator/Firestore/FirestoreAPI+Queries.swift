@@ -69,6 +69,7 @@ extension FirestoreAPI {
         var query = try StructuredQuery(json: q)
         // Production reads sums and averages through their fields' index, with or without a
         // limit: only documents holding every aggregated field count (for `count` too).
+        try Aggregation.checkProjection(aggregations, select: query.select)
         try query.orderImplicitly(by: aggregations.compactMap(\.field))
         let res = try store.runQuery(project: db.project, database: db.database, parent: parent, query: query,
                                      consistency: try FirestoreRequest.consistency(r), caller: try caller(context, db))
