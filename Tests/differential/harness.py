@@ -34,6 +34,7 @@ KNOWN = [
     ("aggregate", lambda o, g: g[0] == "error" and o[0] == "ok" and "descending key scans" in g[2]),
     # Google's emulator checks for a descending key scan before the order's shape.
     ("query", lambda o, g: o[0] == g[0] == "error" and "descending key scans" in g[2]),
+    ("aggregate", lambda o, g: o[0] == g[0] == "error" and "descending key scans" in g[2]),
     # Descending __name__ scans: Google's emulator refuses some, production serves them (ours).
     ("query", lambda o, g: g[0] == "error" and o[0] == "ok" and "descending key scans" in g[2]),
     # Messages naming the document: ours are production's ("Document already exists: projects/...",

@@ -120,3 +120,30 @@ def test_same_field_ordered_twice_is_refused(col):
 def test_vector_inside_an_array_is_refused(col):
     with pytest.raises(exceptions.BadRequest, match="Cannot convert a vector value in an array value"):
         col.document("va").set({"a": [Vector([1.0])]})
+
+
+def test_root_collections_include_one_holding_only_missing_documents(db):
+    name = "root-" + uuid.uuid4().hex[:8]
+    db.collection(name).document("ghost").collection("sub").document("x").set({"a": 1})
+    assert name in [c.id for c in db.collections()]
+
+
+def test_list_documents_puts_missing_documents_in_name_order_across_pages(col):
+    for i in ["b", "d"]:
+        col.document(i).set({"n": 1})
+    for i in ["a", "c", "e"]:
+        col.document(i).collection("s").document("z").set({"n": 1})
+    # list_documents asks for show_missing; a page size of 2 makes three pages.
+    assert [d.id for d in col.list_documents(page_size=2)] == ["a", "b", "c", "d", "e"]
+
+
+def test_rollback_of_an_unknown_transaction_is_refused(db):
+    with pytest.raises(exceptions.BadRequest, match="Invalid transaction"):
+        db._firestore_api.rollback(request={"database": db._database_string, "transaction": b"nope"})
+
+
+def test_sum_over_a_projection_is_refused(col):
+    col.document("a").set({"a": 1, "b": 2})
+    with pytest.raises(exceptions.BadRequest, match="Cannot apply property masks when aggregation fields are present"):
+        col.select(["a"]).sum("a").get()
+    assert [[r.value for r in row] for row in col.select(["a"]).count().get()] == [[1]]
