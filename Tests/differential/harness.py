@@ -133,6 +133,11 @@ def run_case(seed, case, sides, now):
             did, data = g.doc_id(r, i), g.document(r, col)
             record("set", f"set {did}", lambda: col.document(did).set(data) and None)
             record("get", f"get {did}", lambda: normalise(col.document(did).get().to_dict(), now))
+        if r.random() < 0.2:
+            limit = r.choice([None, 1, 2])
+            writes = [g.write(r, col, i) for i in range(3)]
+            record("listen", f"listen limit={limit} writes={[(k, d) for k, d, _ in writes]}",
+                   lambda: listen(col, limit, writes, now))
         for _ in range(r.randrange(1, 6)):
             roll = r.random()
             if roll < 0.45:
@@ -157,16 +162,7 @@ def run_case(seed, case, sides, now):
                 ref = col.document(did)
 
                 def do():
-                    if kind == "set":
-                        ref.set(payload)
-                    elif kind == "merge":
-                        ref.set(payload, merge=True)
-                    elif kind == "create":
-                        ref.create(payload)
-                    elif kind == "update":
-                        ref.update(payload)
-                    else:
-                        ref.delete()
+                    apply_write(ref, kind, payload)
                     return normalise(ref.get().to_dict(), now)
                 record("write", f"{kind} {did}", do)
         streams[side.name] = answers
@@ -174,6 +170,54 @@ def run_case(seed, case, sides, now):
     for row in zip(*(streams[n] for n in names)):
         out.append((row[0][0], row[0][1], row[0][2], {n: a[3] for n, a in zip(names, row)}))
     return out
+
+
+def apply_write(ref, kind, payload):
+    if kind == "set":
+        ref.set(payload)
+    elif kind == "merge":
+        ref.set(payload, merge=True)
+    elif kind == "create":
+        ref.create(payload)
+    elif kind == "update":
+        ref.update(payload)
+    else:
+        ref.delete()
+
+
+def listen(col, limit, writes, now):
+    """A listener on the collection (optionally ordered by name with a limit) through a write
+    sequence (with a limit: the first documents by name): the documents of its last snapshot once it agrees with a plain read, and which
+    writes failed. Snapshot boundaries depend on timing, so only the settled state is compared."""
+    import threading
+    q = col.limit(limit) if limit else col  # (the client cannot order a listener by __name__ itself)
+    latest = [None]
+    changed = threading.Event()
+
+    def on_snapshot(docs, changes, read_time):
+        latest[0] = [(d.id.encode(), normalise(d.to_dict(), now)) for d in docs]
+        changed.set()
+
+    watch = q.on_snapshot(on_snapshot)
+    try:
+        if not changed.wait(10):
+            return "no first snapshot"
+        failed = []
+        for kind, did, payload in writes:
+            try:
+                apply_write(col.document(did), kind, payload)
+            except Exception as e:  # noqa: BLE001 - a refused write is part of the answer
+                failed.append((did, error(e)[1]))
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            want = [(d.id.encode(), normalise(d.to_dict(), now)) for d in q.stream()]
+            if latest[0] == want:
+                return {"docs": want, "failed": failed}
+            changed.clear()
+            changed.wait(0.2)
+        return {"timeout": latest[0], "failed": failed}
+    finally:
+        watch.unsubscribe()
 
 
 def classify(kind, what, ours, google):
