@@ -144,7 +144,11 @@ public struct StructuredQuery: Sendable, Equatable {
         var extra: [FieldPath] = []
         for f in fields where !f.isName && !explicitOrder.contains(where: { $0.field == f }) && !extra.contains(f) { extra.append(f) }
         guard !extra.isEmpty else { return }
-        if explicitOrder.contains(where: { $0.field.isName }) || filter?.referencesName == true {
+        // The name leads the order when it is ordered explicitly, or when a filter on it is the
+        // only range (with another range field, the name comes last as usual and the aggregated
+        // fields join the range fields before it, which Google's emulator accepts).
+        let rangeOnOtherFields = (filter?.inequalityFields ?? []).contains { !$0.isName }
+        if explicitOrder.contains(where: { $0.field.isName }) || (filter?.referencesName == true && !rangeOnOtherFields) {
             let names = extra.map(\.description).sorted { $0.utf8Compare($1) < 0 }.joined(separator: ", ")
             throw EmulatorError.invalidArgument("This query requires an index that has fields [\(names)] after __name__ and Firestore does not currently support such an index. Please try the query again with additional ordering on those fields.")
         }

@@ -139,6 +139,19 @@ import Testing
         #expect(aggs.map { $0.compute(docs) } == [.integer(2), .integer(3)])
     }
 
+    @Test func aggregatedFieldsAfterTheNameAreRefusedOnlyWhenTheNameLeads() throws {
+        let name: JSON = ["referenceValue": "projects/p/databases/(default)/documents/c/d3"]
+        let onlyName: JSON = ["from": [["collectionId": "c"]], "where": fieldFilter("__name__", "LESS_THAN", name)]
+        var q = try StructuredQuery(json: onlyName)
+        #expect(message { try q.orderImplicitly(by: [FieldPath(["a"])]) }?.hasPrefix("This query requires an index that has fields [a] after __name__") == true)
+        let withRange: JSON = ["from": [["collectionId": "c"]], "where": ["compositeFilter": ["op": "AND", "filters": [
+            fieldFilter("__name__", "LESS_THAN", name), fieldFilter("c", "GREATER_THAN", ["integerValue": "1"]),
+        ]]]]
+        var q2 = try StructuredQuery(json: withRange)
+        try q2.orderImplicitly(by: [FieldPath(["a"])])
+        #expect(q2.order.map(\.field.description) == ["a", "c", "__name__"])
+    }
+
     @Test func sumsAndAveragesRefuseAProjection() throws {
         let sum = try Aggregation.decodeList([["sum": ["field": ["fieldPath": "a"]]]])
         let count = try Aggregation.decodeList([["count": [:]]])
