@@ -152,9 +152,17 @@ public struct StructuredQuery: Sendable, Equatable {
             let names = extra.map(\.description).sorted { $0.utf8Compare($1) < 0 }.joined(separator: ", ")
             throw EmulatorError.invalidArgument("This query requires an index that has fields [\(names)] after __name__ and Firestore does not currently support such an index. Please try the query again with additional ordering on those fields.")
         }
-        var all = filter?.inequalityFields ?? []
-        for f in extra where !all.contains(f) { all.append(f) }
-        order = Self.normalise(explicitOrder, inequalities: all)
+        // The query's own order first (explicit, then its range fields), then the aggregated
+        // fields by name, then the name: what Google's emulator does (a limited `avg(a)` under
+        // `t != 0` takes the first documents by `t`; `sum(a)` with `avg(b)` orders by `a` first
+        // whichever comes first in the request).
+        var base = Self.normalise(explicitOrder, inequalities: filter?.inequalityFields ?? [])
+        let direction = explicitOrder.last?.descending ?? false
+        let added = extra.filter { f in !base.contains { $0.field == f } }
+            .sorted { $0.description.utf8Compare($1.description) < 0 }
+            .map { Order(field: $0, descending: direction) }
+        base.insert(contentsOf: added, at: base.firstIndex { $0.field.isName } ?? base.count)
+        order = base
     }
 
     /// Standard-edition normalisation: inequality fields not in orderBy are appended (sorted),

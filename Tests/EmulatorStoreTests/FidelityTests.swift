@@ -149,7 +149,20 @@ import Testing
         ]]]]
         var q2 = try StructuredQuery(json: withRange)
         try q2.orderImplicitly(by: [FieldPath(["a"])])
-        #expect(q2.order.map(\.field.description) == ["a", "c", "__name__"])
+        #expect(q2.order.map(\.field.description) == ["c", "a", "__name__"])
+    }
+
+    @Test func aggregatedFieldsFollowTheQuerysOwnOrder() throws {
+        let (s, _) = makeStore()
+        try set(s, "c/x1", ["t": .integer(1), "a": .integer(9), "b": .integer(1)])
+        try set(s, "c/x2", ["t": .integer(2), "a": .integer(1), "b": .integer(5)])
+        var q = try StructuredQuery(json: ["from": [["collectionId": "c"]], "where": fieldFilter("t", "NOT_EQUAL", ["integerValue": "0"]), "limit": 1])
+        try q.orderImplicitly(by: [FieldPath(["a"])])
+        #expect(try s.runQuery(project: "p", database: "(default)", parent: "", query: q, caller: .admin).value.map(\.path) == ["c/x1"])
+        // Several aggregated fields: by name, whatever the request's order.
+        var q2 = try StructuredQuery(json: ["from": [["collectionId": "c"]], "limit": 1])
+        try q2.orderImplicitly(by: [FieldPath(["b"]), FieldPath(["a"])])
+        #expect(q2.order.map(\.field.description) == ["a", "b", "__name__"])
     }
 
     @Test func sumsAndAveragesRefuseAProjection() throws {
