@@ -88,14 +88,8 @@ public indirect enum QueryFilter: Sendable, Equatable {
             default:
                 v = try Value(json: vj, field: "where.\(path)")
             }
-            if path.isName {
-                if op == .arrayContains || op == .arrayContainsAny { throw EmulatorError.invalidArgument("the name __key__ is reserved") }
-                let operands: [Value]
-                if case .array(let items) = v, op == .in || op == .notIn { operands = items } else { operands = [v] }
-                for o in operands {
-                    guard case .reference = o else { throw EmulatorError.invalidArgument("__key__ filter value must be a Key") }
-                }
-            }
+            // `__name__` operands are checked by `validateNameOperands`, after the combination
+            // rules (production's order of checks).
             try Value.validateOperand(v, field: path)
             self = .field(path, op, v)
         } else if let u = json["unaryFilter"] {
@@ -155,6 +149,23 @@ public indirect enum QueryFilter: Sendable, Equatable {
             var out: [FieldPath] = []
             for f in children.flatMap(\.inequalityFields) where !out.contains(f) { out.append(f) }
             return out
+        }
+    }
+
+    /// Refuses array-membership filters on `__name__` and name operands that are not references,
+    /// with production's messages (called after the combination rules, as production checks).
+    func validateNameOperands() throws {
+        switch self {
+        case .field(let path, let op, let v):
+            guard path.isName else { return }
+            if op == .arrayContains || op == .arrayContainsAny { throw EmulatorError.invalidArgument("the name __key__ is reserved") }
+            let operands: [Value]
+            if case .array(let items) = v, op == .in || op == .notIn { operands = items } else { operands = [v] }
+            for o in operands {
+                guard case .reference = o else { throw EmulatorError.invalidArgument("__key__ filter value must be a Key") }
+            }
+        case .unary: return
+        case .and(let fs), .or(let fs): for f in fs { try f.validateNameOperands() }
         }
     }
 

@@ -77,6 +77,9 @@ public struct StructuredQuery: Sendable, Equatable {
             if case .or(let fs)? = filter, fs.isEmpty { filter = nil }
         }
         var orders: [Order] = []
+        // Production (as Google's emulator answers) checks the filters' combination rules before
+        // the order's shape, so a query breaking both names the filter rule.
+        var orderShapeError: EmulatorError?
         if case .array(let os)? = q["orderBy"] {
             for o in os {
                 let f = try QueryFilter.queryPath(o["field"]?["fieldPath"]?.stringValue ?? "")
@@ -87,11 +90,11 @@ public struct StructuredQuery: Sendable, Equatable {
                 }
                 // Production's index rules: `__name__` is the last key of every index, and no
                 // field is ordered twice.
-                if orders.contains(where: { $0.field.isName }) {
-                    throw EmulatorError.invalidArgument("order by clause cannot contain more fields after the key")
+                if orderShapeError == nil, orders.contains(where: { $0.field.isName }) {
+                    orderShapeError = EmulatorError.invalidArgument("order by clause cannot contain more fields after the key")
                 }
-                if orders.contains(where: { $0.field == f }) {
-                    throw EmulatorError.invalidArgument("order by clause cannot contain duplicate fields \(f)")
+                if orderShapeError == nil, orders.contains(where: { $0.field == f }) {
+                    orderShapeError = EmulatorError.invalidArgument("order by clause cannot contain duplicate fields \(f)")
                 }
                 orders.append(Order(field: f, descending: desc))
             }
@@ -112,6 +115,8 @@ public struct StructuredQuery: Sendable, Equatable {
         startAt = try Self.cursor(q["startAt"])
         endAt = try Self.cursor(q["endAt"])
         try validateFilters()
+        try filter?.validateNameOperands()
+        if let orderShapeError { throw orderShapeError }
         order = Self.normalise(orders, inequalities: filter?.inequalityFields ?? [])
         // An explicit `__name__` order followed by an inequality field's implicit order would
         // need an index with fields after the key (production refuses it with this message).

@@ -214,6 +214,14 @@ import Testing
             fieldFilter("a", "NOT_EQUAL", ["integerValue": "1"]),
         ]]]
         #expect(q(["where": nameEq]) == "Equality on key is not allowed if there are other inequality fields and key does not appear in inequalities.")
+        // Combination rules are checked before name operands and the order's shape.
+        let notInAndName: JSON = ["compositeFilter": ["op": "AND", "filters": [
+            fieldFilter("a", "NOT_IN", ["arrayValue": ["values": [["integerValue": "1"]]]]),
+            fieldFilter("b", "IN", ["arrayValue": ["values": [["integerValue": "1"]]]]),
+            fieldFilter("__name__", "EQUAL", ["stringValue": "x"]),
+        ]]]
+        #expect(q(["where": notInAndName, "orderBy": [order("a"), order("a")]]) == "'NOT_IN' cannot be used in the same query with 'IN', 'ARRAY_CONTAINS_ANY' or 'OR'.")
+        #expect(q(["where": fieldFilter("__name__", "EQUAL", ["stringValue": "x"]), "orderBy": [order("a"), order("a")]]) == "__key__ filter value must be a Key")
         #expect(message { _ = try Aggregation.decodeList([["alias": "__name__", "count": [:]]]) } == "The property.name \"__name__\" is reserved.")
         #expect(message { _ = try Aggregation.decodeList([["sum": ["field": ["fieldPath": "__name__"]]]]) } == "Aggregations are not supported for the property: __key__")
     }
