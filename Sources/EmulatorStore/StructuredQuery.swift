@@ -146,14 +146,16 @@ public struct StructuredQuery: Sendable, Equatable {
     /// an order on it), those fields would have to follow the name in an index, which cannot
     /// exist: production refuses that, and so does this.
     public mutating func orderImplicitly(by fields: [FieldPath]) throws {
+        // Fields the query already orders by (explicitly or as range fields) need nothing more.
+        let inequalities = filter?.inequalityFields ?? []
         var extra: [FieldPath] = []
-        for f in fields where !f.isName && !explicitOrder.contains(where: { $0.field == f }) && !extra.contains(f) { extra.append(f) }
+        for f in fields where !f.isName && !explicitOrder.contains(where: { $0.field == f }) && !inequalities.contains(f) && !extra.contains(f) {
+            extra.append(f)
+        }
         guard !extra.isEmpty else { return }
-        // The name leads the order when it is ordered explicitly, or when a filter on it is the
-        // only range (with another range field, the name comes last as usual and the aggregated
-        // fields join the range fields before it, which Google's emulator accepts).
-        let rangeOnOtherFields = (filter?.inequalityFields ?? []).contains { !$0.isName }
-        if explicitOrder.contains(where: { $0.field.isName }) || (filter?.referencesName == true && !rangeOnOtherFields) {
+        // Any other aggregated field would follow the name in the index whenever the query orders
+        // or filters on the name: production (as Google's emulator answers) refuses that.
+        if explicitOrder.contains(where: { $0.field.isName }) || filter?.referencesName == true {
             let names = extra.map(\.description).sorted { $0.utf8Compare($1) < 0 }.joined(separator: ", ")
             throw EmulatorError.invalidArgument("This query requires an index that has fields [\(names)] after __name__ and Firestore does not currently support such an index. Please try the query again with additional ordering on those fields.")
         }
