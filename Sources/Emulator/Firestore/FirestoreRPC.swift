@@ -2,11 +2,18 @@
 /// the unary and server-streaming ones; Listen and Write are the bidirectional streams
 /// (`FirestoreListen`, `FirestoreWriteStream`).
 enum FirestoreRPC: String, CaseIterable, Sendable {
+    /// Documents.
     case getDocument = "GetDocument", listDocuments = "ListDocuments", createDocument = "CreateDocument"
+    /// Documents (continued).
     case updateDocument = "UpdateDocument", deleteDocument = "DeleteDocument", batchGetDocuments = "BatchGetDocuments"
-    case beginTransaction = "BeginTransaction", commit = "Commit", rollback = "Rollback", runQuery = "RunQuery"
-    case runAggregationQuery = "RunAggregationQuery", partitionQuery = "PartitionQuery"
-    case listCollectionIds = "ListCollectionIds", batchWrite = "BatchWrite", listen = "Listen", write = "Write"
+    /// Transactions and writes.
+    case beginTransaction = "BeginTransaction", commit = "Commit", rollback = "Rollback", batchWrite = "BatchWrite"
+    /// Queries.
+    case runQuery = "RunQuery", runAggregationQuery = "RunAggregationQuery", partitionQuery = "PartitionQuery"
+    /// Collection ids (admin only).
+    case listCollectionIds = "ListCollectionIds"
+    /// The bidirectional streams.
+    case listen = "Listen", write = "Write"
 
     /// The operation name fault rules match (`match.method`): REST's names (`get`, `list`,
     /// `create`, `update`, `delete`, and the custom verbs such as `commit` or `runQuery`).
