@@ -85,6 +85,26 @@ import Testing
         #expect(try await Self.suggested(app, "?missingOnly=true")["indexes"]?.arrayValue?.first?["queryScope"] == "COLLECTION_GROUP")
     }
 
+    @Test func aListenTargetIsRemovedWithTheSameRefusal() async throws {
+        let app = try Self.app(strict: true, indexes: nil)
+        let listen = FirestoreListen(api: FirestoreAPI(services: app.services), context: FirestoreCallContext(bearerToken: "owner"))
+        try listen.handle(["database": "projects/demo-project/databases/(default)", "addTarget": ["targetId": 7, "query": [
+            "parent": "projects/demo-project/databases/(default)/documents",
+            "structuredQuery": [
+                "from": [["collectionId": "tasks"]],
+                "where": ["fieldFilter": ["field": ["fieldPath": "owner"], "op": "EQUAL", "value": ["stringValue": "a"]]],
+                "orderBy": [["field": ["fieldPath": "due"], "direction": "DESCENDING"]],
+            ],
+        ]]])
+        guard case .events(let events) = await listen.session.next(), case .failed(let target, let error)? = events.first else {
+            Issue.record("expected the target to fail")
+            return
+        }
+        #expect(target == 7 && error.code == .failedPrecondition)
+        #expect(error.message.hasPrefix("The query requires an index. You can create it here: "))
+        listen.close()
+    }
+
     @Test func aBrokenIndexFileIsAStartupError() throws {
         let dir = try TempDir()
         let file = try dir.write("firestore.indexes.json", #"{"indexes": [{"collectionGroup": "c", "fields": [{"fieldPath": "a", "order": "UP"}]}]}"#)
