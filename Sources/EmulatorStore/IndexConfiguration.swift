@@ -43,6 +43,7 @@ public struct IndexConfiguration: Sendable, Equatable {
         ["indexes": .array(indexes.map(\.json)), "fieldOverrides": .array(fieldOverrides.map(\.json))]
     }
 
+    /// An optional array member (absent or null = empty), bounded at `maxEntries`.
     static func list(_ v: JSON?, _ key: String) throws -> [JSON] {
         guard let v, !v.isNull else { return [] }
         guard case .array(let a) = v else { throw EmulatorError.invalidArgument("'\(key)' must be an array") }
@@ -50,6 +51,7 @@ public struct IndexConfiguration: Sendable, Equatable {
         return a
     }
 
+    /// An entry's `collectionGroup` (`collectionId`, the older spelling, also read).
     static func collectionGroup(_ o: [String: JSON], _ context: String) throws -> String {
         guard let g = o["collectionGroup"]?.stringValue ?? o["collectionId"]?.stringValue, !g.isEmpty, !g.contains("/") else {
             throw EmulatorError.invalidArgument("\(context).collectionGroup must be a collection id")
@@ -57,6 +59,7 @@ public struct IndexConfiguration: Sendable, Equatable {
         return g
     }
 
+    /// A `queryScope` (absent = `COLLECTION`, as the Firebase CLI defaults it).
     static func scope(_ v: JSON?, _ context: String) throws -> IndexQueryScope {
         guard let v, !v.isNull else { return .collection }
         guard let s = v.stringValue, let scope = IndexQueryScope(rawValue: s) else {
@@ -65,6 +68,7 @@ public struct IndexConfiguration: Sendable, Equatable {
         return scope
     }
 
+    /// One `indexes` entry.
     static func composite(_ entry: JSON, _ context: String) throws -> CompositeIndex {
         guard case .object(let o) = entry else { throw EmulatorError.invalidArgument("\(context) must be an object") }
         let group = try collectionGroup(o, context)
@@ -75,6 +79,7 @@ public struct IndexConfiguration: Sendable, Equatable {
         return CompositeIndex(collectionGroup: group, queryScope: try scope(o["queryScope"], context), fields: fields)
     }
 
+    /// One `fieldOverrides` entry (its `indexes` entries carry a mode and a `queryScope`).
     static func override(_ entry: JSON, _ context: String) throws -> FieldOverride {
         guard case .object(let o) = entry else { throw EmulatorError.invalidArgument("\(context) must be an object") }
         let group = try collectionGroup(o, context)

@@ -45,6 +45,7 @@ public enum IndexConsoleLink {
         return Base64.urlEncode(out)
     }
 
+    /// Appends a protobuf base-128 varint.
     static func varint(_ value: UInt64, into out: inout [UInt8]) {
         var v = value
         while v >= 0x80 {
@@ -54,11 +55,13 @@ public enum IndexConsoleLink {
         out.append(UInt8(truncatingIfNeeded: v))
     }
 
+    /// Appends a varint field (wire type 0).
     static func appendVarint(_ out: inout [UInt8], field: UInt64, _ value: UInt64) {
         varint(field << 3, into: &out)
         varint(value, into: &out)
     }
 
+    /// Appends a length-delimited field (wire type 2).
     static func appendBytes(_ out: inout [UInt8], field: UInt64, _ bytes: [UInt8]) {
         varint(field << 3 | 2, into: &out)
         varint(UInt64(bytes.count), into: &out)

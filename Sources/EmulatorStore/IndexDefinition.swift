@@ -62,7 +62,8 @@ public struct IndexField: Sendable, Hashable {
         return .object(o)
     }
 
-    /// Decodes one entry of an index's `fields`; `context` names it in errors.
+    /// Decodes one entry of an index's `fields` (vector dimensions 1-2048, as production
+    /// accepts); `context` names it in errors.
     init(json: JSON, context: String) throws {
         guard case .object(let o) = json else { throw EmulatorError.invalidArgument("\(context) must be an object") }
         guard let path = o["fieldPath"]?.stringValue, !path.isEmpty else { throw EmulatorError.invalidArgument("\(context).fieldPath must be a non-empty string") }

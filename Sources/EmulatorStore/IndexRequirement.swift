@@ -88,6 +88,7 @@ public enum IndexRequirement {
         }
     }
 
+    /// The needs of one disjunctive-normal-form branch (its atoms) under the query's order.
     static func needs(branch: [QueryFilter], query: StructuredQuery, scope: IndexQueryScope, aggregateFields: [FieldPath],
                       multipleInequalities: Bool) -> [IndexNeed] {
         // Equality-like fields in filter order (array filters as CONTAINS).
@@ -161,10 +162,12 @@ extension IndexConfiguration {
         }
     }
 
+    /// `f` with its path in canonical form (so `` `a` `` and `a` compare equal).
     static func canonical(_ f: IndexField) -> IndexField {
         IndexField((try? FieldPath(parsing: f.fieldPath))?.description ?? f.fieldPath, f.mode)
     }
 
+    /// Whether one declared composite index serves a composite need (rules in `serves`).
     static func composite(_ index: CompositeIndex, serves need: IndexNeed) -> Bool {
         guard index.collectionGroup == need.index.collectionGroup, index.queryScope == need.index.queryScope else { return false }
         var have = index.fields.map(canonical)

@@ -13,14 +13,19 @@ import FoundationEssentials
 public final class IndexEnforcement: ProjectStateParticipant, Sendable {
     /// The loaded index file and what was seen.
     struct State {
+        /// The index file as last read.
         var configuration = IndexConfiguration()
+        /// The version of the file `configuration` came from.
         var fileStamp: FileStamp?
+        /// Needs seen, by project then database.
         var suggestions: [String: [String: IndexSuggestions]] = [:]
     }
 
     /// What identifies one version of the index file.
     struct FileStamp: Equatable {
+        /// Size in bytes.
         var size: Int
+        /// Modification time.
         var modified: Date?
     }
 
@@ -28,7 +33,9 @@ public final class IndexEnforcement: ProjectStateParticipant, Sendable {
     public let strict: Bool
     /// The index file (absolute), if any.
     public let path: String?
+    /// Where first-seen shapes and reloads are logged.
     let logger: any LogSink
+    /// The loaded file and the suggestions.
     let state = Mutex(State())
 
     /// Index files larger than this are refused (production's limits fit in far less).
@@ -104,12 +111,14 @@ public final class IndexEnforcement: ProjectStateParticipant, Sendable {
 
     // MARK: The file
 
+    /// The file's size and modification time (nil when it cannot be read).
     static func stamp(_ path: String) -> FileStamp? {
         guard let a = try? FileManager.default.attributesOfItem(atPath: path) else { return nil }
         let size = (a[.size] as? Int) ?? (a[.size] as? UInt64).map { Int(clamping: $0) } ?? -1
         return FileStamp(size: size, modified: a[.modificationDate] as? Date)
     }
 
+    /// Reads and parses the file (bounded at `maxFileBytes`).
     static func read(_ path: String) throws(EmulatorError) -> (IndexConfiguration, FileStamp?) {
         let stamp = stamp(path)
         if let s = stamp, s.size > maxFileBytes { throw EmulatorError.invalidArgument("larger than \(maxFileBytes) bytes") }
