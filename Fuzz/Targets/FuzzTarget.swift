@@ -26,6 +26,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case regex
     /// WebChannel requests (query parameters, form bodies, the `headers=` block) and chunk framing.
     case webchannel
+    /// `firestore.indexes.json` parsing, the index needs of a query, the console link and the
+    /// suggested file (which must parse again and serve every need).
+    case indexes
 
     /// Runs the target on `data`. Throws when the input breaks a property the target checks
     /// (for example a serialization that does not re-parse); a crash is a crash.
@@ -43,6 +46,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .functions: try FunctionsTarget.run(data)
         case .regex: try RegexTarget.run(data)
         case .webchannel: try WebChannelTarget.run(data)
+        case .indexes: try IndexesTarget.run(data)
         }
     }
 }
