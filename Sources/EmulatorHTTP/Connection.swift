@@ -53,6 +53,12 @@ final class Connection {
     var awaitingAck = false
     /// EPOLLOUT is registered.
     var wantsWrite = false
+    /// The streamed body of the request in flight, while it is still arriving (uploads).
+    var requestBody: HTTP1RequestBody?
+    /// Not reading: the streamed body's handler is behind (`EventLoop+RequestBody`).
+    var bodyPaused = false
+    /// Monotonic deadline for the next bytes of a streamed body (a stalled upload).
+    var bodyDeadline: UInt64?
     /// Responses completed on this connection.
     var servedRequests = 0
 

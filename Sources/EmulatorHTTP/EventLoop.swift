@@ -21,6 +21,8 @@ final class EventLoop: @unchecked Sendable {
         /// A chunk of a streaming response body (`end`: the last one).
         case chunk(fd: Int32, id: UInt64, bytes: [UInt8], end: Bool)
         case h2(fd: Int32, id: UInt64, stream: UInt32, command: HTTP2StreamCommand)
+        /// A streamed request body's handler caught up: read the connection again.
+        case resumeBody(fd: Int32, id: UInt64)
         case stop
     }
 
@@ -113,7 +115,12 @@ final class EventLoop: @unchecked Sendable {
                 } else if listeners.contains(fd) {
                     acceptAll(fd)
                 } else if let c = connections[fd] {
-                    if flags & (cepoll_in | cepoll_hup | cepoll_err | cepoll_rdhup) != 0 { readable(c) }
+                    if c.bodyPaused {
+                        // Not reading: only a reset or an error is reported (and ends the upload).
+                        if flags & (cepoll_hup | cepoll_err) != 0 { closeConnection(c) }
+                    } else if flags & (cepoll_in | cepoll_hup | cepoll_err | cepoll_rdhup) != 0 {
+                        readable(c)
+                    }
                     if flags & cepoll_out != 0, connections[fd] === c { flush(c) }
                 }
             }
@@ -149,7 +156,8 @@ final class EventLoop: @unchecked Sendable {
             var one: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             let c = Connection(fd: fd, id: nextId, remote: Socket.describe(&storage),
-                               parser: HTTPRequestParser(maxHeaderBytes: config.maxHeaderBytes, maxBodyBytes: config.maxBodyBytes))
+                               parser: HTTPRequestParser(maxHeaderBytes: config.maxHeaderBytes, maxBodyBytes: config.maxBodyBytes,
+                                                         streamingPolicy: config.streamingPolicy))
             nextId += 1
             c.idleDeadline = Socket.monotonicNanos() + UInt64(config.idleTimeout * 1e9)
             connections[fd] = c
@@ -162,7 +170,7 @@ final class EventLoop: @unchecked Sendable {
             drainLingering(c)
             return
         }
-        while true {
+        while !c.bodyPaused {
             let n = readBuffer.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, 0) }
             if n > 0 {
                 readBuffer.withUnsafeBytes { consume(c, UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
@@ -178,6 +186,7 @@ final class EventLoop: @unchecked Sendable {
                 return
             }
         }
+        if c.peerClosed && c.requestBody != nil { failRequestBody(c, HTTPBodyError(status: 400, message: "The client closed the connection before the request body ended.")) }
         switch c.mode {
         case .http1: advance(c)
         case .http2: serviceHTTP2(c)
@@ -201,6 +210,7 @@ final class EventLoop: @unchecked Sendable {
         switch c.mode {
         case .http1:
             c.parser.feed(bytes)
+            if c.requestBody != nil { pumpRequestBody(c) }
         case .http2:
             receiveHTTP2(c, bytes)
         case .detecting:
@@ -262,9 +272,12 @@ final class EventLoop: @unchecked Sendable {
                 c.streamClose = close
                 flush(c)
                 if c.peerClosed, connections[fd] === c { closeConnection(c) }  // left before the stream began
+            case .resumeBody(let fd, let id):
+                guard let c = connections[fd], c.id == id else { continue }
+                resumeRequestBody(c)
             case .chunk(let fd, let id, let bytes, let end):
                 guard let c = connections[fd], c.id == id, let writer = c.bodyWriter else { continue }
-                c.output.append(contentsOf: HTTPResponse.chunk(bytes))
+                if writer.chunked { c.output.append(contentsOf: HTTPResponse.chunk(bytes)) } else { c.output.append(contentsOf: bytes) }
                 if !end {
                     c.awaitingAck = true
                     flush(c)
@@ -273,7 +286,8 @@ final class EventLoop: @unchecked Sendable {
                 }
                 c.bodyWriter = nil
                 writer.acknowledge()
-                finishResponse(c, close: c.streamClose)
+                // A fixed-length body that fell short cannot be framed: the connection must end.
+                finishResponse(c, close: c.streamClose || !writer.deliveredDeclaredLength)
             case .response(let fd, let id, let bytes, let close):
                 guard let c = connections[fd], c.id == id else { continue }
                 c.output.append(contentsOf: bytes)
@@ -302,7 +316,7 @@ final class EventLoop: @unchecked Sendable {
             } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
                 if !c.wantsWrite {
                     c.wantsWrite = true
-                    modify(c.fd, events: cepoll_in | cepoll_out | cepoll_rdhup)
+                    modify(c.fd, events: inputEvents(c) | cepoll_out)
                 }
                 return
             } else if n < 0 && errno == EINTR {
@@ -316,7 +330,7 @@ final class EventLoop: @unchecked Sendable {
         c.outputOffset = 0
         if c.wantsWrite {
             c.wantsWrite = false
-            modify(c.fd, events: cepoll_in | cepoll_rdhup)
+            modify(c.fd, events: inputEvents(c))
         }
         acknowledgeIfRoom(c)
         if c.closeAfterWrite { lingerThenClose(c) }
@@ -349,6 +363,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func scanTimeouts(_ now: UInt64) {
+        expireStalledRequestBodies(now)
         for c in Array(connections.values) where !c.inFlight && !c.hasPendingOutput {
             if let d = c.lingerDeadline {
                 if now >= d || stopDeadline != nil { closeConnection(c) }
@@ -381,5 +396,7 @@ final class EventLoop: @unchecked Sendable {
         c.h2?.closeAll(HTTP2StreamClosed(code: nil, reason: "the connection closed"))
         c.bodyWriter?.fail()
         c.bodyWriter = nil
+        c.requestBody?.fail(HTTPBodyError(status: 499, message: "The connection closed before the request body ended."))
+        c.requestBody = nil
     }
 }

@@ -25,6 +25,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var idleTimeout: Double = 60
     /// How long shutdown waits for in-flight requests before closing anyway (seconds).
     public var shutdownGrace: Double = 5
+    /// Picks the HTTP/1.1 requests whose body is streamed to the handler (with their own size
+    /// limit) instead of read whole under `maxBodyBytes`; nil streams none. HTTP/2 requests are
+    /// always read whole.
+    public var streamingPolicy: HTTPBodyStreamingPolicy?
     /// HTTP/2 settings and limits (connections that open with the HTTP/2 preface).
     public var http2 = HTTP2Limits()
 
