@@ -96,13 +96,11 @@ final class HTTP1RequestBody: HTTPRequestBodyReader, @unchecked Sendable {
     }
 
     /// Loop side: the body cannot complete (bad framing, too large, stalled, connection gone).
+    /// What arrived before is still read first (a resumable upload keeps a broken chunk's bytes).
     func fail(_ error: HTTPBodyError) {
         let w = state.withLock { s -> CheckedContinuation<[UInt8]?, any Error>? in
             guard !s.ended, s.error == nil else { return nil }
             s.error = error
-            s.chunks = []
-            s.head = 0
-            s.buffered = 0
             defer { s.waiter = nil }
             return s.waiter
         }

@@ -62,6 +62,8 @@ public final class DiskBlobStore: BlobStore {
         _ = unlink(FilePathText.appending(directory, id))
     }
 
+    deinit { if removeDirectoryWhenDone { removeEverything() } }
+
     /// Deletes every file in the directory, and the directory itself when it is a temporary one.
     public func removeEverything() {
         for name in Self.fileNames(in: directory) { _ = unlink(FilePathText.appending(directory, name)) }

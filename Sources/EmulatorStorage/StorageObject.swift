@@ -130,6 +130,8 @@ public struct ObjectMetadataPatch: Sendable, Equatable {
     public var customTime: FieldChange<Timestamp> = .keep
     /// Custom metadata: keys to set (a value) or remove (nil); nil leaves all keys.
     public var custom: [String: String?]?
+    /// Remove every custom key first (`"metadata": null`).
+    public var clearCustom = false
     /// Access control entries.
     public var acl: FieldChange<JSON> = .keep
     /// Firebase's `firebaseStorageDownloadTokens` key seen in `custom`: replaces the tokens.

@@ -41,4 +41,19 @@ extension StorageService {
                                  time: now(b.bucket.project)))
         }
     }
+
+    /// Whether `name` is a bucket now (a default bucket name counts: it exists on first mention).
+    /// Creates nothing; cheap enough for the event loop's streaming decision.
+    public func bucketExists(_ name: String) -> Bool {
+        state.withLock { $0.buckets[name] != nil } || StorageBucket.defaultProject(of: name) != nil
+    }
+
+    /// The project's buckets with their object counts and bytes (the control plane's listing).
+    public func bucketSummaries(project: String) -> [(name: String, objects: Int, bytes: Int64)] {
+        ensureDefaultBuckets(project)
+        return state.withLock { s in
+            s.buckets.values.filter { $0.bucket.project == project }.sorted { $0.bucket.name < $1.bucket.name }
+                .map { ($0.bucket.name, $0.objects.count, $0.storedBytes) }
+        }
+    }
 }

@@ -99,6 +99,7 @@ extension StorageService {
             throw StorageErrors.invalid("customTime may only move forward (it is \(old.rfc3339()); \(new.rfc3339()) was given).")
         }
         m.customTime = customTime
+        if patch.clearCustom { m.custom = [:] }
         if let custom = patch.custom {
             for (k, v) in custom { m.custom[k] = v }
         }

@@ -10,7 +10,7 @@ public enum ConfigLoader {
     static let knownKeys: Set<String> = [
         "$schema", "project", "host", "port", "ports", "rules", "logLevel", "adminToken",
         "auth", "firestore", "functions", "dataDir", "fsync", "import", "exportOnExit",
-        "allowedHosts", "allowedOrigins",
+        "allowedHosts", "allowedOrigins", "storage",
     ]
 
     /// Loads the file at `path` over the defaults. Errors name the file and the key.
@@ -102,12 +102,13 @@ public enum ConfigLoader {
             if key == "allowedHosts" { c.allowedHosts = try list.map { h throws(CLIError) in try validateAllowedHost(h, "config file '\(path)': '\(key)'") } }
             else { c.allowedOrigins = try list.map { o throws(CLIError) in try validateAllowedOrigin(o, "config file '\(path)': '\(key)'") } }
         }
-        for key in ["auth", "firestore", "functions"] {
+        for key in ["auth", "firestore", "functions", "storage"] {
             guard let v = root[key], !v.isNull else { continue }
             guard case .object = v else { throw CLIError("config file '\(path)': '\(key)' must be an object") }
             switch key {
             case "auth": c.auth = resolveAuthPaths(v, dir)
             case "firestore": c.firestore = v
+            case "storage": c.storage = v
             default: c.functions = resolveFunctionPaths(v, dir)
             }
         }

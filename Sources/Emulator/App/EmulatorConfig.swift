@@ -10,7 +10,7 @@ public struct EmulatorConfig: Sendable, Equatable {
     /// When set, every API is served on this one port only (0 = ephemeral).
     public var singlePort: Int?
     /// Per-service ports (Firebase's defaults); each port serves every API.
-    public var ports: [String: Int] = ["hub": 4400, "auth": 9099, "firestore": 8080, "functions": 5001]
+    public var ports: [String: Int] = ["hub": 4400, "auth": 9099, "firestore": 8080, "functions": 5001, "storage": 9199]
     /// Firestore rules file, if any (absolute, or relative to the working directory).
     public var rulesPath: String?
     /// Log threshold.
@@ -30,6 +30,8 @@ public struct EmulatorConfig: Sendable, Equatable {
     public var firestore: JSON = .object([:])
     /// Raw `functions` section, decoded by the functions host.
     public var functions: JSON = .object([:])
+    /// Raw `storage` section (`maxObjectBytes`, `maxTotalBytes`, `signedUrls`), decoded by Storage.
+    public var storage: JSON = .object([:])
     /// Durable data directory (journal + snapshot); nil = in memory.
     public var dataDir: String?
     /// When journal appends are forced to disk (`--data-dir`).
@@ -43,12 +45,12 @@ public struct EmulatorConfig: Sendable, Equatable {
     public init() {}
 
     /// The service names in display order.
-    public static let serviceNames = ["hub", "auth", "firestore", "functions"]
+    public static let serviceNames = ["hub", "auth", "firestore", "functions", "storage"]
 }
 
 /// A service's advertised address (after binding, so port 0 shows the real port).
 public struct ServiceAddress: Sendable, Equatable {
-    /// `auth`, `firestore`, `functions` or `hub`.
+    /// `auth`, `firestore`, `functions`, `storage` or `hub`.
     public var name: String
     /// Host.
     public var host: String

@@ -65,6 +65,7 @@ public final class EmulatorRuntime: Sendable {
         }
         var serverConfig = HTTPServerConfiguration(listeners: ports.map { .init(host: config.host, port: $0) })
         serverConfig.maxBodyBytes = 32 * 1024 * 1024
+        serverConfig.streamingPolicy = StorageRoutes.streamingPolicy(services.storage)
         let grpc = FirestoreGRPCService(api: FirestoreAPI(services: services))
         let server = HTTPServer(configuration: serverConfig, responder: { [app] in await app.handle($0) }, grpc: { await grpc.handle($0) })
         let bound = try server.start()
@@ -131,6 +132,7 @@ public final class EmulatorRuntime: Sendable {
             }
         }
         s.dataDirectory?.close()
+        s.storageBlobs.removeEverything()
     }
 
     /// The environment a child process needs to talk to this emulator (`exec` sets it).
@@ -145,6 +147,10 @@ public final class EmulatorRuntime: Sendable {
         env["FIREBASE_FIRESTORE_EMULATOR_ADDRESS"] = hp("firestore")
         env["FIREBASE_EMULATOR_HUB"] = hp("hub")
         env["FUNCTIONS_EMULATOR_HOST"] = hp("functions")
+        // google-cloud-storage and firebase-admin read the first (with its scheme); Firebase's
+        // SDKs and tools the second (host:port), as the Firebase CLI sets them.
+        env["STORAGE_EMULATOR_HOST"] = hp("storage").map { "http://" + $0 }
+        env["FIREBASE_STORAGE_EMULATOR_HOST"] = hp("storage")
         return env
     }
 

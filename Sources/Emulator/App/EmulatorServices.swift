@@ -1,6 +1,7 @@
 import EmulatorAuth
 import EmulatorCore
 import EmulatorFunctions
+import EmulatorStorage
 import EmulatorStore
 import FoundationEssentials
 
@@ -21,6 +22,11 @@ public struct EmulatorServices: Sendable {
     public let directory = ServiceDirectory()
     /// The document store.
     public let store: StoreService
+    /// Cloud Storage for Firebase (buckets, objects, uploads).
+    public let storage: StorageService
+    /// Where Storage keeps object bytes: files under `<data-dir>/storage/blobs`, or a private
+    /// temporary directory (removed when the runtime stops).
+    public let storageBlobs: DiskBlobStore
     /// Process start, for `uptimeMs`.
     public let startedAt: Timestamp
     /// The Auth service (users, tokens, keys).
@@ -42,7 +48,7 @@ public struct EmulatorServices: Sendable {
     public let dataDirectory: DataDirectory?
 
     /// Every service whose per-project data can be reset, captured and restored.
-    public var participants: [any ProjectStateParticipant] { [store, auth, functions, rulesLog] }
+    public var participants: [any ProjectStateParticipant] { [store, auth, functions, rulesLog, storage] }
 
     /// Every service whose data can be exported, imported and journaled.
     public var persistentParticipants: [any PersistentParticipant] { [store, auth] }
@@ -92,6 +98,21 @@ public struct EmulatorServices: Sendable {
                   let e = rule.error else { return nil }
             return HttpsError(e.code, e.message)
         }
+        let storageOptions: StorageOptions
+        do { storageOptions = try StorageOptions(json: config.storage) } catch let e as EmulatorError { throw CLIError("config: \(e.message)") }
+        do {
+            if let dir = config.dataDir {
+                // Part 1 keeps no Storage metadata across runs: files left by an earlier run are orphans.
+                storageBlobs = try DiskBlobStore(directory: FilePathText.appending(FilePathText.appending(dir, "storage"), "blobs"))
+                storageBlobs.removeEverything()
+            } else {
+                storageBlobs = try DiskBlobStore.temporary()
+            }
+        } catch {
+            throw CLIError("storage: \(error.description)")
+        }
+        let storage = StorageService(environments: projects, defaultProject: config.projectId, blobs: storageBlobs, options: storageOptions)
+        self.storage = storage
         if let dir = config.dataDir {
             let d = try DataDirectory(path: dir, participants: [store, auth], logger: logger, policy: config.fsync)
             try d.load()

@@ -29,6 +29,7 @@ public struct CommandLineOptions: Equatable {
         ("firestore-port", "N  Firestore port (8080)"),
         ("functions-port", "N  Functions port (5001)"),
         ("hub-port", "N  hub/admin port (4400)"),
+        ("storage-port", "N  Storage port (9199)"),
         ("rules", "PATH  Firestore security rules file"),
         ("log-level", "LEVEL  debug|info|warning|error (info)"),
         ("admin-token", "TOKEN  require 'Authorization: Bearer TOKEN' on /emulator/v1/* (and in the UI)"),
@@ -101,7 +102,7 @@ public struct CommandLineOptions: Equatable {
         }
         if let v = values["host"] { config.host = v }
         if let p = try port("port") { config.singlePort = p }
-        for service in ["auth", "firestore", "functions", "hub"] {
+        for service in ["auth", "firestore", "functions", "hub", "storage"] {
             if let p = try port("\(service)-port") { config.ports[service] = p; if values["port"] == nil { config.singlePort = nil } }
         }
         if let v = values["rules"] { config.rulesPath = v }
@@ -141,7 +142,8 @@ public struct CommandLineOptions: Equatable {
               emulator start [flags]              run until Ctrl-C
               emulator exec [flags] -- CMD [ARGS]  start, run CMD with FIREBASE_AUTH_EMULATOR_HOST,
                                                   FIRESTORE_EMULATOR_HOST, FIREBASE_EMULATOR_HUB,
-                                                  GCLOUD_PROJECT set, stop, exit with CMD's code
+                                                  STORAGE_EMULATOR_HOST, GCLOUD_PROJECT set, stop,
+                                                  exit with CMD's code
               emulator --version | --help
 
             Flags:
