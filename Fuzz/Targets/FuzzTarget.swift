@@ -22,6 +22,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case http2
     /// Python codebases' inputs: `.env` files, schedules, launcher events, output lines, manifests.
     case functions
+    /// Storage's upload protocol: streaming multipart bodies, Content-Range, Range, upload commands.
+    case storage
 
     /// Runs the target on `data`. Throws when the input breaks a property the target checks
     /// (for example a serialization that does not re-parse); a crash is a crash.
@@ -37,6 +39,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .protobuf: try ProtobufTarget.run(data)
         case .http2: try HTTP2Target.run(data)
         case .functions: try FunctionsTarget.run(data)
+        case .storage: try StorageTarget.run(data)
         }
     }
 }

@@ -54,8 +54,7 @@ enum SignedRequest {
         guard let exp = doc["expiration"]?.stringValue.flatMap({ Timestamp(rfc3339: $0) }), now < exp else {
             throw EmulatorError(.invalidArgument, "The policy has expired.", style: .xml(code: "ExpiredToken"))
         }
-        var values = fields
-        values["key"] = key
+        var values = fields  // `key` as the form sent it (a `${filename}` condition matches it unexpanded)
         values["bucket"] = bucket
         for condition in doc["conditions"]?.arrayValue ?? [] {
             if case .object(let o) = condition {

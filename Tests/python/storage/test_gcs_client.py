@@ -215,5 +215,29 @@ def test_signed_urls_are_verified_when_configured(emulator_factory, tmp_path):
     old = c.bucket(bucket).blob("v/file.txt").generate_signed_url(version="v4", expiration=datetime.timedelta(seconds=1), credentials=creds,
                                                                   api_access_endpoint=endpoint,
                                                                   )
+    policy = c.generate_signed_post_policy_v4(bucket, "v/form.txt", expiration=datetime.timedelta(minutes=5),
+                                              conditions=[["content-length-range", 0, 10]], credentials=creds)
+    assert requests.post(f"{endpoint}/{bucket}", data=policy["fields"], files={"file": ("f", b"ok")}).status_code == 204
+    too_big = requests.post(f"{endpoint}/{bucket}", data=policy["fields"], files={"file": ("f", b"x" * 11)})
+    assert too_big.status_code == 403 and "content-length-range" in too_big.text
+    forged = dict(policy["fields"], policy=policy["fields"]["policy"][:-4] + "AAA=")
+    assert requests.post(f"{endpoint}/{bucket}", data=forged, files={"file": ("f", b"ok")}).status_code == 403
     requests.post(f"{endpoint}/emulator/v1/projects/{emu.project}/clock:advance", json={"seconds": 3600}).raise_for_status()
     assert requests.get(old).status_code == 400
+
+
+def test_post_policy_form_uploads(client, bucket_name, emulator):
+    """A browser form upload signed with generate_signed_post_policy_v4 (served; the signature
+    is checked only with storage.signedUrls=verify)."""
+    from google.oauth2 import service_account
+    creds = service_account.Credentials.from_service_account_info(_service_account_info())
+    policy = client.generate_signed_post_policy_v4(bucket_name, "forms/${filename}", expiration=datetime.timedelta(minutes=5),
+                                                   conditions=[["content-length-range", 0, 1000]], fields={"x-goog-meta-origin": "form"},
+                                                   credentials=creds)
+    url = f"{emulator.url}/{bucket_name}"
+    r = requests.post(url, data=policy["fields"], files={"file": ("hello.txt", b"form bytes", "text/plain")})
+    assert r.status_code == 204, r.text
+    blob = client.bucket(bucket_name).get_blob("forms/hello.txt")
+    assert blob.download_as_bytes() == b"form bytes" and blob.metadata == {"origin": "form"}
+    created = requests.post(url, data={**policy["fields"], "key": "forms/201.txt", "success_action_status": "201"}, files={"file": ("x", b"x")})
+    assert created.status_code == 201 and "<Key>forms/201.txt</Key>" in created.text
