@@ -5,11 +5,13 @@ import PackageDescription
 
 let package = Package(
     name: "FirebaseStyleEmulator",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v16)],
     products: [
         .executable(name: "emulator", targets: ["emulator"]),
         .library(name: "Emulator", targets: ["Emulator"]),
         .library(name: "EmulatorFunctionsWorker", targets: ["EmulatorFunctionsWorker"]),
+        // For app test targets (XCTest, Swift Testing): a project per test in a running emulator (docs/testing.md).
+        .library(name: "FirebaseEmulatorTesting", targets: ["FirebaseEmulatorTesting"]),
     ],
     targets: [
         // System library: OpenSSL's libcrypto, found with pkg-config (Debian: libssl-dev).
@@ -26,6 +28,9 @@ let package = Package(
         .target(name: "CEpoll"),
         // posix_spawn with a working directory and close-from, and the wait-status macros, for child processes.
         .target(name: "CSpawn"),
+        // The UI's files and the Python launcher, embedded at build time with C23 #embed (the files
+        // live beside the code that serves them; docs/architecture.md, "Assets").
+        .target(name: "CAssets"),
         // Hand-written HTTP/1.1 server, request parser and router.
         .target(name: "EmulatorHTTP", dependencies: ["EmulatorCore", "CEpoll"]),
         // The only importer of OpenSSL: RS256, JWKS, hashes, password KDFs, secure random.
@@ -35,7 +40,7 @@ let package = Package(
         // Services. They never import each other or EmulatorHTTP.
         .target(name: "EmulatorAuth", dependencies: ["EmulatorCore", "EmulatorCrypto"]),
         .target(name: "EmulatorStore", dependencies: ["EmulatorCore"]),
-        .target(name: "EmulatorFunctions", dependencies: ["EmulatorCore", "CSpawn"]),
+        .target(name: "EmulatorFunctions", dependencies: ["EmulatorCore", "CSpawn", "CAssets"], exclude: ["Python/launcher"]),
         // Cloud Storage for Firebase: buckets, objects, generations, tokens, resumable sessions; bytes in a blob store.
         .target(name: "EmulatorStorage", dependencies: ["EmulatorCore", "EmulatorCrypto"]),
         // Schema-driven proto3 codec: protobuf bytes <-> proto3 JSON, Firestore/gRPC schemas.
@@ -47,11 +52,15 @@ let package = Package(
             name: "Emulator",
             dependencies: [
                 "EmulatorCore", "EmulatorHTTP", "EmulatorCrypto", "EmulatorRules",
-                "EmulatorAuth", "EmulatorStore", "EmulatorFunctions", "EmulatorProtobuf", "EmulatorStorage", "CZlib",
+                "EmulatorAuth", "EmulatorStore", "EmulatorFunctions", "EmulatorProtobuf", "EmulatorStorage", "CZlib", "CAssets",
             ],
-            resources: []
+            exclude: ["UI/assets"]
         ),
         .executableTarget(name: "emulator", dependencies: ["Emulator"]),
+        // The testing library for apps' tests: full Foundation and URLSession, no emulator modules (docs/testing.md).
+        .target(name: "FirebaseEmulatorTesting"),
+        // The same library served in process (no sockets) for this package's own tests.
+        .target(name: "EmulatorTestSupport", dependencies: ["Emulator", "FirebaseEmulatorTesting"]),
         // Fuzz targets over the parsers and decoders, deterministic per input (see docs/robustness.md).
         .target(name: "EmulatorFuzzTargets", dependencies: ["EmulatorHTTP", "EmulatorStore", "EmulatorRules", "EmulatorAuth", "EmulatorCrypto", "EmulatorProtobuf", "EmulatorFunctions", "EmulatorStorage"], path: "Fuzz/Targets"),
         // Runs a target: a deterministic mutation fuzzer, or libFuzzer when built by Fuzz/run.sh (-DLIBFUZZER).
@@ -71,7 +80,10 @@ let package = Package(
         .testTarget(name: "EmulatorFunctionsTests", dependencies: ["EmulatorFunctions"]),
         .testTarget(name: "EmulatorStorageTests", dependencies: ["EmulatorStorage"]),
         .testTarget(name: "EmulatorProtobufTests", dependencies: ["EmulatorProtobuf"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "EmulatorTests", dependencies: ["Emulator"]),
+        .testTarget(name: "EmulatorTests", dependencies: ["Emulator", "EmulatorTestSupport"]),
+        .testTarget(name: "FirebaseEmulatorTestingTests", dependencies: ["FirebaseEmulatorTesting", "EmulatorTestSupport"]),
+        // The MakeItSo story as Swift tests against a running emulator (Tests/run-all.sh runs them under `emulator exec`).
+        .testTarget(name: "MakeItSoTests", dependencies: ["FirebaseEmulatorTesting"], path: "Examples/MakeItSo/Tests"),
         .testTarget(name: "EmulatorFuzzTargetsTests", dependencies: ["EmulatorFuzzTargets", "EmulatorRules", "EmulatorHTTP"]),
     ],
     swiftLanguageModes: [.v6]

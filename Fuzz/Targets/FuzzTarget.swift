@@ -24,6 +24,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case functions
     /// Storage's upload protocol: streaming multipart bodies, Content-Range, Range, upload commands.
     case storage
+    /// Rules regular expressions: compiled and run, answers checked against a backtracker.
+    case regex
+    /// WebChannel requests (query parameters, form bodies, the `headers=` block) and chunk framing.
+    case webchannel
 
     /// Runs the target on `data`. Throws when the input breaks a property the target checks
     /// (for example a serialization that does not re-parse); a crash is a crash.
@@ -40,6 +44,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .http2: try HTTP2Target.run(data)
         case .functions: try FunctionsTarget.run(data)
         case .storage: try StorageTarget.run(data)
+        case .regex: try RegexTarget.run(data)
+        case .webchannel: try WebChannelTarget.run(data)
         }
     }
 }

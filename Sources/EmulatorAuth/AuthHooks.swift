@@ -12,14 +12,68 @@ public struct BlockingEvent: Sendable {
     public var signInMethod: String
     /// `phone` or `totp` when `beforeSignIn` runs at `mfaSignIn:finalize` (`sign_in_second_factor`).
     public var secondFactor: String?
+    /// The IdP credential of an IdP sign-in (what becomes `event.credential` and
+    /// `additional_user_info.profile`); nil for other sign-ins.
+    public var credential: BlockingCredential?
+    /// The client's locale (`locale` claim). Firebase's emulator always sends `en`, as here.
+    public var locale = "en"
 
     /// An event.
-    public init(eventType: String, projectId: String, user: AuthUser, signInMethod: String, secondFactor: String? = nil) {
+    public init(eventType: String, projectId: String, user: AuthUser, signInMethod: String, secondFactor: String? = nil,
+                credential: BlockingCredential? = nil)
+    {
         self.eventType = eventType
         self.projectId = projectId
         self.user = user
         self.signInMethod = signInMethod
         self.secondFactor = secondFactor
+        self.credential = credential
+    }
+}
+
+/// What an IdP sign-in hands a blocking function: the IdP's profile and SAML attributes, and
+/// the OAuth tokens (which a function receives only when it asks for them, as in production).
+public struct BlockingCredential: Sendable, Equatable {
+    /// The IdP's claims as JSON text (`raw_user_info`).
+    public var rawUserInfo: String?
+    /// SAML attribute statements (`sign_in_attributes`), as the sign-in's `SAMLResponse` gave them.
+    /// A JSON value, not text: the SDKs type `credential.claims` as a mapping (firebase-tools sends
+    /// the text, which user code indexing it would trip over).
+    public var signInAttributes: JSON?
+    /// The IdP's ID token (`oauth_id_token`).
+    public var idToken: String?
+    /// The OAuth access token (`oauth_access_token`).
+    public var accessToken: String?
+    /// The OAuth refresh token (`oauth_refresh_token`).
+    public var refreshToken: String?
+    /// An OAuth 1.0 token secret (Twitter; `oauth_token_secret`).
+    public var tokenSecret: String?
+    /// The access token's lifetime in seconds (`oauth_expires_in`).
+    public var expiresIn: Int64?
+
+    /// A credential.
+    public init(rawUserInfo: String? = nil, signInAttributes: JSON? = nil, idToken: String? = nil, accessToken: String? = nil,
+                refreshToken: String? = nil, tokenSecret: String? = nil, expiresIn: Int64? = nil)
+    {
+        self.rawUserInfo = rawUserInfo
+        self.signInAttributes = signInAttributes
+        self.idToken = idToken
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+        self.tokenSecret = tokenSecret
+        self.expiresIn = expiresIn
+    }
+
+    /// The wire form handed to functions hosts (camelCase keys; absent values left out).
+    public var json: JSON {
+        var o: [String: JSON] = [:]
+        if let a = signInAttributes { o["signInAttributes"] = a }
+        for (k, v) in [("rawUserInfo", rawUserInfo), ("idToken", idToken), ("accessToken", accessToken),
+                       ("refreshToken", refreshToken), ("tokenSecret", tokenSecret)] {
+            if let v { o[k] = .string(v) }
+        }
+        if let e = expiresIn { o["expiresIn"] = .int(e) }
+        return .object(o)
     }
 }
 

@@ -56,9 +56,14 @@ public struct AuthPool: Sendable, Equatable {
     public mutating func put(_ user: AuthUser) {
         var user = user
         user.tenantId = tenantId
-        changes.users.insert(user.localId)
+        changes.noteUser(user.localId, prior: users[user.localId])
         if let old = users[user.localId] { unindex(old) }
         users[user.localId] = user
+        index(user)
+    }
+
+    /// Points the email, phone and federated indexes at `user`.
+    mutating func index(_ user: AuthUser) {
         if let e = user.email { byEmail[e.lowercased()] = user.localId }
         if let p = user.phoneNumber { byPhone[p] = user.localId }
         for p in user.providers where p.providerId != "password" && p.providerId != "phone" {
@@ -69,8 +74,9 @@ public struct AuthPool: Sendable, Equatable {
     /// Removes the user and its index entries, refresh tokens and MFA sessions.
     @discardableResult
     public mutating func remove(_ uid: String) -> AuthUser? {
-        guard let old = users.removeValue(forKey: uid) else { return nil }
-        changes.users.insert(uid)
+        guard let old = users[uid] else { return nil }
+        changes.noteUser(uid, prior: old)
+        users[uid] = nil
         unindex(old)
         for (t, r) in refreshTokens where r.localId == uid { setRefresh(t, nil) }
         for (id, s) in mfaSessions where s.localId == uid { setMfaSession(id, nil) }
@@ -79,18 +85,26 @@ public struct AuthPool: Sendable, Equatable {
 
     /// Removes every user (codes stay, as in Firebase's emulator).
     public mutating func removeAllUsers() {
+        if changes.priorPool == nil {
+            var before = self
+            before.rollBack()
+            changes.priorPool = AuthPoolBox(before)
+        }
         users = [:]; byEmail = [:]; byPhone = [:]; byFederated = [:]; refreshTokens = [:]; mfaSessions = [:]
         changes.all = true
     }
 
     /// Stores or (with nil) drops a refresh token.
     public mutating func setRefresh(_ token: String, _ record: RefreshRecord?) {
+        if changes.priorRefresh[token] == nil { changes.priorRefresh[token] = Prior(refreshTokens[token]) }
         refreshTokens[token] = record
         changes.refresh.insert(token)
     }
 
     /// Stores or (with nil) drops an SMS code.
     public mutating func setSms(_ session: String, _ code: SmsCode?) {
+        if changes.priorSms[session] == nil { changes.priorSms[session] = Prior(smsCodes[session]) }
+        if changes.priorSmsOrder == nil { changes.priorSmsOrder = smsOrder }
         smsCodes[session] = code
         if code == nil { smsOrder.removeAll { $0 == session } } else if !smsOrder.contains(session) { smsOrder.append(session) }
         changes.sms.insert(session)
@@ -98,11 +112,12 @@ public struct AuthPool: Sendable, Equatable {
 
     /// Stores or (with nil) drops an MFA session.
     public mutating func setMfaSession(_ id: String, _ session: MfaSession?) {
+        if changes.priorMfa[id] == nil { changes.priorMfa[id] = Prior(mfaSessions[id]) }
         mfaSessions[id] = session
         changes.mfa.insert(id)
     }
 
-    private mutating func unindex(_ u: AuthUser) {
+    mutating func unindex(_ u: AuthUser) {
         if let e = u.email, byEmail[e.lowercased()] == u.localId { byEmail[e.lowercased()] = nil }
         if let p = u.phoneNumber, byPhone[p] == u.localId { byPhone[p] = nil }
         for p in u.providers {
@@ -111,8 +126,14 @@ public struct AuthPool: Sendable, Equatable {
         }
     }
 
+    private mutating func noteOob(_ code: String) {
+        if changes.priorOob[code] == nil { changes.priorOob[code] = Prior(oobCodes[code]) }
+        if changes.priorOobOrder == nil { changes.priorOobOrder = oobOrder }
+    }
+
     /// Records an OOB code.
     public mutating func addOob(_ c: OobCode) {
+        noteOob(c.code)
         oobCodes[c.code] = c
         oobOrder.append(c.code)
         changes.oob.insert(c.code)
@@ -120,14 +141,17 @@ public struct AuthPool: Sendable, Equatable {
 
     /// Consumes an OOB code.
     public mutating func takeOob(_ code: String) -> OobCode? {
-        guard let c = oobCodes.removeValue(forKey: code) else { return nil }
+        guard let c = oobCodes[code] else { return nil }
+        noteOob(code)
+        oobCodes[code] = nil
         oobOrder.removeAll { $0 == code }
         changes.oob.insert(code)
         return c
     }
 }
 
-/// Keys touched since the last journal entry. Excluded from equality: it is bookkeeping.
+/// Keys touched since the last journal entry, and what they held before (for `rollBack`, when the
+/// journal refuses the write). Excluded from equality: it is bookkeeping.
 struct AuthChangeSet: Sendable, Equatable {
     /// Touched uids.
     var users: Set<String> = []
@@ -141,10 +165,79 @@ struct AuthChangeSet: Sendable, Equatable {
     var mfa: Set<String> = []
     /// Every user went at once (journal the whole pool).
     var all = false
+    /// First-touch values of the touched keys (`nil` inside: the key was absent).
+    var priorUsers: [String: Prior<AuthUser>] = [:]
+    /// First-touch refresh tokens.
+    var priorRefresh: [String: Prior<RefreshRecord>] = [:]
+    /// First-touch OOB codes.
+    var priorOob: [String: Prior<OobCode>] = [:]
+    /// First-touch SMS codes.
+    var priorSms: [String: Prior<SmsCode>] = [:]
+    /// First-touch MFA sessions.
+    var priorMfa: [String: Prior<MfaSession>] = [:]
+    /// The OOB issue order before the write.
+    var priorOobOrder: [String]?
+    /// The SMS issue order before the write.
+    var priorSmsOrder: [String]?
+    /// The whole pool as it was before the write, once a wholesale change (`removeAllUsers`) made
+    /// per-key records pointless.
+    var priorPool: AuthPoolBox?
+
+    /// Records a touched user and, the first time, what it was.
+    mutating func noteUser(_ uid: String, prior: AuthUser?) {
+        users.insert(uid)
+        if priorUsers[uid] == nil { priorUsers[uid] = Prior(prior) }
+    }
 
     /// Nothing changed.
     var isEmpty: Bool { users.isEmpty && refresh.isEmpty && oob.isEmpty && sms.isEmpty && mfa.isEmpty && !all }
 
     /// Always equal: change tracking must not affect state equality.
     static func == (a: AuthChangeSet, b: AuthChangeSet) -> Bool { true }
+}
+
+extension AuthPool {
+    /// Undoes every change since the journal last looked, from the first-touch values the mutators
+    /// recorded, so a write the journal refused leaves the pool exactly as it was. Costs what the
+    /// write touched (a copy of the pool up front would cost every user on every write).
+    mutating func rollBack() {
+        let c = changes
+        changes = AuthChangeSet()
+        if let whole = c.priorPool {
+            self = whole.pool
+            changes = AuthChangeSet()
+            return
+        }
+        // Unindex every touched user before re-indexing any, so a value that moved between two of
+        // them (an email changing hands) ends up with its original owner.
+        for uid in c.priorUsers.keys { if let current = users[uid] { unindex(current) } }
+        for (uid, prior) in c.priorUsers {
+            users[uid] = prior.value
+            if let u = prior.value { index(u) }
+        }
+        for (k, p) in c.priorRefresh { refreshTokens[k] = p.value }
+        for (k, p) in c.priorOob { oobCodes[k] = p.value }
+        for (k, p) in c.priorSms { smsCodes[k] = p.value }
+        for (k, p) in c.priorMfa { mfaSessions[k] = p.value }
+        if let order = c.priorOobOrder { oobOrder = order }
+        if let order = c.priorSmsOrder { smsOrder = order }
+    }
+}
+
+/// What a key held before the write that touched it (`value == nil`: it was absent).
+struct Prior<T: Sendable>: Sendable {
+    /// The earlier value.
+    var value: T?
+
+    /// Wraps an earlier value.
+    init(_ value: T?) { self.value = value }
+}
+
+/// A pool kept aside whole (a class, so a pool can hold its own earlier version).
+final class AuthPoolBox: Sendable {
+    /// The pool.
+    let pool: AuthPool
+
+    /// Keeps `pool`.
+    init(_ pool: AuthPool) { self.pool = pool }
 }

@@ -38,11 +38,11 @@ extension AuthPool {
         }
     }
 
-    /// The journal fields for what changed since the last call, then forgets the changes.
-    mutating func takeJournalFields() -> [String: JSON]? {
+    /// The journal fields for what changed since the journal last looked (`forgetChanges` after
+    /// the journal took them; `rollBack` when it refused them).
+    func journalFields() -> [String: JSON]? {
         let c = changes
         guard !c.isEmpty else { return nil }
-        changes = AuthChangeSet()
         if c.all {
             var e = exported
             e["reset"] = true
@@ -110,11 +110,17 @@ extension AuthProjectState {
         changes = ProjectChangeSet()
     }
 
-    /// The journal entry for what changed since the last call, then forgets the changes.
-    mutating func takeJournalEntry() -> JSON? {
-        var o = pool.takeJournalFields() ?? [:]
-        let c = changes
+    /// Drops the change tracking of one write (only the pools it touched: a write costs what it changes).
+    mutating func forgetWriteChanges() {
+        pool.changes = AuthChangeSet()
+        for id in changes.tenantPools { tenants[id]?.pool.changes = AuthChangeSet() }
         changes = ProjectChangeSet()
+    }
+
+    /// The journal entry for what changed since the journal last looked, or nil for nothing.
+    func journalEntry() -> JSON? {
+        var o = pool.journalFields() ?? [:]
+        let c = changes
         if c.config { o["config"] = config.json }
         var touched: [String: JSON] = [:]
         for id in c.tenantConfigs.union(c.tenantPools) {
@@ -122,7 +128,7 @@ extension AuthProjectState {
                 touched[id] = .null
                 continue
             }
-            var e = tenants[id]?.pool.takeJournalFields() ?? [:]
+            var e = tenants[id]?.pool.journalFields() ?? [:]
             if c.tenantConfigs.contains(id), let t = tenants[id] { e["config"] = t.config.settingsJSON }
             touched[id] = .object(e)
         }

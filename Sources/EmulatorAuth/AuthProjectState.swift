@@ -17,7 +17,12 @@ public struct AuthProjectState: Sendable, Equatable {
     /// Tenants by id.
     public internal(set) var tenants: [String: AuthTenant] = [:]
     /// Project settings.
-    public var config = AuthProjectConfig() { didSet { changes.config = true } }
+    public var config = AuthProjectConfig() {
+        didSet {
+            if changes.priorConfig == nil { changes.priorConfig = oldValue }
+            changes.config = true
+        }
+    }
     /// What changed outside the pools since the journal last looked; not part of the data.
     var changes = ProjectChangeSet()
 
@@ -39,12 +44,14 @@ public struct AuthProjectState: Sendable, Equatable {
 
     /// Creates or replaces a tenant's settings (its pool is kept, or created empty).
     mutating func setTenant(_ id: String, _ config: TenantConfig) {
+        noteTenantsChange()
         if tenants[id] != nil { tenants[id]?.config = config } else { tenants[id] = AuthTenant(config: config, pool: AuthPool(tenantId: id)) }
         changes.tenantConfigs.insert(id)
     }
 
     /// Deletes a tenant and everything in it.
     mutating func removeTenant(_ id: String) {
+        noteTenantsChange()
         tenants[id] = nil
         changes.tenantConfigs.insert(id)
         changes.tenantPools.remove(id)
@@ -83,10 +90,51 @@ struct ProjectChangeSet: Sendable, Equatable {
     var tenantConfigs: Set<String> = []
     /// Tenants whose pools changed.
     var tenantPools: Set<String> = []
+    /// The config before the write (for `rollBack`).
+    var priorConfig: AuthProjectConfig?
+    /// Every tenant before the write's first tenant-level change (for `rollBack`).
+    var priorTenants: AuthTenantsBox?
 
     /// Nothing changed.
     var isEmpty: Bool { !config && tenantConfigs.isEmpty && tenantPools.isEmpty }
 
     /// Always equal: change tracking must not affect state equality.
     static func == (a: ProjectChangeSet, b: ProjectChangeSet) -> Bool { true }
+}
+
+extension AuthProjectState {
+    /// Undoes every change since the journal last looked (pools, tenants, config); see
+    /// `AuthPool.rollBack`.
+    mutating func rollBack() {
+        let c = changes
+        changes = ProjectChangeSet()
+        pool.rollBack()
+        if let prior = c.priorTenants {
+            tenants = prior.tenants
+        } else {
+            for id in c.tenantPools { tenants[id]?.pool.rollBack() }
+        }
+        if let prior = c.priorConfig { config = prior }
+        changes = ProjectChangeSet()
+    }
+
+    /// Before the first change to the set of tenants or their settings, keeps every tenant as it was
+    /// when the write began (pool changes made earlier in the same write rolled back).
+    mutating func noteTenantsChange() {
+        guard changes.priorTenants == nil else { return }
+        changes.priorTenants = AuthTenantsBox(tenants.mapValues { t in
+            var t = t
+            t.pool.rollBack()
+            return t
+        })
+    }
+}
+
+/// Tenants kept aside whole (a class: the change set lives inside the state it describes).
+final class AuthTenantsBox: Sendable {
+    /// Tenants by id.
+    let tenants: [String: AuthTenant]
+
+    /// Keeps `tenants`.
+    init(_ tenants: [String: AuthTenant]) { self.tenants = tenants }
 }

@@ -103,7 +103,7 @@ extension AuthService {
 
     /// Deletes a user (admin); fires the deleted event. `USER_NOT_FOUND` when absent.
     public func deleteUser(projectId: String, tenantId: String? = nil, uid: String) async throws {
-        guard let old = write(AuthScope(projectId, tenant: tenantId), { $0.remove(uid) }) else { throw EmulatorError.authBadRequest("USER_NOT_FOUND") }
+        guard let old = try write(AuthScope(projectId, tenant: tenantId), { $0.remove(uid) }) else { throw EmulatorError.authBadRequest("USER_NOT_FOUND") }
         await hooks.userDeleted(projectId: projectId, user: old)
     }
 
@@ -148,7 +148,7 @@ extension AuthService {
         let force = b.bool("force") ?? false
         var errors: [JSON] = []
         var deleted: [AuthUser] = []
-        write(sc) { st in
+        try write(sc) { st in
             for (i, id) in ids.enumerated() {
                 guard let u = st.user(id) else { continue }
                 if !u.disabled && !force {
@@ -178,7 +178,7 @@ extension AuthService {
     /// codes, config and other pools stay.
     public func deleteAllAccounts(projectId: String, tenantId: String? = nil) throws {
         if let t = tenantId, readProject(projectId, { $0.tenants[t] == nil }) { throw Self.tenantNotFound(t) }
-        write(AuthScope(projectId, tenant: tenantId)) { $0.removeAllUsers() }
+        try write(AuthScope(projectId, tenant: tenantId)) { $0.removeAllUsers() }
     }
 
     /// `POST /emulator/v1/projects/{p}/accounts:purgeAnonymous`: deletes anonymous users whose last
@@ -188,7 +188,7 @@ extension AuthService {
             throw EmulatorError.invalidArgument("olderThanSeconds must be an integer between 0 and 1000000000000.")
         }
         let cutoff = now(projectId).milliseconds - olderThanSeconds * 1000
-        let removed = write(AuthScope(projectId, tenant: tenantId)) { st -> [AuthUser] in
+        let removed = try write(AuthScope(projectId, tenant: tenantId)) { st -> [AuthUser] in
             let victims = st.users.values.filter { $0.isAnonymous && ($0.lastLoginAt ?? $0.createdAt) <= cutoff }
             for v in victims { st.remove(v.localId) }
             return victims.sorted { $0.localId < $1.localId }

@@ -4,14 +4,16 @@ extension AuthService {
     /// Runs `beforeCreate` (for new users) and `beforeSignIn`, applying their changes to `user`.
     /// Returns the session claims for the ID token. `secondFactor` is the factor a finalized MFA
     /// sign-in used (`phone` or `totp`).
-    func runBlocking(_ scope: AuthScope, user: inout AuthUser, isNew: Bool, method: String, secondFactor: String? = nil) async throws -> [String: JSON] {
+    func runBlocking(_ scope: AuthScope, user: inout AuthUser, isNew: Bool, method: String, secondFactor: String? = nil,
+                     credential: BlockingCredential? = nil) async throws -> [String: JSON] {
         let h = hooks
-        if isNew, let r = try await h.beforeCreate(BlockingEvent(eventType: "beforeCreate", projectId: scope.projectId, user: user, signInMethod: method)) {
+        if isNew, let r = try await h.beforeCreate(BlockingEvent(eventType: "beforeCreate", projectId: scope.projectId, user: user, signInMethod: method,
+                                                                 credential: credential)) {
             try apply(r, to: &user)
         }
         var session: [String: JSON] = [:]
-        var event = BlockingEvent(eventType: "beforeSignIn", projectId: scope.projectId, user: user, signInMethod: method)
-        event.secondFactor = secondFactor
+        let event = BlockingEvent(eventType: "beforeSignIn", projectId: scope.projectId, user: user, signInMethod: method,
+                                  secondFactor: secondFactor, credential: credential)
         if let r = try await h.beforeSignIn(event) {
             try apply(r, to: &user)
             if let s = r.sessionClaims {
@@ -41,7 +43,8 @@ extension AuthService {
     /// stored, `lastLoginAt` stays, hooks wait for `mfaSignIn:finalize`, and the answer carries
     /// `mfaPendingCredential` and the `mfaInfo` hints instead of `idToken`/`refreshToken`/`expiresIn`.
     func finishSignIn(_ scope: AuthScope, policy: AuthPolicy, user: AuthUser, isNew: Bool, method: String, provider: String,
-                      extra: [String: JSON] = [:], runHooks: Bool = true, challenge: Bool = false, secondFactor: SecondFactor? = nil) async throws
+                      extra: [String: JSON] = [:], runHooks: Bool = true, challenge: Bool = false, secondFactor: SecondFactor? = nil,
+                      credential: BlockingCredential? = nil) async throws
         -> (AuthUser, [String: JSON])
     {
         if challenge, !isNew, !user.mfaInfo.isEmpty, policy.mfa.isEnabled {
@@ -50,7 +53,7 @@ extension AuthService {
         var u = user
         var claims = extra
         if runHooks {
-            let session = try await runBlocking(scope, user: &u, isNew: isNew, method: method)
+            let session = try await runBlocking(scope, user: &u, isNew: isNew, method: method, credential: credential)
             for (k, v) in session { claims[k] = v }
         }
         let stored = u

@@ -85,7 +85,7 @@ extension AuthService {
         }
         if user.disabled { throw EmulatorError.authBadRequest("USER_DISABLED") }
         let (u, tokens) = try await finishSignIn(sc, policy: cfg, user: user, isNew: isNew, method: cred.providerId, provider: cred.providerId,
-                                                 challenge: b.string("idToken") == nil, secondFactor: factor)
+                                                 challenge: b.string("idToken") == nil, secondFactor: factor, credential: cred.blocking)
         for (k, v) in tokens { out[k] = v }
         out["isNewUser"] = .bool(isNew)
         out["emailVerified"] = .bool(u.emailVerified)
@@ -135,7 +135,7 @@ extension AuthService {
         }
         var isNew = false
         let fresh = newUser(sc, uid: uid)
-        let user: AuthUser = write(sc) { st in
+        let user: AuthUser = try write(sc) { st in
             if let u = st.user(uid) { return u }
             isNew = true
             st.put(fresh)

@@ -45,7 +45,7 @@ extension AuthService {
             }
         }
         let allowDup = pol.allowDuplicateEmails
-        write(sc) { st in
+        try write(sc) { st in
             for (i, u) in users {
                 if !allowDup, let em = u.email, let other = st.user(email: em), other.localId != u.localId {
                     errors.append(["index": .int(Int64(i)), "message": "email exists in other account in database"])

@@ -60,7 +60,7 @@ extension AuthService {
             }
             let session = env(projectId).ids.string(length: 40, alphabet: IDGenerator.alphanumerics)
             let pending = MfaSession(id: session, kind: .totpEnrollment, localId: user.localId, secret: secret, issuedAt: now.seconds)
-            write(sc) { $0.setMfaSession(session, pending) }
+            try write(sc) { $0.setMfaSession(session, pending) }
             let deadline = Timestamp(seconds: now.seconds + MfaSession.lifetimeSeconds, nanos: now.nanos)
             return ["totpSessionInfo": ["sharedSecretKey": .string(Base32.encode(secret)), "verificationCodeLength": .int(Int64(TOTP.digits)),
                                         "hashingAlgorithm": "SHA1", "periodSec": .int(TOTP.period), "sessionInfo": .string(session),

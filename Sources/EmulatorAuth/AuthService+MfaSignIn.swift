@@ -9,7 +9,7 @@ extension AuthService {
         let now = e.clock.now()
         let credential = e.ids.string(length: 64, alphabet: IDGenerator.alphanumerics)
         let pending = MfaSession(id: credential, kind: .signIn, localId: user.localId, provider: provider, method: method, issuedAt: now.seconds)
-        let stored = write(sc) { st -> AuthUser in
+        let stored = try write(sc) { st -> AuthUser in
             var u = user
             if let old = st.user(user.localId) {
                 u.lastLoginAt = old.lastLoginAt

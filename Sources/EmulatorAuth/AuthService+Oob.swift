@@ -65,7 +65,7 @@ extension AuthService {
         if let c = b.nonEmpty("continueUrl") { link += "&continueUrl=\(Self.percentEncode(c))" }
         let oob = OobCode(code: code, requestType: type, email: email, newEmail: newEmail, localId: uid, oobLink: link,
                           issuedAt: env(projectId).clock.now().seconds)
-        write(sc) { $0.addOob(oob) }
+        try write(sc) { $0.addOob(oob) }
         logger.log(.info, "auth", "To \(type == "EMAIL_SIGNIN" ? "sign in as" : "act on") \(email), follow this link: \(link)")
         var o: [String: JSON] = ["kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": .string(newEmail ?? email)]
         if privileged && b.bool("returnOobLink") == true {
@@ -180,7 +180,7 @@ extension AuthService {
         var user = account.user
         let (isNew, factor) = (account.isNew, account.secondFactor)
         if user.disabled { throw EmulatorError.authBadRequest("USER_DISABLED") }
-        _ = write(sc) { $0.takeOob(code) }
+        _ = try write(sc) { $0.takeOob(code) }
         user.email = email
         user.emailVerified = true
         user.emailLinkSignin = true

@@ -5,13 +5,13 @@ extension AuthService: ProjectStateParticipant {
     public var participantName: String { "auth" }
 
     /// Drops users, codes, tokens and tenants; the project's Auth config is settings, so it stays.
-    public func resetProject(_ projectId: String) {
-        replaceSilently(projectId) { $0.clearData() }
+    public func resetProject(_ projectId: String) throws {
+        try replaceJournaled(projectId) { $0.clearData() }
     }
 
     /// Drops every project's data (configs stay).
-    public func resetAll() {
-        for p in projectIdsWithState() { resetProject(p) }
+    public func resetAll() throws {
+        for p in projectIdsWithState() { try resetProject(p) }
     }
 
     /// The project's `AuthProjectState` (a copy-on-write value, tenants included).
@@ -22,7 +22,7 @@ extension AuthService: ProjectStateParticipant {
         guard let st = snapshot as? AuthProjectState else {
             throw EmulatorError.invalidArgument("The snapshot does not hold Auth data.")
         }
-        restore(projectId: projectId, st)
+        try restore(projectId: projectId, st)
     }
 }
 
@@ -37,18 +37,23 @@ extension AuthService: PersistentParticipant {
     /// Replaces the project's data (validated first); adopts the exported signing key.
     public func importProject(_ projectId: String, _ json: JSON) throws {
         let st = try AuthProjectState(exported: json)
-        if let pem = json["signingKey"]?.stringValue { try keyring.adopt(pem: pem) }
-        restore(projectId: projectId, st)
+        try replaceJournaled(projectId, adoptingKey: json["signingKey"]?.stringValue) { $0 = st }
     }
 
     /// Projects with users, codes, tenants or non-default config.
     public var projectsWithData: [String] { projectIdsWithState().filter { readProject($0) { $0.hasData } }.sorted() }
 
-    /// Applies one journal entry from `setObserver`.
+    /// Applies one journal entry from `setJournal` (a change, or a whole-project `replace`).
     public func replay(project: String, entry: JSON) throws {
+        try ResourceId.project(project)
         if let pem = entry["signingKey"]?.stringValue { try keyring.adopt(pem: pem) }
+        if let whole = entry["replace"] {
+            let st = try AuthProjectState(exported: whole)
+            replaceSilently(project) { $0 = st }
+            return
+        }
         var copy = snapshot(projectId: project)
         try copy.apply(journal: entry)
-        restore(projectId: project, copy)
+        replaceSilently(project) { $0 = copy }
     }
 }

@@ -20,7 +20,7 @@ extension AuthService {
             var u = newUser(sc)
             u.displayName = b.nonEmpty("displayName")
             let stored = u
-            write(sc) { $0.put(stored) }
+            try write(sc) { $0.put(stored) }
             await hooks.userCreated(projectId: projectId, user: u)
             let (_, tokens) = try signIn(sc, user: u, provider: "anonymous")
             for (k, v) in tokens { response[k] = v }

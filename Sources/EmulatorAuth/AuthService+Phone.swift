@@ -37,7 +37,7 @@ extension AuthService {
         let code = policy.testPhoneNumbers[phone] ?? ids.digits(6)
         let sms = SmsCode(sessionInfo: session, phoneNumber: phone, code: code, issuedAt: now(sc).seconds, purpose: purpose,
                           localId: localId, mfaEnrollmentId: enrollmentId, mfaPendingCredential: pendingCredential)
-        write(sc) { $0.setSms(session, sms) }
+        try write(sc) { $0.setSms(session, sms) }
         switch purpose {
         case .signIn: logger.log(.info, "auth", "To verify the phone number \(phone), use the code \(code).")
         case .mfaEnrollment: logger.log(.info, "auth", "To enroll MFA with \(phone), use the code \(code).")
@@ -81,7 +81,7 @@ extension AuthService {
         if user.disabled { throw EmulatorError.authBadRequest("USER_DISABLED") }
         if pol.mfa.isEnabled, !user.mfaInfo.isEmpty { throw Self.phoneFirstFactorOnMfaUser }
         // Consume the code now that nothing else can fail before the sign-in is recorded.
-        guard write(sc, { st -> Bool in
+        guard try write(sc, { st -> Bool in
             guard st.smsCodes[session] != nil else { return false }
             st.setSms(session, nil)
             return true

@@ -8,7 +8,7 @@ extension AuthService {
         let ids = env(projectId).ids
         var base = String((cfg.displayName ?? "tenant").lowercased().filter { $0.isASCIIDigit || ("a"..."z").contains($0) || $0 == "-" }.prefix(20))
         if !(base.first?.isLetter ?? false) { base = "tenant" + base }
-        let id = writeProject(projectId) { st -> String in
+        let id = try writeProject(projectId) { st -> String in
             var id: String
             repeat { id = base + "-" + ids.string(length: 5, alphabet: "abcdefghijklmnopqrstuvwxyz0123456789") } while st.tenants[id] != nil
             st.setTenant(id, cfg)
@@ -76,8 +76,8 @@ extension AuthService {
     }
 
     /// Creates `tenantId` with `config` unless it exists (imports of the Firebase export layout).
-    public func ensureTenant(projectId: String, tenantId: String, config: TenantConfig) {
-        writeProject(projectId) { st in if st.tenants[tenantId] == nil { st.setTenant(tenantId, config) } }
+    public func ensureTenant(projectId: String, tenantId: String, config: TenantConfig) throws {
+        try writeProject(projectId) { st in if st.tenants[tenantId] == nil { st.setTenant(tenantId, config) } }
     }
 
     private func getTenantConfig(_ projectId: String, _ tenantId: String) throws -> TenantConfig {

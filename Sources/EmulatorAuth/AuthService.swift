@@ -18,7 +18,7 @@ public final class AuthService: Sendable {
     private let states: Mutex<[String: AuthProjectState]> = Mutex([:])
     private let hooksBox: Mutex<any AuthHooks> = Mutex(NoAuthHooks())
     private let warnedUnsigned = Mutex<Bool>(false)
-    private let observer: Mutex<Callback<@Sendable (String, JSON) -> Void>?> = Mutex(nil)
+    private let journalHook: Mutex<Callback<@Sendable (String, JSON) throws -> Void>?> = Mutex(nil)
     private let keyJournaled = Mutex<Bool>(false)
     /// ID tokens whose signature already verified (the checks that can change are never cached).
     let verifiedTokens = VerifiedTokenCache()
@@ -61,52 +61,90 @@ public final class AuthService: Sendable {
         try states.withLock { s in try body(s[scope.projectId]?.pool(scope.tenantId) ?? AuthPool(tenantId: scope.tenantId)) }
     }
 
-    /// Mutates a project's state; a thrown error leaves it unchanged unless the closure changed
-    /// something first. What changed is handed to the persistence observer inside the lock, so
-    /// journal order is commit order.
-    func writeProject<T>(_ projectId: String, _ body: (inout AuthProjectState) throws -> T) rethrows -> T {
-        try states.withLock { s in
+    /// Mutates a project's state, write-ahead: what changed is handed to the journal (when one is
+    /// installed) inside the lock, so journal order is commit order, and only then does anyone see
+    /// it. When the journal refuses (a full disk), every change the closure made is rolled back and
+    /// the journal's error (UNAVAILABLE) is thrown: the write never happened. Otherwise a thrown
+    /// error from the closure keeps what it changed first (e.g. a revoked refresh token is deleted).
+    /// The project id is checked here, so no state ever exists under an id that is not one.
+    func writeProject<T>(_ projectId: String, _ body: (inout AuthProjectState) throws -> T) throws -> T {
+        try ResourceId.project(projectId)
+        return try states.withLock { s in
             // Mutate in place: taking the state out of the dictionary keeps it uniquely referenced,
             // so a write costs what it changes (a copy would duplicate every user per sign-in).
-            // Write closures validate before they mutate; what they did change is kept and
-            // journaled even when they then throw (e.g. a revoked refresh token is deleted).
+            // The mutators record first-touch values, so a refused write can still be undone.
             var st = s.removeValue(forKey: projectId) ?? AuthProjectState()
-            defer {
-                journal(projectId, &st)
+            let outcome: Result<T, any Error>
+            do { outcome = .success(try body(&st)) } catch { outcome = .failure(error) }
+            do {
+                try journal(projectId, st)
+            } catch {
+                st.rollBack()
+                st.forgetWriteChanges()
                 s[projectId] = st
+                throw error
             }
-            return try body(&st)
+            st.forgetWriteChanges()
+            s[projectId] = st
+            return try outcome.get()
         }
     }
 
     /// Mutates one pool (see `writeProject`).
-    func write<T>(_ scope: AuthScope, _ body: (inout AuthPool) throws -> T) rethrows -> T {
+    func write<T>(_ scope: AuthScope, _ body: (inout AuthPool) throws -> T) throws -> T {
         try writeProject(scope.projectId) { st in try st.withPool(scope.tenantId, body) }
     }
 
-    /// Hands what changed to the persistence observer (inside the lock: journal order is commit order).
-    private func journal(_ projectId: String, _ st: inout AuthProjectState) {
-        if let obs = observer.withLock({ $0 })?.call {
-            if var entry = st.takeJournalEntry() {
-                // The first entry after the key exists carries it, so signed tokens outlive restarts
-                // (an unsigned-mode process that never made a key journals none).
-                if let k = keyring.existingKey, !keyJournaled.withLock({ v in defer { v = true }; return v }), let pem = try? k.privateKeyPEM(),
-                   case .object(var o) = entry
-                {
-                    o["signingKey"] = .string(pem)
-                    entry = .object(o)
-                }
-                obs(projectId, entry)
-            }
-        } else {
+    /// Hands what changed to the journal (inside the lock: journal order is commit order). Throws
+    /// the journal's error; the caller rolls back.
+    private func journal(_ projectId: String, _ st: AuthProjectState) throws {
+        guard let append = journalHook.withLock({ $0 })?.call, let entry = st.journalEntry() else { return }
+        try appendCarryingKey(append, projectId, entry)
+    }
+
+    /// Appends `entry`; the first entry after the signing key exists carries it, so signed tokens
+    /// outlive restarts (an unsigned-mode process that never made a key journals none). The key
+    /// counts as journaled only once an append that carried it succeeded.
+    private func appendCarryingKey(_ append: @Sendable (String, JSON) throws -> Void, _ projectId: String, _ entry: JSON) throws {
+        var entry = entry
+        let pem = keyJournaled.withLock { $0 } ? nil : try? keyring.existingKey?.privateKeyPEM()
+        if let pem, case .object(var o) = entry {
+            o["signingKey"] = .string(pem)
+            entry = .object(o)
+        }
+        try append(projectId, entry)
+        if pem != nil { keyJournaled.withLock { $0 = true } }
+    }
+
+    /// Installs the write-ahead journal (`--data-dir`): it receives `(projectId, entry)` for every
+    /// change, inside the lock and before the change is visible; when it throws, the change is
+    /// rolled back and the caller gets the error. `replay(project:entry:)` reads entries back.
+    public func setJournal(_ f: (@Sendable (String, JSON) throws -> Void)?) { journalHook.withLock { $0 = f.map(Callback.init) } }
+
+    /// Replaces the project's state with `transform` of it (reset, restore, import), journaled
+    /// first as one whole-project record when a journal is installed (`{"replace": <export>,
+    /// "signingKey"}`: the key the process signs with afterwards, `adoptingKey` when given).
+    /// When the journal refuses, nothing changes (the key is not adopted) and its error is thrown.
+    func replaceJournaled(_ projectId: String, adoptingKey pem: String? = nil, _ transform: (inout AuthProjectState) throws -> Void) throws {
+        try ResourceId.project(projectId)
+        let key = try pem.map { try TokenKeyring.parse(pem: $0) }  // checked before it is journaled
+        try states.withLock { s in
+            let old = s[projectId]
+            var st = old ?? AuthProjectState()
+            try transform(&st)
             st.forgetChanges()
+            if let append = journalHook.withLock({ $0 })?.call, old?.hasData == true || st.hasData || pem != nil {
+                var entry: [String: JSON] = ["replace": st.exported]
+                if let key = pem ?? (try? keyring.existingKey?.privateKeyPEM()) { entry["signingKey"] = .string(key) }
+                try append(projectId, .object(entry))
+                if entry["signingKey"] != nil { keyJournaled.withLock { $0 = true } }
+            }
+            if let key { keyring.adopt(key) }
+            s[projectId] = st
         }
     }
 
-    /// Receives `(projectId, journal entry)` after every committed change (for `--data-dir`).
-    public func setObserver(_ f: (@Sendable (String, JSON) -> Void)?) { observer.withLock { $0 = f.map(Callback.init) } }
-
-    /// Replaces state without journaling (imports and journal replay).
+    /// Replaces state without journaling (journal replay and snapshot loading at start).
     func replaceSilently(_ projectId: String, _ body: (inout AuthProjectState) throws -> Void) rethrows {
         try states.withLock { s in
             var st = s[projectId] ?? AuthProjectState()
@@ -119,8 +157,9 @@ public final class AuthService: Sendable {
     /// A copy of the project's state (O(1): copy-on-write), for snapshots and persistence.
     public func snapshot(projectId: String) -> AuthProjectState { readProject(projectId) { $0 } }
 
-    /// Replaces the project's state (restore a snapshot, or reset with `AuthProjectState()`).
-    public func restore(projectId: String, _ state: AuthProjectState) { replaceSilently(projectId) { $0 = state } }
+    /// Replaces the project's state (restore a snapshot, or reset with `AuthProjectState()`),
+    /// journaled first (see `replaceJournaled`).
+    public func restore(projectId: String, _ state: AuthProjectState) throws { try replaceJournaled(projectId) { $0 = state } }
 
     /// Projects that have Auth state.
     func projectIdsWithState() -> [String] { states.withLock { Array($0.keys) } }

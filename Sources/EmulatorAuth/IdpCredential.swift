@@ -22,6 +22,10 @@ struct IdpCredential {
     var idToken: String?
     /// The `access_token` as sent.
     var accessToken: String?
+    /// The `refresh_token`, `oauth_token_secret` and `expires_in` parameters, as sent.
+    var refreshToken: String?
+    var tokenSecret: String?
+    var expiresIn: Int64?
 
     /// Parses `a=b&c=d` (form or query), percent-decoding.
     static func form(_ s: Substring) -> [String: String] {
@@ -79,7 +83,9 @@ struct IdpCredential {
         }
         return IdpCredential(providerId: provider, sub: sub, email: c["email"]?.stringValue?.lowercased(), emailVerified: verified,
                              displayName: c["name"]?.stringValue, photoUrl: c["picture"]?.stringValue,
-                             screenName: c["screen_name"]?.stringValue, rawClaims: c, idToken: params["id_token"], accessToken: params["access_token"])
+                             screenName: c["screen_name"]?.stringValue, rawClaims: c, idToken: params["id_token"], accessToken: params["access_token"],
+                             refreshToken: params["refresh_token"], tokenSecret: params["oauth_token_secret"],
+                             expiresIn: params["expires_in"].flatMap { Int64($0) })
     }
 
     /// SAML: a JSON `SAMLResponse` whose `assertion.subject.nameId` is the user (and the email
@@ -100,6 +106,14 @@ struct IdpCredential {
             return o
         }
         return JWT.decode(t)?.payload
+    }
+
+    /// What a blocking function is handed about this sign-in (firebase-tools sends the same:
+    /// the profile as JSON text, SAML attribute statements as JSON text, the OAuth tokens).
+    var blocking: BlockingCredential {
+        let saml = providerId.hasPrefix("saml.") ? rawClaims["attributeStatements"] : nil
+        return BlockingCredential(rawUserInfo: JSON.object(rawClaims).serialized(), signInAttributes: saml, idToken: idToken,
+                                  accessToken: accessToken, refreshToken: refreshToken, tokenSecret: tokenSecret, expiresIn: expiresIn)
     }
 
     /// The provider entry this credential adds.

@@ -33,9 +33,16 @@ public final class TokenKeyring: Sendable {
     /// Replaces the key with a persisted one (at load time, before serving, so the `kid` stays
     /// stable across restarts). Bad PEM throws and keeps the current key.
     public func adopt(pem: String) throws {
-        let k: RSASigningKey
-        do { k = try RSASigningKey.fromPEM(pem) } catch { throw EmulatorError.invalidArgument("Auth import: signingKey is not an RSA private key PEM.") }
+        let k = try Self.parse(pem: pem)
         state.withLock { $0 = k }
+    }
+
+    /// Adopts an already parsed key.
+    func adopt(_ key: RSASigningKey) { state.withLock { $0 = key } }
+
+    /// The key in `pem`; INVALID_ARGUMENT when it is not an RSA private key PEM.
+    static func parse(pem: String) throws -> RSASigningKey {
+        do { return try RSASigningKey.fromPEM(pem) } catch { throw EmulatorError.invalidArgument("Auth import: signingKey is not an RSA private key PEM.") }
     }
 
     /// The key if one was made or loaded already (never generates).

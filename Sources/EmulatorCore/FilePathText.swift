@@ -24,6 +24,22 @@ public enum FilePathText {
         return directory.hasSuffix("/") ? directory + component : directory + "/" + component
     }
 
+    /// `path` made absolute against `directory` (itself absolute), with `.` and `..` segments
+    /// resolved and duplicate slashes removed: `../x` in `/a/b` → `/a/x`. An absolute `path` is
+    /// only cleaned. `..` at the root stays at the root.
+    public static func absolute(_ path: String, from directory: String) -> String {
+        let joined = path.hasPrefix("/") ? path : appending(directory, path)
+        var parts: [Substring] = []
+        for segment in joined.split(separator: "/", omittingEmptySubsequences: true) {
+            switch segment {
+            case ".": continue
+            case "..": if !parts.isEmpty { parts.removeLast() }
+            default: parts.append(segment)
+            }
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+
     /// `s` without trailing slashes, keeping a lone `/`.
     private static func dropTrailingSlashes(_ s: Substring) -> Substring {
         var s = s

@@ -6,11 +6,13 @@ public protocol ProjectStateParticipant: Sendable {
     /// A short name for logs and errors (`auth`, `firestore`, `functions`).
     var participantName: String { get }
     /// Drops the project's data (users, documents, codes, open transactions, queued events, logs).
-    func resetProject(_ projectId: String)
-    /// Drops every project's data.
-    func resetAll()
+    /// A durable service journals the change first and throws (changing nothing) when it cannot.
+    func resetProject(_ projectId: String) throws
+    /// Drops every project's data (durable services: see `resetProject`).
+    func resetAll() throws
     /// The project's whole data, as an opaque value.
     func captureProject(_ projectId: String) -> any Sendable
-    /// Puts captured data back; throws if `snapshot` did not come from this participant.
+    /// Puts captured data back; throws if `snapshot` did not come from this participant, or (durable
+    /// services) when the change cannot be journaled, changing nothing.
     func restoreProject(_ projectId: String, from snapshot: any Sendable) throws
 }

@@ -382,9 +382,16 @@ public struct ChildProcessError: Error, CustomStringConvertible {
     }
 
     /// `cannot start '<command>': <reason>` (naming the working directory when one was asked for).
+    /// An inline script argument (`python -c <script>`) is named by its size, not spelled out.
     public var description: String {
         let reason = String(cString: strerror(code))
         let dir = workingDirectory.map { " in '\($0)'" } ?? ""
-        return "cannot start '\(command.joined(separator: " "))'\(dir): \(reason)"
+        return "cannot start '\(Self.shown(command))'\(dir): \(reason)"
+    }
+
+    /// The command for a message: arguments over 200 bytes or with a line break (inline scripts)
+    /// become `<N-byte script>`.
+    public static func shown(_ command: [String]) -> String {
+        command.map { a in a.utf8.count > 200 || a.contains("\n") ? "<\(a.utf8.count)-byte script>" : a }.joined(separator: " ")
     }
 }

@@ -34,14 +34,23 @@ extension FunctionsHost {
             return FunctionHTTPResponse(status: 404, body: Array("Function \(name) does not exist in project \(project).".utf8))
         }
         do {
+            // A 5xx answer is the function failing (a framework's 500 page after an exception),
+            // recorded as an error as production's logs count it; the answer still goes back.
             return try await invoke(project, reg, trigger: "http", eventId: nil, attempt: 1,
-                                    input: .string("\(request.method) \(request.path)")) { ctx in
+                                    input: .string("\(request.method) \(request.path)"), failure: Self.httpFailure) { ctx in
                 try await reg.backend.http(reg.definition, request, ctx)
             }
         } catch {
             let msg = (error as? HttpsError)?.message ?? "Internal error in function \(name)."
             return FunctionHTTPResponse(status: 500, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Array(msg.utf8))
         }
+    }
+
+    /// The error an HTTP function's answer reports: its status and the start of its body for a 5xx.
+    @Sendable static func httpFailure(_ r: FunctionHTTPResponse) -> String? {
+        guard r.status >= 500 else { return nil }
+        let text = String(decoding: r.body.prefix(200), as: UTF8.self).trimmingScalars { $0.properties.isWhitespace }
+        return "HTTP \(r.status)" + (text.isEmpty ? "" : ": \(text)")
     }
 
     /// Runs the project's blocking function for `event` (`beforeCreate`/`beforeSignIn`), if any.

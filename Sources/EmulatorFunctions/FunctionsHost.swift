@@ -82,6 +82,25 @@ public final class FunctionsHost: Sendable {
         state.withLock { $0[project, default: ProjectState()].codebases[codebase] = status }
     }
 
+    /// Every project's codebase reports (with `project`), sorted by project and name.
+    public func allCodebaseStatuses() -> [JSON] {
+        state.withLock { s in
+            s.sorted { $0.key < $1.key }.flatMap { project, p in
+                p.codebases.sorted { $0.key < $1.key }.map { _, status -> JSON in
+                    var o = status.objectValue ?? [:]
+                    o["project"] = .string(project)
+                    return .object(o)
+                }
+            }
+        }
+    }
+
+    /// True when no codebase is still installing, starting or discovering (ready, failed or
+    /// stopped ones are settled: a request now gets the same answer as later).
+    public var codebasesSettled: Bool {
+        allCodebaseStatuses().allSatisfy { !["installing", "starting", "discovering"].contains($0["state"]?.stringValue ?? "") }
+    }
+
     /// The codebase reports of a project, sorted by name.
     public func codebaseStatuses(project: String) -> [JSON] {
         state.withLock { s in (s[project]?.codebases ?? [:]).sorted { $0.key < $1.key }.map(\.value) }
@@ -94,7 +113,10 @@ public final class FunctionsHost: Sendable {
 
     func lookup(_ project: String, _ name: String) -> Registered? { state.withLock { $0[project]?.functions[name] } }
 
-    func registered(_ project: String) -> [Registered] { state.withLock { Array(($0[project]?.functions ?? [:]).values) } }
+    /// The project's functions, by name (a stable order, never the dictionary's).
+    func registered(_ project: String) -> [Registered] {
+        state.withLock { ($0[project]?.functions ?? [:]).sorted { $0.key < $1.key }.map(\.value) }
+    }
 
     func context(_ project: String, _ logs: LogBuffer) -> FunctionContext {
         let a = admin.withLock { $0 }
@@ -119,9 +141,10 @@ public final class FunctionsHost: Sendable {
         logger.log(r.outcome == "ok" ? .debug : .warning, "functions", "\(r.function) [\(r.trigger)] attempt \(r.attempt): \(r.outcome)\(r.error.map { " — \($0)" } ?? "")")
     }
 
-    /// Runs `body` as a recorded invocation.
+    /// Runs `body` as a recorded invocation. `failure` judges a returned result (an HTTP function's
+    /// 5xx answer is a crash even though it returned): its message marks the record an error.
     func invoke<T: Sendable>(_ project: String, _ reg: Registered, trigger: String, eventId: String?, attempt: Int,
-                             input: JSON? = nil, event: BackgroundEvent? = nil,
+                             input: JSON? = nil, event: BackgroundEvent? = nil, failure: (@Sendable (T) -> String?)? = nil,
                              _ body: @escaping @Sendable (FunctionContext) async throws -> T) async throws -> T {
         let env = environments.environment(for: project)
         let logs = LogBuffer()
@@ -136,6 +159,10 @@ public final class FunctionsHost: Sendable {
             let result = try await withTimeout(reg.definition.timeoutSeconds) { try await body(ctx) }
             rec.durationMs = Self.ms(since: t0)
             rec.logs = logs.all
+            if let message = failure?(result) {
+                rec.outcome = "error"
+                rec.error = message
+            }
             record(project, rec)
             return result
         } catch {

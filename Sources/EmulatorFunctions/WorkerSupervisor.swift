@@ -177,13 +177,17 @@ public final class WorkerSupervisor: Sendable {
             }
             host.unregister(codebase: config.name)
             let backend = WorkerBackend(codebase: config.name, port: port, transport: transport)
+            var defs: [FunctionDefinition] = []
             for item in items {
-                do {
-                    host.register(project: project, try FunctionDefinition(manifest: item), backend: backend, codebase: config.name)
-                } catch let e as HttpsError {
+                do { defs.append(try FunctionDefinition(manifest: item)) } catch let e as HttpsError {
                     logger.log(.error, "functions", "\(config.name): \(e.message)")
                 }
             }
+            if let conflict = host.blockingConflict(project: project, codebase: config.name, defs) {
+                logger.log(.error, "functions", "\(config.name): \(conflict) Its functions are not served.")
+                return
+            }
+            for def in defs { host.register(project: project, def, backend: backend, codebase: config.name) }
             state.withLock { s in if s.generation == generation { s.port = port } }
             logger.log(.info, "functions", "\(config.name): serving \(items.count) function(s) on port \(port)")
         } catch {

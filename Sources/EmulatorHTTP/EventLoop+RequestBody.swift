@@ -55,14 +55,11 @@ extension EventLoop {
         c.closeAfterWrite = true
     }
 
-    /// The epoll input events for `c`: none while a streamed body waits for its handler.
-    func inputEvents(_ c: Connection) -> UInt32 { c.bodyPaused ? 0 : cepoll_in | cepoll_rdhup }
-
     /// Stops reading `c` until its body's handler catches up.
     func pauseRequestBody(_ c: Connection) {
         guard !c.bodyPaused else { return }
         c.bodyPaused = true
-        modify(c.fd, events: inputEvents(c) | (c.wantsWrite ? cepoll_out : 0))
+        updateInterest(c)
     }
 
     /// Reads `c` again (its handler caught up, or the body ended another way).
@@ -70,7 +67,7 @@ extension EventLoop {
         guard c.bodyPaused, connections[c.fd] === c else { return }
         c.bodyPaused = false
         c.bodyDeadline = c.requestBody == nil ? nil : Socket.monotonicNanos() + UInt64(config.idleTimeout * 1e9)
-        modify(c.fd, events: inputEvents(c) | (c.wantsWrite ? cepoll_out : 0))
+        updateInterest(c)
     }
 
     /// Fails bodies whose client sent nothing for `idleTimeout` (a paused body waits on our

@@ -194,10 +194,8 @@ struct DatabaseState: Sendable {
         return ids.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
-    /// Removes every document at or below `prefix` ("" = everything); returns the removed paths.
-    mutating func removeSubtree(_ prefix: String, at time: Timestamp) -> [Document] {
-        let victims = docs.values.filter { prefix.isEmpty || $0.path == prefix || $0.path.hasPrefix(prefix + "/") }
-        for d in victims { remove(d.path, at: time) }
-        return victims
+    /// The documents at `prefix` and below it (every document for "").
+    func subtree(_ prefix: String) -> [Document] {
+        docs.values.filter { prefix.isEmpty || $0.path == prefix || $0.path.hasPrefix(prefix + "/") }
     }
 }

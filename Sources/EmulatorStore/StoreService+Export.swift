@@ -35,19 +35,27 @@ extension StoreService: PersistentParticipant {
         Array(Set(boxes().filter { !$0.value.data.withLock { $0.state.docs.isEmpty } }.map(\.key.project))).sorted()
     }
 
-    /// Replaces `project`'s data with an export. Validates everything before changing anything.
+    /// Replaces `project`'s data with an export. Validates everything (ids included) before
+    /// changing anything; journaled as whole-database replacements when a journal is installed.
     public func importProject(_ project: String, _ json: JSON) throws {
+        try ResourceId.project(project)
         var states: [String: DatabaseState] = [:]
         for (db, content) in json["databases"]?.objectValue ?? [:] {
-            var state = DatabaseState()
-            for d in content["documents"]?.arrayValue ?? [] {
-                let doc = try Self.importDocument(d)
-                state.put(doc)
-                state.lastCommit = max(state.lastCommit, doc.updateTime)
-            }
-            states[db] = state
+            try ResourceId.database(db)
+            states[db] = try Self.state(of: content["documents"]?.arrayValue ?? [])
         }
-        replaceProject(project, with: states)
+        try replaceProject(project, with: states)
+    }
+
+    /// A database state holding the exported documents `docs`.
+    static func state(of docs: [JSON]) throws -> DatabaseState {
+        var state = DatabaseState()
+        for d in docs {
+            let doc = try importDocument(d)
+            state.put(doc)
+            state.lastCommit = max(state.lastCommit, doc.updateTime)
+        }
+        return state
     }
 
     /// The journal form of a committed change batch.
@@ -58,10 +66,27 @@ extension StoreService: PersistentParticipant {
          })]
     }
 
-    /// Re-applies a journal entry written by `journalEntry` (crash recovery).
+    /// The journal form of a whole-database replacement (reset, restore, import): every document
+    /// the database holds afterwards.
+    static func replaceEntry(database: String, time: Timestamp, documents: some Collection<Document>) -> JSON {
+        ["database": .string(database), "commitTime": .string(time.rfc3339()),
+         "replace": .array(documents.sorted { DocumentName.compareNames($0.path, $1.path) < 0 }.map(exportJSON))]
+    }
+
+    /// Re-applies a journal entry written by `journalEntry` or `replaceEntry` (crash recovery).
+    /// Entries name their project and database, so both are checked like any other id.
     public func replay(project: String, entry: JSON) throws {
         guard let db = entry["database"]?.stringValue, let t = entry["commitTime"]?.stringValue.flatMap({ Timestamp(rfc3339: $0) }) else {
             throw EmulatorError.invalidArgument("journal entry needs database and commitTime")
+        }
+        try ResourceId.project(project)
+        try ResourceId.database(db)
+        if let docs = entry["replace"]?.arrayValue {
+            var state = try Self.state(of: docs)
+            state.lastCommit = max(state.lastCommit, t)
+            state.historyHorizon = max(state.historyHorizon, t)
+            box(project, db).data.withLock { $0.state = state }
+            return
         }
         try box(project, db).data.withLock { d in
             for c in entry["changes"]?.arrayValue ?? [] {

@@ -31,6 +31,7 @@ extension StoreService {
             let lastCommit = data.state.lastCommit
             let time = data.state.nextCommitTime(now)
             var applied: [AppliedWrite] = []
+            var changed: [AppliedWrite] = []
             do {
                 for w in writes {
                     if undo[w.path] == nil { undo[w.path] = data.state.undoEntry(w.path) }
@@ -44,12 +45,18 @@ extension StoreService {
                     try authorize(hooks, StoreAccess(caller: caller, project: project, database: database, method: method, path: w.path,
                                                      resource: a.before, requestResource: a.after, query: nil, time: time, reader: reader))
                 }
+                // Write-ahead: the journal takes the batch before anyone can see it (the lock is
+                // still held); if it cannot (a full disk), the undo below makes the commit never happen.
+                changed = applied.filter { $0.before != $0.after }
+                if let journal = hooks.journal, !changed.isEmpty {
+                    try journal(project, Self.journalEntry(StoreChangeBatch(project: project, database: database, commitTime: time,
+                                                                            changes: changed, caller: caller)))
+                }
             } catch {
                 for (path, entry) in undo { data.state.restore(path, entry) }
                 data.state.lastCommit = lastCommit
                 throw error
             }
-            let changed = applied.filter { $0.before != $0.after }
             if !changed.isEmpty {
                 hooks.observer?(StoreChangeBatch(project: project, database: database, commitTime: time, changes: changed, caller: caller))
                 data.watch.publish(changed, state: data.state, project: project, database: database, time: time)
@@ -95,11 +102,20 @@ extension StoreService {
     public func deleteAll(project: String, database: String, path: String = "") throws {
         try withDatabase(project, database) { data, env, hooks in
             let now = env.clock.now()
+            let lastCommit = data.state.lastCommit
             let time = data.state.nextCommitTime(now)
-            let removed = data.state.removeSubtree(path, at: time)
+            let removed = data.state.subtree(path)
+            let changes = removed.map { AppliedWrite(path: $0.path, before: $0, after: nil, updateTime: nil, transformResults: []) }
+            if !removed.isEmpty, let journal = hooks.journal {
+                // Write-ahead, as in `commit`: journaled before anything is removed.
+                do { try journal(project, Self.journalEntry(StoreChangeBatch(project: project, database: database, commitTime: time, changes: changes))) } catch {
+                    data.state.lastCommit = lastCommit
+                    throw error
+                }
+            }
+            for d in removed { data.state.remove(d.path, at: time) }
             data.transactions = [:]
             if !removed.isEmpty {
-                let changes = removed.map { AppliedWrite(path: $0.path, before: $0, after: nil, updateTime: nil, transformResults: []) }
                 hooks.observer?(StoreChangeBatch(project: project, database: database, commitTime: time, changes: changes))
                 data.watch.publish(changes, state: data.state, project: project, database: database, time: time)
                 Self.publishFeed(hooks, StoreFeedEvent(project: project, database: database, time: time, paths: changes.map(\.path), replaced: false))

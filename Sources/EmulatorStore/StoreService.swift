@@ -19,16 +19,25 @@ public final class StoreService: Sendable {
         var watch = WatchRegistry()
 
         /// Replaces the documents (reset, restore, import) at a new time on the same time line,
-        /// drops open transactions, and tells listeners what changed.
-        mutating func replaceState(_ new: DatabaseState?, now: Timestamp, project: String, database: String, hooks: Hooks) {
+        /// drops open transactions, and tells listeners what changed. The replacement is journaled
+        /// first (write-ahead): when that fails nothing changes and the error is thrown.
+        mutating func replaceState(_ new: DatabaseState?, now: Timestamp, project: String, database: String, hooks: Hooks) throws {
+            let lastCommit = state.lastCommit
             let time = state.nextCommitTime(now)
-            defer { StoreService.publishFeed(hooks, StoreFeedEvent(project: project, database: database, time: time, paths: [], replaced: true)) }
             var next = new ?? state.emptied(at: time)
             next.lastCommit = max(next.lastCommit, time)
             next.historyHorizon = max(next.historyHorizon, time)
+            // An empty database that stays empty changes nothing worth a journal record.
+            if let journal = hooks.journal, !(state.docs.isEmpty && next.docs.isEmpty) {
+                do { try journal(project, StoreService.replaceEntry(database: database, time: time, documents: next.docs.values)) } catch {
+                    state.lastCommit = lastCommit
+                    throw error
+                }
+            }
             state = next
             transactions = [:]
             watch.reevaluateAll(state: state, project: project, database: database, time: time)
+            StoreService.publishFeed(hooks, StoreFeedEvent(project: project, database: database, time: time, paths: [], replaced: true))
         }
     }
 
@@ -38,6 +47,9 @@ public final class StoreService: Sendable {
 
     struct Hooks: Sendable {
         var authorizer: any StoreAuthorizer = AllowAllAuthorizer()
+        /// The write-ahead journal: runs inside the database lock before a change becomes visible;
+        /// when it throws, the change is undone and the caller gets the error.
+        var journal: (@Sendable (_ project: String, _ entry: JSON) throws -> Void)?
         var observer: (@Sendable (StoreChangeBatch) -> Void)?
         /// Change-feed subscribers (the UI's live view), by identity.
         var feed: [ObjectIdentifier: FeedEntry] = [:]
@@ -66,9 +78,16 @@ public final class StoreService: Sendable {
     /// Installs the authorization hook (security rules).
     public func setAuthorizer(_ a: any StoreAuthorizer) { hooks.withLock { $0.authorizer = a } }
 
-    /// Installs the change observer. It runs inside the database lock, in commit order, so it
-    /// must only enqueue (never block or call back into the store).
+    /// Installs the change observer. It runs inside the database lock, in commit order, after the
+    /// change is journaled and applied, so it must only enqueue (never block or call back into the store).
     public func setObserver(_ o: @escaping @Sendable (StoreChangeBatch) -> Void) { hooks.withLock { $0.observer = o } }
+
+    /// Installs the write-ahead journal (`--data-dir`). It receives `(project, entry)` for every
+    /// change (commits, deletes, resets, restores, imports) inside the database lock, in commit
+    /// order, before the change is applied or anyone can see it. When it throws (a full disk), the
+    /// change is not made and the error reaches the caller: no listener, trigger or reader ever
+    /// sees a write the journal did not take. `replay(project:entry:)` reads the entries back.
+    public func setJournal(_ j: (@Sendable (_ project: String, _ entry: JSON) throws -> Void)?) { hooks.withLock { $0.journal = j } }
 
     func box(_ project: String, _ database: String) -> DatabaseBox {
         boxes.withLock { b in
@@ -81,8 +100,12 @@ public final class StoreService: Sendable {
     }
 
     /// Runs `body` with the database's data locked, plus the project's environment and hooks.
+    /// Every client operation comes through here, so this is where project and database ids from
+    /// requests are checked (`ResourceId`): a database never exists under an id that is not one.
     func withDatabase<T>(_ project: String, _ database: String,
                          _ body: (inout DatabaseData, ProjectEnvironment, Hooks) throws -> T) throws -> T {
+        try ResourceId.project(project)
+        try ResourceId.database(database)
         let env = environments.environment(for: project)
         let h = hooks.withLock { $0 }
         return try box(project, database).data.withLock { try body(&$0, env, h) }
@@ -109,22 +132,22 @@ extension StoreService: ProjectStateParticipant {
     public var participantName: String { "firestore" }
 
     /// Drops the project's documents and open transactions; listeners see every document go.
-    public func resetProject(_ projectId: String) {
+    public func resetProject(_ projectId: String) throws {
         let now = environments.environment(for: projectId).clock.now()
         let h = hooks.withLock { $0 }
         for db in databases(of: projectId) {
-            box(projectId, db).data.withLock { $0.replaceState(nil, now: now, project: projectId, database: db, hooks: h) }
+            try box(projectId, db).data.withLock { try $0.replaceState(nil, now: now, project: projectId, database: db, hooks: h) }
         }
     }
 
     /// Drops every project's data (databases nobody listens to are forgotten altogether).
-    public func resetAll() {
+    public func resetAll() throws {
         let h = hooks.withLock { $0 }
         for (key, b) in allBoxes() {
             let now = environments.environment(for: key.project).clock.now()
-            b.data.withLock { $0.replaceState(nil, now: now, project: key.project, database: key.database, hooks: h) }
+            try b.data.withLock { try $0.replaceState(nil, now: now, project: key.project, database: key.database, hooks: h) }
         }
-        boxes.withLock { all in all = all.filter { !$0.value.data.withLock { $0.watch.isEmpty } } }
+        boxes.withLock { all in all = all.filter { !$0.value.data.withLock { $0.watch.isEmpty && $0.state.docs.isEmpty } } }
     }
 
     /// Copy-on-write copies of each database state.
@@ -138,15 +161,18 @@ extension StoreService: ProjectStateParticipant {
     /// ordinary changes, and time keeps moving forward (update times never go backwards).
     public func restoreProject(_ projectId: String, from snapshot: any Sendable) throws {
         guard let states = snapshot as? [String: DatabaseState] else { throw EmulatorError.internal("snapshot is not a firestore snapshot") }
-        replaceProject(projectId, with: states)
+        try replaceProject(projectId, with: states)
     }
 
-    /// Replaces every database of a project with `states` (absent ones become empty).
-    func replaceProject(_ projectId: String, with states: [String: DatabaseState]) {
+    /// Replaces every database of a project with `states` (absent ones become empty), one database
+    /// at a time (each journaled first; a refusal stops there and is thrown).
+    func replaceProject(_ projectId: String, with states: [String: DatabaseState]) throws {
+        try ResourceId.project(projectId)
+        for db in states.keys { try ResourceId.database(db) }
         let now = environments.environment(for: projectId).clock.now()
         let h = hooks.withLock { $0 }
-        for db in Set(databases(of: projectId)).union(states.keys) {
-            box(projectId, db).data.withLock { $0.replaceState(states[db], now: now, project: projectId, database: db, hooks: h) }
+        for db in Set(databases(of: projectId)).union(states.keys).sorted() {
+            try box(projectId, db).data.withLock { try $0.replaceState(states[db], now: now, project: projectId, database: db, hooks: h) }
         }
     }
 }

@@ -80,7 +80,7 @@ import Testing
     _ = try a.updateConfig(projectId: project, patch: ["signIn": ["allowDuplicateEmails": true]])
     _ = try await signUp(a, "snap@example.com")
     let snap = a.captureProject(project)
-    a.resetProject(project)
+    try a.resetProject(project)
     #expect(a.snapshot(projectId: project).users.isEmpty && a.snapshot(projectId: project).config.allowDuplicateEmails)
     try a.restoreProject(project, from: snap)
     #expect(a.snapshot(projectId: project).user(email: "snap@example.com") != nil)

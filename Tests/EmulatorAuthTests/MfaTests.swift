@@ -290,7 +290,7 @@ import Testing
 @Test func mfaStateSurvivesJournalReplayAndExport() async throws {
     let (a, env) = makeService()
     let entries = Mutex<[JSON]>([])
-    a.setObserver { p, e in if p == project { entries.withLock { $0.append(e) } } }
+    a.setJournal { p, e in if p == project { entries.withLock { $0.append(e) } } }
     let u = try await verifiedUser(a, "persist@example.com")
     _ = try await enrollPhone(a, idToken: u.idToken, phone: "+15555550200")
     let s = try a.mfaEnrollmentStart(projectId: project, body: ["idToken": .string(u.idToken), "totpEnrollmentInfo": [:]])

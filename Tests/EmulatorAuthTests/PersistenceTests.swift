@@ -28,7 +28,7 @@ import Testing
 @Test func journalEntriesReplayToTheSameState() async throws {
     let (a, env) = makeService()
     let entries = Mutex<[JSON]>([])
-    a.setObserver { p, e in if p == project { entries.withLock { $0.append(e) } } }
+    a.setJournal { p, e in if p == project { entries.withLock { $0.append(e) } } }
     let r = try await signUp(a, "j@example.com")
     let anon = try await a.signUp(projectId: project, body: [:], privileged: false)
     _ = try a.sendVerificationCode(projectId: project, body: ["phoneNumber": "+15550000"])

@@ -149,7 +149,7 @@ func makeTenant(_ a: AuthService, _ body: [String: JSON]) throws -> String {
     let t = try makeTenant(a, ["displayName": "Snap", "allowPasswordSignup": true])
     _ = try await a.signUp(projectId: project, tenantId: t, body: ["email": "s@example.com", "password": "secret1"], privileged: false)
     let snap = a.captureProject(project)
-    a.resetProject(project)
+    try a.resetProject(project)
     #expect(a.tenants(projectId: project).isEmpty)
     try a.restoreProject(project, from: snap)
     #expect(a.snapshot(projectId: project).tenants[t]?.pool.user(email: "s@example.com") != nil)

@@ -25,6 +25,14 @@ import Testing
         #expect(FilePathText.appending("", "b") == "b")
         #expect(FilePathText.appending("a/", "b") == "a/b")
     }
+
+    @Test(arguments: [
+        ("functions", "/p", "/p/functions"), ("../x", "/a/b", "/a/x"), ("./f/../g//h/", "/a", "/a/g/h"), ("/abs/./p", "/ignored", "/abs/p"),
+        ("../../..", "/a", "/"), ("", "/a/b", "/a/b"),
+    ])
+    func absolute(path: String, directory: String, expected: String) {
+        #expect(FilePathText.absolute(path, from: directory) == expected)
+    }
 }
 
 @Suite struct TrimmingScalarsTests {

@@ -16,7 +16,7 @@ let sdkManifest: JSON = try! JSON.parse(#"""
   "elsewhere": {"entryPoint": "elsewhere", "platform": "gcfv2", "eventTrigger": {"eventFilterPathPatterns": {"document": "a/{b}"},
              "eventFilters": {"database": "other", "namespace": "(default)"}, "eventType": "google.cloud.firestore.document.v1.deleted", "retry": false}},
   "beforecreated": {"entryPoint": "beforecreated", "platform": "gcfv2", "blockingTrigger": {"eventType": "providers/cloud.auth/eventTypes/user.beforeCreate",
-             "options": {"accessToken": false, "idToken": false, "refreshToken": false}}},
+             "options": {"accessToken": false, "idToken": true, "refreshToken": false}}},
   "beforesignedin": {"entryPoint": "beforesignedin", "platform": "gcfv2", "blockingTrigger": {"eventType": "providers/cloud.auth/eventTypes/user.beforeSignIn", "options": {}}},
   "beforeemail": {"entryPoint": "beforeemail", "platform": "gcfv2", "blockingTrigger": {"eventType": "providers/cloud.auth/eventTypes/user.beforeSendEmail"}},
   "tick": {"entryPoint": "tick", "platform": "gcfv2", "scheduleTrigger": {"schedule": "every 5 minutes", "timeZone": "Europe/Paris", "retryConfig": {"retryCount": 2}}},
@@ -47,6 +47,7 @@ let sdkManifest: JSON = try! JSON.parse(#"""
         #expect(byName["onNote"]?.eventType == "google.cloud.firestore.document.v1.created.withAuthContext")
         #expect(byName["beforecreated"]?.definition.trigger == .blocking(event: "beforeCreate"))
         #expect(byName["beforesignedin"]?.definition.trigger == .blocking(event: "beforeSignIn"))
+        #expect(byName["beforecreated"]?.forwardedCredentials == ["idToken"] && byName["beforesignedin"]?.forwardedCredentials == [])
         #expect(byName["tick"]?.definition.trigger == .scheduled(schedule: "every 5 minutes", timeZone: "Europe/Paris"))
         #expect(byName["tick"]?.definition.retry == true && byName["tick"]?.definition.maxAttempts == 3)
         #expect(byName["orders"]?.definition.trigger == .pubsub(topic: "orders") && byName["orders"]?.definition.retry == true)

@@ -136,6 +136,23 @@ func doc(_ fields: JSON) -> JSON { ["fields": fields] }
         #expect(try await h.runBlocking(project: "p", event: "beforeSignIn", payload: [:]) == nil)
     }
 
+    @Test func severalBlockingFunctionsForOneEventAreRefusedNamingThem() {
+        let h = host()
+        let a = FunctionDefinition(name: "gateA", trigger: .blocking(event: "beforeCreate"))
+        let b = FunctionDefinition(name: "gateB", trigger: .blocking(event: "beforeCreate"))
+        let signIn = FunctionDefinition(name: "signInGate", trigger: .blocking(event: "beforeSignIn"))
+        // In one manifest...
+        let one = h.blockingConflict(project: "p", codebase: "x", [a, signIn, b])
+        #expect(one?.contains("'gateA' (codebase x), 'gateB' (codebase x)") == true, "\(one ?? "nil")")
+        #expect(h.blockingConflict(project: "p", codebase: "x", [a, signIn]) == nil)
+        // ...and across codebases, whatever registered first.
+        h.register(project: "p", a, backend: InProcessBackend(handler: .blocking { _, _ in nil }), codebase: "x")
+        let across = h.blockingConflict(project: "p", codebase: "y", [b])
+        #expect(across?.contains("beforeCreate: 'gateA' (codebase x), 'gateB' (codebase y)") == true, "\(across ?? "nil")")
+        // A codebase reloading its own function is no conflict.
+        #expect(h.blockingConflict(project: "p", codebase: "x", [a]) == nil)
+    }
+
     @Test func manifestEntriesDecodeOrExplain() throws {
         #expect(try FunctionDefinition(manifest: ["name": "f", "kind": "document", "document": "tasks/{id}", "event": "updated", "retry": true]).trigger == .document(pattern: "tasks/{id}", event: .updated))
         #expect(throws: HttpsError.self) { try FunctionDefinition(manifest: ["name": "f", "kind": "cron"]) }

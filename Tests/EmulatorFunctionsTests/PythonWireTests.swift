@@ -30,6 +30,22 @@ import Testing
         ])
     }
 
+    @Test func blockingClaimsCarryTheCredentialAndOnlyTheTokensAskedFor() {
+        let credential: JSON = ["rawUserInfo": #"{"sub":"g1"}"#, "signInAttributes": ["role": ["admin"]], "idToken": "it", "accessToken": "at",
+                                "refreshToken": "rt", "tokenSecret": "ts", "expiresIn": 3600]
+        func claims(_ forward: Set<String>) -> [String: JSON] {
+            BlockingPayload.claims(project: "p", event: "beforeSignIn", signInMethod: "google.com", user: user, eventId: "e", now: Timestamp(seconds: 1),
+                                   audience: "a", secondFactor: "totp", credential: credential, locale: "fr", forward: forward)
+        }
+        let none = claims([])
+        #expect(none["raw_user_info"] == #"{"sub":"g1"}"# && none["sign_in_attributes"] == ["role": ["admin"]] && none["locale"] == "fr")
+        #expect(none["sign_in_second_factor"] == "totp")
+        #expect(none["oauth_id_token"] == nil && none["oauth_access_token"] == nil && none["oauth_refresh_token"] == nil)
+        let all = claims(["idToken", "accessToken", "refreshToken"])
+        #expect(all["oauth_id_token"] == "it" && all["oauth_access_token"] == "at" && all["oauth_refresh_token"] == "rt")
+        #expect(all["oauth_token_secret"] == "ts" && all["oauth_expires_in"] == 3600)
+    }
+
     @Test func aNewUserHasTheRequiredFieldsEvenWhenEmpty() {
         let r = BlockingPayload.userRecord(["localId": "u2", "createdAt": "5"])
         #expect(r["metadata"] == ["creation_time": 5] && r["provider_data"] == [] && r["custom_claims"] == nil)

@@ -20,6 +20,18 @@ import Testing
         #expect(body["uptimeMs"]?.intValue != nil)
     }
 
+    @Test func statusWaitsForFunctionsCodebasesToSettle() async throws {
+        let app = try Self.app()
+        app.services.functions.setCodebaseStatus(project: "demo-project", codebase: "default", ["name": "default", "state": "installing"])
+        let waiting = await app.handle(HTTPRequest(method: "GET", target: "/emulator/v1/status?wait=functions&timeoutMs=60"))
+        #expect(waiting.status == 503)
+        #expect(try JSON.parse(waiting.body)["functions"] == ["ready": false, "codebases": [["project": "demo-project", "name": "default", "state": "installing"]]])
+        app.services.functions.setCodebaseStatus(project: "demo-project", codebase: "default", ["name": "default", "state": "failed", "error": "x"])
+        let settled = await app.handle(HTTPRequest(method: "GET", target: "/emulator/v1/status?wait=functions&timeoutMs=60"))
+        #expect(settled.status == 200)
+        #expect(try JSON.parse(settled.body)["functions"]?["ready"] == true)
+    }
+
     @Test func unknownRouteIsGoogleStyle404() async throws {
         let r = try await Self.app().handle(HTTPRequest(method: "GET", target: "/nope/x"))
         #expect(r.status == 404)

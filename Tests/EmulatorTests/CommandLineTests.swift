@@ -33,7 +33,7 @@ import Testing
         (["--port", "70000"], "--port must be a port number 0-65535, got '70000'"),
         (["--auth-port", "x"], "--auth-port must be a port number 0-65535, got 'x'"),
         (["--log-level", "loud"], "--log-level must be debug, info, warning or error, got 'loud'"),
-        (["--project", "a/b"], "--project 'a/b' is not a valid project id (1-128 characters, no '/', ':' or spaces)"),
+        (["--project", "a/b"], "--project 'a/b' is not a valid project id: it contains '/' (1-100 lowercase letters, digits and hyphens, starting with a letter or digit)"),
     ])
     func badValuesNameTheProblem(args: [String], message: String) throws {
         let o = try CommandLineOptions.parse(["start"] + args)

@@ -20,13 +20,13 @@ PROJECT = "demo-test"
 class RunningEmulator:
     """A started emulator process and where it listens."""
 
-    def __init__(self, args=(), project=PROJECT, ready_timeout=60):
+    def __init__(self, args=(), project=PROJECT, ready_timeout=60, cwd=None):
         binary = os.environ.get("EMULATOR_BIN", str(ROOT / ".build" / "debug" / "emulator"))
         cmd = [binary, "start", "--port", "0", "--log-level", "warning", *args]
         if project:
             cmd += ["--project", project]
         self.project = project
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=cwd)
         self.log = []
         ready = threading.Event()
         self.addresses = {}

@@ -6,16 +6,19 @@ enum ProjectAdminRoutes {
     static func register(_ r: inout Router, _ s: EmulatorServices) {
         r.post("/emulator/v1/projects") { req, _ in
             let body = try req.jsonObjectBody()
-            guard let id = body["projectId"]?.stringValue, ConfigLoader.isValidProjectId(id) else {
-                throw EmulatorError.invalidArgument("'projectId' must be a non-empty string without '/', ':' or spaces")
-            }
+            guard let id = body["projectId"]?.stringValue, !id.isEmpty else { throw EmulatorError.invalidArgument("'projectId' must be a non-empty string") }
+            try ResourceId.project(id)
             var apiKey: String?
             if let k = body["apiKey"], !k.isNull {
                 guard let key = k.stringValue, !key.isEmpty else { throw EmulatorError.invalidArgument("'apiKey' must be a non-empty string") }
                 apiKey = key
             }
-            s.projects.register(projectId: id, apiKey: apiKey)
+            try s.projects.register(projectId: id, apiKey: apiKey)
             return .json(projectJSON(s, id))
+        }
+        r.delete("/emulator/v1/projects/{project}") { _, m in
+            try s.controlPlane.removeProject(m["project"])
+            return .json(["projectId": .string(m["project"]), "removed": true])
         }
         r.get("/emulator/v1/projects") { _, _ in
             .json(["projects": .array(s.projects.projectIds.map { projectJSON(s, $0) })])

@@ -30,7 +30,7 @@ public final class SnapshotStore: Sendable {
             throw EmulatorError.notFound("No snapshot '\(name)' in project '\(projectId)'.")
         }
         for p in participants {
-            guard let part = snap.parts[p.participantName] else { p.resetProject(projectId); continue }
+            guard let part = snap.parts[p.participantName] else { try p.resetProject(projectId); continue }
             try p.restoreProject(projectId, from: part)
         }
     }
@@ -44,6 +44,9 @@ public final class SnapshotStore: Sendable {
     public func delete(name: String, projectId: String) -> Bool {
         state.withLock { $0[projectId]?.removeValue(forKey: name) != nil }
     }
+
+    /// Forgets every snapshot of one project.
+    public func clear(projectId: String) { state.withLock { _ = $0.removeValue(forKey: projectId) } }
 
     /// Forgets every snapshot.
     public func clearAll() { state.withLock { $0 = [:] } }

@@ -10,7 +10,7 @@ public enum ConfigLoader {
     static let knownKeys: Set<String> = [
         "$schema", "project", "host", "port", "ports", "rules", "logLevel", "adminToken",
         "auth", "firestore", "functions", "dataDir", "fsync", "import", "exportOnExit",
-        "allowedHosts", "allowedOrigins", "storage",
+        "allowedHosts", "allowedOrigins", "limits", "storage",
     ]
 
     /// Loads the file at `path` over the defaults. Errors name the file and the key.
@@ -23,7 +23,9 @@ public enum ConfigLoader {
             throw CLIError("config file '\(path)' is not valid JSON: \(error.description)")
         }
         guard case .object(let root) = json else { throw CLIError("config file '\(path)' must hold a JSON object") }
-        let dir = FilePathText.deletingLastComponent(path)
+        // Absolute once, here: a relative folder would be applied again by whoever later runs
+        // in another directory (a codebase's `source` inside itself: `functions/functions/venv`).
+        let dir = absolute(FilePathText.deletingLastComponent(path))
         if root["emulators"] != nil || FilePathText.lastComponent(path) == "firebase.json" {
             try loadFirebaseJSON(root, path: path, dir: dir, into: &config)
         } else {
@@ -31,10 +33,8 @@ public enum ConfigLoader {
         }
     }
 
-    /// True for ids we accept as project ids.
-    public static func isValidProjectId(_ id: String) -> Bool {
-        !id.isEmpty && id.count <= 128 && !id.contains(where: { $0 == "/" || $0 == ":" || $0 == " " || $0 == "\t" || $0 == "\n" })
-    }
+    /// True for ids we accept as project ids (`ResourceId`).
+    public static func isValidProjectId(_ id: String) -> Bool { ResourceId.isProjectId(id) }
 
     /// A host name for `allowedHosts`: a name, `.suffix` (the name and its subdomains) or `*`.
     static func validateAllowedHost(_ h: String, _ context: String) throws(CLIError) -> String {
@@ -55,9 +55,13 @@ public enum ConfigLoader {
         return trimmed
     }
 
-    static func resolve(_ p: String, _ dir: String) -> String {
-        if p.hasPrefix("/") || dir.isEmpty { return p }
-        return FilePathText.appending(dir, p)
+    /// `p` relative to the config file's folder `dir` (absolute), as an absolute path.
+    static func resolve(_ p: String, _ dir: String) -> String { FilePathText.absolute(p, from: dir) }
+
+    /// `p` relative to the working directory, as an absolute path (command-line paths, and the
+    /// config file's own folder). Every configured path is absolute after loading.
+    public static func absolute(_ p: String) -> String {
+        FilePathText.absolute(p, from: FileManager.default.currentDirectoryPath)
     }
 
     static func loadEmulatorJSON(_ root: [String: JSON], path: String, dir: String, into c: inout EmulatorConfig) throws(CLIError) {
@@ -74,7 +78,9 @@ public enum ConfigLoader {
             return Int(n)
         }
         if let p = try string("project") {
-            guard isValidProjectId(p) else { throw CLIError("config file '\(path)': 'project' '\(p)' is not a valid project id") }
+            if let problem = ResourceId.projectProblem(p) {
+                throw CLIError("config file '\(path)': 'project' '\(ResourceId.shown(p))' is not a valid project id: \(problem)")
+            }
             c.projectId = p
         }
         if let h = try string("host") { c.host = h }
@@ -117,6 +123,7 @@ public enum ConfigLoader {
             guard let policy = DataDirectory.FsyncPolicy(rawValue: f) else { throw CLIError("config file '\(path)': 'fsync' must be always, interval or never, got '\(f)'") }
             c.fsync = policy
         }
+        if let v = root["limits"], !v.isNull { c.limits = try limits(v, path: path, base: c.limits) }
         if let d = try string("import") { c.importDir = resolve(d, dir) }
         if let d = try string("exportOnExit") { c.exportOnExit = resolve(d, dir) }
     }
@@ -126,6 +133,28 @@ public enum ConfigLoader {
         guard case .object(var o) = v, case .array(let files)? = o["serviceAccounts"] else { return v }
         o["serviceAccounts"] = .array(files.map { f in f.stringValue.map { .string(resolve($0, dir)) } ?? f })
         return .object(o)
+    }
+
+    /// The `limits` section: integers within `EmulatorConfig.Limits.ranges`, unknown keys refused.
+    static func limits(_ v: JSON, path: String, base: EmulatorConfig.Limits) throws(CLIError) -> EmulatorConfig.Limits {
+        guard case .object(let o) = v else { throw CLIError("config file '\(path)': 'limits' must be an object like {\"maxConnections\": 2048}") }
+        var l = base
+        let ranges = EmulatorConfig.Limits.ranges
+        for (key, value) in o.sorted(by: { $0.key < $1.key }) {
+            guard let range = ranges[key] else {
+                throw CLIError("config file '\(path)': unknown key 'limits.\(key)' (known: \(ranges.keys.sorted().joined(separator: ", ")))")
+            }
+            guard let n = value.intValue, range.contains(Int(n)) else {
+                throw CLIError("config file '\(path)': 'limits.\(key)' must be an integer from \(range.lowerBound) to \(range.upperBound), got \(value)")
+            }
+            switch key {
+            case "maxConnections": l.maxConnections = Int(n)
+            case "maxStreamsPerConnection": l.maxStreamsPerConnection = Int(n)
+            case "maxStreams": l.maxStreams = Int(n)
+            default: l.outputBufferBytes = Int(n)
+            }
+        }
+        return l
     }
 
     /// Codebase working directories, watched folders and sources are relative to the config file.

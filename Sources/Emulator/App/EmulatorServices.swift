@@ -42,6 +42,9 @@ public struct EmulatorServices: Sendable {
     /// Per-project change counters the UI polls for live updates (`GET .../revision`).
     public let revisions = ProjectRevisions()
 
+    /// Timings of Firestore's WebChannel transport (`firestore.webChannel`).
+    public let webChannel: FirestoreWebChannelOptions
+
     /// Background loops to cancel when the runtime stops.
     public let backgroundTasks = Mutex<[Task<Void, Never>]>([])
     /// Durable storage when `--data-dir` is set.
@@ -53,20 +56,26 @@ public struct EmulatorServices: Sendable {
     /// Every service whose data can be exported, imported and journaled.
     public var persistentParticipants: [any PersistentParticipant] { [store, auth] }
 
-    /// After a reset, restore or import: journal the project's new data so a restart sees it.
-    public func journalReplace(project: String) {
+    /// After a reset, restore or import: tells the UI the project changed wholesale. (The services
+    /// journal their own replacements, write-ahead, through the hooks installed below.)
+    public func noteReplaced(project: String) {
         revisions.bump(project)
-        guard let d = dataDirectory else { return }
-        for p in persistentParticipants { d.appendReplace(participant: p.participantName, project: project) }
     }
 
     /// Builds every service from the configuration.
     public init(config: EmulatorConfig, logger: any LogSink, baseClock: any EmulatorClock = WallClock()) throws {
+        if let problem = ResourceId.projectProblem(config.projectId) {
+            throw CLIError("project '\(ResourceId.shown(config.projectId))' is not a valid project id: \(problem)")
+        }
         self.config = config
         self.logger = logger
         self.projects = ProjectRegistry(defaultProjectId: config.projectId, base: baseClock)
         let storeOptions: StoreOptions
-        do { storeOptions = try StoreOptions(json: config.firestore) } catch let e as EmulatorError { throw CLIError("config: \(e.message)") }
+        do {
+            let (storeSection, webChannel) = try FirestoreWebChannelOptions.split(config.firestore)
+            storeOptions = try StoreOptions(json: storeSection)
+            self.webChannel = webChannel
+        } catch let e as EmulatorError { throw CLIError("config: \(e.message)") }
         let store = StoreService(environments: projects, options: storeOptions, logger: logger)
         self.store = store
         let rules = try RulesRegistry(filePath: config.rulesPath, logger: logger)
@@ -121,12 +130,19 @@ public struct EmulatorServices: Sendable {
             self.dataDirectory = nil
         }
         let journal = dataDirectory
+        if let journal {
+            // Write-ahead (docs/robustness.md, "Durability"): each service hands every change to the
+            // journal inside its lock before the change is visible; a failed append undoes it and
+            // the request gets UNAVAILABLE. Installed after `load()`, so loading is not journaled again.
+            // Weak: the data directory holds the services as participants (a strong capture is a cycle).
+            store.setJournal { [weak journal] project, entry in try journal?.append(participant: "firestore", project: project, entry: entry) }
+            auth.setJournal { [weak journal] project, entry in try journal?.append(participant: "auth", project: project, entry: entry) }
+        }
         // Weak: the functions host reaches the store through its admin context, and a strong
         // capture here would make a cycle that outlives the services (embedding, tests).
         let revisions = self.revisions
         store.setObserver { [weak functions] batch in
             revisions.bump(batch.project)
-            journal?.append(participant: "firestore", project: batch.project, entry: StoreService.journalEntry(batch))
             guard batch.database == "(default)", let functions else { return }
             let principal: (type: String, id: String)
             switch batch.caller {
@@ -138,9 +154,6 @@ public struct EmulatorServices: Sendable {
             functions.documentsChanged(project: batch.project, time: batch.commitTime, changes: batch.changes.map {
                 ($0.path, $0.before?.json(project: batch.project, database: batch.database), $0.after?.json(project: batch.project, database: batch.database))
             }, principal: principal)
-        }
-        if journal != nil {
-            auth.setObserver { project, entry in journal?.append(participant: "auth", project: project, entry: entry) }
         }
         for p in store.projectsWithData + auth.projectsWithData { _ = projects.environment(for: p) }
         self.startedAt = WallClock().now()

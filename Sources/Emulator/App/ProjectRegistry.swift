@@ -1,7 +1,10 @@
 import EmulatorCore
 
 /// Every project the process knows: its environment (clock, ids) and its API key. Projects are
-/// created on first use, as in Firebase's emulators. State is behind a `Mutex`.
+/// created on first use, as in Firebase's emulators. Only `ResourceId` project ids are ever
+/// registered, so every id the control plane lists, snapshots or exports is a valid one (an
+/// invalid id gets a throwaway environment: the service it reached refuses it). State is behind
+/// a `Mutex`.
 public final class ProjectRegistry: ProjectEnvironmentProvider {
     struct Entry {
         var environment: ProjectEnvironment
@@ -21,19 +24,21 @@ public final class ProjectRegistry: ProjectEnvironmentProvider {
         _ = environment(for: defaultProjectId)
     }
 
-    /// The environment of `projectId`, created on first use.
+    /// The environment of `projectId`, created on first use (not kept for an invalid id).
     public func environment(for projectId: String) -> ProjectEnvironment {
         entries.withLock { e in
             if let x = e[projectId] { return x.environment }
             let env = ProjectEnvironment(projectId: projectId, clock: ProjectClock(base: base))
-            e[projectId] = Entry(environment: env, apiKey: nil, seed: nil)
+            if ResourceId.isProjectId(projectId) { e[projectId] = Entry(environment: env, apiKey: nil, seed: nil) }
             return env
         }
     }
 
-    /// Registers (or updates) a project and its optional API key.
+    /// Registers (or updates) a project and its optional API key; INVALID_ARGUMENT for an id that
+    /// is not a project id.
     @discardableResult
-    public func register(projectId: String, apiKey: String?) -> ProjectEnvironment {
+    public func register(projectId: String, apiKey: String?) throws -> ProjectEnvironment {
+        try ResourceId.project(projectId)
         let env = environment(for: projectId)
         if let apiKey { entries.withLock { $0[projectId]?.apiKey = apiKey } }
         return env
@@ -65,12 +70,17 @@ public final class ProjectRegistry: ProjectEnvironmentProvider {
         env.ids.reseed(seed(of: projectId))
     }
 
-    /// Throws NOT_FOUND for a project never used nor registered (admin endpoints answer 404).
+    /// Throws INVALID_ARGUMENT for an id that is not a project id, NOT_FOUND for a project never
+    /// used nor registered (admin endpoints answer 400 and 404).
     public func requireKnown(_ projectId: String) throws {
+        try ResourceId.project(projectId)
         guard contains(projectId) else {
             throw EmulatorError.notFound("Project '\(projectId)' is unknown: register it with POST /emulator/v1/projects or use it first.")
         }
     }
+
+    /// Forgets a project: its environment (clock, seed, ids) and API key. Its next use starts afresh.
+    public func remove(_ projectId: String) { entries.withLock { _ = $0.removeValue(forKey: projectId) } }
 
     /// True when the project has been used or registered.
     public func contains(_ projectId: String) -> Bool { entries.withLock { $0[projectId] != nil } }

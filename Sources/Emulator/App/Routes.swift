@@ -1,7 +1,7 @@
 import EmulatorHTTP
 
 /// Assembles every API's routes into one router. Each API registers its own routes in its own
-/// file (`StatusRoutes`, `AuthRoutes`, `FirestoreRESTRoutes`, `FunctionsRoutes`, the admin routes,
+/// file (`StatusRoutes`, `AuthRoutes`, `FirestoreRESTRoutes`, `FirestoreWebChannelRoutes`, `FunctionsRoutes`, the admin routes,
 /// and `UIRoutes` for the web UI). gRPC methods are served by `FirestoreGRPCService`, not the router.
 enum Routes {
     /// The router with every route; `GET /emulator/v1/routes` lists its finished table.
@@ -15,6 +15,7 @@ enum Routes {
         ExportRoutes.register(&r, s)
         AdminOpenAPI.register(&r, s)
         FirestoreRESTRoutes.register(&r, s)
+        FirestoreWebChannelRoutes.register(&r, s)
         RulesRoutes.register(&r, s)
         FunctionsRoutes.register(&r, s)
         FunctionsTriggerRoutes.register(&r, s)

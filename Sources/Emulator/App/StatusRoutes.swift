@@ -12,13 +12,22 @@ enum StatusRoutes {
                 "project": .string(s.config.projectId), "status": "/emulator/v1/status", "ui": "/ui/",
             ])
         }
-        r.get("/emulator/v1/status") { _, _ in
-            let uptime = WallClock().now().milliseconds - s.startedAt.milliseconds
-            return .json([
-                "project": .string(s.config.projectId), "version": .string(EmulatorVersion.current),
-                "services": .object(s.directory.addresses.mapValues { ["host": .string($0.host), "port": .int(Int64($0.port))] }),
-                "uptimeMs": .int(uptime),
-            ])
+        // `?wait=functions[&timeoutMs=N]` holds the answer until every functions codebase has
+        // settled (ready or failed: no install or discovery running), then answers as usual; 503
+        // with the states when `timeoutMs` (default 60,000, at most 900,000) passes first.
+        r.get("/emulator/v1/status") { req, _ in
+            if let wait = req.query("wait") {
+                guard wait == "functions" else { throw EmulatorError.invalidArgument("wait must be 'functions', got '\(wait)'.") }
+                let timeout = try req.intQuery("timeoutMs", in: 0...900_000, default: 60_000)
+                let deadline = ContinuousClock.now + .milliseconds(timeout)
+                while !s.functions.codebasesSettled && ContinuousClock.now < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
+                if !s.functions.codebasesSettled {
+                    var r = HTTPResponse.json(statusBody(s))
+                    r.status = 503
+                    return r
+                }
+            }
+            return .json(statusBody(s))
         }
         r.get("/emulators") { _, _ in
             .json(.object(s.directory.addresses.mapValues { a in
@@ -26,6 +35,24 @@ enum StatusRoutes {
                  "listen": [["address": .string(a.host), "family": .string(a.host.contains(":") ? "IPv6" : "IPv4"), "port": .int(Int64(a.port))]]]
             }))
         }
+    }
+}
+
+extension StatusRoutes {
+    /// The status document: project, version, services, uptime, and the functions codebases
+    /// (`functions.ready` is false while one is still installing, starting or discovering).
+    static func statusBody(_ s: EmulatorServices) -> JSON {
+        let uptime = WallClock().now().milliseconds - s.startedAt.milliseconds
+        return [
+            "project": .string(s.config.projectId), "version": .string(EmulatorVersion.current),
+            "services": .object(s.directory.addresses.mapValues { ["host": .string($0.host), "port": .int(Int64($0.port))] }),
+            "uptimeMs": .int(uptime),
+            "functions": ["ready": .bool(s.functions.codebasesSettled), "codebases": .array(s.functions.allCodebaseStatuses().map { c in
+                var o: [String: JSON] = ["project": c["project"] ?? .null, "name": c["name"] ?? .null, "state": c["state"] ?? .null]
+                if let e = c["error"] { o["error"] = e }
+                return .object(o)
+            })],
+        ]
     }
 }
 

@@ -58,6 +58,7 @@ struct AuthCall {
             throw EmulatorError.authBadRequest("INSUFFICIENT_PERMISSION : Only authenticated requests can specify target_project_id.")
         }
         let project = pathProject ?? (privileged ? body["targetProjectId"]?.stringValue : nil) ?? s.projects.projectId(forAPIKey: key)
+        try ResourceId.project(project)  // the Identity Toolkit's entry point for project ids (path or targetProjectId)
         body["targetProjectId"] = nil
         return AuthCall(projectId: project, privileged: privileged && security != .none, body: body, tenantId: pathTenant)
     }

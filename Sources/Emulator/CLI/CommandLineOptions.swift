@@ -10,6 +10,8 @@ public struct CommandLineOptions: Equatable {
         case help
         /// Print the version.
         case version
+        /// Cut damaged journals of `--data-dir` at their last intact record (`DataDirectory.repair`).
+        case repair
     }
 
     /// The sub-command.
@@ -40,6 +42,8 @@ public struct CommandLineOptions: Equatable {
         ("export-on-exit", "DIR  export on clean exit"),
         ("functions-install", "auto|never  create a Python codebase's missing venv (auto)"),
         ("functions-schedules", "manual|clock  run scheduled functions on their schedule (manual)"),
+        ("max-connections", "N  connections open at once; more are answered 503 (1024)"),
+        ("max-streams-per-connection", "N  HTTP/2 streams open at once per connection (1000)"),
     ]
 
     /// Parses `arguments` (without the program name). Accepts `--flag value` and `--flag=value`.
@@ -52,6 +56,7 @@ public struct CommandLineOptions: Equatable {
         case "exec": o.command = .exec([]); args = args.dropFirst()
         case "help", "--help", "-h": o.command = .help; return o
         case "--version", "version": o.command = .version; return o
+        case "repair": o.command = .repair; args = args.dropFirst()
         default:
             if first.hasPrefix("-") { o.command = .start } else {
                 throw CLIError("unknown command '\(first)' (expected start, exec, help or --version)")
@@ -86,6 +91,7 @@ public struct CommandLineOptions: Equatable {
             if name == "config" { o.configPath = value } else { o.values[name] = value }
         }
         if case .exec(let cmd) = o.command, cmd.isEmpty { throw CLIError("exec needs a command after '--': emulator exec [flags] -- CMD [ARGS...]") }
+        if o.command == .repair, o.values["data-dir"] == nil { throw CLIError("repair needs the folder: emulator repair --data-dir DIR") }
         return o
     }
 
@@ -97,7 +103,9 @@ public struct CommandLineOptions: Equatable {
             return n
         }
         if let v = values["project"] {
-            guard ConfigLoader.isValidProjectId(v) else { throw CLIError("--project '\(v)' is not a valid project id (1-128 characters, no '/', ':' or spaces)") }
+            if let problem = ResourceId.projectProblem(v) {
+                throw CLIError("--project '\(ResourceId.shown(v))' is not a valid project id: \(problem) (1-\(ResourceId.maxProjectLength) lowercase letters, digits and hyphens, starting with a letter or digit)")
+            }
             config.projectId = v
         }
         if let v = values["host"] { config.host = v }
@@ -105,7 +113,7 @@ public struct CommandLineOptions: Equatable {
         for service in ["auth", "firestore", "functions", "hub", "storage"] {
             if let p = try port("\(service)-port") { config.ports[service] = p; if values["port"] == nil { config.singlePort = nil } }
         }
-        if let v = values["rules"] { config.rulesPath = v }
+        if let v = values["rules"] { config.rulesPath = ConfigLoader.absolute(v) }
         if let v = values["log-level"] {
             guard let l = LogLevel(name: v) else { throw CLIError("--log-level must be debug, info, warning or error, got '\(v)'") }
             config.logLevel = l
@@ -118,9 +126,17 @@ public struct CommandLineOptions: Equatable {
         if let v = values["allowed-origin"] {
             config.allowedOrigins = try list(v).map { o throws(CLIError) in try ConfigLoader.validateAllowedOrigin(o, "--allowed-origin") }
         }
-        if let v = values["data-dir"] { config.dataDir = v }
-        if let v = values["import"] { config.importDir = v }
-        if let v = values["export-on-exit"] { config.exportOnExit = v }
+        if let v = values["data-dir"] { config.dataDir = ConfigLoader.absolute(v) }
+        if let v = values["import"] { config.importDir = ConfigLoader.absolute(v) }
+        if let v = values["export-on-exit"] { config.exportOnExit = ConfigLoader.absolute(v) }
+        for (flag, key) in [("max-connections", "maxConnections"), ("max-streams-per-connection", "maxStreamsPerConnection")] {
+            guard let v = values[flag] else { continue }
+            let range = EmulatorConfig.Limits.ranges[key] ?? 1...1
+            guard let n = Int(v), range.contains(n) else {
+                throw CLIError("--\(flag) must be an integer from \(range.lowerBound) to \(range.upperBound), got '\(v)'")
+            }
+            if key == "maxConnections" { config.limits.maxConnections = n } else { config.limits.maxStreamsPerConnection = n }
+        }
         var functions = config.functions.objectValue ?? [:]
         if let v = values["functions-install"] {
             guard v == "auto" || v == "never" else { throw CLIError("--functions-install must be auto or never, got '\(v)'") }
@@ -144,6 +160,8 @@ public struct CommandLineOptions: Equatable {
                                                   FIRESTORE_EMULATOR_HOST, FIREBASE_EMULATOR_HUB,
                                                   STORAGE_EMULATOR_HOST, GCLOUD_PROJECT set, stop,
                                                   exit with CMD's code
+              emulator repair --data-dir DIR      cut damaged journals at their last intact record,
+                                                  saving the rest beside them (docs/robustness.md)
               emulator --version | --help
 
             Flags:

@@ -6,7 +6,7 @@ import Darwin
 import Dispatch
 import EmulatorCore
 
-/// The `emulator` command line (`start`, `exec`, `--help`, `--version`).
+/// The `emulator` command line (`start`, `exec`, `repair`, `--help`, `--version`).
 public enum EmulatorCommand {
     /// Runs the command and exits the process with its status.
     public static func main(arguments: [String]) async -> Never {
@@ -37,6 +37,8 @@ public enum EmulatorCommand {
             return await start(config: config)
         case .exec(let command):
             return await ExecCommand.run(config: config, command: command)
+        case .repair:
+            return repair(dataDir: options.values["data-dir"] ?? "")
         }
     }
 
@@ -55,6 +57,17 @@ public enum EmulatorCommand {
         await runtime.stop()
         logger.log(.info, "emulator", "stopped")
         return 0
+    }
+
+    /// `emulator repair --data-dir DIR`: prints what was cut and saved; 2 when it could not.
+    static func repair(dataDir: String) -> Int32 {
+        do {
+            print(try DataDirectory.repair(path: dataDir), terminator: "")
+            return 0
+        } catch {
+            printError("emulator: \(String(describing: error))")
+            return 2
+        }
     }
 
     /// Starts the runtime and prints the ready lines; errors are printed as one line.

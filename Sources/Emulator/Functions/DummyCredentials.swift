@@ -22,6 +22,7 @@ final class DummyCredentials: Sendable {
 
     /// The file for `project` (made on first use): `type: service_account`, a fresh RSA key.
     func file(project: String, emulator: String) throws -> String {
+        try ResourceId.project(project)  // it names the file
         if let f = state.withLock({ $0.files[project] }) { return f }
         let key = try RSASigningKey.generate()
         let account: JSON = [

@@ -20,11 +20,11 @@ struct FunctionsAuthHooks: AuthHooks {
     func beforeSignIn(_ event: BlockingEvent) async throws -> BlockingResult? { try await run(event) }
 
     func run(_ e: BlockingEvent) async throws -> BlockingResult? {
-        var payload: JSON = ["eventType": .string(e.eventType), "signInMethod": .string(e.signInMethod), "user": e.user.json]
-        if let f = e.secondFactor, case .object(var o) = payload {
-            o["signInSecondFactor"] = .string(f)  // beforeSignIn at mfaSignIn:finalize
-            payload = .object(o)
-        }
+        var o: [String: JSON] = ["eventType": .string(e.eventType), "signInMethod": .string(e.signInMethod), "user": e.user.json,
+                                 "locale": .string(e.locale)]
+        if let f = e.secondFactor { o["signInSecondFactor"] = .string(f) }  // beforeSignIn at mfaSignIn:finalize
+        if let c = e.credential { o["credential"] = c.json }
+        let payload = JSON.object(o)
         let changes: JSON?
         do {
             changes = try await host?.runBlocking(project: e.projectId, event: e.eventType, payload: payload)

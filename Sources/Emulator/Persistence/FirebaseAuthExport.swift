@@ -23,7 +23,7 @@ enum FirebaseAuthExport {
                 token = page["nextPageToken"]?.stringValue
             } while token != nil
             let accounts: JSON = ["kind": "identitytoolkit#DownloadAccountResponse", "users": .array(users)]
-            try JournalFile.atomicWrite(accounts.serializedBytes(pretty: true), to: dir + "/auth_export/" + fileName(tenant))
+            try JournalFile.atomicWrite(accounts.serializedBytes(pretty: true), to: dir + "/auth_export/" + (try fileName(tenant)))
         }
         if !tenants.isEmpty {
             let list: JSON = ["tenants": .array(tenants.map { $0.config.json(projectId: project, tenantId: $0.id) })]
@@ -34,8 +34,28 @@ enum FirebaseAuthExport {
         try JournalFile.atomicWrite(meta.serializedBytes(pretty: true), to: dir + "/firebase-export-metadata.json")
     }
 
-    /// `accounts.json` for the project's users, `accounts-<tenantId>.json` for a tenant's.
-    static func fileName(_ tenant: String?) -> String { tenant.map { "accounts-\($0).json" } ?? "accounts.json" }
+    /// `accounts.json` for the project's users, `accounts-<tenantId>.json` for a tenant's. Tenant
+    /// ids reach file names only when they are `isTenantFileId` (ASCII letters, digits, hyphens),
+    /// so the mapping is injective and stays inside `auth_export/`.
+    static func fileName(_ tenant: String?) throws -> String {
+        guard let t = tenant else { return "accounts.json" }
+        guard isTenantFileId(t) else {
+            throw EmulatorError.invalidArgument("tenant id '\(ResourceId.shown(t))' cannot name an export file (expected 1-100 ASCII letters, digits and hyphens)")
+        }
+        return "accounts-\(t).json"
+    }
+
+    /// True for a tenant id that may appear in an `accounts-<tenantId>.json` name.
+    static func isTenantFileId(_ t: String) -> Bool {
+        !t.isEmpty && t.utf8.count <= 100 && t.utf8.allSatisfy { $0 == 0x2D || ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) }
+    }
+
+    /// True for a name this layout writes in `auth_export/`.
+    static func isOwnFileName(_ name: String) -> Bool {
+        if ["accounts.json", "config.json", "tenants.json"].contains(name) { return true }
+        guard name.hasPrefix("accounts-"), name.hasSuffix(".json") else { return false }
+        return isTenantFileId(String(name.dropFirst("accounts-".count).dropLast(".json".count)))
+    }
 
     /// Loads `auth_export/` into `project`. Users with the Firebase emulator's fake hashes
     /// (`fakeHash:salt=…:password=…`) get their password back; other hashes need the algorithm
@@ -54,7 +74,7 @@ enum FirebaseAuthExport {
                   case .array(let rows)? = accounts["users"] ?? .array([])
             else { throw EmulatorError.invalidArgument("\(folder)/\(f) is not a Firebase accounts export") }
             let tenant = f == "accounts.json" ? nil : String(f.dropFirst("accounts-".count).dropLast(".json".count))
-            if let t = tenant, t.isEmpty || !t.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }) {
+            if let t = tenant, !isTenantFileId(t) {
                 throw EmulatorError.invalidArgument("\(folder)/\(f): '\(t)' is not a tenant id")
             }
             pools.append((tenant, rows))
@@ -71,16 +91,16 @@ enum FirebaseAuthExport {
                 settings[id] = try TenantConfig(json: o)
             }
         }
-        auth.resetProject(project)
+        try auth.resetProject(project)
         if let c = FileManager.default.contents(atPath: folder + "/config.json"), case .object(let patch)? = try? JSON.parse(Array(c)) {
             _ = try? auth.updateConfig(projectId: project, patch: patch)
         }
-        for (id, cfg) in settings.sorted(by: { $0.key < $1.key }) { auth.ensureTenant(projectId: project, tenantId: id, config: cfg) }
+        for (id, cfg) in settings.sorted(by: { $0.key < $1.key }) { try auth.ensureTenant(projectId: project, tenantId: id, config: cfg) }
         var passwords: [(String?, String, String)] = []
         var skipped = 0, droppedTotp = 0
         var refused: [String] = []
         for (tenant, rows) in pools {
-            if let t = tenant, settings[t] == nil { auth.ensureTenant(projectId: project, tenantId: t, config: .autoCreated(t)) }
+            if let t = tenant, settings[t] == nil { try auth.ensureTenant(projectId: project, tenantId: t, config: .autoCreated(t)) }
             let users: [JSON] = rows.map { row in
                 guard case .object(var u) = row else { return row }
                 if let h = u["passwordHash"]?.stringValue {
@@ -102,7 +122,7 @@ enum FirebaseAuthExport {
             }
             for chunk in stride(from: 0, to: users.count, by: 1000) {
                 let r = try auth.batchCreate(projectId: project, tenantId: tenant, body: ["users": .array(Array(users[chunk..<min(users.count, chunk + 1000)]))])
-                for e in r["error"]?.arrayValue ?? [] { refused.append("\(fileName(tenant)) row \((e["index"]?.intValue ?? 0) + Int64(chunk)): \(e["message"]?.stringValue ?? "")") }
+                for e in r["error"]?.arrayValue ?? [] { refused.append("\((try? fileName(tenant)) ?? "?") row \((e["index"]?.intValue ?? 0) + Int64(chunk)): \(e["message"]?.stringValue ?? "")") }
             }
         }
         for (tenant, uid, pw) in passwords where (try? auth.getUser(projectId: project, tenantId: tenant, uid: uid)) != nil {

@@ -14,7 +14,7 @@ enum RulesRoutes {
             }
             let name = first["name"]?.stringValue ?? "firestore.rules"
             let ignoreErrors = body["ignore_errors"]?.boolValue ?? body["ignoreErrors"]?.boolValue ?? false
-            s.projects.register(projectId: m["project"], apiKey: nil)
+            try s.projects.register(projectId: m["project"], apiKey: nil)
             switch s.rules.setRules(project: m["project"], fileName: name, source: content) {
             case .success:
                 return .json(["issues": []])

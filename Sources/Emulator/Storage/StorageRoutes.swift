@@ -49,13 +49,8 @@ enum StorageAdminRoutes {
             })])
         }
         r.delete(base + "/{bucket}/objects") { _, m in
-            let p = m["project"], bucket = m["bucket"]
-            try s.projects.requireKnown(p)
-            guard s.storage.bucketExists(bucket), s.storage.project(ofBucket: bucket) == p else {
-                throw EmulatorError.notFound("Project '\(p)' has no bucket '\(bucket)'.")
-            }
-            let n = try s.storage.clearBucket(bucket)
-            s.journalReplace(project: p)
+            let bucket = m["bucket"]
+            let n = try s.controlPlane.clearStorageBucket(bucket, project: m["project"])
             return .json(["bucket": .string(bucket), "deleted": .int(Int64(n))])
         }
     }

@@ -61,38 +61,3 @@ enum UIRoutes {
         return html > 0 && html > json
     }
 }
-
-/// One compiled-in file of the UI.
-struct UIAsset: Sendable {
-    let contentType: String
-    let bytes: [UInt8]
-    /// A strong validator: FNV-1a of the bytes.
-    let etag: String
-
-    init(_ contentType: String, _ text: String) {
-        self.contentType = contentType
-        bytes = Array(text.utf8)
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
-        etag = "\"" + String(h, radix: 16) + "\""
-    }
-}
-
-/// The UI's files, compiled into the binary (hand-written, no build step; each lives in its own
-/// `UIAssets+*.swift` file as a string literal).
-enum UIAssets {
-    static let index = UIAsset("text/html; charset=utf-8", indexHTML)
-    static let all: [String: UIAsset] = [
-        "app.css": UIAsset("text/css; charset=utf-8", appCSS),
-        "core.js": UIAsset("text/javascript; charset=utf-8", coreJS),
-        "widgets.js": UIAsset("text/javascript; charset=utf-8", widgetsJS),
-        "values.js": UIAsset("text/javascript; charset=utf-8", valuesJS),
-        "overview.js": UIAsset("text/javascript; charset=utf-8", overviewJS),
-        "auth.js": UIAsset("text/javascript; charset=utf-8", authJS),
-        "firestore.js": UIAsset("text/javascript; charset=utf-8", firestoreJS),
-        "requests.js": UIAsset("text/javascript; charset=utf-8", requestsJS),
-        "functions.js": UIAsset("text/javascript; charset=utf-8", functionsJS),
-        "control.js": UIAsset("text/javascript; charset=utf-8", controlJS),
-        "favicon.svg": UIAsset("image/svg+xml", faviconSVG),
-    ]
-}

@@ -6,16 +6,34 @@ import EmulatorCore
 /// (`alg: none`), as the Auth emulator sends it; the SDKs accept that in emulator mode. Pure.
 public enum BlockingPayload {
     /// The JWT claims for `event` (`beforeCreate` / `beforeSignIn`) about `user` (Identity
-    /// Toolkit JSON, as `AuthUser.json` gives it).
+    /// Toolkit JSON, as `AuthUser.json` gives it), as firebase-tools' Auth emulator builds them:
+    /// `locale`, `sign_in_second_factor`, and from an IdP sign-in's `credential` (the host's
+    /// `BlockingCredential` JSON) `raw_user_info` and `sign_in_attributes` always, and the OAuth
+    /// tokens only when the function asked for them (`forward`: `idToken`, `accessToken`,
+    /// `refreshToken`, the decorator's options), as production forwards them.
     public static func claims(project: String, event: String, signInMethod: String, user: JSON, eventId: String, now: Timestamp,
-                              audience: String) -> [String: JSON] {
+                              audience: String, secondFactor: String? = nil, credential: JSON? = nil, locale: String = "en",
+                              forward: Set<String> = []) -> [String: JSON] {
         let uid = user["localId"]?.stringValue ?? ""
         var claims: [String: JSON] = [
             "iss": .string("https://securetoken.google.com/\(project)"), "aud": .string(audience), "iat": .int(now.seconds),
             "exp": .int(now.seconds + 3600), "event_id": .string(eventId), "event_type": .string(event), "user_agent": "FirebaseEmulator",
             "ip_address": "127.0.0.1", "sub": .string(uid), "sign_in_method": .string(signInMethod), "user_record": userRecord(user),
+            "locale": .string(locale),
         ]
         if let t = user["tenantId"]?.stringValue { claims["tenant_id"] = .string(t) }
+        if let f = secondFactor { claims["sign_in_second_factor"] = .string(f) }
+        if let c = credential {
+            if let v = c["rawUserInfo"]?.stringValue { claims["raw_user_info"] = .string(v) }
+            if let v = c["signInAttributes"] { claims["sign_in_attributes"] = v }
+            if forward.contains("idToken"), let v = c["idToken"]?.stringValue { claims["oauth_id_token"] = .string(v) }
+            if forward.contains("accessToken") {
+                if let v = c["accessToken"]?.stringValue { claims["oauth_access_token"] = .string(v) }
+                if let v = c["tokenSecret"]?.stringValue { claims["oauth_token_secret"] = .string(v) }
+                if let v = c["expiresIn"]?.intValue { claims["oauth_expires_in"] = .int(v) }
+            }
+            if forward.contains("refreshToken"), let v = c["refreshToken"]?.stringValue { claims["oauth_refresh_token"] = .string(v) }
+        }
         return claims
     }
 

@@ -13,6 +13,9 @@ public struct ManifestEndpoint: Sendable, Equatable {
     public var eventType: String?
     /// The event filters (`database`, `namespace`, `document`, `topic`).
     public var eventFilters: [String: String]
+    /// The IdP tokens a blocking function asks to receive (`blockingTrigger.options`: `idToken`,
+    /// `accessToken`, `refreshToken` set to true).
+    public var forwardedCredentials: Set<String> = []
 }
 
 /// A declared parameter (`params:`): reaches the function as an environment variable of the same name.
@@ -107,7 +110,11 @@ public struct FunctionManifest: Sendable, Equatable {
         if let b = e["blockingTrigger"] {
             let type = b["eventType"]?.stringValue ?? ""
             guard let event = blockingTypes[type] else { throw HttpsError(.invalidArgument, "blocking event '\(type)' is not emulated") }
-            return make(.blocking(event: event), sig: "http")
+            var endpoint = make(.blocking(event: event), sig: "http")
+            for key in ["idToken", "accessToken", "refreshToken"] where b["options"]?[key]?.boolValue == true {
+                endpoint.forwardedCredentials.insert(key)
+            }
+            return endpoint
         }
         if let s = e["scheduleTrigger"] {
             guard let schedule = s["schedule"]?.stringValue else { throw HttpsError(.invalidArgument, "scheduleTrigger has no schedule") }

@@ -60,7 +60,9 @@ struct PythonBackend: FunctionBackend {
         let event = payload["eventType"]?.stringValue ?? ""
         let claims = BlockingPayload.claims(project: ctx.projectId, event: event, signInMethod: payload["signInMethod"]?.stringValue ?? "password",
                                             user: payload["user"] ?? [:], eventId: payload["eventId"]?.stringValue ?? "", now: ctx.clock.now(),
-                                            audience: "https://\(def.region)-\(ctx.projectId).cloudfunctions.net/\(def.name)")
+                                            audience: "https://\(def.region)-\(ctx.projectId).cloudfunctions.net/\(def.name)",
+                                            secondFactor: payload["signInSecondFactor"]?.stringValue, credential: payload["credential"],
+                                            locale: payload["locale"]?.stringValue ?? "en", forward: endpoint.forwardedCredentials)
         let r = try await codebase.forward(endpoint, method: "POST", path: "/", headers: [("Content-Type", "application/json")],
                                            body: BlockingPayload.body(jwt: BlockingPayload.unsignedJWT(claims)), ctx: ctx)
         let answer = try? JSON.parse(r.body)

@@ -202,6 +202,12 @@ public final class PythonCodebase: Sendable {
             return
         }
         state.withLock { $0.discoveryMs = Double(monotonicNanos() - t0) / 1e6 }
+        if let conflict = host.blockingConflict(project: project, codebase: config.name, manifest.endpoints.map(\.definition)) {
+            host.unregister(codebase: config.name)
+            for w in replaceSlots([:]) { w.resume(throwing: HttpsError(.unavailable, "codebase \(config.name) failed to load")) }
+            fail(conflict)
+            return
+        }
         register(manifest)
         setPhase(.ready)
         if config.prestart { for e in manifest.endpoints { Task.detached { [self] in _ = try? await ensureRunning(e.definition.name) } } }

@@ -88,6 +88,7 @@ OTHER_ROUTES = [
     ("GET", "/emulator/v1/openapi.json"),
     ("GET", "/emulator/v1/jwks.json"),
     ("GET", "/emulator/v1/projects"),
+    ("DELETE", "/emulator/v1/projects/nope-never-used"),
     ("GET", "/emulator/v1/projects/{p}/clock"),
     ("GET", "/emulator/v1/projects/{p}/seed"),
     ("GET", "/emulator/v1/projects/{p}/faults"),
@@ -281,7 +282,27 @@ TRAVERSAL_DOC_PATHS = [
 DOT_NAMES = [".", ".."]
 TRAVERSAL_NAMES = ["..%2f..%2fetc%2fpasswd", "a%2fb", "%00", "x" * 101, "%FF"]
 TRAVERSAL_FS_PATHS = ["../escape", "a/../../escape", "..", "exports/../../escape",
-                      "a\x00b"]
+                      "a\x00b",
+                      # An export replaces its folder: never the root, the working directory, or a folder it did not write.
+                      "/", ".", "./", "/.", "/etc", "/tmp"]
+
+# Project and database ids that are not ids (issue 22, item 9): a NUL cut `victim.json\0x.json` down to
+# another project's export file. Each is sent (percent-encoded as written) to the routes in
+# `BAD_ID_ROUTES`; every answer is a 4xx naming the id, and nothing is created under it.
+BAD_PROJECT_IDS = ["victim.json%00x", "a%2Fb", "%2e%2e", "UPPER", "under_score", "dot.ted", "-lead", "sp%20ace",
+                   "%C3%A9t%C3%A9", "x" * 101, "tab%09", "nul%00"]
+BAD_DATABASE_IDS = ["a%00b", "UPPER", "x" * 64, "(other)", "dot.ted"]
+BAD_ID_ROUTES = [
+    ("PATCH", "/v1/projects/{bad}/databases/(default)/documents/tasks/t1", b'{"fields": {}}'),
+    ("GET", "/v1/projects/{bad}/databases/(default)/documents/tasks/t1", None),
+    ("POST", "/v1/projects/{bad}/databases/(default)/documents:commit", b'{"writes": []}'),
+    ("POST", ITK + "/v1/projects/{bad}/accounts", b'{"email": "a@example.com"}'),
+    ("POST", "/emulator/v1/projects/{bad}:export", b'{"path": "never-written"}'),
+    ("POST", "/emulator/v1/projects/{bad}:import", b'{"path": "never-read"}'),
+    ("POST", "/emulator/v1/projects/{bad}:reset", None),
+    ("POST", "/emulator/v1/projects/{bad}/snapshots", b'{"name": "s"}'),
+    ("PUT", "/emulator/v1/projects/{bad}/clock", b'{"mode": "frozen"}'),
+]
 
 # Well-formed callable requests whose `data` cannot be decoded (callable protocol): 400 INVALID_ARGUMENT.
 INT64 = b'"type.googleapis.com/google.protobuf.Int64Value"'
@@ -305,7 +326,51 @@ STREAM_ROUTES = [
     ("GET", "/emulator/v1/projects/{p}/events"),
 ]
 
+# Storage (docs/storage.md): uploads take any bytes, so a hostile body is data there; every
+# answer must still be below 500, or 501 naming the operation. XML-path errors are XML.
+B = "{p}.appspot.com"
+STORAGE_ROUTES = [
+    ("GET", "/v0/"),
+    ("GET", "/v0/b/" + B + "/o"),
+    ("GET", "/v0/b/" + B + "/o/a%2Fb.txt"),
+    ("POST", "/v0/b/" + B + "/o?name=robust.txt"),
+    ("POST", "/v0/b/" + B + "/o/robust2.txt"),
+    ("PUT", "/v0/b/" + B + "/o?name=robust3.txt"),
+    ("PUT", "/v0/b/" + B + "/o/robust4.txt"),
+    ("PATCH", "/v0/b/" + B + "/o/robust.txt"),
+    ("DELETE", "/v0/b/" + B + "/o/none.txt"),
+    ("GET", "/download/storage/v1/b/" + B + "/o/robust.txt?alt=media"),
+    ("POST", "/upload/storage/v1/b/" + B + "/o?uploadType=media&name=u.txt"),
+    ("PUT", "/upload/storage/v1/b/" + B + "/o?upload_id=nope"),
+    ("DELETE", "/upload/storage/v1/b/" + B + "/o?upload_id=nope"),
+    ("GET", "/emulator/v1/projects/{p}/storage/buckets"),
+    ("DELETE", "/emulator/v1/projects/{p}/storage/buckets/" + B + "/objects"),
+    ("GET", "/" + B + "/robust.txt"),
+    ("POST", "/" + B),
+] + [row for prefix in ("", "/storage/v1") for row in (
+    ("GET", prefix + "/b?project={p}"),
+    ("POST", prefix + "/b?project={p}"),
+    ("GET", prefix + "/b/" + B),
+    ("DELETE", prefix + "/b/no-such-robust-bucket"),
+    ("PUT", prefix + "/b/" + B),
+    ("GET", prefix + "/b/" + B + "/o"),
+    ("GET", prefix + "/b/" + B + "/o/robust.txt"),
+    ("PATCH", prefix + "/b/" + B + "/o/robust.txt"),
+    ("PUT", prefix + "/b/" + B + "/o/robust.txt"),
+    ("DELETE", prefix + "/b/" + B + "/o/none.txt"),
+    ("POST", prefix + "/b/" + B + "/o/robust.txt/copyTo/b/" + B + "/o/copy.txt"),
+    ("GET", prefix + "/b/" + B + "/iam"),
+    ("POST", prefix + "/b/" + B + "/o?uploadType=media&name=u2.txt"),
+    ("PUT", prefix + "/b/" + B + "/o?upload_id=nope"),
+    ("DELETE", prefix + "/b/" + B + "/o?upload_id=nope"),
+)] + [("GET", "/storage/v1/projects/{p}/serviceAccount")]
+
+# The JS SDK's WebChannel transport (docs/webchannel.md): forward channel and backchannel.
+WC = "?database=projects/{p}/databases/(default)&VER=8&RID=1&CVER=22&X-HTTP-Session-Id=gsessionid&zx=robust&t=1"
+WEBCHANNEL_ROUTES = [(m, "/google.firestore.v1.Firestore/" + c + "/channel" + WC) for c in ("Listen", "Write") for m in ("POST", "GET")]
+
 ROUTE_TABLES = {
+    "STORAGE_ROUTES": STORAGE_ROUTES, "WEBCHANNEL_ROUTES": WEBCHANNEL_ROUTES,
     "STREAM_ROUTES": STREAM_ROUTES,
     "BODY_ROUTES": BODY_ROUTES, "OTHER_ROUTES": OTHER_ROUTES, "BAD_QUERY_ROUTES": BAD_QUERY_ROUTES,
     "UNIMPLEMENTED_ROUTES": UNIMPLEMENTED_ROUTES, "ACTION_PAGE_ROUTES": ACTION_PAGE_ROUTES,

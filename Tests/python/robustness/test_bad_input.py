@@ -13,9 +13,11 @@ import urllib.parse
 import pytest
 import requests
 
-from robustness.catalogue import (ACTION_PAGE_ROUTES, API_KEY, BAD_QUERY_ROUTES, BODY_ROUTES, CANARY, DOT_NAMES,
+from robustness.catalogue import (ACTION_PAGE_ROUTES, API_KEY, BAD_DATABASE_IDS, BAD_ID_ROUTES, BAD_PROJECT_IDS,
+                                  BAD_QUERY_ROUTES, BODY_ROUTES, CANARY, DOT_NAMES,
                                   GLOBAL_RESET_ROUTES, HOSTILE, MALFORMED, OTHER_ROUTES, STREAM_ROUTES, TARGET, TENANT_BODY, TRAVERSAL_DOC_PATHS,
-                                  TRAVERSAL_FS_PATHS, TRAVERSAL_NAMES, UNIMPLEMENTED_ROUTES)
+                                  TRAVERSAL_FS_PATHS, TRAVERSAL_NAMES, UNIMPLEMENTED_ROUTES,
+                                  STORAGE_ROUTES, WEBCHANNEL_ROUTES)
 
 TIMEOUT = 10
 OWNER = {"Authorization": "Bearer owner"}
@@ -134,6 +136,19 @@ def test_bodyless_routes_survive_hostile_bodies(emulator, setup, route):
     s, _ = setup
     for body in (MALFORMED["deep-array"], MALFORMED["invalid-utf8"], MALFORMED["truncated"]):
         check(send(s, emulator, *route, body=body), must_fail=False)
+
+
+@pytest.mark.parametrize("route", STORAGE_ROUTES + WEBCHANNEL_ROUTES, ids=route_id)
+def test_byte_routes_survive_hostile_bodies(emulator, setup, route):
+    """Storage takes any bytes and WebChannel its own framing: never a 5xx but a named 501, and
+    an error always says what went wrong (JSON, or XML on Storage's XML paths, or text)."""
+    s, _ = setup
+    problems = []
+    for name, body in {**MALFORMED, **HOSTILE}.items():
+        r = send(s, emulator, *route, body=body)
+        if (r.status_code >= 500 and r.status_code != 501) or (r.status_code >= 400 and not r.text.strip()):
+            problems.append(f"{name} {route[0]} {r.request.url} -> {r.status_code}: {r.text[:200]}")
+    assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("route", STREAM_ROUTES, ids=route_id)
@@ -314,6 +329,23 @@ def test_traversal_in_export_and_import_paths(emulator, setup, path, tmp_path):
         check(send(s, emulator, "POST", f"/emulator/v1/projects/{{p}}:{verb}", json.dumps({"path": path}).encode()),
               must_fail=True)
     assert set(os.listdir("..")) == before
+
+
+@pytest.mark.parametrize("bad", BAD_PROJECT_IDS, ids=lambda b: b[:20])
+def test_bad_project_ids_are_refused_at_every_entry(emulator, setup, bad):
+    s, _ = setup
+    answers = [(bad, send_raw(emulator, method, path.replace("{bad}", bad), body)) for method, path, body in BAD_ID_ROUTES]
+    answers.append((bad, send(s, emulator, "POST", "/emulator/v1/projects", json.dumps({"projectId": urllib.parse.unquote(bad)}).encode())))
+    check_all(answers, must_fail=True)
+    listed = [p["projectId"] for p in s.get(emulator.url + "/emulator/v1/projects", timeout=TIMEOUT).json()["projects"]]
+    assert urllib.parse.unquote(bad) not in listed
+    assert not os.path.exists("never-written")
+
+
+@pytest.mark.parametrize("bad", BAD_DATABASE_IDS, ids=lambda b: b[:20])
+def test_bad_database_ids_are_refused(emulator, setup, bad):
+    check_all([(bad, send_raw(emulator, method, f"/v1/projects/{{p}}/databases/{bad}/documents/tasks/t1", body))
+               for method, body in (("PATCH", b'{"fields": {}}'), ("GET", None))], must_fail=True)
 
 
 @pytest.mark.parametrize("query", ["pageSize=99999999999999999999", "pageSize=-1", "pageSize=abc", "pageToken=%FF%FE",
