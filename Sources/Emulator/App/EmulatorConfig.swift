@@ -13,6 +13,9 @@ public struct EmulatorConfig: Sendable, Equatable {
     public var ports: [String: Int] = ["hub": 4400, "auth": 9099, "firestore": 8080, "functions": 5001, "storage": 9199]
     /// Firestore rules file, if any (absolute, or relative to the working directory).
     public var rulesPath: String?
+    /// Storage rules file (`service firebase.storage`), if any; none: open rules, as Firebase's
+    /// emulator without `storage.rules`.
+    public var storageRulesPath: String?
     /// Log threshold.
     public var logLevel: LogLevel = .info
     /// Required for `/emulator/v1/*` when set; mandatory for non-loopback hosts.

@@ -88,6 +88,7 @@ public final class EmulatorRuntime: Sendable {
         }
         services.directory.set(addresses)
         services.rules.startWatching()
+        services.storageRules.startWatching()
         startAnonymousPurge(services)
         let runtime = EmulatorRuntime(app: app, server: server, addresses: addresses, workers: [])
         let workers = try startWorkers(config: config, services: services, environment: runtime.clientEnvironment)
@@ -126,6 +127,7 @@ public final class EmulatorRuntime: Sendable {
         }
         credentials.remove()
         app.services.rules.stopWatching()
+        app.services.storageRules.stopWatching()
         for t in app.services.backgroundTasks.withLock({ $0 }) { t.cancel() }
         await server.shutdown()
         let s = app.services

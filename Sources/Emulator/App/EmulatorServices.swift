@@ -1,6 +1,7 @@
 import EmulatorAuth
 import EmulatorCore
 import EmulatorFunctions
+import EmulatorRules
 import EmulatorStorage
 import EmulatorStore
 import FoundationEssentials
@@ -33,6 +34,8 @@ public struct EmulatorServices: Sendable {
     public let auth: AuthService
     /// Security Rules per project.
     public let rules: RulesRegistry
+    /// Storage rules (`--storage-rules`, firebase.json `storage.rules`), judged on the Firebase API.
+    public let storageRules: RulesRegistry
     /// The functions host.
     public let functions: FunctionsHost
     /// Encodes document changes as protobuf CloudEvent bodies for Python Firestore triggers.
@@ -122,6 +125,9 @@ public struct EmulatorServices: Sendable {
         }
         let storage = StorageService(environments: projects, defaultProject: config.projectId, blobs: storageBlobs, options: storageOptions)
         self.storage = storage
+        let storageRules = try RulesRegistry(filePath: config.storageRulesPath, logger: logger, service: RulesService.storage)
+        self.storageRules = storageRules
+        storage.setAuthorizer(StorageRulesAuthorizer(registry: storageRules, log: rulesLog, store: store))
         if let dir = config.dataDir {
             let d = try DataDirectory(path: dir, participants: [store, auth], logger: logger, policy: config.fsync)
             try d.load()

@@ -33,6 +33,7 @@ public struct CommandLineOptions: Equatable {
         ("hub-port", "N  hub/admin port (4400)"),
         ("storage-port", "N  Storage port (9199)"),
         ("rules", "PATH  Firestore security rules file"),
+        ("storage-rules", "PATH  Storage security rules file (service firebase.storage)"),
         ("log-level", "LEVEL  debug|info|warning|error (info)"),
         ("admin-token", "TOKEN  require 'Authorization: Bearer TOKEN' on /emulator/v1/* (and in the UI)"),
         ("allowed-host", "NAMES  extra Host names to answer (comma-separated; .domain = with subdomains)"),
@@ -114,6 +115,7 @@ public struct CommandLineOptions: Equatable {
             if let p = try port("\(service)-port") { config.ports[service] = p; if values["port"] == nil { config.singlePort = nil } }
         }
         if let v = values["rules"] { config.rulesPath = ConfigLoader.absolute(v) }
+        if let v = values["storage-rules"] { config.storageRulesPath = ConfigLoader.absolute(v) }
         if let v = values["log-level"] {
             guard let l = LogLevel(name: v) else { throw CLIError("--log-level must be debug, info, warning or error, got '\(v)'") }
             config.logLevel = l
