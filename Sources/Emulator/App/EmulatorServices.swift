@@ -161,6 +161,7 @@ public struct EmulatorServices: Sendable {
                 ($0.path, $0.before?.json(project: batch.project, database: batch.database), $0.after?.json(project: batch.project, database: batch.database))
             }, principal: principal)
         }
+        storage.setObserver(StorageTriggers(functions: functions))
         for p in store.projectsWithData + auth.projectsWithData { _ = projects.environment(for: p) }
         self.startedAt = WallClock().now()
     }
