@@ -22,6 +22,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case http2
     /// Python codebases' inputs: `.env` files, schedules, launcher events, output lines, manifests.
     case functions
+    /// Storage's upload protocol: streaming multipart bodies, Content-Range, Range, upload commands.
+    case storage
     /// Rules regular expressions: compiled and run, answers checked against a backtracker.
     case regex
     /// WebChannel requests (query parameters, form bodies, the `headers=` block) and chunk framing.
@@ -44,6 +46,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .protobuf: try ProtobufTarget.run(data)
         case .http2: try HTTP2Target.run(data)
         case .functions: try FunctionsTarget.run(data)
+        case .storage: try StorageTarget.run(data)
         case .regex: try RegexTarget.run(data)
         case .webchannel: try WebChannelTarget.run(data)
         case .indexes: try IndexesTarget.run(data)

@@ -54,6 +54,23 @@ extension FunctionsHost {
         return ids
     }
 
+    /// Queues a Cloud Storage object event (`finalized`, `deleted`, `metadataUpdated`, `archived`)
+    /// for every function watching `bucket`; `object` is the object's Cloud Storage JSON (what the
+    /// CloudEvent carries as data). Events of one object are delivered in order (subject
+    /// `bucket/name`). Returns the event id, nil when no function watches.
+    @discardableResult
+    public func storageEvent(project: String, bucket: String, event: String, object: JSON, time: Timestamp) -> String? {
+        let watchers = registered(project).filter { $0.definition.trigger == .storage(bucket: bucket, event: event) }.sorted { $0.definition.name < $1.definition.name }
+        guard !watchers.isEmpty else { return nil }
+        let id = environments.environment(for: project).ids.digits(16)
+        let subject = bucket + "/" + (object["name"]?.stringValue ?? "")
+        enqueue(project, watchers.map { w in
+            Pending(function: w.definition.name, event: BackgroundEvent(id: id, type: "storage.\(event)", time: time, subject: subject,
+                                                                        params: [:], before: nil, after: object), attempt: 1, notBefore: 0)
+        })
+        return id
+    }
+
     /// Queues a task for the task-queue function `queue` (`task` is `{"body": base64, "headers": {...}}`
     /// plus the task `name`). A task whose `scheduleTime` lies ahead on the project clock waits that
     /// long (in wall time) before it joins the queue. Returns the task id.

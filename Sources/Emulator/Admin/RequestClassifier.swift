@@ -1,4 +1,5 @@
 import EmulatorHTTP
+import EmulatorStorage
 
 /// Works out which project, service and operation a routed HTTP request is, so faults can match
 /// it: Auth's routes (and Pub/Sub's `:publish`, matched as `firestore` as before). Firestore's
@@ -6,7 +7,8 @@ import EmulatorHTTP
 enum RequestClassifier {
     /// The project and fault target of a request, or nil for admin/status routes. Reads the
     /// matched template and the normalized path (the router's view), never the raw path.
-    static func classify(_ req: HTTPRequest, _ requestPath: RequestPath, _ match: RouteMatch, projects: ProjectRegistry) -> (String, FaultTarget)? {
+    static func classify(_ req: HTTPRequest, _ requestPath: RequestPath, _ match: RouteMatch, projects: ProjectRegistry,
+                         storage: StorageService? = nil) -> (String, FaultTarget)? {
         let template = match.template.description
         let path = "/" + requestPath.decoded.map { $0 ?? "" }.joined(separator: "/")
         if template.hasPrefix("/emulator") || template == "/" || template == "/emulators" { return nil }
@@ -24,6 +26,9 @@ enum RequestClassifier {
             let project = match.params["project"] ?? match.params["targetProjectId"]
                 ?? projects.projectId(forAPIKey: req.query("key") ?? req.headers["x-goog-api-key"])
             return (project, FaultTarget(service: "auth", method: method, path: path))
+        }
+        if let storage, let operation = StorageOperation.classify(req, match, isBucket: storage.bucketExists) {
+            return (storage.project(ofBucket: operation.bucket), FaultTarget(service: "storage", method: operation.method, path: operation.path))
         }
         // Functions (callables and triggers) are matched inside the functions host, per invocation.
         return nil

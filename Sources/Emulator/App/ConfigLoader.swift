@@ -10,7 +10,7 @@ public enum ConfigLoader {
     static let knownKeys: Set<String> = [
         "$schema", "project", "host", "port", "ports", "rules", "logLevel", "adminToken",
         "auth", "firestore", "functions", "dataDir", "fsync", "import", "exportOnExit",
-        "allowedHosts", "allowedOrigins", "limits",
+        "allowedHosts", "allowedOrigins", "limits", "storage", "storageRules",
     ]
 
     /// Loads the file at `path` over the defaults. Errors name the file and the key.
@@ -95,6 +95,7 @@ public enum ConfigLoader {
             }
         }
         if let r = try string("rules") { c.rulesPath = resolve(r, dir) }
+        if let r = try string("storageRules") { c.storageRulesPath = resolve(r, dir) }
         if let l = try string("logLevel") {
             guard let level = LogLevel(name: l) else { throw CLIError("config file '\(path)': 'logLevel' must be debug, info, warning or error, got '\(l)'") }
             c.logLevel = level
@@ -108,12 +109,13 @@ public enum ConfigLoader {
             if key == "allowedHosts" { c.allowedHosts = try list.map { h throws(CLIError) in try validateAllowedHost(h, "config file '\(path)': '\(key)'") } }
             else { c.allowedOrigins = try list.map { o throws(CLIError) in try validateAllowedOrigin(o, "config file '\(path)': '\(key)'") } }
         }
-        for key in ["auth", "firestore", "functions"] {
+        for key in ["auth", "firestore", "functions", "storage"] {
             guard let v = root[key], !v.isNull else { continue }
             guard case .object = v else { throw CLIError("config file '\(path)': '\(key)' must be an object") }
             switch key {
             case "auth": c.auth = resolveAuthPaths(v, dir)
             case "firestore": c.firestore = try indexSettings(v, path: path, dir: dir, into: &c)
+            case "storage": c.storage = v
             default: c.functions = resolveFunctionPaths(v, dir)
             }
         }
@@ -236,6 +238,15 @@ public enum ConfigLoader {
         }
         if let rules { c.rulesPath = resolve(rules, dir) }
         if let indexes { c.indexesPath = resolve(indexes, dir) }
+        // `storage` is an object or (deploy targets) an array; the first entry with rules serves
+        // every bucket (per-target rules are not modelled).
+        var storageRules: String?
+        switch root["storage"] {
+        case .object(let s)?: storageRules = s["rules"]?.stringValue
+        case .array(let targets)?: storageRules = targets.lazy.compactMap { $0["rules"]?.stringValue }.first
+        default: break
+        }
+        if let storageRules { c.storageRulesPath = resolve(storageRules, dir) }
         let codebases = try firebaseFunctions(root["functions"], path: path, dir: dir)
         if !codebases.isEmpty { c.functions = ["codebases": .array(codebases)] }
         // The project comes from .firebaserc beside firebase.json, as the Firebase CLI reads it.

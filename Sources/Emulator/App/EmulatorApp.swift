@@ -80,7 +80,7 @@ extension EmulatorApp {
     /// Pub/Sub; Firestore applies its own in `FirestoreAPI`): waits `delayMs`, then throws its error if any.
     func injectFault(_ request: HTTPRequest, _ path: RequestPath, _ match: RouteMatch) async throws {
         guard services.faults.hasRules,
-              let (project, target) = RequestClassifier.classify(request, path, match, projects: services.projects),
+              let (project, target) = RequestClassifier.classify(request, path, match, projects: services.projects, storage: services.storage),
               let rule = services.faults.fire(projectId: project, target: target) else { return }
         if rule.delayMs > 0 { try? await Task.sleep(nanoseconds: UInt64(rule.delayMs) * 1_000_000) }
         if let e = rule.error { throw e }

@@ -1,6 +1,8 @@
 import EmulatorAuth
 import EmulatorCore
 import EmulatorFunctions
+import EmulatorRules
+import EmulatorStorage
 import EmulatorStore
 import FoundationEssentials
 
@@ -21,12 +23,19 @@ public struct EmulatorServices: Sendable {
     public let directory = ServiceDirectory()
     /// The document store.
     public let store: StoreService
+    /// Cloud Storage for Firebase (buckets, objects, uploads).
+    public let storage: StorageService
+    /// Where Storage keeps object bytes: files under `<data-dir>/storage/blobs`, or a private
+    /// temporary directory (removed when the runtime stops).
+    public let storageBlobs: DiskBlobStore
     /// Process start, for `uptimeMs`.
     public let startedAt: Timestamp
     /// The Auth service (users, tokens, keys).
     public let auth: AuthService
     /// Security Rules per project.
     public let rules: RulesRegistry
+    /// Storage rules (`--storage-rules`, firebase.json `storage.rules`), judged on the Firebase API.
+    public let storageRules: RulesRegistry
     /// The functions host.
     public let functions: FunctionsHost
     /// Encodes document changes as protobuf CloudEvent bodies for Python Firestore triggers.
@@ -48,7 +57,7 @@ public struct EmulatorServices: Sendable {
     public let dataDirectory: DataDirectory?
 
     /// Every service whose per-project data can be reset, captured and restored.
-    public var participants: [any ProjectStateParticipant] { [store, auth, functions, rulesLog, indexes] }
+    public var participants: [any ProjectStateParticipant] { [store, auth, functions, rulesLog, indexes, storage] }
 
     /// Every service whose data can be exported, imported and journaled.
     public var persistentParticipants: [any PersistentParticipant] { [store, auth] }
@@ -105,6 +114,24 @@ public struct EmulatorServices: Sendable {
                   let e = rule.error else { return nil }
             return HttpsError(e.code, e.message)
         }
+        let storageOptions: StorageOptions
+        do { storageOptions = try StorageOptions(json: config.storage) } catch let e as EmulatorError { throw CLIError("config: \(e.message)") }
+        do {
+            if let dir = config.dataDir {
+                // Part 1 keeps no Storage metadata across runs: files left by an earlier run are orphans.
+                storageBlobs = try DiskBlobStore(directory: FilePathText.appending(FilePathText.appending(dir, "storage"), "blobs"))
+                storageBlobs.removeEverything()
+            } else {
+                storageBlobs = try DiskBlobStore.temporary()
+            }
+        } catch {
+            throw CLIError("storage: \(error.description)")
+        }
+        let storage = StorageService(environments: projects, defaultProject: config.projectId, blobs: storageBlobs, options: storageOptions)
+        self.storage = storage
+        let storageRules = try RulesRegistry(filePath: config.storageRulesPath, logger: logger, service: RulesService.storage)
+        self.storageRules = storageRules
+        storage.setAuthorizer(StorageRulesAuthorizer(registry: storageRules, log: rulesLog, store: store))
         if let dir = config.dataDir {
             let d = try DataDirectory(path: dir, participants: [store, auth], logger: logger, policy: config.fsync)
             try d.load()
@@ -138,6 +165,7 @@ public struct EmulatorServices: Sendable {
                 ($0.path, $0.before?.json(project: batch.project, database: batch.database), $0.after?.json(project: batch.project, database: batch.database))
             }, principal: principal)
         }
+        storage.setObserver(StorageTriggers(functions: functions))
         for p in store.projectsWithData + auth.projectsWithData { _ = projects.environment(for: p) }
         self.startedAt = WallClock().now()
     }

@@ -19,6 +19,7 @@ enum Routes {
         RulesRoutes.register(&r, s)
         FunctionsRoutes.register(&r, s)
         FunctionsTriggerRoutes.register(&r, s)
+        StorageRoutes.register(&r, s)
         StoreBrowseRoutes.register(&r, s)
         AuthUserListRoutes.register(&r, s)
         RulesEvaluationRoutes.register(&r, s)

@@ -31,8 +31,10 @@ public struct CommandLineOptions: Equatable {
         ("firestore-port", "N  Firestore port (8080)"),
         ("functions-port", "N  Functions port (5001)"),
         ("hub-port", "N  hub/admin port (4400)"),
+        ("storage-port", "N  Storage port (9199)"),
         ("rules", "PATH  Firestore security rules file"),
         ("indexes", "PATH  Firestore index file (firestore.indexes.json) for enforcement and suggestions"),
+        ("storage-rules", "PATH  Storage security rules file (service firebase.storage)"),
         ("log-level", "LEVEL  debug|info|warning|error (info)"),
         ("admin-token", "TOKEN  require 'Authorization: Bearer TOKEN' on /emulator/v1/* (and in the UI)"),
         ("allowed-host", "NAMES  extra Host names to answer (comma-separated; .domain = with subdomains)"),
@@ -120,12 +122,13 @@ public struct CommandLineOptions: Equatable {
         }
         if let v = values["host"] { config.host = v }
         if let p = try port("port") { config.singlePort = p }
-        for service in ["auth", "firestore", "functions", "hub"] {
+        for service in ["auth", "firestore", "functions", "hub", "storage"] {
             if let p = try port("\(service)-port") { config.ports[service] = p; if values["port"] == nil { config.singlePort = nil } }
         }
         if let v = values["rules"] { config.rulesPath = ConfigLoader.absolute(v) }
         if let v = values["indexes"] { config.indexesPath = ConfigLoader.absolute(v) }
         if let v = values["strict-indexes"] { config.strictIndexes = v == "true" }
+        if let v = values["storage-rules"] { config.storageRulesPath = ConfigLoader.absolute(v) }
         if let v = values["log-level"] {
             guard let l = LogLevel(name: v) else { throw CLIError("--log-level must be debug, info, warning or error, got '\(v)'") }
             config.logLevel = l
@@ -170,7 +173,8 @@ public struct CommandLineOptions: Equatable {
               emulator start [flags]              run until Ctrl-C
               emulator exec [flags] -- CMD [ARGS]  start, run CMD with FIREBASE_AUTH_EMULATOR_HOST,
                                                   FIRESTORE_EMULATOR_HOST, FIREBASE_EMULATOR_HUB,
-                                                  GCLOUD_PROJECT set, stop, exit with CMD's code
+                                                  STORAGE_EMULATOR_HOST, GCLOUD_PROJECT set, stop,
+                                                  exit with CMD's code
               emulator repair --data-dir DIR      cut damaged journals at their last intact record,
                                                   saving the rest beside them (docs/robustness.md)
               emulator --version | --help

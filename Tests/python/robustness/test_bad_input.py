@@ -15,8 +15,9 @@ import requests
 
 from robustness.catalogue import (ACTION_PAGE_ROUTES, API_KEY, BAD_DATABASE_IDS, BAD_ID_ROUTES, BAD_PROJECT_IDS,
                                   BAD_QUERY_ROUTES, BODY_ROUTES, CANARY, DOT_NAMES,
-                                  GLOBAL_RESET_ROUTES, HOSTILE, MALFORMED, OTHER_ROUTES, STREAM_ROUTES, WEBCHANNEL_ROUTES, TARGET, TENANT_BODY, TRAVERSAL_DOC_PATHS,
-                                  TRAVERSAL_FS_PATHS, TRAVERSAL_NAMES, UNIMPLEMENTED_ROUTES)
+                                  GLOBAL_RESET_ROUTES, HOSTILE, MALFORMED, OTHER_ROUTES, STREAM_ROUTES, TARGET, TENANT_BODY, TRAVERSAL_DOC_PATHS,
+                                  TRAVERSAL_FS_PATHS, TRAVERSAL_NAMES, UNIMPLEMENTED_ROUTES,
+                                  STORAGE_ROUTES, WEBCHANNEL_ROUTES)
 
 TIMEOUT = 10
 OWNER = {"Authorization": "Bearer owner"}
@@ -135,6 +136,19 @@ def test_bodyless_routes_survive_hostile_bodies(emulator, setup, route):
     s, _ = setup
     for body in (MALFORMED["deep-array"], MALFORMED["invalid-utf8"], MALFORMED["truncated"]):
         check(send(s, emulator, *route, body=body), must_fail=False)
+
+
+@pytest.mark.parametrize("route", STORAGE_ROUTES + WEBCHANNEL_ROUTES, ids=route_id)
+def test_byte_routes_survive_hostile_bodies(emulator, setup, route):
+    """Storage takes any bytes and WebChannel its own framing: never a 5xx but a named 501, and
+    an error always says what went wrong (JSON, or XML on Storage's XML paths, or text)."""
+    s, _ = setup
+    problems = []
+    for name, body in {**MALFORMED, **HOSTILE}.items():
+        r = send(s, emulator, *route, body=body)
+        if (r.status_code >= 500 and r.status_code != 501) or (r.status_code >= 400 and not r.text.strip()):
+            problems.append(f"{name} {route[0]} {r.request.url} -> {r.status_code}: {r.text[:200]}")
+    assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("route", STREAM_ROUTES, ids=route_id)
