@@ -36,6 +36,8 @@ let package = Package(
         // Services. They never import each other or EmulatorHTTP.
         .target(name: "EmulatorAuth", dependencies: ["EmulatorCore", "EmulatorCrypto"]),
         .target(name: "EmulatorStore", dependencies: ["EmulatorCore"]),
+        // google.pubsub.v1 topics, subscriptions, delivery, snapshots and seek (proto3 JSON in and out).
+        .target(name: "EmulatorPubSub", dependencies: ["EmulatorCore"]),
         .target(name: "EmulatorFunctions", dependencies: ["EmulatorCore", "CSpawn", "CAssets"], exclude: ["Python/launcher"]),
         // Schema-driven proto3 codec: protobuf bytes <-> proto3 JSON, Firestore/gRPC schemas.
         .target(name: "EmulatorProtobuf", dependencies: ["EmulatorCore"]),
@@ -46,13 +48,13 @@ let package = Package(
             name: "Emulator",
             dependencies: [
                 "EmulatorCore", "EmulatorHTTP", "EmulatorCrypto", "EmulatorRules",
-                "EmulatorAuth", "EmulatorStore", "EmulatorFunctions", "EmulatorProtobuf", "CAssets",
+                "EmulatorAuth", "EmulatorStore", "EmulatorPubSub", "EmulatorFunctions", "EmulatorProtobuf", "CAssets",
             ],
             exclude: ["UI/assets"]
         ),
         .executableTarget(name: "emulator", dependencies: ["Emulator"]),
         // Fuzz targets over the parsers and decoders, deterministic per input (see docs/robustness.md).
-        .target(name: "EmulatorFuzzTargets", dependencies: ["EmulatorHTTP", "EmulatorStore", "EmulatorRules", "EmulatorAuth", "EmulatorCrypto", "EmulatorProtobuf", "EmulatorFunctions"], path: "Fuzz/Targets"),
+        .target(name: "EmulatorFuzzTargets", dependencies: ["EmulatorHTTP", "EmulatorStore", "EmulatorPubSub", "EmulatorRules", "EmulatorAuth", "EmulatorCrypto", "EmulatorProtobuf", "EmulatorFunctions"], path: "Fuzz/Targets"),
         // Runs a target: a deterministic mutation fuzzer, or libFuzzer when built by Fuzz/run.sh (-DLIBFUZZER).
         .executableTarget(name: "emulator-fuzz", dependencies: ["EmulatorFuzzTargets"], path: "Fuzz/Sources"),
         // The MakeItSo example's functions codebase, run by the emulator as a worker.
@@ -67,6 +69,7 @@ let package = Package(
         .testTarget(name: "EmulatorRulesTests", dependencies: ["EmulatorRules"], resources: [.copy("Conformance")]),
         .testTarget(name: "EmulatorAuthTests", dependencies: ["EmulatorAuth", "EmulatorCrypto"]),
         .testTarget(name: "EmulatorStoreTests", dependencies: ["EmulatorStore"]),
+        .testTarget(name: "EmulatorPubSubTests", dependencies: ["EmulatorPubSub"]),
         .testTarget(name: "EmulatorFunctionsTests", dependencies: ["EmulatorFunctions"]),
         .testTarget(name: "EmulatorProtobufTests", dependencies: ["EmulatorProtobuf"], resources: [.copy("Fixtures")]),
         .testTarget(name: "EmulatorTests", dependencies: ["Emulator"]),
