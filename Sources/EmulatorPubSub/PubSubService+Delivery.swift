@@ -135,6 +135,7 @@ extension PubSubService {
             }
             return failed
         }
+        wakeups.wake(name.full)  // streams under flow control may lease again
         if failed > 0 {
             throw EmulatorError.invalidArgument("\(failed) of the acknowledgement ids in the request were invalid: their leases have expired (exactly-once delivery).")
         }
@@ -217,4 +218,9 @@ extension PubSubBacklog {
         }
         return (targets, failed)
     }
+}
+
+extension PubSubService {
+    /// The (position, lease) an ack id names, nil when malformed (for transports that track leases).
+    public static func parseAckId(_ text: String) -> (seq: Int64, lease: Int64)? { PubSubBacklog.parseAckId(text) }
 }

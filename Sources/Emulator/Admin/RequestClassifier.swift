@@ -8,6 +8,7 @@ enum RequestClassifier {
         let template = match.template.description
         let path = "/" + requestPath.decoded.map { $0 ?? "" }.joined(separator: "/")
         if template.hasPrefix("/emulator") || template == "/" || template == "/emulators" { return nil }
+        if let pubsub = pubsubTarget(req, requestPath, match) { return pubsub }
         if template.hasPrefix("/v1/projects/") {
             let project = match.params["project"] ?? ""
             let docPath = match.params["path"] ?? ""
@@ -36,5 +37,31 @@ enum RequestClassifier {
         }
         // Functions (callables and triggers) are matched inside the functions host, per invocation.
         return nil
+    }
+
+    /// Pub/Sub's REST routes: method the verb (`publish`, `pull`, `acknowledge`, ...) or the CRUD
+    /// name (PUT create, GET get or list, PATCH update, DELETE delete); path relative to the
+    /// project (`topics/orders`, `subscriptions/s`, `topics`), as PubSubGRPCService names them.
+    static func pubsubTarget(_ req: HTTPRequest, _ requestPath: RequestPath, _ match: RouteMatch) -> (String, FaultTarget)? {
+        let template = match.template.description
+        guard template.hasPrefix("/v1/projects/{project}/topics") || template.hasPrefix("/v1/projects/{project}/subscriptions")
+            || template.hasPrefix("/v1/projects/{project}/snapshots") else { return nil }
+        var segments = requestPath.decoded.map { $0 ?? "" }.dropFirst(3).map { $0 }
+        if match.template.verb != nil, let last = segments.last, let colon = last.lastIndex(of: ":") {
+            segments[segments.count - 1] = String(last[..<colon])
+        }
+        let method: String
+        if let verb = match.template.verb {
+            method = verb
+        } else {
+            switch req.method {
+            case "GET": method = segments.count % 2 == 0 ? "get" : "list"
+            case "PUT": method = "create"
+            case "PATCH": method = "update"
+            case "DELETE": method = "delete"
+            default: method = req.method.lowercased()
+            }
+        }
+        return (match.params["project"] ?? "", FaultTarget(service: "pubsub", method: method, path: segments.joined(separator: "/")))
     }
 }

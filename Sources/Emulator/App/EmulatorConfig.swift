@@ -10,7 +10,7 @@ public struct EmulatorConfig: Sendable, Equatable {
     /// When set, every API is served on this one port only (0 = ephemeral).
     public var singlePort: Int?
     /// Per-service ports (Firebase's defaults); each port serves every API.
-    public var ports: [String: Int] = ["hub": 4400, "auth": 9099, "firestore": 8080, "functions": 5001]
+    public var ports: [String: Int] = ["hub": 4400, "auth": 9099, "firestore": 8080, "functions": 5001, "pubsub": 8085]
     /// Firestore rules file, if any (absolute, or relative to the working directory).
     public var rulesPath: String?
     /// Log threshold.
@@ -43,12 +43,12 @@ public struct EmulatorConfig: Sendable, Equatable {
     public init() {}
 
     /// The service names in display order.
-    public static let serviceNames = ["hub", "auth", "firestore", "functions"]
+    public static let serviceNames = ["hub", "auth", "firestore", "functions", "pubsub"]
 }
 
 /// A service's advertised address (after binding, so port 0 shows the real port).
 public struct ServiceAddress: Sendable, Equatable {
-    /// `auth`, `firestore`, `functions` or `hub`.
+    /// `auth`, `firestore`, `functions`, `pubsub` or `hub`.
     public var name: String
     /// Host.
     public var host: String

@@ -72,7 +72,7 @@ public final class EmulatorRuntime: Sendable {
         }
         var serverConfig = HTTPServerConfiguration(listeners: ports.map { .init(host: config.host, port: $0) })
         serverConfig.maxBodyBytes = 32 * 1024 * 1024
-        let grpc = FirestoreGRPCService(api: FirestoreAPI(services: services))
+        let grpc = GRPCServices(services: services)
         let server = HTTPServer(configuration: serverConfig, responder: { [app] in await app.handle($0) }, grpc: { await grpc.handle($0) })
         let bound = try server.start()
         var addresses: [ServiceAddress] = []
@@ -152,6 +152,7 @@ public final class EmulatorRuntime: Sendable {
         env["FIREBASE_FIRESTORE_EMULATOR_ADDRESS"] = hp("firestore")
         env["FIREBASE_EMULATOR_HUB"] = hp("hub")
         env["FUNCTIONS_EMULATOR_HOST"] = hp("functions")
+        env["PUBSUB_EMULATOR_HOST"] = hp("pubsub")
         return env
     }
 

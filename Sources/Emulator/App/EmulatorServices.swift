@@ -1,6 +1,7 @@
 import EmulatorAuth
 import EmulatorCore
 import EmulatorFunctions
+import EmulatorPubSub
 import EmulatorStore
 import FoundationEssentials
 
@@ -29,6 +30,8 @@ public struct EmulatorServices: Sendable {
     public let rules: RulesRegistry
     /// The functions host.
     public let functions: FunctionsHost
+    /// Pub/Sub topics, subscriptions and delivery.
+    public let pubsub: PubSubService
     /// Encodes document changes as protobuf CloudEvent bodies for Python Firestore triggers.
     public let documentEventEncoder: (any DocumentEventEncoder)? = ProtobufDocumentEventEncoder()
     /// Every store access with its rules verdict, per project (the UI's Requests page).
@@ -42,10 +45,10 @@ public struct EmulatorServices: Sendable {
     public let dataDirectory: DataDirectory?
 
     /// Every service whose per-project data can be reset, captured and restored.
-    public var participants: [any ProjectStateParticipant] { [store, auth, functions, rulesLog] }
+    public var participants: [any ProjectStateParticipant] { [store, auth, pubsub, functions, rulesLog] }
 
     /// Every service whose data can be exported, imported and journaled.
-    public var persistentParticipants: [any PersistentParticipant] { [store, auth] }
+    public var persistentParticipants: [any PersistentParticipant] { [store, auth, pubsub] }
 
     /// After a reset, restore or import: tells the UI the project changed wholesale. (The services
     /// journal their own replacements, write-ahead, through the hooks installed below.)
@@ -94,8 +97,11 @@ public struct EmulatorServices: Sendable {
                   let e = rule.error else { return nil }
             return HttpsError(e.code, e.message)
         }
+        let pubsub = PubSubService(environments: projects)
+        self.pubsub = pubsub
+        PubSubWiring.connect(pubsub: pubsub, functions: functions, revisions: revisions)
         if let dir = config.dataDir {
-            let d = try DataDirectory(path: dir, participants: [store, auth], logger: logger, policy: config.fsync)
+            let d = try DataDirectory(path: dir, participants: [store, auth, pubsub], logger: logger, policy: config.fsync)
             try d.load()
             self.dataDirectory = d
         } else {
@@ -109,6 +115,7 @@ public struct EmulatorServices: Sendable {
             // Weak: the data directory holds the services as participants (a strong capture is a cycle).
             store.setJournal { [weak journal] project, entry in try journal?.append(participant: "firestore", project: project, entry: entry) }
             auth.setJournal { [weak journal] project, entry in try journal?.append(participant: "auth", project: project, entry: entry) }
+            pubsub.setJournal { [weak journal] project, entry in try journal?.append(participant: "pubsub", project: project, entry: entry) }
         }
         // Weak: the functions host reaches the store through its admin context, and a strong
         // capture here would make a cycle that outlives the services (embedding, tests).
@@ -127,7 +134,7 @@ public struct EmulatorServices: Sendable {
                 ($0.path, $0.before?.json(project: batch.project, database: batch.database), $0.after?.json(project: batch.project, database: batch.database))
             }, principal: principal)
         }
-        for p in store.projectsWithData + auth.projectsWithData { _ = projects.environment(for: p) }
+        for p in store.projectsWithData + auth.projectsWithData + pubsub.projectsWithData { _ = projects.environment(for: p) }
         self.startedAt = WallClock().now()
     }
 }

@@ -31,6 +31,7 @@ public struct CommandLineOptions: Equatable {
         ("firestore-port", "N  Firestore port (8080)"),
         ("functions-port", "N  Functions port (5001)"),
         ("hub-port", "N  hub/admin port (4400)"),
+        ("pubsub-port", "N  Pub/Sub port (8085)"),
         ("rules", "PATH  Firestore security rules file"),
         ("log-level", "LEVEL  debug|info|warning|error (info)"),
         ("admin-token", "TOKEN  require 'Authorization: Bearer TOKEN' on /emulator/v1/* (and in the UI)"),
@@ -107,7 +108,7 @@ public struct CommandLineOptions: Equatable {
         }
         if let v = values["host"] { config.host = v }
         if let p = try port("port") { config.singlePort = p }
-        for service in ["auth", "firestore", "functions", "hub"] {
+        for service in ["auth", "firestore", "functions", "hub", "pubsub"] {
             if let p = try port("\(service)-port") { config.ports[service] = p; if values["port"] == nil { config.singlePort = nil } }
         }
         if let v = values["rules"] { config.rulesPath = ConfigLoader.absolute(v) }
@@ -146,7 +147,8 @@ public struct CommandLineOptions: Equatable {
             Usage:
               emulator start [flags]              run until Ctrl-C
               emulator exec [flags] -- CMD [ARGS]  start, run CMD with FIREBASE_AUTH_EMULATOR_HOST,
-                                                  FIRESTORE_EMULATOR_HOST, FIREBASE_EMULATOR_HUB,
+                                                  FIRESTORE_EMULATOR_HOST, PUBSUB_EMULATOR_HOST,
+                                                  FIREBASE_EMULATOR_HUB,
                                                   GCLOUD_PROJECT set, stop, exit with CMD's code
               emulator repair --data-dir DIR      cut damaged journals at their last intact record,
                                                   saving the rest beside them (docs/robustness.md)
