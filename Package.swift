@@ -5,11 +5,13 @@ import PackageDescription
 
 let package = Package(
     name: "FirebaseStyleEmulator",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v16)],
     products: [
         .executable(name: "emulator", targets: ["emulator"]),
         .library(name: "Emulator", targets: ["Emulator"]),
         .library(name: "EmulatorFunctionsWorker", targets: ["EmulatorFunctionsWorker"]),
+        // For app test targets (XCTest, Swift Testing): a project per test in a running emulator (docs/testing.md).
+        .library(name: "FirebaseEmulatorTesting", targets: ["FirebaseEmulatorTesting"]),
     ],
     targets: [
         // System library: OpenSSL's libcrypto, found with pkg-config (Debian: libssl-dev).
@@ -53,6 +55,10 @@ let package = Package(
             exclude: ["UI/assets"]
         ),
         .executableTarget(name: "emulator", dependencies: ["Emulator"]),
+        // The testing library for apps' tests: full Foundation and URLSession, no emulator modules (docs/testing.md).
+        .target(name: "FirebaseEmulatorTesting"),
+        // The same library served in process (no sockets) for this package's own tests.
+        .target(name: "EmulatorTestSupport", dependencies: ["Emulator", "FirebaseEmulatorTesting"]),
         // Fuzz targets over the parsers and decoders, deterministic per input (see docs/robustness.md).
         .target(name: "EmulatorFuzzTargets", dependencies: ["EmulatorHTTP", "EmulatorStore", "EmulatorPubSub", "EmulatorRules", "EmulatorAuth", "EmulatorCrypto", "EmulatorProtobuf", "EmulatorFunctions"], path: "Fuzz/Targets"),
         // Runs a target: a deterministic mutation fuzzer, or libFuzzer when built by Fuzz/run.sh (-DLIBFUZZER).
@@ -72,7 +78,10 @@ let package = Package(
         .testTarget(name: "EmulatorPubSubTests", dependencies: ["EmulatorPubSub"]),
         .testTarget(name: "EmulatorFunctionsTests", dependencies: ["EmulatorFunctions"]),
         .testTarget(name: "EmulatorProtobufTests", dependencies: ["EmulatorProtobuf"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "EmulatorTests", dependencies: ["Emulator"]),
+        .testTarget(name: "EmulatorTests", dependencies: ["Emulator", "EmulatorTestSupport"]),
+        .testTarget(name: "FirebaseEmulatorTestingTests", dependencies: ["FirebaseEmulatorTesting", "EmulatorTestSupport"]),
+        // The MakeItSo story as Swift tests against a running emulator (Tests/run-all.sh runs them under `emulator exec`).
+        .testTarget(name: "MakeItSoTests", dependencies: ["FirebaseEmulatorTesting"], path: "Examples/MakeItSo/Tests"),
         .testTarget(name: "EmulatorFuzzTargetsTests", dependencies: ["EmulatorFuzzTargets", "EmulatorRules", "EmulatorHTTP"]),
     ],
     swiftLanguageModes: [.v6]

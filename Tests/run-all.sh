@@ -20,7 +20,9 @@ fi
 
 # The release binary links statically; one `import Foundation` in a product module adds
 # CoreFoundation and ICU (about 40 MB). FoundationEssentials is fine (docs/architecture.md).
-if full=$(grep -rlE '^\s*(@_exported\s+)?import\s+Foundation\s*$' Sources --include=*.swift | grep -v '^Sources/EmulatorFunctionsWorker/'); then
+# FirebaseEmulatorTesting (the testing library for apps' tests) and EmulatorTestSupport are not
+# in the binary, and the library needs URLSession.
+if full=$(grep -rlE '^\s*(@_exported\s+)?import\s+Foundation\s*$' Sources --include=*.swift | grep -vE '^Sources/(EmulatorFunctionsWorker|FirebaseEmulatorTesting)/'); then
   echo "$full"
   echo "product modules must not import the full Foundation (use FoundationEssentials; see 'Foundation' in docs/architecture.md)"
   exit 1
@@ -53,13 +55,25 @@ swift_status=$?
 set -e
 grep -E '^(✘|✔ Test run|error: )' .build/swift-test.log || tail -20 .build/swift-test.log
 
+# The testing library against the built binary (in `swift test` above its live half talks to an
+# emulator started in process), and the MakeItSo story as Swift tests against the example's
+# emulator (rules, signed tokens, the Swift functions worker). About 20 s.
+echo "== swift testing library and MakeItSo tests under emulator exec"
+set +e
+kits_status=0
+.build/debug/emulator exec --port 0 --log-level error -- swift test --skip-build --no-parallel --filter FirebaseEmulatorTestingTests >.build/kits-test.log 2>&1 || kits_status=1
+.build/debug/emulator exec --port 0 --log-level error --config Examples/MakeItSo/emulator.json -- swift test --skip-build --no-parallel --filter MakeItSoTests >>.build/kits-test.log 2>&1 || kits_status=1
+set -e
+grep -E '^(✘|✔ Test run|error: )' .build/kits-test.log || tail -20 .build/kits-test.log
+[ "$kits_status" = 0 ] || swift_status=1
+
 fuzz_status=0
 if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== fuzz: libFuzzer + AddressSanitizer, 5 s per target (SKIP_SANITIZERS=1: deterministic smoke instead; longer runs: docs/robustness.md)"
   Fuzz/run.sh 5 || fuzz_status=1
 else
   echo "== fuzz smoke (deterministic, 2 s per target; longer runs: docs/robustness.md)"
-  for t in http json value query rules jwt hpack protobuf http2 functions; do
+  for t in http json value query rules jwt hpack protobuf http2 functions regex webchannel; do
     .build/debug/emulator-fuzz "$t" --seconds 2 --seed "$RANDOM" || fuzz_status=1
   done
 fi
@@ -81,6 +95,14 @@ if [ ! -x .venv/bin/python ]; then python3 -m venv --system-site-packages .venv;
 set +e
 EMULATOR_BIN="$PWD/.build/debug/emulator" .venv/bin/python -m pytest -q -p no:cacheprovider Tests/python
 py_status=$?
+# The pytest plugin (testing/python), installed as users install it; its tests run sample user
+# suites in subprocesses, with and without -n 2 and `emulator exec` (about 45 s).
+echo "== pytest-firebase-emulator (testing/python)"
+.venv/bin/python -m pip install -q --disable-pip-version-check --no-build-isolation --no-deps --force-reinstall ./testing/python >/dev/null &&
+  FIREBASE_EMULATOR_BIN="$PWD/.build/debug/emulator" .venv/bin/python -m pytest -q -p no:cacheprovider testing/python/tests || py_status=1
+# docs/testing.md's example suite for the MakeItSo backend, as its readers run it (about 10 s).
+FIREBASE_EMULATOR_BIN="$PWD/.build/debug/emulator" .venv/bin/python -m pytest -q -p no:cacheprovider -p no:benchmark Examples/MakeItSo/pytest -n 2 || py_status=1
+rm -rf testing/python/build
 set -e
 
 # The release artifact and its proof (scripts/package.sh, scripts/check-package.sh): a static

@@ -32,6 +32,7 @@ fi
 
 if [ ! -x .venv/bin/python ]; then python3 -m venv --system-site-packages .venv; fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -r bench/requirements.txt
+.venv/bin/python -m pip install -q --disable-pip-version-check ./testing/python >/dev/null && rm -rf testing/python/build
 export PYTHON="$PWD/.venv/bin/python"
 
 out=$(mktemp)
@@ -71,6 +72,14 @@ print(f"{time.perf_counter()-t:.2f}")') s."
   echo "| measure | value | goal |"
   echo "|---|---|---|"
   "$PYTHON" bench/listen.py
+  echo "== WebChannel: latency with 100 sessions against gRPC, 10 MB over long polling, idle sessions; Google's emulator beside" >&2
+  echo
+  echo "Firestore over WebChannel (the JS SDK's browser transport; raw sessions from one Python process, \`bench/webchannel_bench.py\`;"
+  echo "gRPC and, where installed, Google's Firestore emulator measured in the same run):"
+  echo
+  echo "| measure | value | goal |"
+  echo "|---|---|---|"
+  "$PYTHON" bench/webchannel_bench.py
   echo
   echo "== cost of durability (--data-dir, each fsync policy)" >&2
   echo "Cost of durability: 2,000 sequential PATCHes of 500 documents from one Python client (its own round"
@@ -87,6 +96,13 @@ print(f"{time.perf_counter()-t:.2f}")') s."
   echo "== Python functions (firebase-functions from PyPI; builds the SDK venv in .cache on first use)" >&2
   echo
   "$PYTHON" bench/python_functions.py
+  echo "== the pytest plugin: fresh-project fixture overhead, a 1,000-test suite with -n 2 and with resets" >&2
+  echo
+  echo "The pytest plugin (testing/python; \`bench/pytest_kit.py\`):"
+  echo
+  echo "| measure | value | goal |"
+  echo "|---|---|---|"
+  "$PYTHON" bench/pytest_kit.py
 } >"$out"
 cat "$out" >>bench/RESULTS.md
 cat "$out"

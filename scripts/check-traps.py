@@ -21,7 +21,7 @@ import sys
 TRAPS = [
     (re.compile(r"\btry!"), "try!"),
     (re.compile(r"\bas!"), "as!"),
-    (re.compile(r"\b(fatalError|precondition|preconditionFailure|assert|assertionFailure)\s*\("), "trapping call"),
+    (re.compile(r"(?<![.\w])(?<!case )(fatalError|precondition|preconditionFailure|assert|assertionFailure)\s*\("), "trapping call"),
     (re.compile(r"\.unsafelyUnwrapped\b"), "unsafelyUnwrapped"),
     # A postfix `!` (force unwrap or implicitly unwrapped type): right after an identifier, `)`,
     # `]` or `>`, not followed by `=` (that is `!=`).

@@ -22,6 +22,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case http2
     /// Python codebases' inputs: `.env` files, schedules, launcher events, output lines, manifests.
     case functions
+    /// Rules regular expressions: compiled and run, answers checked against a backtracker.
+    case regex
+    /// WebChannel requests (query parameters, form bodies, the `headers=` block) and chunk framing.
+    case webchannel
 
     /// Runs the target on `data`. Throws when the input breaks a property the target checks
     /// (for example a serialization that does not re-parse); a crash is a crash.
@@ -37,6 +41,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .protobuf: try ProtobufTarget.run(data)
         case .http2: try HTTP2Target.run(data)
         case .functions: try FunctionsTarget.run(data)
+        case .regex: try RegexTarget.run(data)
+        case .webchannel: try WebChannelTarget.run(data)
         }
     }
 }

@@ -39,6 +39,8 @@ final class Connection {
     /// monotonic deadline passes ("lingering close"): closing with unread input would make the
     /// kernel send RST, and the peer could lose our last answer (an error or a GOAWAY).
     var lingerDeadline: UInt64?
+    /// Bytes read and dropped while lingering.
+    var lingerDrained = 0
     /// Peer half-closed its side; finish what is queued, then close.
     var peerClosed = false
     /// Monotonic deadline for receiving a whole request (set while one is being received).
@@ -51,8 +53,17 @@ final class Connection {
     var streamClose = false
     /// The streaming response's producer waits for room in the output.
     var awaitingAck = false
-    /// EPOLLOUT is registered.
+    /// Output is waiting for the socket (EPOLLOUT is wanted).
     var wantsWrite = false
+    /// Not reading: the peer is past its output budget, has sent its end of input, or (HTTP/1.1)
+    /// has sent a request ahead of the one being answered.
+    var readPaused = false
+    /// The next HTTP/1.1 request waits until the unsent output drains under the budget.
+    var dispatchHeld = false
+    /// Since when output has waited for a socket that takes none of it (monotonic).
+    var stalledSince: UInt64?
+    /// The epoll events registered now.
+    var events: UInt32 = 0
     /// Responses completed on this connection.
     var servedRequests = 0
 

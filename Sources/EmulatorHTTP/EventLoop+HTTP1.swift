@@ -5,6 +5,12 @@ extension EventLoop {
     func advance(_ c: Connection) {
         guard connections[c.fd] === c else { return }
         while !c.inFlight && !c.closeAfterWrite {
+            // Answers the client has not read yet: take no new request until they drain (its
+            // further input stays in the socket, see `wantsInput`).
+            if c.output.count - c.outputOffset >= config.outputBudget {
+                c.dispatchHeld = true
+                break
+            }
             switch c.parser.next() {
             case .needMore:
                 if c.parser.hasPartialRequest && c.requestDeadline == nil {
@@ -62,7 +68,7 @@ extension EventLoop {
     /// Lets a streaming response's producer write its next chunk once little output is pending
     /// (a client that does not read holds its producer back, and only its own).
     func acknowledgeIfRoom(_ c: Connection) {
-        guard c.awaitingAck, connections[c.fd] === c, c.output.count - c.outputOffset < 256 * 1024 else { return }
+        guard c.awaitingAck, connections[c.fd] === c, c.output.count - c.outputOffset < min(256 * 1024, config.outputBudget / 2) else { return }
         c.awaitingAck = false
         c.bodyWriter?.acknowledge()
     }
@@ -80,7 +86,8 @@ extension EventLoop {
         let code: String
         switch status {
         case 408: code = "DEADLINE_EXCEEDED"
-        case 413, 431: code = "RESOURCE_EXHAUSTED"
+        case 413, 429, 431: code = "RESOURCE_EXHAUSTED"
+        case 503: code = "UNAVAILABLE"
         case 501, 505: code = "UNIMPLEMENTED"
         default: code = "INVALID_ARGUMENT"
         }

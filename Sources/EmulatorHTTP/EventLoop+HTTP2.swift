@@ -12,7 +12,11 @@ extension EventLoop {
         // A peer that sends the preface and then nothing is idle like any other.
         c.idleDeadline = Socket.monotonicNanos() + UInt64(config.idleTimeout * 1e9)
         let fd = c.fd, id = c.id, handler = streamHandler
-        let h2 = HTTP2Connection(limits: config.http2, remote: c.remote, post: { [weak self] stream, command in
+        // Frame no more than half the connection's output budget at once, so framing alone never
+        // pauses reading (control frames and a peer that does not read do).
+        var limits = config.http2
+        limits.outputBudget = max(16 * 1024, min(limits.outputBudget, config.outputBudget / 2))
+        let h2 = HTTP2Connection(limits: limits, remote: c.remote, quota: streamQuota, post: { [weak self] stream, command in
             self?.send(.h2(fd: fd, id: id, stream: stream, command: command))
         }, onStream: { stream, _ in
             let task = Task { await handler(stream) }

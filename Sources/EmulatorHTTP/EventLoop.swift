@@ -9,6 +9,13 @@ import CEpoll
 /// in request order per connection; HTTP/2 connections run their frames through an
 /// `HTTP2Connection` and each stream's handler in its own `Task` (see `EventLoop+HTTP2`).
 ///
+/// Back-pressure: a connection is read only while its unsent output is under
+/// `HTTPServerConfiguration.outputBudget` (and, for HTTP/1.1, while the next pipelined request
+/// has not been read ahead of the one in flight), and at most `readsPerTurn` reads per turn, so
+/// a client that does not read its answers, or sends faster than we serve, stalls only itself.
+/// Connections beyond the cap are answered 503; when descriptors run out, accepting pauses with a
+/// growing delay instead of spinning (`EventLoop+Accept`).
+///
 /// Thread confinement: everything but `inbox` is touched only by the loop thread; `inbox`
 /// (responses and commands from other threads) is behind a `Mutex` and the loop is woken
 /// through an eventfd.
@@ -32,15 +39,37 @@ final class EventLoop: @unchecked Sendable {
     let streamHandler: HTTP2StreamHandler
     private let epfd: Int32
     private let wakeFd: Int32
-    private var listeners: Set<Int32> = []
+    /// Listening sockets.
+    var listeners: Set<Int32> = []
     /// Open connections by file descriptor.
     var connections: [Int32: Connection] = [:]
     private let inbox = Mutex<[Message]>([])
-    private var nextId: UInt64 = 1
+    /// The id of the next accepted connection.
+    var nextId: UInt64 = 1
     /// Set by `stop`: connections still open then are closed.
     var stopDeadline: UInt64?
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     private let finished = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    /// The connection cap in force (`HTTPServerConfiguration.maxConnections` resolved).
+    let maxConnections: Int
+    /// Open HTTP/2 streams of every connection, against `HTTPServerConfiguration.maxStreams`.
+    let streamQuota: HTTP2StreamQuota
+    /// Accepting is paused (descriptors ran out) until this monotonic time.
+    var acceptPausedUntil: UInt64?
+    /// The next pause's length; doubles while accepting keeps failing, up to a second.
+    var acceptBackoff = EventLoop.minAcceptBackoff
+    /// Connections closed since freed memory was last returned to the system.
+    var closedSinceTrim = 0
+    /// When freed memory is next returned to the system, once enough was freed.
+    var trimAt: UInt64?
+
+    /// Reads of `readBuffer`'s size one connection gets per turn of the loop (256 KiB): a client
+    /// that sends without pause cannot keep the loop from the others.
+    static let readsPerTurn = 4
+    /// Input read and dropped while lingering before the connection is closed anyway.
+    static let maxLingerDrain = 4 << 20
+    /// Bytes of the next HTTP/1.1 request read ahead while one is in flight.
+    static let readAhead = 64 * 1024
 
     /// Creates the loop over already bound listening sockets.
     init(config: HTTPServerConfiguration, responder: @escaping HTTPResponder, streamHandler: @escaping HTTP2StreamHandler,
@@ -48,6 +77,8 @@ final class EventLoop: @unchecked Sendable {
         self.config = config
         self.responder = responder
         self.streamHandler = streamHandler
+        maxConnections = Self.connectionCap(config.maxConnections)
+        streamQuota = HTTP2StreamQuota(limit: max(1, config.maxStreams))
         epfd = cepoll_create()
         wakeFd = cepoll_eventfd()
         guard epfd >= 0, wakeFd >= 0 else { throw HTTPServerError("cannot create event loop: \(Socket.errorText())") }
@@ -95,7 +126,8 @@ final class EventLoop: @unchecked Sendable {
     /// Changes the events epoll reports for a descriptor.
     func modify(_ fd: Int32, events: UInt32) { _ = cepoll_ctl(epfd, 3, fd, events) }
 
-    private func unregister(_ fd: Int32) { _ = cepoll_ctl(epfd, 2, fd, 0) }
+    /// Removes a descriptor from epoll.
+    func unregister(_ fd: Int32) { _ = cepoll_ctl(epfd, 2, fd, 0) }
 
     private func run() {
         var readyFds = [Int32](repeating: 0, count: 512)
@@ -113,14 +145,22 @@ final class EventLoop: @unchecked Sendable {
                 } else if listeners.contains(fd) {
                     acceptAll(fd)
                 } else if let c = connections[fd] {
-                    if flags & (cepoll_in | cepoll_hup | cepoll_err | cepoll_rdhup) != 0 { readable(c) }
+                    if c.readPaused {
+                        // Not reading: only a reset or an error is reported, and nothing more can
+                        // be delivered to that peer.
+                        if flags & (cepoll_hup | cepoll_err) != 0 { closeConnection(c) }
+                    } else if flags & (cepoll_in | cepoll_hup | cepoll_err | cepoll_rdhup) != 0 {
+                        readable(c)
+                    }
                     if flags & cepoll_out != 0, connections[fd] === c { flush(c) }
                 }
             }
             processInbox()
             let now = Socket.monotonicNanos()
+            if let until = acceptPausedUntil, now >= until { resumeAccepting() }
             if now >= nextScan {
                 scanTimeouts(now)
+                trimMemoryIfDue(now)
                 nextScan = now + 100_000_000
             }
             if let deadline = stopDeadline {
@@ -140,29 +180,15 @@ final class EventLoop: @unchecked Sendable {
         for w in waiters { w.resume() }
     }
 
-    private func acceptAll(_ lfd: Int32) {
-        while true {
-            var storage = sockaddr_storage()
-            var len = UInt32(MemoryLayout<sockaddr_storage>.size)
-            let fd = withUnsafeMutablePointer(to: &storage) { cepoll_accept(lfd, $0, &len) }
-            if fd < 0 { return }  // EAGAIN, or out of fds (retried on the next readiness)
-            var one: Int32 = 1
-            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-            let c = Connection(fd: fd, id: nextId, remote: Socket.describe(&storage),
-                               parser: HTTPRequestParser(maxHeaderBytes: config.maxHeaderBytes, maxBodyBytes: config.maxBodyBytes))
-            nextId += 1
-            c.idleDeadline = Socket.monotonicNanos() + UInt64(config.idleTimeout * 1e9)
-            connections[fd] = c
-            register(fd, events: cepoll_in | cepoll_rdhup)
-        }
-    }
-
     private func readable(_ c: Connection) {
         if c.lingerDeadline != nil {
             drainLingering(c)
             return
         }
-        while true {
+        var reads = 0
+        // Level-triggered: input left after this turn's quota is reported again next turn.
+        while reads < Self.readsPerTurn && wantsInput(c) {
+            reads += 1
             let n = readBuffer.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, 0) }
             if n > 0 {
                 readBuffer.withUnsafeBytes { consume(c, UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
@@ -193,6 +219,7 @@ final class EventLoop: @unchecked Sendable {
         // themselves) has gone: HTTP/1.1 clients do not half-close while they wait for an answer,
         // and the stream would otherwise hold its subscription until its next write fails.
         if c.peerClosed && c.bodyWriter != nil, connections[c.fd] === c { closeConnection(c) }
+        updateInterest(c)
     }
 
     /// Routes received bytes by protocol; while undecided, waits until the bytes either differ
@@ -202,7 +229,7 @@ final class EventLoop: @unchecked Sendable {
         case .http1:
             c.parser.feed(bytes)
         case .http2:
-            receiveHTTP2(c, bytes)
+            if !c.closeAfterWrite { receiveHTTP2(c, bytes) }  // after GOAWAY for an error: dropped
         case .detecting:
             c.prefaceBuffer.append(contentsOf: bytes)
             let preface = Connection.http2Preface
@@ -282,65 +309,19 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// Writes pending output (framing more HTTP/2 output as the socket takes it); closes the
-    /// connection afterwards when it is due to close.
-    func flush(_ c: Connection) {
-        guard connections[c.fd] === c else { return }
-        while c.hasPendingOutput || (c.h2.map { !$0.ready.isEmpty } ?? false) {
-            if !c.hasPendingOutput, let h2 = c.h2 {
-                // The socket took everything: frame more queued output (the budget paused it).
-                c.output.removeAll(keepingCapacity: c.output.capacity <= 256 * 1024)
-                c.outputOffset = 0
-                h2.pump(into: &c.output)
-                if !c.hasPendingOutput { break }
-            }
-            let n = c.output.withUnsafeBytes { p in
-                Glibc.send(c.fd, p.baseAddress! + c.outputOffset, p.count - c.outputOffset, Int32(MSG_NOSIGNAL))
-            }
-            if n > 0 {
-                c.outputOffset += n
-            } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                if !c.wantsWrite {
-                    c.wantsWrite = true
-                    modify(c.fd, events: cepoll_in | cepoll_out | cepoll_rdhup)
-                }
-                return
-            } else if n < 0 && errno == EINTR {
-                continue
-            } else {
-                closeConnection(c)
-                return
-            }
-        }
-        c.output.removeAll(keepingCapacity: c.output.capacity <= 256 * 1024)
-        c.outputOffset = 0
-        if c.wantsWrite {
-            c.wantsWrite = false
-            modify(c.fd, events: cepoll_in | cepoll_rdhup)
-        }
-        acknowledgeIfRoom(c)
-        if c.closeAfterWrite { lingerThenClose(c) }
-    }
-
-    /// Shuts our side down and drains the peer's input for up to a second before closing, so the
-    /// last answer reaches a peer that is still sending. Closes at once when the peer has already
-    /// closed or the server is stopping.
-    func lingerThenClose(_ c: Connection) {
-        guard c.lingerDeadline == nil else { return }
-        if c.peerClosed || stopDeadline != nil {
-            closeConnection(c)
-            return
-        }
-        shutdown(c.fd, Int32(SHUT_WR))
-        c.lingerDeadline = Socket.monotonicNanos() + 1_000_000_000
-        c.h2?.closeAll(HTTP2StreamClosed(code: nil, reason: "the connection is closing"))
-    }
-
     /// Reads and drops input of a lingering connection; closes it at end of input.
     private func drainLingering(_ c: Connection) {
-        while true {
+        for _ in 0..<Self.readsPerTurn {
             let n = readBuffer.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, 0) }
-            if n > 0 { continue }
+            if n > 0 {
+                // A peer that keeps sending this much is not waiting for our last answer.
+                c.lingerDrained += n
+                if c.lingerDrained > Self.maxLingerDrain {
+                    closeConnection(c)
+                    return
+                }
+                continue
+            }
             if n < 0 && errno == EINTR { continue }
             if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
             closeConnection(c)
@@ -349,11 +330,20 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func scanTimeouts(_ now: UInt64) {
-        for c in Array(connections.values) where !c.inFlight && !c.hasPendingOutput {
+        for c in connections.values { c.h2?.expireWorkingHandlers(now: now) }
+        for c in Array(connections.values) {
             if let d = c.lingerDeadline {
                 if now >= d || stopDeadline != nil { closeConnection(c) }
                 continue
             }
+            // A peer that takes none of its output for long is gone or hostile: it would hold its
+            // budget forever. One being closed gets a few seconds only.
+            if let since = c.stalledSince {
+                let limit = c.closeAfterWrite ? min(config.idleTimeout, 5) : config.idleTimeout
+                if now >= since + UInt64(limit * 1e9) { closeConnection(c) }
+                continue
+            }
+            guard !c.inFlight && !c.hasPendingOutput else { continue }
             if let h2 = c.h2 {
                 if h2.openStreamCount == 0, let d = c.idleDeadline, now >= d {
                     h2.goAway(into: &c.output, debug: "idle timeout")
@@ -381,5 +371,8 @@ final class EventLoop: @unchecked Sendable {
         c.h2?.closeAll(HTTP2StreamClosed(code: nil, reason: "the connection closed"))
         c.bodyWriter?.fail()
         c.bodyWriter = nil
+        closedSinceTrim += 1
+        // A descriptor is free again: if accepting was paused for want of one, try now.
+        if acceptPausedUntil != nil { acceptPausedUntil = 0 }
     }
 }

@@ -62,7 +62,8 @@ public struct HTTPRequestParser: Sendable {
     /// Appends received bytes.
     public mutating func feed(_ bytes: some Collection<UInt8>) {
         if start > 0 && start == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
+            // A large body's buffer is not kept for the rest of a keep-alive connection.
+            buffer.removeAll(keepingCapacity: buffer.capacity <= 64 * 1024)
             scan = 0
             start = 0
         }
@@ -73,6 +74,9 @@ public struct HTTPRequestParser: Sendable {
     public mutating func feed(_ bytes: UnsafeRawBufferPointer) {
         feed(bytes.bindMemory(to: UInt8.self))
     }
+
+    /// Bytes received and not yet returned as part of a request.
+    public var bufferedByteCount: Int { buffer.count - start }
 
     /// True when bytes of an unfinished request are buffered.
     public var hasPartialRequest: Bool { head != nil || start < buffer.count }
@@ -135,7 +139,11 @@ public struct HTTPRequestParser: Sendable {
     }
 
     private mutating func compact() {
-        if start > 64 * 1024 && start > buffer.count / 2 {
+        if start == buffer.count && buffer.capacity > 64 * 1024 {
+            buffer = []  // everything consumed: give a large body's memory back now
+            scan = 0
+            start = 0
+        } else if start > 64 * 1024 && start > buffer.count / 2 {
             buffer.removeSubrange(0..<start)
             scan -= start
             start = 0
@@ -206,9 +214,10 @@ public struct HTTPRequestParser: Sendable {
             guard v.allSatisfy({ $0 == 9 || $0 >= 32 && $0 != 127 }) else { return .failure(.badRequest("invalid header value")) }
             headers.add(String(decoding: name, as: UTF8.self), String(decoding: v, as: UTF8.self))
         }
-        if version == "HTTP/1.1" && headers["Host"] == nil {
-            // RFC 9112 requires Host; be lenient (tools like raw sockets in tests omit it).
-        }
+        // RFC 9112 §3.2 requires exactly one Host: a missing one is tolerated (raw-socket tools
+        // omit it), but two are refused, whatever their values, so no later layer ever has to
+        // choose between them (one could pass the DNS-rebinding check while another is used).
+        guard headers.values("Host").count <= 1 else { return .failure(.badRequest("more than one Host header")) }
         let te = headers.values("Transfer-Encoding")
         let cl = headers.values("Content-Length")
         var framing: Framing = .length(0)

@@ -25,8 +25,23 @@ public struct HTTPServerConfiguration: Sendable {
     public var idleTimeout: Double = 60
     /// How long shutdown waits for in-flight requests before closing anyway (seconds).
     public var shutdownGrace: Double = 5
+    /// Most connections open at once; a connection beyond it is answered `503` and closed. nil:
+    /// `defaultMaxConnections`, lowered to three quarters of the open-file limit when that is
+    /// smaller (the rest stays for files, pipes and child processes). A number given here is
+    /// used as is.
+    public var maxConnections: Int?
+    /// Output waiting for one connection's socket (answers it has not read) beyond which the
+    /// server stops reading from that connection and takes no new request from it until the
+    /// output drains to half: a client that does not read costs itself, not the process.
+    public var outputBudget = 1 << 20
+    /// Most HTTP/2 streams open at once on all connections together (each holds a task); new
+    /// streams beyond it are refused with REFUSED_STREAM, which clients retry.
+    public var maxStreams = 10_000
     /// HTTP/2 settings and limits (connections that open with the HTTP/2 preface).
     public var http2 = HTTP2Limits()
+
+    /// `maxConnections` when none is configured and the open-file limit allows it.
+    public static let defaultMaxConnections = 1024
 
     /// Creates a configuration.
     public init(listeners: [Listener]) { self.listeners = listeners }

@@ -39,7 +39,7 @@ enum Socket {
             var one: Int32 = 1
             setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
             if family == AF_INET6 { setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size)) }
-            let bound = addr.withUnsafeBytes { p in bind(fd, p.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(addr.count)) }
+            let bound = addr.withUnsafeBytes { p in bind(fd, p.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(addr.count)) }  // trap-ok: a sockaddr is never empty
             guard bound == 0, Glibc.listen(fd, 4096) == 0 else {
                 lastError = errorText()
                 close(fd)
@@ -91,7 +91,7 @@ enum Socket {
     }
 
     static func cText(_ buf: [CChar]) -> String {
-        buf.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        buf.withUnsafeBufferPointer { p in p.baseAddress.map { String(cString: $0) } ?? "" }
     }
 
     /// Raises the open-file limit to the hard limit (1,000+ connections need it).

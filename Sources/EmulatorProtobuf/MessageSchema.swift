@@ -26,6 +26,9 @@ public final class MessageSchema: @unchecked Sendable {
     let jsonNames: [String]
     /// Per field: the proto name.
     let protoNames: [String]
+    /// Bit n is set when field number n (below 64) is a singular message field: the decoder's
+    /// skimming pass spots one that occurs twice (and so must be merged) with one test per key.
+    let singularMessageNumbers: UInt64
 
     /// Resolved message type of each field (its value type for maps), set by the registry.
     /// Written once before the schema is shared, so the runtime exclusivity check on every read
@@ -71,6 +74,11 @@ public final class MessageSchema: @unchecked Sendable {
         plans = sorted.map(FieldPlan.init)
         jsonNames = sorted.map(\.jsonName)
         protoNames = sorted.map(\.name)
+        var singularMessages: UInt64 = 0
+        for (f, plan) in zip(sorted, plans) where plan.shape == .singular && plan.kind == .message && f.number < 64 {
+            singularMessages |= 1 << UInt64(f.number)
+        }
+        singularMessageNumbers = singularMessages
         messageTypes = Array(repeating: nil, count: sorted.count)
         enumTypes = Array(repeating: nil, count: sorted.count)
     }

@@ -1,26 +1,31 @@
 import EmulatorCore
 
-/// Bytes → JSON for the google.protobuf types with a special JSON form.
+/// Bytes → JSON for the google.protobuf types with a special JSON form. Like every message, a
+/// well-known one may come in several occurrences (`range`, then `more`) that merge: its fields
+/// are read from each in turn, the last value of each field winning.
 extension ProtoDecoder {
-    /// Decodes a well-known type's message in `range`.
-    func wellKnown(_ kind: WellKnownType, _ schema: MessageSchema, _ range: Range<Int>, depth: Int) throws(ProtobufError) -> JSON {
+    /// Decodes a well-known type's message made of `range` then `more`.
+    mutating func wellKnown(_ kind: WellKnownType, _ schema: MessageSchema, _ range: Range<Int>, _ more: [Range<Int>], depth: Int) throws(ProtobufError) -> JSON {
         switch kind {
         case .timestamp:
-            let (seconds, nanos) = try secondsAndNanos(schema, range)
+            let (seconds, nanos) = try secondsAndNanos(schema, range, more)
             do throws(ProtobufError) { return .string(try WellKnownText.timestamp(seconds: seconds, nanos: nanos)) } catch { throw error.inMessage(schema) }
         case .duration:
-            let (seconds, nanos) = try secondsAndNanos(schema, range)
+            let (seconds, nanos) = try secondsAndNanos(schema, range, more)
             do throws(ProtobufError) { return .string(try WellKnownText.duration(seconds: seconds, nanos: nanos)) } catch { throw error.inMessage(schema) }
         case .wrapper:
             let kind = schema.plans[0].kind
-            var reader = ProtoReader(buffer, range: range)
             var value: JSON?
             do throws(ProtobufError) {
-                while let (number, wire) = try reader.readTag() {
-                    if number == 1, wire == kind.wireType {
-                        value = try scalar(kind, &reader, nil, dropDefault: false)
-                    } else {
-                        try reader.skip(wire)
+                for piece in 0...more.count {
+                    var reader = ProtoReader(buffer, range: piece == 0 ? range : more[piece - 1])
+                    while let (number, wire) = try reader.readTag() {
+                        try step()
+                        if number == 1, wire == kind.wireType {
+                            value = try scalar(kind, &reader, nil, dropDefault: false)
+                        } else {
+                            try reader.skip(wire)
+                        }
                     }
                 }
             } catch { throw error.within(schema, "value") }
@@ -33,11 +38,11 @@ extension ProtoDecoder {
             default: return .string("")
             }
         case .structType:
-            return try fields(schema, range, depth: depth, merging: false)["fields"] ?? .object([:])
+            return try fields(schema, range, more, depth: depth)["fields"] ?? .object([:])
         case .listValue:
-            return try fields(schema, range, depth: depth, merging: false)["values"] ?? .array([])
+            return try fields(schema, range, more, depth: depth)["values"] ?? .array([])
         case .value:
-            let members = try fields(schema, range, depth: depth, merging: false)
+            let members = try fields(schema, range, more, depth: depth)
             guard let (key, value) = members.first else { return .null }
             switch key {
             case "nullValue": return .null
@@ -49,26 +54,29 @@ extension ProtoDecoder {
             default: return value
             }
         case .any:
-            return try any(schema, range, depth: depth)
+            return try any(schema, range, more, depth: depth)
         }
     }
 
     /// Reads Timestamp/Duration's {seconds = 1 int64, nanos = 2 int32}.
-    private func secondsAndNanos(_ schema: MessageSchema, _ range: Range<Int>) throws(ProtobufError) -> (Int64, Int32) {
-        var reader = ProtoReader(buffer, range: range)
+    private mutating func secondsAndNanos(_ schema: MessageSchema, _ range: Range<Int>, _ more: [Range<Int>]) throws(ProtobufError) -> (Int64, Int32) {
         var seconds: Int64 = 0, nanos: Int32 = 0
         var current = "seconds"
         do throws(ProtobufError) {
-            while let (number, wire) = try reader.readTag() {
-                if number == 1, wire == .varint {
-                    current = "seconds"
-                    seconds = Int64(bitPattern: try reader.readVarint())
-                } else if number == 2, wire == .varint {
-                    current = "nanos"
-                    nanos = Int32(truncatingIfNeeded: try reader.readVarint())
-                } else {
-                    current = "<unknown field \(number)>"
-                    try reader.skip(wire)
+            for piece in 0...more.count {
+                var reader = ProtoReader(buffer, range: piece == 0 ? range : more[piece - 1])
+                while let (number, wire) = try reader.readTag() {
+                    try step()
+                    if number == 1, wire == .varint {
+                        current = "seconds"
+                        seconds = Int64(bitPattern: try reader.readVarint())
+                    } else if number == 2, wire == .varint {
+                        current = "nanos"
+                        nanos = Int32(truncatingIfNeeded: try reader.readVarint())
+                    } else {
+                        current = "<unknown field \(number)>"
+                        try reader.skip(wire)
+                    }
                 }
             }
         } catch { throw error.within(schema, current) }
@@ -77,31 +85,36 @@ extension ProtoDecoder {
 
     /// `google.protobuf.Any`: the packed message's JSON plus `"@type"`; a well-known type's JSON
     /// under `"value"`; a type this registry does not know as base64 under `ProtoJSON.anyRawValueKey`.
-    private func any(_ schema: MessageSchema, _ range: Range<Int>, depth: Int) throws(ProtobufError) -> JSON {
-        var reader = ProtoReader(buffer, range: range)
+    /// (`value` is a bytes field: of several occurrences the last one counts, unmerged.)
+    private mutating func any(_ schema: MessageSchema, _ range: Range<Int>, _ more: [Range<Int>], depth: Int) throws(ProtobufError) -> JSON {
         var typeURL = ""
         var valueRange = range.upperBound..<range.upperBound
         var current = "type_url"
         do throws(ProtobufError) {
-            while let (number, wire) = try reader.readTag() {
-                if number == 1, wire == .lengthDelimited {
-                    current = "type_url"
-                    let r = try reader.readLengthDelimited()
-                    guard let s = UTF8Validation.string(reader.bytes(r)) else { throw ProtobufError("invalid UTF-8 in string") }
-                    typeURL = s
-                } else if number == 2, wire == .lengthDelimited {
-                    current = "value"
-                    valueRange = try reader.readLengthDelimited()
-                } else {
-                    current = "<unknown field \(number)>"
-                    try reader.skip(wire)
+            for piece in 0...more.count {
+                var reader = ProtoReader(buffer, range: piece == 0 ? range : more[piece - 1])
+                while let (number, wire) = try reader.readTag() {
+                    try step()
+                    if number == 1, wire == .lengthDelimited {
+                        current = "type_url"
+                        let r = try reader.readLengthDelimited()
+                        guard let s = UTF8Validation.string(reader.bytes(r)) else { throw ProtobufError("invalid UTF-8 in string") }
+                        typeURL = s
+                    } else if number == 2, wire == .lengthDelimited {
+                        current = "value"
+                        valueRange = try reader.readLengthDelimited()
+                    } else {
+                        current = "<unknown field \(number)>"
+                        try reader.skip(wire)
+                    }
                 }
             }
         } catch { throw error.within(schema, current) }
         if typeURL.isEmpty && valueRange.isEmpty { return .object([:]) }
         let typeName = WellKnownText.typeName(fromURL: typeURL)
         guard let packed = schema.registry?.message(named: typeName) else {
-            return .object(["@type": .string(typeURL), ProtoJSON.anyRawValueKey: .string(ProtoBase64.encode(reader.bytes(valueRange)))])
+            let raw = UnsafeBufferPointer(rebasing: buffer[valueRange])
+            return .object(["@type": .string(typeURL), ProtoJSON.anyRawValueKey: .string(ProtoBase64.encode(raw))])
         }
         let inner: JSON
         do throws(ProtobufError) { inner = try message(packed, valueRange, depth: depth + 1) } catch { throw error.within(schema, "value") }

@@ -2,41 +2,87 @@ import EmulatorCore
 
 /// Bytes → proto3 JSON (see `ProtoJSON` for the mapping). One decoder per input buffer; nested
 /// messages are decoded from ranges of the same buffer, never copied.
+///
+/// **Merging.** Protobuf parses a singular message field that occurs more than once as if its
+/// occurrences were one message, their contents concatenated. So a message is decoded from a list
+/// of ranges, `range` and then `more` (usually empty): the byte ranges of every occurrence, in
+/// wire order. A message whose own singular message fields repeat collects each such field's
+/// ranges and decodes the field once at the end, from all of them. Every byte is therefore read
+/// once by the message that owns it, however the occurrences nest: decoding is linear in the
+/// input (`steps` counts the work), where re-decoding merged occurrences doubles the work per
+/// level of nesting.
 struct ProtoDecoder {
     /// The whole input.
     let buffer: UnsafeBufferPointer<UInt8>
+    /// Work done so far: field keys read (by every pass: skimming, run lengths, decoding) plus
+    /// messages entered.
+    var steps = 0
+    /// When `steps` reaches this, the decoder checks whether its task was cancelled (the gRPC
+    /// caller went away): a 16 MiB request of tiny messages takes seconds, which a caller that
+    /// has left should not cost. Checked every `cancellationInterval` steps, so it costs nothing
+    /// measurable.
+    private var nextCancellationCheck = ProtoDecoder.cancellationInterval
+    /// Steps between two cancellation checks.
+    static let cancellationInterval = 4096
 
-    /// Decodes `range` as a `schema` message at nesting level `depth` (the root is 0).
-    func message(_ schema: MessageSchema, _ range: Range<Int>, depth: Int) throws(ProtobufError) -> JSON {
-        guard depth < ProtoJSON.maxDepth else {
+    /// A decoder over `buffer`.
+    init(buffer: UnsafeBufferPointer<UInt8>) { self.buffer = buffer }
+
+    /// Decodes a `schema` message made of `range` then `more` (later occurrences, merged) at
+    /// nesting level `depth` (the outermost message is 0).
+    mutating func message(_ schema: MessageSchema, _ range: Range<Int>, _ more: [Range<Int>] = [], depth: Int) throws(ProtobufError) -> JSON {
+        guard depth <= ProtoJSON.maxDepth else {
             throw ProtobufError("messages nested deeper than \(ProtoJSON.maxDepth) levels").inMessage(schema)
         }
-        if let wellKnown = schema.wellKnown { return try self.wellKnown(wellKnown, schema, range, depth: depth) }
-        return .object(try fields(schema, range, depth: depth, merging: false))
+        try step()
+        if let wellKnown = schema.wellKnown { return try self.wellKnown(wellKnown, schema, range, more, depth: depth) }
+        return .object(try fields(schema, range, more, depth: depth))
+    }
+
+    /// Counts one step of work and, every `cancellationInterval` steps, stops when the task has
+    /// been cancelled.
+    @inline(__always)
+    mutating func step() throws(ProtobufError) {
+        steps &+= 1
+        if steps >= nextCancellationCheck { try checkCancellation() }
+    }
+
+    @inline(never)
+    private mutating func checkCancellation() throws(ProtobufError) {
+        nextCancellationCheck = steps &+ ProtoDecoder.cancellationInterval
+        if Task.isCancelled { throw ProtobufError("decoding stopped: the call was cancelled") }
     }
 
     /// Decodes the fields of one message into a JSON object's members.
     ///
     /// Repeated and map fields collect their elements in `items`/`entries` while consecutive
-    /// (the usual layout) and are stored once when another field starts. A singular message
-    /// field seen twice must be merged (protobuf semantics, as if parsing the concatenation of
-    /// both occurrences): that rare case restarts the message with `merging`, which gathers such
-    /// fields' bytes and decodes each once at the end, keeping the work linear.
-    func fields(_ schema: MessageSchema, _ range: Range<Int>, depth: Int, merging: Bool) throws(ProtobufError) -> [String: JSON] {
+    /// (the usual layout) and are stored once when another field starts. Singular message fields
+    /// are decoded as they come, unless the skimming pass found one that occurs twice: then every
+    /// singular message field's occurrences are gathered (`occurrences`) and each is decoded once
+    /// at the end from all of its ranges.
+    mutating func fields(_ schema: MessageSchema, _ range: Range<Int>, _ more: [Range<Int>], depth: Int) throws(ProtobufError) -> [String: JSON] {
+        let (runs, merging): (Int, Bool)
+        do throws(ProtobufError) { (runs, merging) = try skim(schema, range, more) } catch { throw error.inMessage(schema) }
         var reader = ProtoReader(buffer, range: range)
+        var nextPiece = 0
         // Sized once: growing a dictionary rehashes it at every doubling.
-        var out = [String: JSON](minimumCapacity: ProtoDecoder.runCount(reader))
+        var out = [String: JSON](minimumCapacity: runs)
         var oneofSet = InlineArray<4, Int16>(repeating: -1)
         var pending = -1
         var items: [JSON] = []
         var entries: [String: JSON] = [:]
-        var mergeBuffers: [Int: [UInt8]] = [:]
-        var needsMerge = false
+        var occurrences: [(field: Int, ranges: [Range<Int>])] = []
 
         scan: while true {
             let tag: (number: Int, wireType: WireType)?
             do throws(ProtobufError) { tag = try reader.readTag() } catch { throw error.inMessage(schema) }
-            guard let (number, wire) = tag else { break }
+            guard let (number, wire) = tag else {
+                guard nextPiece < more.count else { break }
+                reader = ProtoReader(buffer, range: more[nextPiece])
+                nextPiece += 1
+                continue
+            }
+            do throws(ProtobufError) { try step() } catch { throw error.inMessage(schema) }
             guard let fi = schema.fieldIndex(number: number) else {
                 do throws(ProtobufError) { try reader.skip(wire) } catch { throw error.within(schema, "<unknown field \(number)>") }
                 continue
@@ -55,23 +101,27 @@ struct ProtoDecoder {
                         continue scan
                     }
                     if plan.oneof >= 0 {
+                        // Setting another member clears the one set before (a message member
+                        // seen again after that starts over).
                         let previous = Int(oneofSet[plan.oneof])
                         if previous >= 0, previous != fi {
                             out.removeValue(forKey: schema.jsonNames[previous])
-                            mergeBuffers[previous] = nil
+                            if merging { occurrences.removeAll { $0.field == previous } }
                         }
                         oneofSet[plan.oneof] = Int16(fi)
                     }
                     if plan.kind == .message {
                         let r = try reader.readLengthDelimited()
                         if merging {
-                            mergeBuffers[fi, default: []].append(contentsOf: reader.bytes(r))
-                            continue scan
-                        }
-                        let v = try message(try linked(schema, fi), r, depth: depth + 1)
-                        if out.updateValue(v, forKey: schema.jsonNames[fi]) != nil {
-                            needsMerge = true
-                            break scan
+                            if let k = occurrences.firstIndex(where: { $0.field == fi }) {
+                                occurrences[k].ranges.append(r)
+                            } else {
+                                occurrences.append((fi, [r]))
+                            }
+                        } else {
+                            // The skim found no repeated singular message field: this is the only
+                            // occurrence.
+                            out[schema.jsonNames[fi]] = try message(try linked(schema, fi), r, depth: depth + 1)
                         }
                     } else if let v = try scalar(plan.kind, &reader, schema.enumTypes[fi], dropDefault: !plan.explicitPresence) {
                         out[schema.jsonNames[fi]] = v
@@ -81,7 +131,7 @@ struct ProtoDecoder {
                 case .repeated:
                     if pending != fi {
                         pending = fi
-                        if plan.kind == .message { items.reserveCapacity(ProtoDecoder.runLength(reader, number, wire)) }
+                        if plan.kind == .message { items.reserveCapacity(try runLength(reader, number, wire)) }
                     }
                     if wire == .lengthDelimited, plan.kind.isPackable {
                         var packed = reader.subReader(try reader.readLengthDelimited())
@@ -105,7 +155,7 @@ struct ProtoDecoder {
                     }
                     if pending != fi {
                         pending = fi
-                        entries.reserveCapacity(ProtoDecoder.runLength(reader, number, wire))
+                        entries.reserveCapacity(try runLength(reader, number, wire))
                     }
                     let (key, value) = try mapEntry(schema, fi, plan, try reader.readLengthDelimited(), depth: depth + 1)
                     entries[key] = value
@@ -116,43 +166,61 @@ struct ProtoDecoder {
                 throw error.within(schema, name)
             }
         }
-        if needsMerge { return try fields(schema, range, depth: depth, merging: true) }
         if pending >= 0 { flush(schema, pending, &out, &items, &entries) }
-        for (fi, bytes) in mergeBuffers {
+        for (fi, ranges) in occurrences {
             do throws(ProtobufError) {
-                let sub = try linked(schema, fi)
-                out[schema.jsonNames[fi]] = try bytes.withUnsafeBufferPointer { (b) throws(ProtobufError) -> JSON in
-                    try ProtoDecoder(buffer: b).message(sub, 0..<b.count, depth: depth + 1)
-                }
+                out[schema.jsonNames[fi]] = try message(try linked(schema, fi), ranges[0], Array(ranges.dropFirst()), depth: depth + 1)
             } catch { throw error.within(schema, schema.protoNames[fi]) }
         }
         return out
     }
 
-    /// How many runs of equal field numbers `reader` has left: the most keys its message's JSON
-    /// object gets. A skimming pass (keys and lengths only); malformed input just ends the count,
-    /// the real pass reports it.
-    static func runCount(_ reader: ProtoReader) -> Int {
-        var r = reader
+    /// One pass over a message's keys and lengths: how many runs of equal field numbers it has
+    /// (the most keys its JSON object gets), and whether a singular message field occurs more
+    /// than once (then it must be merged). It reads exactly the keys the decoding pass reads;
+    /// malformed input just ends it, and the decoding pass reports the problem. Throws only when
+    /// the task is cancelled.
+    mutating func skim(_ schema: MessageSchema, _ range: Range<Int>, _ more: [Range<Int>]) throws(ProtobufError) -> (runs: Int, merging: Bool) {
         var runs = 0, last = -1
-        while let tag = try? r.readTag() {
-            if tag.number != last {
-                runs += 1
-                last = tag.number
+        var seen: UInt64 = 0
+        var seenBeyond: [Int] = []
+        var merging = false
+        for piece in 0...more.count {
+            var r = ProtoReader(buffer, range: piece == 0 ? range : more[piece - 1])
+            while let tag = try? r.readTag() {
+                try step()
+                if tag.number != last {
+                    runs += 1
+                    last = tag.number
+                }
+                if tag.wireType == .lengthDelimited, !merging {
+                    if tag.number < 64 {
+                        let bit: UInt64 = 1 << UInt64(tag.number)
+                        if schema.singularMessageNumbers & bit != 0 {
+                            merging = seen & bit != 0
+                            seen |= bit
+                        }
+                    } else if let fi = schema.fieldIndex(number: tag.number), schema.plans[fi].shape == .singular, schema.plans[fi].kind == .message {
+                        merging = seenBeyond.contains(tag.number)
+                        seenBeyond.append(tag.number)
+                    }
+                }
+                guard (try? r.skip(tag.wireType)) != nil else { return (runs, merging) }
             }
-            guard (try? r.skip(tag.wireType)) != nil else { break }
         }
-        return runs
+        return (runs, merging)
     }
 
     /// How many consecutive fields keyed (`number`, `wire`) start at the value `reader` is at
-    /// (its key already read): the size of a repeated or map field's run.
-    static func runLength(_ reader: ProtoReader, _ number: Int, _ wire: WireType) -> Int {
+    /// (its key already read): the size of a repeated or map field's run. Throws only when the
+    /// task is cancelled.
+    mutating func runLength(_ reader: ProtoReader, _ number: Int, _ wire: WireType) throws(ProtobufError) -> Int {
         var r = reader
         var count = 0
         while (try? r.skip(wire)) != nil {
             count += 1
             guard let tag = try? r.readTag(), tag.number == number, tag.wireType == wire else { break }
+            try step()
         }
         return count
     }
@@ -189,29 +257,28 @@ struct ProtoDecoder {
         return m
     }
 
-    /// Decodes one map entry {key = 1, value = 2}; a missing key or value is the type's default.
-    private func mapEntry(_ schema: MessageSchema, _ fi: Int, _ plan: FieldPlan, _ range: Range<Int>, depth: Int) throws(ProtobufError) -> (String, JSON) {
-        guard depth < ProtoJSON.maxDepth else { throw ProtobufError("messages nested deeper than \(ProtoJSON.maxDepth) levels") }
+    /// Decodes one map entry {key = 1, value = 2}; a missing key or value is the type's default,
+    /// and a message value that occurs twice in the entry merges like any singular message field
+    /// (the entry's key seen again in a later entry replaces the value instead).
+    private mutating func mapEntry(_ schema: MessageSchema, _ fi: Int, _ plan: FieldPlan, _ range: Range<Int>, depth: Int) throws(ProtobufError) -> (String, JSON) {
+        guard depth <= ProtoJSON.maxDepth else { throw ProtobufError("messages nested deeper than \(ProtoJSON.maxDepth) levels") }
+        try step()
         let keyType = plan.keyKind, valueType = plan.kind
         var reader = ProtoReader(buffer, range: range)
         var key: JSON?
-        var value: JSON?
+        var scalarValue: JSON?
         var valueRange: Range<Int>?
-        var merged: [UInt8]?
+        var moreValueRanges: [Range<Int>] = []
         while let (number, wire) = try reader.readTag() {
+            try step()
             if number == 1, wire == keyType.wireType {
                 key = try scalar(keyType, &reader, nil, dropDefault: false)
             } else if number == 2, wire == valueType.wireType {
                 if valueType == .message {
                     let r = try reader.readLengthDelimited()
-                    if let previous = valueRange {
-                        // A repeated message value merges, like any singular message field.
-                        if merged == nil { merged = Array(reader.bytes(previous)) }
-                        merged!.append(contentsOf: reader.bytes(r))
-                    }
-                    valueRange = r
+                    if valueRange == nil { valueRange = r } else { moreValueRanges.append(r) }
                 } else {
-                    value = try scalar(valueType, &reader, schema.enumTypes[fi], dropDefault: false)
+                    scalarValue = try scalar(valueType, &reader, schema.enumTypes[fi], dropDefault: false)
                 }
             } else {
                 try reader.skip(wire)
@@ -227,131 +294,10 @@ struct ProtoDecoder {
         if valueType == .message {
             let sub = try linked(schema, fi)
             do throws(ProtobufError) {
-                if let merged {
-                    value = try merged.withUnsafeBufferPointer { (b) throws(ProtobufError) -> JSON in
-                        try ProtoDecoder(buffer: b).message(sub, 0..<b.count, depth: depth + 1)
-                    }
-                } else {
-                    value = try message(sub, valueRange ?? range.upperBound..<range.upperBound, depth: depth + 1)
-                }
+                return (keyString, try message(sub, valueRange ?? range.upperBound..<range.upperBound, moreValueRanges, depth: depth + 1))
             } catch { throw error.underKey(keyString) }
         }
-        if value == nil {
-            var empty = ProtoReader(buffer, range: 0..<0)
-            value = try defaultScalar(valueType, &empty, schema.enumTypes[fi])
-        }
-        return (keyString, value!)
-    }
-
-    /// The JSON of a scalar type's default value (a map entry without its value).
-    private func defaultScalar(_ type: ScalarKind, _ reader: inout ProtoReader, _ enumType: EnumSchema?) throws(ProtobufError) -> JSON {
-        switch type {
-        case .int32, .uint32, .sint32, .fixed32, .sfixed32: return .int(0)
-        case .int64, .uint64, .sint64, .fixed64, .sfixed64: return .string("0")
-        case .double, .float: return .double(0)
-        case .bool: return .bool(false)
-        case .string, .bytes: return .string("")
-        case .enumeration: return enumJSON(0, enumType)
-        case .message: throw ProtobufError("internal: message default requested as scalar")
-        }
-    }
-
-    /// Reads one scalar of `type` (wire type already checked) and returns its JSON; nil when
-    /// `dropDefault` and the value is the type's default (implicit presence reads it as absent).
-    /// (No `cond ? nil : json` here: JSON is ExpressibleByNilLiteral, so that `nil` would be
-    /// JSON.null, not an absent value.)
-    func scalar(_ type: ScalarKind, _ reader: inout ProtoReader, _ enumType: EnumSchema?, dropDefault: Bool) throws(ProtobufError) -> JSON? {
-        switch type {
-        case .int32:
-            let v = Int32(truncatingIfNeeded: try reader.readVarint())
-            if dropDefault && v == 0 { return nil }
-            return .int(Int64(v))
-        case .int64:
-            let v = Int64(bitPattern: try reader.readVarint())
-            if dropDefault && v == 0 { return nil }
-            return .string(String(v))
-        case .uint32:
-            let v = UInt32(truncatingIfNeeded: try reader.readVarint())
-            if dropDefault && v == 0 { return nil }
-            return .int(Int64(v))
-        case .uint64:
-            let v = try reader.readVarint()
-            if dropDefault && v == 0 { return nil }
-            return .string(String(v))
-        case .sint32:
-            let n = UInt32(truncatingIfNeeded: try reader.readVarint())
-            let v = Int32(bitPattern: (n >> 1) ^ (0 &- (n & 1)))
-            if dropDefault && v == 0 { return nil }
-            return .int(Int64(v))
-        case .sint64:
-            let n = try reader.readVarint()
-            let v = Int64(bitPattern: (n >> 1) ^ (0 &- (n & 1)))
-            if dropDefault && v == 0 { return nil }
-            return .string(String(v))
-        case .bool:
-            let v = try reader.readVarint() != 0
-            if dropDefault && !v { return nil }
-            return .bool(v)
-        case .enumeration:
-            let v = Int32(truncatingIfNeeded: try reader.readVarint())
-            if dropDefault && v == 0 { return nil }
-            return enumJSON(v, enumType)
-        case .fixed32:
-            let v = try reader.readFixed32()
-            if dropDefault && v == 0 { return nil }
-            return .int(Int64(v))
-        case .sfixed32:
-            let v = Int32(bitPattern: try reader.readFixed32())
-            if dropDefault && v == 0 { return nil }
-            return .int(Int64(v))
-        case .float:
-            let bits = try reader.readFixed32()
-            if dropDefault && bits == 0 { return nil }
-            return ProtoDecoder.floatJSON(Float(bitPattern: bits))
-        case .fixed64:
-            let v = try reader.readFixed64()
-            if dropDefault && v == 0 { return nil }
-            return .string(String(v))
-        case .sfixed64:
-            let v = Int64(bitPattern: try reader.readFixed64())
-            if dropDefault && v == 0 { return nil }
-            return .string(String(v))
-        case .double:
-            let bits = try reader.readFixed64()
-            if dropDefault && bits == 0 { return nil }
-            return ProtoDecoder.doubleJSON(Double(bitPattern: bits))
-        case .string:
-            let r = try reader.readLengthDelimited()
-            if dropDefault && r.isEmpty { return nil }
-            guard let s = UTF8Validation.string(reader.bytes(r)) else { throw ProtobufError("invalid UTF-8 in string") }
-            return .string(s)
-        case .bytes:
-            let r = try reader.readLengthDelimited()
-            if dropDefault && r.isEmpty { return nil }
-            return .string(ProtoBase64.encode(reader.bytes(r)))
-        case .message:
-            throw ProtobufError("internal: message read as scalar")
-        }
-    }
-
-    /// An enum value's JSON: `null` for NullValue, else its name, or its number when unknown.
-    func enumJSON(_ number: Int32, _ enumType: EnumSchema?) -> JSON {
-        guard let enumType else { return .int(Int64(number)) }
-        if enumType.isNullValue { return .null }
-        if let name = enumType.name(of: number) { return .string(name) }
-        return .int(Int64(number))
-    }
-
-    /// A double's JSON: the number, or `"NaN"`, `"Infinity"`, `"-Infinity"`.
-    static func doubleJSON(_ d: Double) -> JSON {
-        if d.isFinite { return .double(d) }
-        if d.isNaN { return .string("NaN") }
-        return .string(d < 0 ? "-Infinity" : "Infinity")
-    }
-
-    /// A float's JSON: its shortest decimal form as a double (0.1f → 0.1, not 0.100000001...).
-    static func floatJSON(_ f: Float) -> JSON {
-        guard f.isFinite else { return doubleJSON(Double(f)) }
-        return .double(Double("\(f)") ?? Double(f))
+        if let scalarValue { return (keyString, scalarValue) }
+        return (keyString, try defaultScalar(valueType, schema.enumTypes[fi]))
     }
 }

@@ -9,7 +9,7 @@ struct ProtoEncoder {
 
     /// Prepends the contents (no key, no length) of a `schema` message at nesting level `depth`.
     func message(_ json: JSON, _ schema: MessageSchema, depth: Int) throws(ProtobufError) {
-        guard depth < ProtoJSON.maxDepth else {
+        guard depth <= ProtoJSON.maxDepth else {
             throw ProtobufError("messages nested deeper than \(ProtoJSON.maxDepth) levels").inMessage(schema)
         }
         if let wellKnown = schema.wellKnown {
@@ -179,7 +179,7 @@ struct ProtoEncoder {
     func map(_ value: JSON, _ f: FieldPlan, _ fi: Int, _ schema: MessageSchema, depth: Int) throws(ProtobufError) {
         guard case .object(let members) = value else { throw ProtobufError("expected a JSON object, got \(value.kindName)") }
         if members.isEmpty { return }
-        guard depth + 1 < ProtoJSON.maxDepth else { throw ProtobufError("messages nested deeper than \(ProtoJSON.maxDepth) levels") }
+        guard depth + 1 <= ProtoJSON.maxDepth else { throw ProtobufError("messages nested deeper than \(ProtoJSON.maxDepth) levels") }
         let valueType = f.kind, keyType = f.keyKind
         let sub = schema.messageTypes[fi]
         let enumType = schema.enumTypes[fi]

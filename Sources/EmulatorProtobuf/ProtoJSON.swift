@@ -25,8 +25,10 @@ import EmulatorCore
 /// (google.protobuf.Value, NullValue). Fields are written in field-number order and map entries
 /// in key order (String order: UTF-8 byte order for NFC text), so the output is deterministic.
 public enum ProtoJSON {
-    /// The deepest message nesting accepted (as protobuf's default recursion limit); map entries
-    /// count as a level. Deeper input throws instead of exhausting the stack.
+    /// The deepest message nesting accepted: this many messages below the outermost one, as
+    /// protobuf's parsers count their default recursion limit (upb, C++ and Java all read 100
+    /// nested messages and refuse 101); map entries count as a level. Deeper input throws instead
+    /// of exhausting the stack, and the encoder has the same limit.
     public static let maxDepth = 100
 
     /// The key holding the raw bytes (standard base64) of a `google.protobuf.Any` whose type URL
@@ -48,10 +50,29 @@ public enum ProtoJSON {
         }
     }
 
-    /// Decodes bytes the caller keeps alive for the duration of the call.
+    /// Decodes bytes the caller keeps alive for the duration of the call. Work is linear in the
+    /// input; a decode running in a task that is cancelled (a gRPC caller that went away) stops
+    /// within a few thousand steps with a `ProtobufError`.
     public static func decode(_ bytes: UnsafeBufferPointer<UInt8>, as schema: MessageSchema) throws(ProtobufError) -> JSON {
-        try ProtoDecoder(buffer: bytes).message(schema, 0..<bytes.count, depth: 0)
+        var decoder = ProtoDecoder(buffer: bytes)
+        return try decoder.message(schema, 0..<bytes.count, depth: 0)
     }
+
+    /// Decodes like `decode(_:as:)` and adds the work it took to `steps`: one step per field key
+    /// read (by any of its passes) and per message entered. Decoding is linear: `steps` grows by
+    /// at most `maxSteps(forBytes:)` (what tests and the `protobuf` fuzz target check).
+    public static func decode(_ bytes: [UInt8], as schema: MessageSchema, steps: inout Int) throws(ProtobufError) -> JSON {
+        try bytes.withUnsafeBufferPointer { (buffer) throws(ProtobufError) -> JSON in
+            var decoder = ProtoDecoder(buffer: buffer)
+            defer { steps &+= decoder.steps }
+            return try decoder.message(schema, 0..<buffer.count, depth: 0)
+        }
+    }
+
+    /// The most steps decoding `count` bytes may take. Every field takes at least two bytes; its
+    /// key is read at most three times (skimming, a run's length, decoding), and a map entry with
+    /// a message value enters two messages: at most 2.5 steps per byte. The bound leaves room.
+    public static func maxSteps(forBytes count: Int) -> Int { 3 * count + 1 }
 
     /// Encodes a proto3 JSON value as a `schema` message.
     public static func encode(_ json: JSON, as schema: MessageSchema) throws(ProtobufError) -> [UInt8] {

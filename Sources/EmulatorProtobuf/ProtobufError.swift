@@ -44,12 +44,18 @@ public struct ProtobufError: Error, Sendable, Equatable, CustomStringConvertible
         return e
     }
 
-    /// Records that the error happened under map key `key` (shown after the field's name).
+    /// Records that the error happened under map key `key` (shown after the field's name, its
+    /// first `maxKeyShown` characters only: the message travels in a gRPC trailer).
     func underKey(_ key: String) -> ProtobufError {
         var e = self
-        e.pendingSubscript = "[\(JSON.string(key))]"
+        let head = key.prefix(ProtobufError.maxKeyShown)
+        let shown = head.endIndex == key.endIndex ? key : String(head) + "…"
+        e.pendingSubscript = "[\(JSON.string(shown))]"
         return e
     }
+
+    /// The most characters of a map key an error's route shows.
+    static let maxKeyShown = 100
 
     /// Records that the error happened in `message` itself (not in one of its fields).
     func inMessage(_ message: MessageSchema) -> ProtobufError {

@@ -1,7 +1,10 @@
-/// Load-time checks: unknown variables and functions, arity, recursion and production limits.
+/// Load-time checks: unknown variables and functions, arity, recursion, production limits, and
+/// regular expressions written as string literals (compiled here, refused as RE2 refuses them).
 struct Checker {
     let source: SourceText
     var diagnostics: [Diagnostic] = []
+    /// Literal patterns of `matches`, `replace` and `split`, compiled.
+    var regexes: [String: RulesRegex] = [:]
     var declared: [String: FunctionDecl] = [:]
     var callGraph: [String: Set<String>] = [:]
 
@@ -81,6 +84,9 @@ struct Checker {
                     error(e.location, "unknown function '\(n)'")
                 }
             case .member(let obj, let fn):
+                if Self.regexMethods.contains(fn), let first = args.first, case .string(let pattern) = first.kind {
+                    checkRegex(pattern, first)
+                }
                 if case .identifier(let ns) = obj.kind, !vars.contains(ns), let known = Self.namespaceFunctions[ns] {
                     if !known.contains(fn) { error(e.location, "unknown function '\(ns).\(fn)'") }
                 } else {
@@ -92,6 +98,34 @@ struct Checker {
         default:
             for c in e.children { checkExpr(c, vars: vars, functions: functions, caller: caller) }
         }
+    }
+
+    /// The string methods whose first argument is a regular expression.
+    static let regexMethods: Set<String> = ["matches", "replace", "split"]
+
+    /// Compiles a literal pattern; a pattern RE2 refuses is a diagnostic at the offending
+    /// character inside the literal (production reports the literal's position and "Invalid
+    /// regular expression pattern").
+    mutating func checkRegex(_ pattern: String, _ literal: Expr) {
+        guard regexes[pattern] == nil else { return }
+        do {
+            regexes[pattern] = try RulesRegex.compile(pattern)
+        } catch {
+            diagnostics.append(source.diagnostic(Self.location(in: literal, pattern: pattern, offset: error.offset), error.message(pattern: pattern)))
+        }
+    }
+
+    /// Where scalar `offset` of a string literal's value is in the source (columns count bytes,
+    /// as the lexer's do; escapes are followed back to their backslash).
+    static func location(in literal: Expr, pattern: String, offset: Int) -> SourceLocation {
+        let bytes = literal.source.bytes, start = literal.range.lowerBound
+        guard start < bytes.count, bytes[start] == 39 || bytes[start] == 34,
+              case .success(let decoded) = Lexer.decodeString(bytes, at: start) else { return literal.location }
+        let byte = pattern.unicodeScalars.prefix(offset).reduce(0) { $0 + UTF8.width($1) }
+        let source = byte < decoded.origins.count ? decoded.origins[byte] : decoded.end - 1
+        var loc = literal.location
+        loc.column += source - start
+        return loc
     }
 
     mutating func checkRecursion() {

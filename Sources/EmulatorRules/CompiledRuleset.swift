@@ -13,15 +13,19 @@ public final class CompiledRuleset: Sendable {
     let allFunctions: [String: FunctionDecl]
     let coverage = Mutex<[Int: CoverageCounts]>([:])
     let expressions: [Int: Expr]
+    /// The regular expressions written as string literals (`s.matches('[a-z]+')`), compiled
+    /// when the ruleset loads; patterns computed at evaluation time are compiled then.
+    let regexes: [String: RulesRegex]
 
     /// Source limit, as production's.
     public static let maxSourceBytes = 256 * 1024
 
-    init(fileName: String, source: String, ast: RulesAST, hasher: (any RulesHasher)?) {
+    init(fileName: String, source: String, ast: RulesAST, hasher: (any RulesHasher)?, regexes: [String: RulesRegex] = [:]) {
         self.fileName = fileName
         self.source = source
         self.ast = ast
         self.hasher = hasher
+        self.regexes = regexes
         var fns: [String: FunctionDecl] = [:]
         var exprs: [Int: Expr] = [:]
         func walk(_ e: Expr) {
@@ -65,7 +69,7 @@ public final class CompiledRuleset: Sendable {
         var checker = Checker(source: text)
         checker.check(ast)
         if !checker.diagnostics.isEmpty { return .failure(RulesCompileError(diagnostics: checker.diagnostics)) }
-        return .success(CompiledRuleset(fileName: fileName, source: source, ast: ast, hasher: hasher))
+        return .success(CompiledRuleset(fileName: fileName, source: source, ast: ast, hasher: hasher, regexes: checker.regexes))
     }
 
     /// Judges `request`, reading other documents through `data`. List requests are judged from
@@ -128,8 +132,8 @@ public final class CompiledRuleset: Sendable {
 
     static func describe(_ c: [String: QueryConstraint]) -> String {
         if c.isEmpty { return "no filters" }
-        return c.keys.sorted().map { k in
-            switch c[k]! {
+        return c.sorted { $0.key < $1.key }.map { k, constraint in
+            switch constraint {
             case .equal(let v): return "\(k) == \(v.display)"
             case .range(let lo, let hi):
                 return [lo.map { "\(k) \($0.1 ? ">=" : ">") \($0.0.display)" }, hi.map { "\(k) \($0.1 ? "<=" : "<") \($0.0.display)" }].compactMap { $0 }.joined(separator: " and ")

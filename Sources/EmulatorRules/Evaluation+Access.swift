@@ -34,9 +34,12 @@ extension Evaluation {
             guard i >= 0, i < l.count else { return .error("index \(i) out of range for a list of \(l.count)") }
             return l[Int(i)]
         case (.string(let s), .int(let i)):
-            let chars = Array(s)
-            guard i >= 0, i < chars.count else { return .error("index \(i) out of range for a string of \(chars.count)") }
-            return .string(String(chars[Int(i)]))
+            if let e = charge(s.utf8.count, "indexing a string of \(s.utf8.count) bytes") { return e }
+            // Walks to the character (no array of a long string's characters).
+            guard i >= 0, i <= Int64(s.utf8.count), let at = s.index(s.startIndex, offsetBy: Int(i), limitedBy: s.endIndex), at < s.endIndex else {
+                return .error("index \(i) out of range for a string of \(s.count)")
+            }
+            return .string(String(s[at]))
         case (.map(let m), .string(let k)):
             return m[k] ?? .error("key '\(k)' is undefined on map")
         case (.path(let p), .int(let i)):
@@ -60,12 +63,15 @@ extension Evaluation {
         }
         switch obj {
         case .list(let l):
+            if let e = charge(l.count, "a range of a list of \(l.count) elements") { return e }
             guard let a = bound(lo, 0, l.count), let b = bound(hi, l.count, l.count), a <= b else { return .error("invalid list range") }
             return .list(Array(l[a..<b]))
         case .string(let s):
-            let chars = Array(s)
-            guard let a = bound(lo, 0, chars.count), let b = bound(hi, chars.count, chars.count), a <= b else { return .error("invalid string range") }
-            return .string(String(chars[a..<b]))
+            if let e = charge(s.utf8.count, "a range of a string of \(s.utf8.count) bytes") { return e }
+            let count = s.count
+            guard let a = bound(lo, 0, count), let b = bound(hi, count, count), a <= b else { return .error("invalid string range") }
+            let from = s.index(s.startIndex, offsetBy: a)
+            return .string(String(s[from..<s.index(from, offsetBy: b - a)]))
         case .error: return obj
         default: return .error("cannot take a range of \(obj.typeName)")
         }

@@ -17,13 +17,17 @@ extension Evaluation {
             if case .identifier(let ns) = objExpr.kind, Self.namespaces.contains(ns), scope.vars[ns] == nil {
                 let values = args.map { eval($0, scope) }
                 if let e = values.first(where: \.isError) { return e }
+                if ns == "hashing" {
+                    let n: Int = switch values.first { case .string(let s)?: s.utf8.count; case .bytes(let b)?: b.count; default: 0 }
+                    if let e = charge(n, "hashing.\(method)() of \(n) bytes") { return e }
+                }
                 return Builtins.namespace(ns, method, values, hasher: ruleset.hasher)
             }
             let obj = eval(objExpr, scope)
             if case .error = obj { return obj }
             let values = args.map { eval($0, scope) }
             if let e = values.first(where: \.isError) { return e }
-            return Methods.call(obj, method, values)
+            return Methods.call(obj, method, values, self)
         default:
             return .error("expression is not callable")
         }

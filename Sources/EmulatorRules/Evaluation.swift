@@ -14,6 +14,10 @@ final class Evaluation {
     var expressions = 0
     var depth = 0
     var debugLines: [String] = []
+    /// Units of string, list and regular-expression work left for this request (see `charge`).
+    var budget = Evaluation.maxWork
+    /// Patterns compiled during this evaluation (those not literal in the ruleset).
+    var dynamicRegexes: [String: RulesRegex] = [:]
 
     static let maxExpressions = 1000
     static let maxDepth = 20
@@ -142,6 +146,17 @@ final class Evaluation {
         let lv = eval(l, scope), rv = eval(r, scope)
         if case .error = lv { return lv }
         if case .error = rv { return rv }
+        if op == .add {
+            // Concatenation copies both sides: doubling a string in `let`s would otherwise grow
+            // it to gigabytes in a few dozen expressions.
+            switch (lv, rv) {
+            case (.string(let a), .string(let b)):
+                if let e = charge(a.utf8.count + b.utf8.count, "'+' of strings of \(a.utf8.count) and \(b.utf8.count) bytes") { return e }
+            case (.list(let a), .list(let b)):
+                if let e = charge(a.count + b.count, "'+' of lists of \(a.count) and \(b.count) elements") { return e }
+            default: break
+            }
+        }
         return Operators.apply(op, lv, rv)
     }
 }

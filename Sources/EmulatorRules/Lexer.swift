@@ -100,50 +100,98 @@ struct Lexer {
     }
 
     mutating func readString() throws(LexError) -> [UInt8] {
-        let quote = bytes[pos]
         let startLoc = location
-        advance()
+        switch Self.decodeString(bytes, at: pos) {
+        case .success(let d):
+            pos = d.end  // a literal never spans lines
+            return d.bytes
+        case .failure(let f):
+            guard let offset = f.offset else { throw LexError(message: f.message, location: startLoc) }
+            throw LexError(message: f.message, location: SourceLocation(file: file, line: line, column: offset - lineStart + 1))
+        }
+    }
+
+    /// A decoded string literal: its bytes, the offset after its closing quote, and for each
+    /// decoded byte the source offset of the character or escape it comes from (so that a
+    /// problem inside the literal, such as a bad regular expression, can be shown where it is).
+    struct DecodedString {
+        var bytes: [UInt8]
+        var end: Int
+        var origins: [Int]
+    }
+
+    /// Why a literal does not decode: the message, and where (nil: at the opening quote).
+    struct StringFailure: Error {
+        var message: String
+        var offset: Int?
+    }
+
+    /// Decodes the string literal whose opening quote is at `start` in `bytes`. Escapes, as
+    /// production's rules compiler takes them (checked against Google's emulator): `\b \f \n \r
+    /// \t \\ \' \"`, octal `\ooo` (three digits), `\xHH`, `\uHHHH`; any other (`\d`, `\a`, `\0`,
+    /// `\U...`) is refused with its position, so a regex written with one backslash fails at load
+    /// here as it does when deployed.
+    static func decodeString(_ bytes: [UInt8], at start: Int) -> Result<DecodedString, StringFailure> {
+        let quote = bytes[start]
+        var k = start + 1
         var out: [UInt8] = []
-        while let c = peekByte() {
-            if c == quote { advance(); return out }
+        var origins: [Int] = []
+        func peek() -> UInt8? { k < bytes.count ? bytes[k] : nil }
+        while let c = peek() {
+            if c == quote { return .success(DecodedString(bytes: out, end: k + 1, origins: origins)) }
             if c == 10 { break }
-            if c == 92 {
-                advance()
-                guard let e = peekByte() else { break }
-                advance()
-                switch e {
-                case 110: out.append(10)
-                case 116: out.append(9)
-                case 114: out.append(13)
-                case 48...55:
-                    var v = Int(e - 48)
-                    for _ in 0..<2 { if let d = peekByte(), d >= 48 && d <= 55 { v = v * 8 + Int(d - 48); advance() } }
-                    out.append(UInt8(truncatingIfNeeded: v))
-                case 120:
-                    var v = 0
-                    for _ in 0..<2 {
-                        guard let d = peekByte(), let h = Self.hex(d) else { throw LexError(message: "invalid \\x escape", location: location) }
-                        v = v * 16 + h
-                        advance()
-                    }
-                    out.append(UInt8(v))
-                case 117:
-                    var v: UInt32 = 0
-                    for _ in 0..<4 {
-                        guard let d = peekByte(), let h = Self.hex(d) else { throw LexError(message: "invalid \\u escape", location: location) }
-                        v = v * 16 + UInt32(h)
-                        advance()
-                    }
-                    guard let u = Unicode.Scalar(v) else { throw LexError(message: "invalid \\u escape", location: location) }
-                    out.append(contentsOf: Array(String(Character(u)).utf8))
-                default: out.append(e)
-                }
+            let from = k
+            k += 1
+            guard c == 92 else {
+                out.append(c)
+                origins.append(from)
                 continue
             }
-            out.append(c)
-            advance()
+            guard let e = peek() else { break }
+            k += 1
+            var decoded: [UInt8]
+            switch e {
+            case 110: decoded = [10]
+            case 116: decoded = [9]
+            case 114: decoded = [13]
+            case 98: decoded = [8]
+            case 102: decoded = [12]
+            case 92, 39, 34: decoded = [e]
+            case 48...55:
+                var v = Int(e - 48)
+                for _ in 0..<2 {
+                    guard let d = peek(), d >= 48 && d <= 55 else {
+                        return .failure(StringFailure(message: "invalid octal escape: three digits 0-7 expected", offset: from))
+                    }
+                    v = v * 8 + Int(d - 48)
+                    k += 1
+                }
+                decoded = [UInt8(truncatingIfNeeded: v)]
+            case 120:
+                var v = 0
+                for _ in 0..<2 {
+                    guard let d = peek(), let h = hex(d) else { return .failure(StringFailure(message: "invalid \\x escape", offset: k)) }
+                    v = v * 16 + h
+                    k += 1
+                }
+                decoded = [UInt8(v)]
+            case 117:
+                var v: UInt32 = 0
+                for _ in 0..<4 {
+                    guard let d = peek(), let h = hex(d) else { return .failure(StringFailure(message: "invalid \\u escape", offset: k)) }
+                    v = v * 16 + UInt32(h)
+                    k += 1
+                }
+                guard let u = Unicode.Scalar(v) else { return .failure(StringFailure(message: "invalid \\u escape", offset: k)) }
+                decoded = Array(String(Character(u)).utf8)
+            default:
+                let shown = e < 0x80 && e >= 0x20 ? String(UnicodeScalar(e)) : "\\u{\(String(e, radix: 16))}"
+                return .failure(StringFailure(message: "invalid escape sequence '\\\(shown)' (a regular expression needs its backslash doubled: '\\\\\(shown)')", offset: from))
+            }
+            out += decoded
+            origins += Array(repeating: from, count: decoded.count)
         }
-        throw LexError(message: "unterminated string", location: startLoc)
+        return .failure(StringFailure(message: "unterminated string", offset: nil))
     }
 
     static func hex(_ c: UInt8) -> Int? {

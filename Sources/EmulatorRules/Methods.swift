@@ -5,26 +5,28 @@ import EmulatorCore
 
 /// Methods of each rules type (`s.size()`, `list.hasAll(x)`, `m.diff(n).affectedKeys()`, ...).
 enum Methods {
-    static func call(_ obj: RulesValue, _ name: String, _ a: [RulesValue]) -> RulesValue {
+    /// Calls `obj.name(a...)`; string, bytes and list methods are charged to `ev`'s budget.
+    static func call(_ obj: RulesValue, _ name: String, _ a: [RulesValue], _ ev: Evaluation) -> RulesValue {
         let bad: RulesValue = .error("\(obj.typeName).\(name)(\(a.map(\.typeName).joined(separator: ", "))) is not defined")
         switch obj {
-        case .string(let s): return string(s, name, a) ?? bad
+        case .string(let s): return string(s, name, a, ev) ?? bad
         case .bytes(let b):
+            if name == "toBase64" || name == "toHexString", let e = ev.charge(2 * b.count, "bytes.\(name)() on \(b.count) bytes") { return e }
             switch (name, a.count) {
             case ("size", 0): return .int(Int64(b.count))
             case ("toBase64", 0): return .string(Base64.encode(b))
             case ("toHexString", 0): return .string(b.map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined())
             default: return bad
             }
-        case .list(let l): return list(l, name, a, isSet: false) ?? bad
-        case .set(let l): return list(l, name, a, isSet: true) ?? bad
+        case .list(let l): return list(l, name, a, isSet: false, ev) ?? bad
+        case .set(let l): return list(l, name, a, isSet: true, ev) ?? bad
         case .map(let m): return map(m, name, a) ?? bad
         case .mapDiff(let lhs, let rhs):
             guard a.isEmpty else { return bad }
             let added = lhs.keys.filter { rhs[$0] == nil }, removed = rhs.keys.filter { lhs[$0] == nil }
-            let common = lhs.keys.filter { rhs[$0] != nil }
-            let changed = common.filter { !RulesValue.equal(lhs[$0]!, rhs[$0]!) }
-            let unchanged = common.filter { RulesValue.equal(lhs[$0]!, rhs[$0]!) }
+            let common = lhs.compactMap { k, v in rhs[k].map { (k, RulesValue.equal(v, $0)) } }
+            let changed = common.filter { !$0.1 }.map(\.0)
+            let unchanged = common.filter { $0.1 }.map(\.0)
             func set(_ keys: [String]) -> RulesValue { .set(keys.sorted().map { .string($0) }) }
             switch name {
             case "addedKeys": return set(added)
@@ -64,44 +66,10 @@ enum Methods {
         }
     }
 
-    static func string(_ s: String, _ name: String, _ a: [RulesValue]) -> RulesValue? {
-        switch (name, a.count) {
-        case ("size", 0): return .int(Int64(s.count))
-        case ("lower", 0): return .string(s.lowercased())
-        case ("upper", 0): return .string(s.uppercased())
-        case ("trim", 0): return .string(s.trimmingScalars { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator })
-        case ("toUtf8", 0): return .bytes(Array(s.utf8))
-        case ("matches", 1):
-            guard case .string(let re) = a[0] else { return nil }
-            guard let rx = regex(re) else { return .error("invalid regular expression \"\(re)\"") }
-            return .bool((try? rx.wholeMatch(in: s)) != nil)
-        case ("replace", 2):
-            guard case .string(let re) = a[0], case .string(let sub) = a[1] else { return nil }
-            guard let rx = regex(re) else { return .error("invalid regular expression \"\(re)\"") }
-            return .string(s.replacing(rx, with: sub))
-        case ("split", 1):
-            guard case .string(let re) = a[0] else { return nil }
-            guard let rx = regex(re) else { return .error("invalid regular expression \"\(re)\"") }
-            var parts: [RulesValue] = []
-            var last = s.startIndex
-            for m in s.matches(of: rx) {
-                parts.append(.string(String(s[last..<m.range.lowerBound])))
-                last = m.range.upperBound
-            }
-            parts.append(.string(String(s[last...])))
-            return .list(parts)
-        default: return nil
-        }
-    }
-
-    /// A rules regular expression (RE2 in Firebase), compiled with the standard library's `Regex`
-    /// (not `NSRegularExpression`, which needs the full Foundation and ICU): code points, not
-    /// grapheme clusters, are what `.` and classes match, as in RE2, and `$` ends the text only.
-    static func regex(_ pattern: String) -> Regex<AnyRegexOutput>? {
-        (try? Regex(pattern))?.matchingSemantics(.unicodeScalar)
-    }
-
-    static func list(_ l: [RulesValue], _ name: String, _ a: [RulesValue], isSet: Bool) -> RulesValue? {
+    /// List and set methods. Those that compare every element with every other (`hasAll`,
+    /// `toSet`, `union`, ...) are charged the product of the sizes, the others the elements they
+    /// copy, so that a long list from a document cannot make one call take seconds.
+    static func list(_ l: [RulesValue], _ name: String, _ a: [RulesValue], isSet: Bool, _ ev: Evaluation) -> RulesValue? {
         func items(_ v: RulesValue) -> [RulesValue]? {
             switch v {
             case .list(let x), .set(let x): return x
@@ -114,6 +82,19 @@ enum Methods {
             for x in xs where !contains(out, x) { out.append(x) }
             return out
         }
+        let other = a.first.flatMap(items)?.count ?? 0
+        let cost: Int
+        switch name {
+        case "toSet": cost = l.count * l.count
+        case "union": cost = (l.count + other) * (l.count + other)
+        case "hasAll", "hasAny", "hasOnly", "removeAll", "intersection", "difference": cost = l.count * max(1, other)
+        case "concat": cost = l.count + other
+        case "join":
+            let sep: Int = if case .string(let s)? = a.first { s.utf8.count } else { 0 }
+            cost = l.count * (1 + sep) + l.reduce(0) { if case .string(let s) = $1 { $0 + s.utf8.count } else { $0 } }
+        default: cost = 0
+        }
+        if cost > 0, let e = ev.charge(cost, "\(isSet ? "set" : "list").\(name)() on \(l.count) elements") { return e }
         switch (name, a.count) {
         case ("size", 0): return .int(Int64(l.count))
         case ("toSet", 0) where !isSet: return .set(unique(l))
@@ -141,7 +122,7 @@ enum Methods {
         switch (name, a.count) {
         case ("size", 0): return .int(Int64(m.count))
         case ("keys", 0): return .list(m.keys.sorted().map { .string($0) })
-        case ("values", 0): return .list(m.keys.sorted().map { m[$0]! })
+        case ("values", 0): return .list(m.sorted { $0.key < $1.key }.map(\.value))
         case ("diff", 1):
             guard case .map(let other) = a[0] else { return nil }
             return .mapDiff(m, other)

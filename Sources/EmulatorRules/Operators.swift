@@ -71,7 +71,7 @@ enum Operators {
             }
             return result.1 ? .error("integer overflow") : .int(result.0)
         case (.int, .float), (.float, .int), (.float, .float):
-            let a = l.asDouble!, b = r.asDouble!
+            guard let a = l.asDouble, let b = r.asDouble else { return .error("not a number") }  // both are numbers (the cases above)
             switch op {
             case .add: return .float(a + b)
             case .sub: return .float(a - b)

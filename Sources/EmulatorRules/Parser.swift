@@ -101,7 +101,7 @@ struct Parser {
             guard case .string(let v) = current.kind, v == "1" || v == "2" else {
                 throw ParseError(message: "rules_version must be '1' or '2'", location: location)
             }
-            version = Int(v)!
+            version = v == "2" ? 2 : 1
             try advance()
             try expect(";")
         }
@@ -255,7 +255,8 @@ struct Parser {
         while case .symbol(let s) = current.kind, ops.contains(s) {
             try advance()
             let rhs = try next(&self)
-            lhs = try node(.binary(Expr.BinaryOp(rawValue: s)!, lhs, rhs), loc, start)
+            guard let op = Expr.BinaryOp(rawValue: s) else { throw ParseError(message: "unknown operator '\(s)'", location: loc) }
+            lhs = try node(.binary(op, lhs, rhs), loc, start)
         }
         return lhs
     }

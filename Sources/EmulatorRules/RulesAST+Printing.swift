@@ -61,14 +61,16 @@ extension RulesAST {
 
 extension Evaluation {
     /// Parses and evaluates one expression with the given variables (conformance tests and the
-    /// expression mode of `:evaluateRules`).
-    static func evaluateExpression(_ text: String, vars: [String: RulesValue], hasher: (any RulesHasher)? = nil) -> Result<RulesValue, Diagnostic> {
+    /// expression mode of `:evaluateRules`); `budget` is the cost limit (tests use small ones).
+    static func evaluateExpression(_ text: String, vars: [String: RulesValue], hasher: (any RulesHasher)? = nil,
+                                   budget: Int = Evaluation.maxWork) -> Result<RulesValue, Diagnostic> {
         let wrapper = "service cloud.firestore { match /x { allow get: if \(text); } }"
         switch CompiledRuleset.compileUnchecked(source: wrapper, hasher: hasher) {
         case .failure(let d): return .failure(d)
         case .success(let rs):
             guard let cond = rs.ast.matches.first?.allows.first?.condition else { return .failure(Diagnostic(location: SourceLocation(file: "expr", line: 1, column: 1), message: "no expression", excerpt: "")) }
             let ev = Evaluation(ruleset: rs, request: RulesRequest(method: .get, path: ["x"], auth: nil, time: .init(seconds: 0)), data: EmptyDataSource())
+            ev.budget = budget
             return .success(ev.eval(cond, Scope(vars: vars, functions: [:])))
         }
     }

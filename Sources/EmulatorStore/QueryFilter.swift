@@ -123,15 +123,24 @@ public indirect enum QueryFilter: Sendable, Equatable {
         }
     }
 
-    /// Size of the disjunctive normal form (`in` counts its values).
+    /// Size of the disjunctive normal form (`in` counts its values), saturating at `Int.max`:
+    /// an AND of 64 two-way ORs already has 2^64 disjunctions.
     var disjunctionCount: Int {
         switch self {
         case .field(_, let op, let v):
             if op == .in || op == .arrayContainsAny, case .array(let items) = v { return items.count }
             return 1
         case .unary: return 1
-        case .or(let fs): return fs.reduce(0) { $0 + $1.disjunctionCount }
-        case .and(let fs): return fs.reduce(1) { $0 * $1.disjunctionCount }
+        case .or(let fs):
+            return fs.reduce(0) { sum, f in
+                let (n, overflow) = sum.addingReportingOverflow(f.disjunctionCount)
+                return overflow ? .max : n
+            }
+        case .and(let fs):
+            return fs.reduce(1) { product, f in
+                let (n, overflow) = product.multipliedReportingOverflow(by: f.disjunctionCount)
+                return overflow ? .max : n
+            }
         }
     }
 

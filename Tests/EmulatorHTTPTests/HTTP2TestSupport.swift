@@ -10,11 +10,20 @@ final class H2Harness: @unchecked Sendable {
     let posted = Mutex<[(UInt32, HTTP2StreamCommand)]>([])
     var encoder = HPACKEncoder()
 
-    init(limits: HTTP2Limits = HTTP2Limits()) {
+    /// The connection's clock (monotonic nanoseconds); tests move it by hand.
+    final class Clock: @unchecked Sendable {
+        var now: UInt64 = 1_000_000_000
+    }
+
+    let clock = Clock()
+
+    init(limits: HTTP2Limits = HTTP2Limits(), quota: HTTP2StreamQuota? = nil) {
         var conn: HTTP2Connection!
         let posted = self.posted
         var opened: [HTTP2Stream] = []
-        conn = HTTP2Connection(limits: limits, remote: "test", post: { id, c in posted.withLock { $0.append((id, c)) } },
+        let clock = self.clock
+        conn = HTTP2Connection(limits: limits, remote: "test", quota: quota, clock: { clock.now },
+                               post: { id, c in posted.withLock { $0.append((id, c)) } },
                                onStream: { s, _ in opened.append(s) })
         self.conn = conn
         conn.start(into: &out)

@@ -52,6 +52,8 @@ func parseAll(_ chunks: [[UInt8]], maxHeader: Int = 64 * 1024, maxBody: Int = 1 
         ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabX\r\n", 400),
         ("POST / HTTP/1.1\r\nContent-Length: 2000000\r\n\r\n", 413),
         ("GET / HTTP/1.1\nHost: x\n\n", 400),
+        ("GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400),
+        ("GET / HTTP/1.1\r\nHost: a\r\nhost: a\r\n\r\n", 400),
     ])
     func rejectsInvalidRequests(input: String, status: Int) {
         #expect(parseAll([Array(input.utf8)]).last == "error \(status)")

@@ -48,6 +48,8 @@ import Testing
         ("service cloud.firestore { function f() { return g(); } function g() { return f(); } match /a { allow get: if f(); } }", "firestore.rules:1:27: error: recursion is not allowed: f → g → f\n  service cloud.firestore { function f() { return g(); } function g() { return f(); } match /a { allow get: if f(); } }\n                            ^"),
         ("service cloud.firestore { function f() { let x = 1; return x; } match /a { allow get: if f(); } }", "firestore.rules:1:42: error: 'let' bindings need rules_version = '2'\n  service cloud.firestore { function f() { let x = 1; return x; } match /a { allow get: if f(); } }\n                                           ^"),
         ("service cloud.firestore { match /a { allow get: if 'open; } }", "firestore.rules:1:52: error: unterminated string\n  service cloud.firestore { match /a { allow get: if 'open; } }\n                                                     ^"),
+        // One backslash before a regex class: production refuses the ruleset, so do we.
+        ("service cloud.firestore { match /a { allow get: if 'a1'.matches('a\\d'); } }", "firestore.rules:1:67: error: invalid escape sequence '\\d' (a regular expression needs its backslash doubled: '\\\\d')\n  service cloud.firestore { match /a { allow get: if 'a1'.matches('a\\d'); } }\n" + String(repeating: " ", count: 68) + "^"),
     ])
     func diagnosticsShowTheLineAndACaret(source: String, expected: String) {
         switch CompiledRuleset.compile(source: source) {

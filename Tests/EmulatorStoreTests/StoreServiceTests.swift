@@ -149,6 +149,10 @@ func fieldFilter(_ field: String, _ op: String, _ value: JSON) -> JSON {
         (["from": [["collectionId": "c"]], "where": ["compositeFilter": ["op": "AND", "filters": [
             fieldFilter("a", "IN", ["arrayValue": ["values": .array((0..<6).map { ["integerValue": .string(String($0))] })]]),
             fieldFilter("b", "IN", ["arrayValue": ["values": .array((0..<6).map { ["integerValue": .string(String($0))] })]])]]]], "36 disjunctions"),
+        // 2^70 disjunctions overflow an Int: the count saturates instead of trapping.
+        (["from": [["collectionId": "c"]], "where": ["compositeFilter": ["op": "AND", "filters": .array((0..<70).map { _ in
+            ["compositeFilter": ["op": "OR", "filters": [fieldFilter("a", "EQUAL", ["integerValue": "1"]), fieldFilter("a", "EQUAL", ["integerValue": "2"])]]]
+        })]]], "the limit is 30"),
         (["from": [["collectionId": "c"]], "orderBy": [["field": ["fieldPath": "a"]]], "startAt": ["values": [["integerValue": "1"], ["integerValue": "2"], ["integerValue": "3"]]]], "Cursor has too many values"),
     ] as [(JSON, String)])
     func invalidQueriesAreRejected(json: JSON, fragment: String) {

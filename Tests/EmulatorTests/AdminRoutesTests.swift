@@ -1,6 +1,7 @@
 import Foundation
 import EmulatorCore
 import EmulatorHTTP
+import EmulatorTestSupport
 import Testing
 @testable import Emulator
 
@@ -10,8 +11,7 @@ import Testing
     init() throws { app = try AppPipelineTests.app() }
 
     func call(_ method: String, _ target: String, _ body: JSON? = nil) async throws -> (Int, JSON) {
-        let r = await app.handle(HTTPRequest(method: method, target: target, body: body?.serializedBytes() ?? []))
-        return (r.status, r.body.isEmpty ? .null : try JSON.parse(r.body))
+        try await app.call(method, target, body, headers: [:])
     }
 
     @Test func registersProjectsWithApiKeys() async throws {
@@ -34,6 +34,24 @@ import Testing
         let (status, r) = try await call("POST", "/emulator/v1/projects", body)
         #expect(status == 400)
         #expect(r["error"]?["message"]?.stringValue?.contains(fragment) == true)
+    }
+
+    @Test func removingAProjectForgetsEverythingOfIt() async throws {
+        _ = try await call("POST", "/emulator/v1/projects", ["projectId": "gone", "apiKey": "key-gone"])
+        _ = try await call("PUT", "/emulator/v1/projects/gone/clock", ["mode": "frozen", "time": "2030-01-01T00:00:00Z"])
+        #expect(try await call("PATCH", "/v1/projects/gone/databases/(default)/documents/c/d", ["fields": [:]]).0 == 200)
+        #expect(try await call("POST", "/emulator/v1/projects/gone/snapshots", ["name": "s"]).0 == 200)
+        let (status, body) = try await call("DELETE", "/emulator/v1/projects/gone")
+        #expect(status == 200 && body["removed"] == true)
+        let (_, list) = try await call("GET", "/emulator/v1/projects")
+        #expect(list["projects"]?.arrayValue?.contains { $0["projectId"] == "gone" } == false)
+        #expect(app.services.projects.projectId(forAPIKey: "key-gone") == "demo-project")
+        #expect(try await call("GET", "/emulator/v1/projects/gone/snapshots").0 == 404)
+        // Used again, it starts afresh: no documents, the system clock.
+        #expect(try await call("GET", "/v1/projects/gone/databases/(default)/documents/c/d").0 == 404)
+        #expect(try await call("GET", "/emulator/v1/projects/gone/clock").1["mode"] == "system")
+        #expect(try await call("DELETE", "/emulator/v1/projects/never-used").0 == 404)
+        #expect(try await call("DELETE", "/emulator/v1/projects/demo-project").0 == 400)
     }
 
     @Test func clockFreezesAdvancesAndReturnsToSystem() async throws {

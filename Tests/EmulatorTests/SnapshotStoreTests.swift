@@ -34,9 +34,9 @@ final class CounterParticipant: ProjectStateParticipant {
     }
 
     @Test func snapshotNamesAreValidated() throws {
-        #expect(throws: EmulatorError.self) { try ResetRoutes.snapshotName("../x") }
-        #expect(throws: EmulatorError.self) { try ResetRoutes.snapshotName("") }
-        #expect(throws: EmulatorError.self) { try ResetRoutes.snapshotName(3) }
-        #expect(try ResetRoutes.snapshotName("before-login_1.0") == "before-login_1.0")
+        #expect(throws: EmulatorError.self) { try ControlPlane.snapshotName("../x") }
+        #expect(throws: EmulatorError.self) { try ControlPlane.snapshotName("") }
+        #expect(throws: EmulatorError.self) { try ControlPlane.snapshotName("..") }
+        #expect(try ControlPlane.snapshotName("before-login_1.0") == "before-login_1.0")
     }
 }

@@ -1,5 +1,6 @@
 import EmulatorCore
 import EmulatorHTTP
+import EmulatorTestSupport
 import Testing
 @testable import Emulator
 
@@ -8,8 +9,7 @@ import Testing
     static let owner: HTTPHeaders = ["Authorization": "Bearer owner"]
 
     static func call(_ app: EmulatorApp, _ method: String, _ target: String, _ body: JSON? = nil, headers: HTTPHeaders = owner) async throws -> (Int, JSON) {
-        let r = await app.handle(HTTPRequest(method: method, target: target, headers: headers, body: body.map { $0.serializedBytes() } ?? []))
-        return (r.status, r.body.isEmpty ? .null : try JSON.parse(r.body))
+        try await app.call(method, target, body, headers: headers)
     }
 
     @Test func rulesEvaluationsRecordDenialsWithTheDecidingLine() async throws {

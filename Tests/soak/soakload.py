@@ -86,6 +86,7 @@ def run(seconds=60, threads=8, projects=3, max_requests=2_000_000, seed=None):
     gate = Gate()
     stop = threading.Event()
     stats = {"requests": 0, "by_status": {}}
+    restore_env = []
     try:
         for p in names:
             requests.post(base + "/emulator/v1/projects", json={"projectId": p, "apiKey": "k-" + p}, timeout=10).raise_for_status()
@@ -94,6 +95,7 @@ def run(seconds=60, threads=8, projects=3, max_requests=2_000_000, seed=None):
             requests.post(f"{base}/emulator/v1/projects/{p}:reset", timeout=10).raise_for_status()
         # One listener per project, attached for the whole run (resets and restores included).
         saved_host = os.environ.get("FIRESTORE_EMULATOR_HOST")
+        restore_env.append(saved_host)
         os.environ["FIRESTORE_EMULATOR_HOST"] = f"{emu.host}:{emu.port}"
         from google.cloud import firestore
         views, clients, watches = {}, [], []
@@ -106,7 +108,8 @@ def run(seconds=60, threads=8, projects=3, max_requests=2_000_000, seed=None):
                 with view_lock:
                     views[p] = {d.id: d.get("v") for d in docs}
             watches.append(client.collection("items").on_snapshot(on_snapshot))
-        deadline = time.time() + 10
+        # Generous: a loaded CI machine can take seconds to open the first gRPC channels.
+        deadline = time.time() + 60
         while time.time() < deadline and len(views) < len(names):
             time.sleep(0.05)
         assert len(views) == len(names), "every listener got its first snapshot"
@@ -235,6 +238,13 @@ def run(seconds=60, threads=8, projects=3, max_requests=2_000_000, seed=None):
     finally:
         stop.set()
         emu.stop()
+        # The variable points at this (now stopped) emulator: put the caller's back even when an
+        # assertion failed, or every later test of the session talks to a closed port.
+        if restore_env:
+            if restore_env[0] is None:
+                os.environ.pop("FIRESTORE_EMULATOR_HOST", None)
+            else:
+                os.environ["FIRESTORE_EMULATOR_HOST"] = restore_env[0]
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 //   swift build -c release --product bench-protobuf && .build/release/bench-protobuf [seconds-per-case [label filter]]
 // Prints one Markdown table row per case: messages per second and microseconds per message,
 // single-threaded, after a warm-up, best of ten rounds. Measured here, never asserted in a test (see bench/RESULTS.md).
+// Then a second table: decoding throughput on hostile shapes of HOSTILE_MIB MiB each (default 4;
+// the label filter `hostile` prints only that table).
 import EmulatorCore
 import EmulatorProtobuf
 
@@ -86,6 +88,61 @@ extension Int {
     }
 }
 
+/// Wire helpers for the hostile shapes.
+func varint(_ v: Int) -> [UInt8] {
+    var n = UInt64(v), out: [UInt8] = []
+    while n >= 0x80 {
+        out.append(UInt8(n & 0x7F) | 0x80)
+        n >>= 7
+    }
+    return out + [UInt8(n)]
+}
+func ld(_ field: Int, _ payload: [UInt8]) -> [UInt8] { varint(field << 3 | 2) + varint(payload.count) + payload }
+func entry(_ key: String, _ value: [UInt8]) -> [UInt8] { ld(1, ld(1, Array(key.utf8)) + ld(2, value)) }
+/// `unit` repeated to about `size` bytes.
+func repeated(_ unit: [UInt8], _ size: Int) -> [UInt8] {
+    var out: [UInt8] = []
+    out.reserveCapacity(size + unit.count)
+    while out.count < size { out += unit }
+    return out
+}
+
+/// Decoding throughput on shapes meant to be expensive (a request may carry up to 16 MiB): the
+/// work must stay linear, so MB/s should be of the same order for every row. Best of five.
+func hostileShapes() throws {
+    let size = (getenv("HOSTILE_MIB").flatMap { Int(String(cString: $0)) } ?? 4) << 20
+    let value = FirestoreSchemas.value
+    guard let structuredQuery = FirestoreSchemas.message(named: "google.firestore.v1.StructuredQuery") else { return }
+    var deep: [UInt8] = [0x10, 0x01]
+    for _ in 0..<33 { deep = ld(6, entry("a", deep)) + ld(6, []) }
+    let cases: [(String, [UInt8], MessageSchema)] = [
+        ("map_value repeated at every level, 33 levels, the message over and over", repeated(deep, size), value),
+        ("one singular message field repeated (Document.create_time{seconds 1})", repeated([0x1A, 0x02, 0x08, 0x01], size), FirestoreSchemas.document),
+        ("a repeated field's runs interleaved with another field (order_by, offset)", repeated(ld(4, []) + [0x30, 0x01], size), structuredQuery),
+        ("tiny map entries (map_value{fields{\"k\": {}}})", ld(6, repeated(entry("k", []), size)), value),
+        ("empty nested arrays (array_value{values [{}]})", ld(9, repeated(ld(1, []), size)), value),
+        ("oneof switching between two message members", repeated(ld(6, []) + ld(9, []), size), value),
+    ]
+    print()
+    print("Hostile shapes, about \(size >> 20) MiB each, best of five decodes:")
+    print()
+    print("| shape | bytes | ms | MB/s | steps per byte |")
+    print("|---|---:|---:|---:|---:|")
+    let clock = ContinuousClock()
+    for (label, bytes, schema) in cases {
+        var best = Double.infinity
+        var steps = 0
+        for _ in 0..<5 {
+            steps = 0
+            let start = clock.now
+            _ = try? ProtoJSON.decode(bytes, as: schema, steps: &steps)
+            let elapsed = clock.now - start
+            best = min(best, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        }
+        print("| \(label) | \(bytes.count) | \(twoDecimals(best * 1000)) | \(twoDecimals(Double(bytes.count) / best / 1e6)) | \(twoDecimals(Double(steps) / Double(bytes.count))) |")
+    }
+}
+
 do {
     let docBytes = try ProtoJSON.encode(document, as: FirestoreSchemas.document)
     let getRequest: JSON = ["name": .string(name), "mask": ["fieldPaths": ["displayName", "age"]]]
@@ -120,6 +177,7 @@ do {
     try measure("decode RunQueryRequest", bytes: queryBytes.count) { _ = try ProtoJSON.decode(queryBytes, as: FirestoreSchemas.runQueryRequest) }
     let text = document.serializedBytes()
     try measure("for scale: JSON.parse of the document's REST text", bytes: text.count) { _ = try JSON.parse(text) }
+    if only == nil || only == "hostile" { try hostileShapes() }  // "hostile" matches no row above
 } catch {
     print("bench-protobuf: \(error)")
     exit(1)

@@ -1,7 +1,8 @@
 #ifndef EMULATOR_CEPOLL_H
 #define EMULATOR_CEPOLL_H
 // Linux event notification for the HTTP event loop: epoll and eventfd are not part of Swift's
-// Glibc module map, so they are exposed here with small wrappers that hide the epoll_data union.
+// Glibc module map, so they are exposed here with small wrappers that hide the epoll_data union
+// (and malloc_trim, which the loop calls after a burst of connections or streams has closed).
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <stdint.h>
@@ -22,4 +23,7 @@ int cepoll_ctl(int epfd, int op, int fd, uint32_t events);
 int cepoll_wait(int epfd, int *fds, uint32_t *events, int max, int timeout_ms);
 /// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC (a GNU extension Swift's Glibc does not import).
 int cepoll_accept(int fd, void *addr, unsigned int *len);
+/// malloc_trim(0): returns the allocator's free memory to the system (after many connections or
+/// streams closed; glibc keeps freed pages in its arenas otherwise). Not in Swift's Glibc module.
+int cepoll_trim_memory(void);
 #endif

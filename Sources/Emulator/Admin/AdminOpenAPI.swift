@@ -70,6 +70,7 @@ enum AdminOpenAPI {
                 "delete": op("Clear injected faults"),
             ],
             "/emulator/v1/projects/{project}:reset": ["post": op("Clear one project's data in every service")],
+            "/emulator/v1/projects/{project}": ["delete": op("Remove a project: its data, snapshots, faults, rules and environment")],
             "/emulator/v1/reset": ["post": op("Clear every project's data, clocks, faults and seeds", params: [])],
             "/emulator/v1/projects/{project}/snapshots": [
                 "get": op("List snapshots"),

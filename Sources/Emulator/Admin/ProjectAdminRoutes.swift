@@ -16,6 +16,10 @@ enum ProjectAdminRoutes {
             try s.projects.register(projectId: id, apiKey: apiKey)
             return .json(projectJSON(s, id))
         }
+        r.delete("/emulator/v1/projects/{project}") { _, m in
+            try s.controlPlane.removeProject(m["project"])
+            return .json(["projectId": .string(m["project"]), "removed": true])
+        }
         r.get("/emulator/v1/projects") { _, _ in
             .json(["projects": .array(s.projects.projectIds.map { projectJSON(s, $0) })])
         }

@@ -45,6 +45,9 @@ public final class SnapshotStore: Sendable {
         state.withLock { $0[projectId]?.removeValue(forKey: name) != nil }
     }
 
+    /// Forgets every snapshot of one project.
+    public func clear(projectId: String) { state.withLock { _ = $0.removeValue(forKey: projectId) } }
+
     /// Forgets every snapshot.
     public func clearAll() { state.withLock { $0 = [:] } }
 }

@@ -2,7 +2,8 @@ import EmulatorCore
 import EmulatorHTTP
 
 /// CORS answers under the `BrowserPolicy`: the origin is echoed (with credentials, as the Firebase
-/// emulators do, so web apps on any local dev port work) only for origins the policy lets read the
+/// emulators do, so web apps on any local dev port work, and as the JS SDK's credentialed
+/// WebChannel requests require) only for origins the policy lets read the
 /// route: local development origins for the client APIs, the emulator's own origin and allowed
 /// origins for everything. Preflights from other origins are refused with 403 and no CORS headers,
 /// so the browser never sends the request.
@@ -33,5 +34,11 @@ enum CORS {
         guard policy.corsAllowed(origin: origin, host: request.headers["Host"], controlPlane: controlPlane) else { return }
         response.headers.set("Access-Control-Allow-Origin", origin)
         response.headers.set("Access-Control-Allow-Credentials", "true")
+        // A WebChannel handshake's session id header must be readable by the page (the client
+        // echoes it as `gsessionid`); WebChannel requests are credentialed, hence the echo above
+        // and never `*` (with `*` the browser fails every channel request).
+        if response.headers["X-HTTP-Session-Id"] != nil {
+            response.headers.set("Access-Control-Expose-Headers", "X-HTTP-Session-Id, X-Client-Wire-Protocol")
+        }
     }
 }

@@ -10,7 +10,7 @@ public enum ConfigLoader {
     static let knownKeys: Set<String> = [
         "$schema", "project", "host", "port", "ports", "rules", "logLevel", "adminToken",
         "auth", "firestore", "functions", "dataDir", "fsync", "import", "exportOnExit",
-        "allowedHosts", "allowedOrigins",
+        "allowedHosts", "allowedOrigins", "limits",
     ]
 
     /// Loads the file at `path` over the defaults. Errors name the file and the key.
@@ -122,6 +122,7 @@ public enum ConfigLoader {
             guard let policy = DataDirectory.FsyncPolicy(rawValue: f) else { throw CLIError("config file '\(path)': 'fsync' must be always, interval or never, got '\(f)'") }
             c.fsync = policy
         }
+        if let v = root["limits"], !v.isNull { c.limits = try limits(v, path: path, base: c.limits) }
         if let d = try string("import") { c.importDir = resolve(d, dir) }
         if let d = try string("exportOnExit") { c.exportOnExit = resolve(d, dir) }
     }
@@ -131,6 +132,28 @@ public enum ConfigLoader {
         guard case .object(var o) = v, case .array(let files)? = o["serviceAccounts"] else { return v }
         o["serviceAccounts"] = .array(files.map { f in f.stringValue.map { .string(resolve($0, dir)) } ?? f })
         return .object(o)
+    }
+
+    /// The `limits` section: integers within `EmulatorConfig.Limits.ranges`, unknown keys refused.
+    static func limits(_ v: JSON, path: String, base: EmulatorConfig.Limits) throws(CLIError) -> EmulatorConfig.Limits {
+        guard case .object(let o) = v else { throw CLIError("config file '\(path)': 'limits' must be an object like {\"maxConnections\": 2048}") }
+        var l = base
+        let ranges = EmulatorConfig.Limits.ranges
+        for (key, value) in o.sorted(by: { $0.key < $1.key }) {
+            guard let range = ranges[key] else {
+                throw CLIError("config file '\(path)': unknown key 'limits.\(key)' (known: \(ranges.keys.sorted().joined(separator: ", ")))")
+            }
+            guard let n = value.intValue, range.contains(Int(n)) else {
+                throw CLIError("config file '\(path)': 'limits.\(key)' must be an integer from \(range.lowerBound) to \(range.upperBound), got \(value)")
+            }
+            switch key {
+            case "maxConnections": l.maxConnections = Int(n)
+            case "maxStreamsPerConnection": l.maxStreamsPerConnection = Int(n)
+            case "maxStreams": l.maxStreams = Int(n)
+            default: l.outputBufferBytes = Int(n)
+            }
+        }
+        return l
     }
 
     /// Codebase working directories, watched folders and sources are relative to the config file.

@@ -38,6 +38,30 @@ public struct EmulatorConfig: Sendable, Equatable {
     public var importDir: String?
     /// Export directory written on clean exit.
     public var exportOnExit: String?
+    /// The HTTP server's limits on connections, streams and unread output (`limits` in
+    /// emulator.json; `--max-connections`, `--max-streams-per-connection`).
+    public var limits = Limits()
+
+    /// Limits that keep one client from taking what the others need (docs/robustness.md, "Limits").
+    public struct Limits: Sendable, Equatable {
+        /// Connections open at once; nil = 1,024, or three quarters of the open-file limit when
+        /// that is lower. A connection beyond it is answered 503 and closed.
+        public var maxConnections: Int?
+        /// HTTP/2 streams open at once on one connection (SETTINGS_MAX_CONCURRENT_STREAMS).
+        public var maxStreamsPerConnection = 1000
+        /// HTTP/2 streams open at once on all connections together.
+        public var maxStreams = 10_000
+        /// Unsent output one connection may hold before the server stops reading from it.
+        public var outputBufferBytes = 1 << 20
+        /// The defaults.
+        public init() {}
+
+        /// The accepted range of each key, for errors that say what would be accepted.
+        static let ranges: [String: ClosedRange<Int>] = [
+            "maxConnections": 1...1_000_000, "maxStreamsPerConnection": 1...1_000_000,
+            "maxStreams": 1...10_000_000, "outputBufferBytes": 16_384...(1 << 30),
+        ]
+    }
 
     /// The built-in defaults.
     public init() {}

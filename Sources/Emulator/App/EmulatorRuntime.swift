@@ -41,21 +41,17 @@ public final class EmulatorRuntime: Sendable {
             throw CLIError("refusing to listen on non-loopback host '\(config.host)' without --admin-token: anyone on the network could read and reset your data; pass --admin-token TOKEN (then /emulator/v1/* requires 'Authorization: Bearer TOKEN')")
         }
         let services = try EmulatorServices(config: config, logger: logger)
+        let control = services.controlPlane
         if let dir = config.exportOnExit {
             // Checked now, not only at exit: finding out then that the folder may not be replaced
             // would lose the run's data. Checked again at exit (the folder may change meanwhile).
-            do { _ = try ExportArchive.target(dir, participants: services.persistentParticipants) } catch let e as EmulatorError {
+            do { try control.checkExportTarget(dir) } catch let e as EmulatorError {
                 throw CLIError("--export-on-exit '\(dir)': \(e.message)")
             }
         }
         if let dir = config.importDir {
             do {
-                var imported = try ExportArchive.read(from: dir, project: nil, participants: services.persistentParticipants)
-                if !imported.contains(config.projectId),
-                   try await FirebaseAuthExport.read(from: dir, project: config.projectId, auth: services.auth, logger: logger) {
-                    imported.append(config.projectId)
-                }
-                for p in imported { try services.projects.register(projectId: p, apiKey: nil); services.noteReplaced(project: p) }
+                let imported = try await control.importArchive(from: dir, project: nil)
                 logger.log(.info, "emulator", "imported \(imported.count) project(s) from \(dir)")
             } catch let e as EmulatorError {
                 throw CLIError("--import '\(dir)': \(e.message)")
@@ -72,6 +68,10 @@ public final class EmulatorRuntime: Sendable {
         }
         var serverConfig = HTTPServerConfiguration(listeners: ports.map { .init(host: config.host, port: $0) })
         serverConfig.maxBodyBytes = 32 * 1024 * 1024
+        serverConfig.maxConnections = config.limits.maxConnections
+        serverConfig.maxStreams = config.limits.maxStreams
+        serverConfig.outputBudget = config.limits.outputBufferBytes
+        serverConfig.http2.maxConcurrentStreams = config.limits.maxStreamsPerConnection
         let grpc = GRPCServices(services: services)
         let server = HTTPServer(configuration: serverConfig, responder: { [app] in await app.handle($0) }, grpc: { await grpc.handle($0) })
         let bound = try server.start()
@@ -130,8 +130,7 @@ public final class EmulatorRuntime: Sendable {
         let s = app.services
         if let dir = s.config.exportOnExit {
             do {
-                try ExportArchive.write(to: dir, projects: nil, participants: s.persistentParticipants,
-                                        firebaseAuthProject: s.config.projectId, auth: s.auth)
+                try s.controlPlane.export(project: nil, to: dir)
                 s.logger.log(.info, "emulator", "exported every project to \(dir)")
             } catch {
                 s.logger.log(.error, "emulator", "export on exit to \(dir) failed: \(error)")

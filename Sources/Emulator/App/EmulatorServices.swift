@@ -39,6 +39,9 @@ public struct EmulatorServices: Sendable {
     /// Per-project change counters the UI polls for live updates (`GET .../revision`).
     public let revisions = ProjectRevisions()
 
+    /// Timings of Firestore's WebChannel transport (`firestore.webChannel`).
+    public let webChannel: FirestoreWebChannelOptions
+
     /// Background loops to cancel when the runtime stops.
     public let backgroundTasks = Mutex<[Task<Void, Never>]>([])
     /// Durable storage when `--data-dir` is set.
@@ -65,7 +68,11 @@ public struct EmulatorServices: Sendable {
         self.logger = logger
         self.projects = ProjectRegistry(defaultProjectId: config.projectId, base: baseClock)
         let storeOptions: StoreOptions
-        do { storeOptions = try StoreOptions(json: config.firestore) } catch let e as EmulatorError { throw CLIError("config: \(e.message)") }
+        do {
+            let (storeSection, webChannel) = try FirestoreWebChannelOptions.split(config.firestore)
+            storeOptions = try StoreOptions(json: storeSection)
+            self.webChannel = webChannel
+        } catch let e as EmulatorError { throw CLIError("config: \(e.message)") }
         let store = StoreService(environments: projects, options: storeOptions, logger: logger)
         self.store = store
         let rules = try RulesRegistry(filePath: config.rulesPath, logger: logger)

@@ -35,6 +35,14 @@ public enum ErrorResponder {
         return GRPCStatus(code: e.code.grpcNumber, message: e.message)
     }
 
+    /// The stream error message of a WebChannel stream for `error` (`canonical`):
+    /// `{"error":{"code":<gRPC number>,"message":..,"status":"PERMISSION_DENIED"}}`, what the
+    /// JS SDK reads from a backchannel array (docs/webchannel.md).
+    public static func webChannelError(for error: any Error, logger: any LogSink) -> JSON {
+        let e = canonical(error, logger: logger)
+        return ["error": ["code": .int(Int64(e.code.grpcNumber)), "message": .string(e.message), "status": .string(e.code.rawValue)]]
+    }
+
     /// The HTTP response for `error` (`canonical`, in its wire style).
     public static func response(for error: any Error, logger: any LogSink) -> HTTPResponse {
         response(for: canonical(error, logger: logger))

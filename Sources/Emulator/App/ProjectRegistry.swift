@@ -79,6 +79,9 @@ public final class ProjectRegistry: ProjectEnvironmentProvider {
         }
     }
 
+    /// Forgets a project: its environment (clock, seed, ids) and API key. Its next use starts afresh.
+    public func remove(_ projectId: String) { entries.withLock { _ = $0.removeValue(forKey: projectId) } }
+
     /// True when the project has been used or registered.
     public func contains(_ projectId: String) -> Bool { entries.withLock { $0[projectId] != nil } }
 

@@ -1,7 +1,7 @@
 import EmulatorHTTP
 
 /// Assembles every API's routes into one router. Each API registers its own routes in its own
-/// file (`StatusRoutes`, `AuthRoutes`, `FirestoreRESTRoutes`, `FunctionsRoutes`, the admin routes,
+/// file (`StatusRoutes`, `AuthRoutes`, `FirestoreRESTRoutes`, `FirestoreWebChannelRoutes`, `PubSubRESTRoutes`, `FunctionsRoutes`, the admin routes,
 /// and `UIRoutes` for the web UI). gRPC methods are served by `GRPCServices` (Firestore's and Pub/Sub's), not the router.
 enum Routes {
     /// The router with every route; `GET /emulator/v1/routes` lists its finished table.
@@ -16,6 +16,7 @@ enum Routes {
         AdminOpenAPI.register(&r, s)
         FirestoreRESTRoutes.register(&r, s)
         PubSubRESTRoutes.register(&r, s)
+        FirestoreWebChannelRoutes.register(&r, s)
         RulesRoutes.register(&r, s)
         FunctionsRoutes.register(&r, s)
         FunctionsTriggerRoutes.register(&r, s)

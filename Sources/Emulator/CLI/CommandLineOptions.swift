@@ -42,6 +42,8 @@ public struct CommandLineOptions: Equatable {
         ("export-on-exit", "DIR  export on clean exit"),
         ("functions-install", "auto|never  create a Python codebase's missing venv (auto)"),
         ("functions-schedules", "manual|clock  run scheduled functions on their schedule (manual)"),
+        ("max-connections", "N  connections open at once; more are answered 503 (1024)"),
+        ("max-streams-per-connection", "N  HTTP/2 streams open at once per connection (1000)"),
     ]
 
     /// Parses `arguments` (without the program name). Accepts `--flag value` and `--flag=value`.
@@ -127,6 +129,14 @@ public struct CommandLineOptions: Equatable {
         if let v = values["data-dir"] { config.dataDir = ConfigLoader.absolute(v) }
         if let v = values["import"] { config.importDir = ConfigLoader.absolute(v) }
         if let v = values["export-on-exit"] { config.exportOnExit = ConfigLoader.absolute(v) }
+        for (flag, key) in [("max-connections", "maxConnections"), ("max-streams-per-connection", "maxStreamsPerConnection")] {
+            guard let v = values[flag] else { continue }
+            let range = EmulatorConfig.Limits.ranges[key] ?? 1...1
+            guard let n = Int(v), range.contains(n) else {
+                throw CLIError("--\(flag) must be an integer from \(range.lowerBound) to \(range.upperBound), got '\(v)'")
+            }
+            if key == "maxConnections" { config.limits.maxConnections = n } else { config.limits.maxStreamsPerConnection = n }
+        }
         var functions = config.functions.objectValue ?? [:]
         if let v = values["functions-install"] {
             guard v == "auto" || v == "never" else { throw CLIError("--functions-install must be auto or never, got '\(v)'") }

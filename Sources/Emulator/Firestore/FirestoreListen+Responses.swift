@@ -61,7 +61,7 @@ extension FirestoreListen {
                 if resumed, state.withLock({ $0.expected[t] }) != nil {
                     out.append(.json(["filter": ["targetId": .int(Int64(t)), "count": .int(Int64(count))]]))
                 }
-                out.append(.json(Self.targetChange("CURRENT", [t], resumeToken: token(readTime))))
+                out.append(.json(Self.targetChange("CURRENT", [t], resumeToken: token(readTime), readTime: readTime)))
                 out.append(.json(snapshot(readTime)))
             case .changed(let readTime, let deltas):
                 let rt = JSON.string(readTime.rfc3339())
@@ -101,10 +101,12 @@ extension FirestoreListen {
         .string(Base64.encode(WatchResumePoint(epoch: api.store.epoch, readTime: readTime).token))
     }
 
-    /// A `TargetChange` of `type` for `ids`.
-    static func targetChange(_ type: String, _ ids: [Int32], resumeToken: JSON? = nil) -> JSON {
+    /// A `TargetChange` of `type` for `ids`. CURRENT carries its read time, as production and
+    /// Google's emulator send it (clients take the snapshot's version from the global NO_CHANGE).
+    static func targetChange(_ type: String, _ ids: [Int32], resumeToken: JSON? = nil, readTime: Timestamp? = nil) -> JSON {
         var o: [String: JSON] = ["targetChangeType": .string(type), "targetIds": .array(ids.map { .int(Int64($0)) })]
         if let resumeToken { o["resumeToken"] = resumeToken }
+        if let readTime { o["readTime"] = .string(readTime.rfc3339()) }
         return ["targetChange": .object(o)]
     }
 }

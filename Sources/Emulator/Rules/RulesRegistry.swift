@@ -55,6 +55,9 @@ public final class RulesRegistry: Sendable {
         return r
     }
 
+    /// Drops the project's own rules (it falls back to the rules file or the open default).
+    public func removeRules(project: String) { state.withLock { _ = $0.perProject.removeValue(forKey: project) } }
+
     /// Re-reads the rules file when its modification time changed.
     public func reloadIfChanged() {
         guard let filePath else { return }

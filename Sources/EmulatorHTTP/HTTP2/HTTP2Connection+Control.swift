@@ -1,43 +1,21 @@
-/// Request validation, resets, SETTINGS, WINDOW_UPDATE and the receive windows: the frames that
-/// steer a connection rather than carry a request.
+/// Resets, SETTINGS, WINDOW_UPDATE and the receive windows: the frames that steer a connection
+/// rather than carry a request.
 extension HTTP2Connection {
-    /// Why a request header list is malformed (RFC 9113 §8.2–8.3), or nil.
-    static func validateRequest(_ fields: [HPACKHeaderField]) -> String? {
-        var seenRegular = false
-        var pseudo = Set<String>()
-        for f in fields {
-            if f.name.hasPrefix(":") {
-                guard !seenRegular else { return "pseudo-header \(f.name) after a regular header" }
-                guard [":method", ":scheme", ":authority", ":path"].contains(f.name) else { return "unknown pseudo-header \(f.name)" }
-                guard pseudo.insert(f.name).inserted else { return "duplicate \(f.name)" }
-            } else {
-                seenRegular = true
-                if f.name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5a }) { return "upper-case header name \(f.name)" }
-                switch f.name {
-                case "connection", "proxy-connection", "keep-alive", "transfer-encoding", "upgrade":
-                    return "connection-specific header \(f.name)"
-                case "te" where f.value != "trailers": return "te other than trailers"
-                default: break
-                }
-            }
-        }
-        guard pseudo.contains(":method"), pseudo.contains(":scheme"), pseudo.contains(":path") else {
-            return "missing :method, :scheme or :path"
-        }
-        if let p = fields.first(where: { $0.name == ":path" }), p.value.isEmpty { return "empty :path" }
-        return nil
-    }
-
     /// RST_STREAM from the peer: the stream's handler is cancelled.
     func rstStream(_ f: HTTP2Frame) throws(HTTP2ConnectionError) {
         guard f.streamId != 0 else { throw HTTP2ConnectionError(.protocolError, "RST_STREAM on stream 0") }
         guard f.payload.count == 4 else { throw HTTP2ConnectionError(.frameSizeError, "RST_STREAM payload of \(f.payload.count) bytes (must be 4)") }
         guard f.streamId <= lastPeerStream else { throw HTTP2ConnectionError(.protocolError, "RST_STREAM on idle stream \(f.streamId)") }
-        guard let s = streams.removeValue(forKey: f.streamId) else { return }
-        totalBuffered -= s.buffered
+        guard let s = forgetStream(f.streamId) else {
+            try count(.empty)  // a stream already closed: nothing to do, but not free either
+            return
+        }
         let raw = UInt32(f.payload[0]) << 24 | UInt32(f.payload[1]) << 16 | UInt32(f.payload[2]) << 8 | UInt32(f.payload[3])
         let code = HTTP2ErrorCode(rawValue: raw)
         s.handle.fail(HTTP2StreamClosed(code: code ?? .internalError, reason: "the client reset the stream (\(code.map { "\($0)" } ?? "code \(raw)"))"))
+        // Counted after the stream is gone: a rapid-reset flood ends with GOAWAY, and the work it
+        // started (one task per stream) is cancelled already.
+        try count(.reset)
     }
 
     /// SETTINGS from the peer: applied in order and acknowledged.
@@ -45,10 +23,16 @@ extension HTTP2Connection {
         guard f.streamId == 0 else { throw HTTP2ConnectionError(.protocolError, "SETTINGS on stream \(f.streamId)") }
         if f.has(HTTP2Flag.ack) {
             guard f.payload.isEmpty else { throw HTTP2ConnectionError(.frameSizeError, "SETTINGS ACK with a payload") }
+            if peerAckedSettings { try count(.empty) }  // we sent one SETTINGS: more acks are noise
+            peerAckedSettings = true
             return
         }
         guard f.payload.count % 6 == 0 else { throw HTTP2ConnectionError(.frameSizeError, "SETTINGS payload of \(f.payload.count) bytes (not a multiple of 6)") }
+        if sawSettings { try count(.answered) }  // the first one is part of the preface
         sawSettings = true
+        // Windows change once per frame by the net difference, however many entries it repeats
+        // (each would otherwise walk every stream).
+        let initialBefore = peerInitialWindow
         var i = 0
         while i < f.payload.count {
             let id = UInt16(f.payload[i]) << 8 | UInt16(f.payload[i + 1])
@@ -60,20 +44,22 @@ extension HTTP2Connection {
                 guard v <= 1 else { throw HTTP2ConnectionError(.protocolError, "SETTINGS_ENABLE_PUSH must be 0 or 1, got \(v)") }
             case HTTP2Setting.initialWindowSize:
                 guard v <= 0x7fff_ffff else { throw HTTP2ConnectionError(.flowControlError, "SETTINGS_INITIAL_WINDOW_SIZE \(v) exceeds 2^31-1") }
-                let delta = Int(v) - peerInitialWindow
                 peerInitialWindow = Int(v)
-                for (sid, var s) in streams {
-                    s.sendWindow += delta
-                    guard s.sendWindow <= 0x7fff_ffff else {
-                        throw HTTP2ConnectionError(.flowControlError, "SETTINGS_INITIAL_WINDOW_SIZE overflows the window of stream \(sid)")
-                    }
-                    streams[sid] = s
-                    if delta > 0, s.hasOutbound { markReady(sid) }
-                }
             case HTTP2Setting.maxFrameSize:
                 guard v >= 16_384, v <= 16_777_215 else { throw HTTP2ConnectionError(.protocolError, "SETTINGS_MAX_FRAME_SIZE \(v) out of range") }
                 peerMaxFrameSize = Int(v)
             default: break  // MAX_CONCURRENT_STREAMS (we never push), MAX_HEADER_LIST_SIZE, unknown ids.
+            }
+        }
+        let delta = peerInitialWindow - initialBefore
+        if delta != 0 {
+            for (sid, var s) in streams {
+                s.sendWindow += delta
+                guard s.sendWindow <= 0x7fff_ffff else {
+                    throw HTTP2ConnectionError(.flowControlError, "SETTINGS_INITIAL_WINDOW_SIZE overflows the window of stream \(sid)")
+                }
+                streams[sid] = s
+                if delta > 0, s.hasOutbound { markReady(sid) }
             }
         }
         HTTP2FrameWriter.settings(&out, [], ack: true)
@@ -87,6 +73,15 @@ extension HTTP2Connection {
             guard inc > 0 else { throw HTTP2ConnectionError(.protocolError, "WINDOW_UPDATE with increment 0 on the connection") }
             connSendWindow += inc
             guard connSendWindow <= 0x7fff_ffff else { throw HTTP2ConnectionError(.flowControlError, "connection window exceeds 2^31-1") }
+            // Streams that waited for the connection window take their turns again.
+            let waiting = waitingForConnectionWindow
+            waitingForConnectionWindow = []
+            for id in waiting {
+                guard var s = streams[id] else { continue }
+                s.waitsForConnectionWindow = false
+                streams[id] = s
+                if s.hasOutbound { markReady(id) }
+            }
             return
         }
         guard var s = streams[f.streamId] else {
@@ -94,25 +89,26 @@ extension HTTP2Connection {
             return
         }
         guard inc > 0 else {
-            streamError(f.streamId, .protocolError, &out)
+            try streamError(f.streamId, .protocolError, &out)
             return
         }
         s.sendWindow += inc
         guard s.sendWindow <= 0x7fff_ffff else {
-            streamError(f.streamId, .flowControlError, &out)
+            try streamError(f.streamId, .flowControlError, &out)
             return
         }
         streams[f.streamId] = s
         if s.hasOutbound { markReady(f.streamId) }
     }
 
-    /// Resets one stream (RST_STREAM) and fails its handle; the connection carries on.
-    func streamError(_ id: UInt32, _ code: HTTP2ErrorCode, _ out: inout [UInt8]) {
-        HTTP2FrameWriter.rstStream(&out, stream: id, code: code)
-        if let s = streams.removeValue(forKey: id) {
-            totalBuffered -= s.buffered
+    /// Resets one stream (RST_STREAM) for what the peer sent on it and fails its handle; the
+    /// connection carries on, unless the peer keeps doing it (counted as a reset).
+    func streamError(_ id: UInt32, _ code: HTTP2ErrorCode, _ out: inout [UInt8]) throws(HTTP2ConnectionError) {
+        sendReset(id, code, &out)
+        if let s = forgetStream(id) {
             s.handle.fail(HTTP2StreamClosed(code: code, reason: "stream error \(code)"))
         }
+        try count(.reset)
     }
 
     /// Gives the peer back connection window for bytes it has sent, unless handlers sit on too

@@ -1,15 +1,22 @@
 /// The send side: handler commands queue per stream; `pump` frames them within the peer's
 /// flow-control windows and the output budget, taking streams in turn so one large response
-/// cannot starve the others.
+/// cannot starve the others. Only streams that can make progress are in the rotation: a stream
+/// waiting for its own window leaves it until its WINDOW_UPDATE, one waiting for the connection's
+/// window waits in `waitingForConnectionWindow`, so the cost of a turn never depends on how many
+/// streams a peer keeps stalled.
 extension HTTP2Connection {
     /// Applies one command of stream `id`'s handler.
     func handle(stream id: UInt32, _ command: HTTP2StreamCommand, into out: inout [UInt8]) {
         switch command {
+        case .headers(_, endStream: true), .data(_, endStream: true), .trailers, .reset: answered(id)
+        default: break
+        }
+        switch command {
         case .consumed(let n):
             consumed(id, n, &out)
         case .reset(let code):
-            guard let s = streams.removeValue(forKey: id) else { return }
-            HTTP2FrameWriter.rstStream(&out, stream: id, code: code)
+            guard let s = forgetStream(id) else { return }
+            sendReset(id, code, &out)
             s.handle.fail(HTTP2StreamClosed(code: code, reason: "the server reset the stream (\(code))"))
         case .headers(let fields, let end):
             enqueue(id, .headers(fields, endStream: end))
@@ -28,63 +35,78 @@ extension HTTP2Connection {
         markReady(id)
     }
 
-    /// Puts stream `id` in the send rotation.
+    /// Puts stream `id` in the send rotation (once).
     func markReady(_ id: UInt32) {
-        if !ready.contains(id) { ready.append(id) }
+        guard var s = streams[id], !s.queuedToSend else { return }
+        s.queuedToSend = true
+        streams[id] = s
+        ready.append(id)
     }
 
-    /// Frames queued output while the windows and the output budget allow.
+    /// Frames queued output while the windows and the output budget allow: one frame per stream
+    /// per turn.
     func pump(into out: inout [UInt8]) {
-        var progress = true
-        while progress && out.count < limits.outputBudget && !ready.isEmpty {
-            progress = false
-            var still: [UInt32] = []
-            for id in ready {
-                guard out.count < limits.outputBudget else {
-                    still.append(id)
-                    continue
-                }
-                guard var s = streams[id], s.hasOutbound else { continue }
-                var drained = 0
-                switch s.outbound[s.outHead] {
-                case .headers(let fields, let end):
-                    writeHeaderBlock(id, encoder.encode(fields), endStream: end, &out)
-                    s.outHead += 1
-                    if end { s.localClosed = true }
-                    progress = true
-                case .data(let bytes, let offset, let end):
-                    let remaining = bytes.count - offset
-                    let n = min(remaining, s.sendWindow, connSendWindow, peerMaxFrameSize)
-                    if remaining == 0 || n > 0 {
-                        let last = n == remaining
-                        HTTP2FrameWriter.append(&out, type: HTTP2FrameType.data, flags: last && end ? HTTP2Flag.endStream : 0,
-                                                stream: id, payload: bytes[offset..<(offset + n)])
-                        s.sendWindow -= n
-                        connSendWindow -= n
-                        drained = n
-                        if last {
-                            s.outbound[s.outHead] = .headers([], endStream: false)  // release the bytes
-                            s.outHead += 1
-                            if end { s.localClosed = true }
-                        } else {
-                            s.outbound[s.outHead] = .data(bytes, offset: offset + n, endStream: end)
-                        }
-                        progress = true
+        while out.count < limits.outputBudget && readyHead < ready.count {
+            let id = ready[readyHead]
+            readyHead += 1
+            guard var s = streams[id] else { continue }
+            s.queuedToSend = false
+            guard s.hasOutbound else {
+                streams[id] = s
+                continue
+            }
+            var drained = 0
+            var blocked = false
+            switch s.outbound[s.outHead] {
+            case .headers(let fields, let end):
+                writeHeaderBlock(id, encoder.encode(fields), endStream: end, &out)
+                s.outHead += 1
+                if end { s.localClosed = true }
+            case .data(let bytes, let offset, let end):
+                let remaining = bytes.count - offset
+                let n = min(remaining, s.sendWindow, connSendWindow, peerMaxFrameSize)
+                if remaining == 0 || n > 0 {
+                    let last = n == remaining
+                    HTTP2FrameWriter.append(&out, type: HTTP2FrameType.data, flags: last && end ? HTTP2Flag.endStream : 0,
+                                            stream: id, payload: bytes[offset..<(offset + n)])
+                    s.sendWindow -= n
+                    connSendWindow -= n
+                    drained = n
+                    if last {
+                        s.outbound[s.outHead] = .headers([], endStream: false)  // release the bytes
+                        s.outHead += 1
+                        if end { s.localClosed = true }
+                    } else {
+                        s.outbound[s.outHead] = .data(bytes, offset: offset + n, endStream: end)
+                    }
+                } else {
+                    blocked = true
+                    // Its own window: its WINDOW_UPDATE (or SETTINGS) brings it back.
+                    if s.sendWindow > 0 && !s.waitsForConnectionWindow {
+                        s.waitsForConnectionWindow = true
+                        waitingForConnectionWindow.append(id)
                     }
                 }
-                if !s.hasOutbound {
-                    s.outbound.removeAll(keepingCapacity: true)
-                    s.outHead = 0
-                }
-                streams[id] = s
-                if drained > 0 { s.handle.drained(drained) }
-                if s.localClosed {
-                    closeIfDone(id, &out)
-                } else if s.hasOutbound {
-                    still.append(id)
-                }
             }
-            ready = still
+            if !s.hasOutbound {
+                s.outbound.removeAll(keepingCapacity: s.outbound.capacity <= 16)
+                s.outHead = 0
+            }
+            if !blocked && !s.localClosed && s.hasOutbound {
+                s.queuedToSend = true
+                ready.append(id)
+            }
+            streams[id] = s
+            if drained > 0 { s.handle.drained(drained) }
+            if s.localClosed { closeIfDone(id, &out) }
+        }
+        if waitingHead < waitingToStart.count { startWaitingHandlers() }  // framing freed budget
+        if readyHead == ready.count {
+            ready.removeAll(keepingCapacity: ready.capacity <= 1024)
+            readyHead = 0
+        } else if readyHead > 1024 && readyHead * 2 > ready.count {
+            ready.removeSubrange(0..<readyHead)
+            readyHead = 0
         }
     }
 
@@ -108,8 +130,8 @@ extension HTTP2Connection {
     /// RST_STREAM(NO_ERROR) that no more request data is wanted (as gRPC servers do).
     func closeIfDone(_ id: UInt32, _ out: inout [UInt8]) {
         guard let s = streams[id], s.localClosed, !s.hasOutbound else { return }
-        streams[id] = nil
-        if !s.remoteClosed { HTTP2FrameWriter.rstStream(&out, stream: id, code: .noError) }
+        forgetStream(id)
+        if !s.remoteClosed { sendReset(id, .noError, &out) }
         s.handle.fail(HTTP2StreamClosed(code: nil, reason: "the stream is closed"))
     }
 }

@@ -1,30 +1,7 @@
 import EmulatorCore
 
-/// Limits and settings of the server side of an HTTP/2 connection.
-public struct HTTP2Limits: Sendable {
-    /// SETTINGS_MAX_CONCURRENT_STREAMS: every real-time listener holds a stream for its lifetime.
-    public var maxConcurrentStreams = 8192
-    /// SETTINGS_INITIAL_WINDOW_SIZE: how much request body a stream may send before we read it.
-    public var initialStreamWindow = 1 << 20
-    /// The connection receive window we open right after SETTINGS (the protocol starts at 65,535).
-    public var connectionWindow = 16 << 20
-    /// SETTINGS_MAX_FRAME_SIZE we accept.
-    public var maxFrameSize = 16_384
-    /// SETTINGS_MAX_HEADER_LIST_SIZE: decoded request headers beyond this answer 431.
-    public var maxHeaderListSize = 64 * 1024
-    /// Largest encoded header block (HEADERS plus CONTINUATIONs) before the connection is ended.
-    public var maxHeaderBlockBytes = 256 * 1024
-    /// Request bytes buffered for handlers that have not read them; beyond it the connection
-    /// window is no longer refilled, so a stream that never reads stalls only its own connection.
-    public var maxBufferedInbound = 32 << 20
-    /// Output waiting for the socket beyond which no more DATA is framed until it drains.
-    public var outputBudget = 512 * 1024
-    /// Creates the defaults.
-    public init() {}
-}
-
 /// The server side of one HTTP/2 connection (RFC 9113): frames in, frames out, streams, HPACK
-/// state and flow control in both directions.
+/// state and flow control in both directions, and the flood limits (`HTTP2FloodGuard`).
 ///
 /// Confined to the event-loop thread (it is never shared); handlers talk to it only through
 /// their `HTTP2Stream`, whose commands the loop hands to `handle(stream:_:into:)`.
@@ -46,6 +23,10 @@ final class HTTP2Connection {
         var localClosed = false
         var outbound: [Outbound] = []
         var outHead = 0
+        /// In `ready` (at most once there).
+        var queuedToSend = false
+        /// In `waitingForConnectionWindow` (at most once there).
+        var waitsForConnectionWindow = false
         var hasOutbound: Bool { outHead < outbound.count }
     }
 
@@ -57,6 +38,12 @@ final class HTTP2Connection {
     let post: @Sendable (UInt32, HTTP2StreamCommand) -> Void
     /// Starts the handler of a new request stream.
     let onStream: (HTTP2Stream, _ endStream: Bool) -> Void
+    /// Monotonic nanoseconds (injected: the fuzzer and the tests use a clock of their own).
+    let clock: () -> UInt64
+    /// Open streams of every connection of the server together.
+    let quota: HTTP2StreamQuota
+    /// Response bytes the handlers of this connection have queued.
+    let sendBudget: HTTP2SendBudget
 
     /// Splits received bytes into frames.
     var parser: HTTP2FrameParser
@@ -66,14 +53,32 @@ final class HTTP2Connection {
     var encoder = HPACKEncoder()
     /// Open streams by id.
     var streams: [UInt32: StreamState] = [:]
-    /// Streams with queued output, in turn order.
+    /// Streams whose queued output can make progress, in turn order (`readyHead` is the next).
     var ready: [UInt32] = []
+    /// The first entry of `ready` not yet taken.
+    var readyHead = 0
+    /// Streams waiting for the connection's send window (a stream waiting for its own window is
+    /// in neither list: its WINDOW_UPDATE puts it back).
+    var waitingForConnectionWindow: [UInt32] = []
+    /// Streams whose handler waits for a free slot (`HTTP2Connection+Admission`), in order;
+    /// `waitingHead` is the next.
+    var waitingToStart: [UInt32] = []
+    /// The first entry of `waitingToStart` not yet taken.
+    var waitingHead = 0
+    /// Handlers working on an unanswered request, with their start times.
+    var working: [UInt32: UInt64] = [:]
     /// The highest stream id the peer opened (GOAWAY names it).
     var lastPeerStream: UInt32 = 0
+    /// Streams we reset lately: frames on them are ignored, not protocol errors.
+    var resetMemory: HTTP2ResetMemory
+    /// What the peer makes us do cheaply, counted.
+    var floodGuard: HTTP2FloodGuard
     /// The peer's first SETTINGS arrived (nothing else may come before it).
     var sawSettings = false
-    /// A header block waiting for its CONTINUATIONs.
-    var headerBlock: (stream: UInt32, endStream: Bool, bytes: [UInt8])?
+    /// The peer acknowledged our SETTINGS.
+    var peerAckedSettings = false
+    /// A header block waiting for its CONTINUATIONs (and whether its priority names itself).
+    var headerBlock: (stream: UInt32, endStream: Bool, selfDependent: Bool, bytes: [UInt8])?
     /// The peer's SETTINGS_INITIAL_WINDOW_SIZE (new streams' send window).
     var peerInitialWindow = 65_535
     /// The peer's SETTINGS_MAX_FRAME_SIZE (our frames never exceed it).
@@ -92,25 +97,33 @@ final class HTTP2Connection {
     private(set) var peerGoingAway = false
 
     /// Creates the connection. `post` carries a stream's commands to the loop; `onStream` starts
-    /// the handler of a new request stream.
-    init(limits: HTTP2Limits, remote: String, post: @escaping @Sendable (UInt32, HTTP2StreamCommand) -> Void,
-         onStream: @escaping (HTTP2Stream, _ endStream: Bool) -> Void) {
+    /// the handler of a new request stream; `quota` is shared with the server's other connections.
+    init(limits: HTTP2Limits, remote: String, quota: HTTP2StreamQuota? = nil, clock: @escaping () -> UInt64 = Socket.monotonicNanos,
+         post: @escaping @Sendable (UInt32, HTTP2StreamCommand) -> Void, onStream: @escaping (HTTP2Stream, _ endStream: Bool) -> Void) {
         self.limits = limits
         self.remote = remote
         self.post = post
         self.onStream = onStream
+        self.clock = clock
+        self.quota = quota ?? HTTP2StreamQuota(limit: limits.maxConcurrentStreams)
+        sendBudget = HTTP2SendBudget(limit: limits.queuedOutputBudget)
         parser = HTTP2FrameParser(maxFrameSize: limits.maxFrameSize)
         decoder = HPACKDecoder(maxTableSize: 4096, maxHeaderListSize: limits.maxHeaderListSize)
         connRecvWindow = limits.connectionWindow
+        resetMemory = HTTP2ResetMemory(capacity: limits.rememberedResets)
+        floodGuard = HTTP2FloodGuard(reset: limits.resets, answered: limits.answeredFrames, empty: limits.emptyFrames, now: clock())
     }
 
     /// Open streams.
     var openStreamCount: Int { streams.count }
 
+    /// True when some stream has output that can be framed now.
+    var hasReadyOutput: Bool { readyHead < ready.count }
+
     /// Writes the server preface: our SETTINGS, then a WINDOW_UPDATE opening the connection window.
     func start(into out: inout [UInt8]) {
         HTTP2FrameWriter.settings(&out, [
-            (HTTP2Setting.maxConcurrentStreams, UInt32(limits.maxConcurrentStreams)),
+            (HTTP2Setting.maxConcurrentStreams, UInt32(clamping: limits.maxConcurrentStreams)),
             (HTTP2Setting.initialWindowSize, UInt32(limits.initialStreamWindow)),
             (HTTP2Setting.maxHeaderListSize, UInt32(limits.maxHeaderListSize)),
             (HTTP2Setting.enablePush, 0),
@@ -142,29 +155,73 @@ final class HTTP2Connection {
         for s in streams.values { s.handle.goAway() }
     }
 
-    /// The connection is gone: every stream fails, waking its handler.
+    /// The connection is gone: every stream fails, waking its handler, and their memory is freed.
     func closeAll(_ reason: HTTP2StreamClosed) {
         let all = streams.values
+        quota.closed(streams.count)
         streams = [:]
         ready = []
+        readyHead = 0
+        waitingForConnectionWindow = []
+        waitingToStart = []
+        waitingHead = 0
+        working = [:]
+        totalBuffered = 0
+        sendBudget.close()
         for s in all { s.handle.fail(reason) }
+    }
+
+    // MARK: Streams
+
+    /// Registers a new stream.
+    func openStream(_ id: UInt32, _ state: StreamState) {
+        streams[id] = state
+        quota.opened()
+    }
+
+    /// Forgets a stream (its buffered input no longer counts against the connection window).
+    /// The caller fails its handle.
+    @discardableResult
+    func forgetStream(_ id: UInt32) -> StreamState? {
+        guard let s = streams.removeValue(forKey: id) else { return nil }
+        totalBuffered -= s.buffered
+        quota.closed(1)
+        answered(id)
+        // A dictionary keeps its capacity: after a burst of streams, give the memory back.
+        if streams.isEmpty && streams.capacity > 64 { streams = [:] }
+        return s
+    }
+
+    /// Sends RST_STREAM on `id` and remembers it, so frames already on their way are ignored.
+    func sendReset(_ id: UInt32, _ code: HTTP2ErrorCode, _ out: inout [UInt8]) {
+        HTTP2FrameWriter.rstStream(&out, stream: id, code: code)
+        resetMemory.insert(id)
+    }
+
+    /// Counts one frame of `kind`; past its limit the connection ends with ENHANCE_YOUR_CALM.
+    func count(_ kind: HTTP2FloodGuard.Kind) throws(HTTP2ConnectionError) {
+        guard floodGuard.take(kind, now: clock()) else {
+            throw HTTP2ConnectionError(.enhanceYourCalm, "too many \(kind.name)")
+        }
     }
 
     // MARK: Frames
 
     private func process(_ f: HTTP2Frame, _ out: inout [UInt8]) throws(HTTP2ConnectionError) {
-        if let block = headerBlock {
+        if var block = headerBlock {
             guard f.type == HTTP2FrameType.continuation, f.streamId == block.stream else {
                 throw HTTP2ConnectionError(.protocolError, "expected CONTINUATION for stream \(block.stream), got \(HTTP2FrameType.name(f.type))")
             }
-            headerBlock!.bytes.append(contentsOf: f.payload)
-            guard headerBlock!.bytes.count <= limits.maxHeaderBlockBytes else {
+            if f.payload.isEmpty && !f.has(HTTP2Flag.endHeaders) { try count(.empty) }
+            headerBlock = nil  // keeps the bytes uniquely referenced while they grow
+            block.bytes.append(contentsOf: f.payload)
+            guard block.bytes.count <= limits.maxHeaderBlockBytes else {
                 throw HTTP2ConnectionError(.enhanceYourCalm, "header block exceeds \(limits.maxHeaderBlockBytes) bytes")
             }
             if f.has(HTTP2Flag.endHeaders) {
-                let b = headerBlock!
-                headerBlock = nil
-                try finishHeaders(b.stream, b.endStream, b.bytes, &out)
+                try finishHeaders(block.stream, block.endStream, block.selfDependent, block.bytes, &out)
+            } else {
+                headerBlock = block
             }
             return
         }
@@ -174,26 +231,31 @@ final class HTTP2Connection {
         switch f.type {
         case HTTP2FrameType.data: try data(f, &out)
         case HTTP2FrameType.headers: try headers(f, &out)
-        case HTTP2FrameType.priority:
-            guard f.streamId != 0 else { throw HTTP2ConnectionError(.protocolError, "PRIORITY on stream 0") }
-            if f.payload.count != 5 { streamError(f.streamId, .frameSizeError, &out) }
+        case HTTP2FrameType.priority: try priority(f, &out)
         case HTTP2FrameType.rstStream: try rstStream(f)
         case HTTP2FrameType.settings: try settings(f, &out)
         case HTTP2FrameType.pushPromise: throw HTTP2ConnectionError(.protocolError, "clients must not send PUSH_PROMISE")
         case HTTP2FrameType.ping:
             guard f.streamId == 0 else { throw HTTP2ConnectionError(.protocolError, "PING on stream \(f.streamId)") }
             guard f.payload.count == 8 else { throw HTTP2ConnectionError(.frameSizeError, "PING payload of \(f.payload.count) bytes (must be 8)") }
-            // Every ping is answered, however often: policing pings only disconnects clients.
-            if !f.has(HTTP2Flag.ack) { HTTP2FrameWriter.append(&out, type: HTTP2FrameType.ping, flags: HTTP2Flag.ack, stream: 0, payload: f.payload) }
+            // Answered while the peer reads the answers (the loop stops reading a connection
+            // whose output is not drained) and up to a generous rate.
+            if f.has(HTTP2Flag.ack) {
+                try count(.empty)  // we never send PINGs: an acknowledgement is noise
+            } else {
+                try count(.answered)
+                HTTP2FrameWriter.append(&out, type: HTTP2FrameType.ping, flags: HTTP2Flag.ack, stream: 0, payload: f.payload)
+            }
         case HTTP2FrameType.goaway:
             guard f.streamId == 0 else { throw HTTP2ConnectionError(.protocolError, "GOAWAY on stream \(f.streamId)") }
             guard f.payload.count >= 8 else { throw HTTP2ConnectionError(.frameSizeError, "GOAWAY payload of \(f.payload.count) bytes") }
+            if peerGoingAway { try count(.empty) }
             peerGoingAway = true
         case HTTP2FrameType.windowUpdate: try windowUpdate(f, &out)
         case HTTP2FrameType.continuation:
             throw HTTP2ConnectionError(.protocolError, "CONTINUATION without a preceding HEADERS")
         default:
-            break  // Unknown frame types are ignored (RFC 9113 §4.1).
+            try count(.empty)  // Unknown frame types are ignored (RFC 9113 §4.1), and counted.
         }
     }
 
@@ -216,6 +278,7 @@ final class HTTP2Connection {
     private func data(_ f: HTTP2Frame, _ out: inout [UInt8]) throws(HTTP2ConnectionError) {
         guard f.streamId != 0 else { throw HTTP2ConnectionError(.protocolError, "DATA on stream 0") }
         let body = try unpadded(f)
+        if body.isEmpty && !f.has(HTTP2Flag.endStream) { try count(.empty) }
         let length = f.payload.count
         connRecvWindow -= length
         guard connRecvWindow >= 0 else {
@@ -228,12 +291,12 @@ final class HTTP2Connection {
             return  // A stream we already closed or reset: counted against the window, then dropped.
         }
         if s.remoteClosed {
-            streamError(f.streamId, .streamClosed, &out)
+            try streamError(f.streamId, .streamClosed, &out)
             return
         }
         s.recvWindow -= length
         guard s.recvWindow >= 0 else {
-            streamError(f.streamId, .flowControlError, &out)
+            try streamError(f.streamId, .flowControlError, &out)
             return
         }
         s.unacked += length - body.count  // padding is never read by the handler
@@ -246,66 +309,5 @@ final class HTTP2Connection {
             s.handle.deliverEnd()
             closeIfDone(f.streamId, &out)
         }
-    }
-
-    private func headers(_ f: HTTP2Frame, _ out: inout [UInt8]) throws(HTTP2ConnectionError) {
-        guard f.streamId != 0 else { throw HTTP2ConnectionError(.protocolError, "HEADERS on stream 0") }
-        // A PRIORITY flag adds 5 bytes of priority data before the fragment; priorities are ignored.
-        let fragment = try unpadded(f, extra: f.has(HTTP2Flag.priority) ? 5 : 0)
-        if f.has(HTTP2Flag.endHeaders) {
-            try finishHeaders(f.streamId, f.has(HTTP2Flag.endStream), Array(fragment), &out)
-        } else {
-            guard fragment.count <= limits.maxHeaderBlockBytes else {
-                throw HTTP2ConnectionError(.enhanceYourCalm, "header block exceeds \(limits.maxHeaderBlockBytes) bytes")
-            }
-            headerBlock = (f.streamId, f.has(HTTP2Flag.endStream), Array(fragment))
-        }
-    }
-
-    private func finishHeaders(_ id: UInt32, _ endStream: Bool, _ block: [UInt8], _ out: inout [UInt8]) throws(HTTP2ConnectionError) {
-        // Decode first, always: skipping a block would desynchronise the HPACK dynamic table.
-        let decoded: HPACKDecodedBlock
-        do { decoded = try decoder.decode(block) } catch {
-            throw HTTP2ConnectionError(.compressionError, "header block could not be decoded: \(error.message)")
-        }
-        if var s = streams[id] {
-            // Trailers from the client: they must end the stream; their content is not used.
-            guard endStream, !s.remoteClosed else {
-                streamError(id, .protocolError, &out)
-                return
-            }
-            s.remoteClosed = true
-            streams[id] = s
-            s.handle.deliverEnd()
-            closeIfDone(id, &out)
-            return
-        }
-        guard id & 1 == 1 else { throw HTTP2ConnectionError(.protocolError, "client stream ids must be odd, got \(id)") }
-        guard id > lastPeerStream else { return }  // closed earlier (e.g. trailers after our reset)
-        lastPeerStream = id
-        if goingAway || peerGoingAway || streams.count >= limits.maxConcurrentStreams {
-            HTTP2FrameWriter.rstStream(&out, stream: id, code: .refusedStream)
-            return
-        }
-        if decoded.listTooLarge {
-            let message = "request header list exceeds \(limits.maxHeaderListSize) bytes (SETTINGS_MAX_HEADER_LIST_SIZE)"
-            let fields = [HPACKHeaderField(name: ":status", value: "431", neverIndexed: false),
-                          HPACKHeaderField(name: "content-type", value: "application/grpc", neverIndexed: false),
-                          HPACKHeaderField(name: "grpc-status", value: "8", neverIndexed: false),
-                          HPACKHeaderField(name: "grpc-message", value: GRPCStatus.percentEncode(message), neverIndexed: false)]
-            writeHeaderBlock(id, encoder.encode(fields), endStream: true, &out)
-            if !endStream { HTTP2FrameWriter.rstStream(&out, stream: id, code: .noError) }
-            return
-        }
-        if Self.validateRequest(decoded.fields) != nil {
-            // A malformed request is a stream error (RFC 9113 §8.1.1): only this stream ends.
-            HTTP2FrameWriter.rstStream(&out, stream: id, code: .protocolError)
-            return
-        }
-        let post = self.post
-        let handle = HTTP2Stream(id: id, requestHeaders: decoded.fields, remoteAddress: remote) { post(id, $0) }
-        streams[id] = StreamState(handle: handle, sendWindow: peerInitialWindow, recvWindow: limits.initialStreamWindow, remoteClosed: endStream)
-        onStream(handle, endStream)
-        if endStream { handle.deliverEnd() }
     }
 }

@@ -20,7 +20,12 @@ public final class HTTP2ConnectionDriver {
     public init(limits: HTTP2Limits = HTTP2Limits()) {
         let posted = self.posted
         var fresh: [HTTP2Stream] = []
-        connection = HTTP2Connection(limits: limits, remote: "driver", post: { id, c in posted.withLock { $0.append((id, c)) } },
+        // A clock that moves one millisecond per `feed`: the flood limits refill the same way
+        // for the same input, whatever the machine.
+        let ticker = Ticker()
+        self.ticker = ticker
+        connection = HTTP2Connection(limits: limits, remote: "driver", clock: { ticker.now },
+                                     post: { id, c in posted.withLock { $0.append((id, c)) } },
                                      onStream: { s, _ in fresh.append(s) })
         connection.start(into: &output)
         takeOpened = {
@@ -31,6 +36,13 @@ public final class HTTP2ConnectionDriver {
 
     private var takeOpened: () -> [HTTP2Stream] = { [] }
 
+    /// The driver's clock (monotonic nanoseconds).
+    private final class Ticker {
+        var now: UInt64 = 1_000_000_000
+    }
+
+    private let ticker: Ticker
+
     /// Feeds bytes received after the client preface. New streams are answered: every third is
     /// reset by the server, the others get response headers and trailers (trailers-only when the
     /// stream number is even), so both the send path and HPACK encoding run. Returns false once
@@ -38,6 +50,7 @@ public final class HTTP2ConnectionDriver {
     @discardableResult
     public func feed(_ bytes: [UInt8]) -> Bool {
         guard error == nil else { return false }
+        ticker.now += 1_000_000
         if let e = bytes.withUnsafeBytes({ connection.receive($0, into: &output) }) {
             error = e.code
             return false

@@ -15,7 +15,7 @@ struct HTTP2FrameParser {
     /// Appends received bytes.
     mutating func feed(_ bytes: UnsafeRawBufferPointer) {
         if start > 0 && start == buffer.count {
-            buffer.removeAll(keepingCapacity: buffer.capacity <= 1 << 20)
+            buffer.removeAll(keepingCapacity: buffer.capacity <= 64 * 1024)
             start = 0
         } else if start > 65_536 && start * 2 > buffer.count {
             buffer.removeSubrange(0..<start)

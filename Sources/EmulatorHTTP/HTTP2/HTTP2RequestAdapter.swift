@@ -5,6 +5,26 @@ enum HTTP2RequestAdapter {
     /// Header fields that are meaningless (and forbidden) in HTTP/2 responses.
     static let connectionSpecific: Set<String> = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "content-length"]
 
+    /// Why a request's host is ambiguous, or nil: more than one `host` field, or a `host` that
+    /// names another authority than `:authority` (RFC 9113 §8.3.1; HTTP/1.1 refuses a second
+    /// Host in its parser). Either way one layer could check one name while another uses the other.
+    static func authorityProblem(_ fields: [HPACKHeaderField]) -> String? {
+        var authority: String?
+        var host: String?
+        for f in fields {
+            if f.name == ":authority" {
+                authority = f.value
+            } else if f.name == "host" {
+                guard host == nil else { return "More than one host header." }
+                host = f.value
+            }
+        }
+        if let host, let authority, !host.caseInsensitiveEquals(authority) {
+            return "The host header (\(host)) names another authority than :authority (\(authority))."
+        }
+        return nil
+    }
+
     /// Reads the whole request body (up to `maxBodyBytes`), calls `responder`, writes the answer.
     static func serve(_ stream: HTTP2Stream, responder: HTTPResponder, maxBodyBytes: Int) async {
         var body: [UInt8] = []

@@ -62,13 +62,18 @@ public final class HTTP2Stream: Sendable {
     /// The peer's address ("127.0.0.1:53211").
     public let remoteAddress: String
     private let post: @Sendable (HTTP2StreamCommand) -> Void
+    /// The connection's budget for queued response bytes, shared by all its streams.
+    private let budget: HTTP2SendBudget
     private let state = Mutex(State())
 
-    /// Creates the handle; `post` carries its commands to the event loop.
-    init(id: UInt32, requestHeaders: [HPACKHeaderField], remoteAddress: String, post: @escaping @Sendable (HTTP2StreamCommand) -> Void) {
+    /// Creates the handle; `post` carries its commands to the event loop; `budget` is its
+    /// connection's.
+    init(id: UInt32, requestHeaders: [HPACKHeaderField], remoteAddress: String, budget: HTTP2SendBudget,
+         post: @escaping @Sendable (HTTP2StreamCommand) -> Void) {
         self.id = id
         self.requestHeaders = requestHeaders
         self.remoteAddress = remoteAddress
+        self.budget = budget
         self.post = post
     }
 
@@ -124,9 +129,10 @@ public final class HTTP2Stream: Sendable {
     }
 
     /// Sends response body bytes; suspends while too much is queued (the peer is not reading or
-    /// its flow-control window is closed), so a slow reader never makes the process buffer a
-    /// whole response.
+    /// its flow-control window is closed), on this stream or on its connection as a whole, so a
+    /// slow reader never makes the process buffer a whole response, however many streams it opens.
     public func write(data: [UInt8], endStream: Bool = false) async throws {
+        if !data.isEmpty { await budget.waitForRoom() }
         try enqueue(.data(data, endStream: endStream), ends: endStream, bytes: data.count)
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
@@ -198,6 +204,7 @@ public final class HTTP2Stream: Sendable {
             if ends { s.localEnded = true }
             s.queued += bytes
         }
+        budget.add(bytes)
         post(command)
     }
 
@@ -239,15 +246,18 @@ public final class HTTP2Stream: Sendable {
     /// The stream can no longer be used (peer reset, connection closed): wakes every waiter and
     /// cancels the handler's task.
     func fail(_ error: HTTP2StreamClosed) {
-        let (reader, writers, task, away) = state.withLock { s in
+        let (reader, writers, task, away, dropped) = state.withLock { s in
             if s.failure == nil { s.failure = error }
             defer {
                 s.reader = nil
                 s.writers = []
                 s.goingAwayWaiters = [:]
+                s.queued = 0
             }
-            return (s.reader, s.writers, s.task, Array(s.goingAwayWaiters.values))
+            return (s.reader, s.writers, s.task, Array(s.goingAwayWaiters.values), s.queued)
         }
+        // Whatever it had queued will never be framed: give it back to the connection's budget.
+        budget.remove(dropped)
         reader?.resume(throwing: error)
         for w in writers { w.resume(throwing: error) }
         for w in away { w.resume() }
@@ -256,12 +266,14 @@ public final class HTTP2Stream: Sendable {
 
     /// The loop framed `n` queued bytes: writers may continue once the queue is short again.
     func drained(_ n: Int) {
-        let writers = state.withLock { s -> [CheckedContinuation<Void, any Error>] in
-            s.queued -= n
-            guard s.queued <= Self.highWater / 2 else { return [] }
+        let (writers, taken) = state.withLock { s -> ([CheckedContinuation<Void, any Error>], Int) in
+            let taken = min(n, max(0, s.queued))  // nothing once failed: `fail` gave it all back
+            s.queued -= taken
+            guard s.queued <= Self.highWater / 2 else { return ([], taken) }
             defer { s.writers = [] }
-            return s.writers
+            return (s.writers, taken)
         }
+        budget.remove(taken)
         for w in writers { w.resume() }
     }
 

@@ -1,5 +1,6 @@
 import EmulatorCore
 import EmulatorHTTP
+import EmulatorTestSupport
 import Testing
 @testable import Emulator
 
@@ -11,9 +12,7 @@ let authApp: EmulatorApp = {
 }()
 
 func call(_ method: String, _ target: String, _ body: JSON? = nil, headers: HTTPHeaders = ["Content-Type": "application/json"]) async -> (Int, JSON) {
-    let req = HTTPRequest(method: method, target: target, headers: headers, body: body.map { Array($0.serialized().utf8) } ?? [])
-    let r = await authApp.handle(req)
-    return (r.status, (try? JSON.parse(r.body)) ?? .null)
+    (try? await authApp.call(method, target, body, headers: headers)) ?? (0, .null)  // in process, the transport never fails
 }
 
 let v1 = "/identitytoolkit.googleapis.com/v1"

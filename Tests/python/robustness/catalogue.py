@@ -88,6 +88,7 @@ OTHER_ROUTES = [
     ("GET", "/emulator/v1/openapi.json"),
     ("GET", "/emulator/v1/jwks.json"),
     ("GET", "/emulator/v1/projects"),
+    ("DELETE", "/emulator/v1/projects/nope-never-used"),
     ("GET", "/emulator/v1/projects/{p}/clock"),
     ("GET", "/emulator/v1/projects/{p}/seed"),
     ("GET", "/emulator/v1/projects/{p}/faults"),

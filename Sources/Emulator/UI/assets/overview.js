@@ -27,7 +27,7 @@
       const env = 'export FIREBASE_AUTH_EMULATOR_HOST=' + hp('auth') + '\nexport FIRESTORE_EMULATOR_HOST=' + hp('firestore') +
         '\nexport FIREBASE_EMULATOR_HUB=' + hp('hub') + '\nexport GCLOUD_PROJECT=' + p;
       const web = 'connectAuthEmulator(auth, "http://' + hp('auth') + '");\nconnectFirestoreEmulator(db, "' + services.firestore.host + '", ' +
-        services.firestore.port + ');\nconnectFunctionsEmulator(functions, "' + services.functions.host + '", ' + services.functions.port + ');';
+        services.firestore.port + ');  // full SDK (WebChannel: streaming or long polling) and Lite SDK (REST)\nconnectFunctionsEmulator(functions, "' + services.functions.host + '", ' + services.functions.port + ');';
       ctx.main.append(
         h('h1', { text: 'Overview' }),
         h('div.cards', {},
