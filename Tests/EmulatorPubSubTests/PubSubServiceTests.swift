@@ -28,6 +28,22 @@ struct PubSubServiceTests {
     static func data(_ r: JSON) -> String { String(decoding: Base64.decode(r["message"]?["data"]?.stringValue ?? "") ?? [], as: UTF8.self) }
     static func b64(_ s: String) -> JSON { .string(Base64.encode(Array(s.utf8))) }
 
+    /// A negative deadline is refused in Google's emulator's words; above 600 s is refused as
+    /// production documents (Google's emulator takes it: docs/pubsub.md lists the difference).
+    @Test func modifyAckDeadlineBounds() async throws {
+        let (s, _) = Self.make()
+        _ = try s.createTopic(["name": .string(Self.topic)])
+        _ = try s.createSubscription(["name": .string(Self.sub), "topic": .string(Self.topic)])
+        _ = try Self.publish(s, [["data": Self.b64("x")]])
+        let ack = try await Self.pull(s).first?["ackId"] ?? .null
+        #expect(throws: EmulatorError.invalidArgument("Ack deadline cannot be negative")) {
+            try s.modifyAckDeadline(["subscription": .string(Self.sub), "ackIds": [ack], "ackDeadlineSeconds": -1])
+        }
+        #expect(throws: EmulatorError.invalidArgument("Invalid ack deadline given: 601 (it must be between 0 and 600 seconds).")) {
+            try s.modifyAckDeadline(["subscription": .string(Self.sub), "ackIds": [ack], "ackDeadlineSeconds": 601])
+        }
+    }
+
     @Test func topicsAndSubscriptionsAnswerAsGooglesEmulator() throws {
         let (s, _) = Self.make()
         let t = try s.createTopic(["name": .string(Self.topic)])
