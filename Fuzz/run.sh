@@ -10,7 +10,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-all=(http json value query rules jwt hpack protobuf http2 functions regex webchannel)
+all=(http json value query rules jwt hpack protobuf http2 functions regex webchannel pubsub)
 seconds=60
 if [[ "${1:-}" =~ ^[0-9]+$ ]]; then seconds=$1; shift; fi
 targets=("$@")

@@ -26,6 +26,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case regex
     /// WebChannel requests (query parameters, form bodies, the `headers=` block) and chunk framing.
     case webchannel
+    /// Pub/Sub subscription filters (parsed, evaluated, negated) and google.pubsub.v1 messages.
+    case pubsub
 
     /// Runs the target on `data`. Throws when the input breaks a property the target checks
     /// (for example a serialization that does not re-parse); a crash is a crash.
@@ -43,6 +45,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .functions: try FunctionsTarget.run(data)
         case .regex: try RegexTarget.run(data)
         case .webchannel: try WebChannelTarget.run(data)
+        case .pubsub: try PubSubTarget.run(data)
         }
     }
 }
