@@ -88,6 +88,7 @@ public final class EmulatorRuntime: Sendable {
         services.directory.set(addresses)
         services.rules.startWatching()
         startAnonymousPurge(services)
+        PubSubPushDelivery.start(services)
         let runtime = EmulatorRuntime(app: app, server: server, addresses: addresses, workers: [])
         let workers = try startWorkers(config: config, services: services, environment: runtime.clientEnvironment)
         let credentials = DummyCredentials(signers: services.auth.customTokenSigners)
