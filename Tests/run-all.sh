@@ -28,6 +28,11 @@ if full=$(grep -rlE '^\s*(@_exported\s+)?import\s+Foundation\s*$' Sources --incl
   exit 1
 fi
 
+# No trap on input-derived values (SECURITY.md, "No trap on input"): a force unwrap, `try!`, `as!`,
+# `fatalError` or `precondition` in a product module must say why it cannot trap (`// trap-ok:`).
+echo "== trap check (scripts/check-traps.py)"
+python3 scripts/check-traps.py || exit 1
+
 # The UI's scripts are plain files (Sources/Emulator/UI/assets/, docs/ui.md): a syntax error fails
 # here in a second, before any build. Node only parses them (`--check` runs nothing).
 if command -v node >/dev/null 2>&1; then

@@ -21,7 +21,7 @@ public enum FirestoreSchemas {
         do throws(ProtobufError) {
             return try SchemaRegistry(messages: all.flatMap(\.messages), enums: all.flatMap(\.enums))
         } catch {
-            fatalError("EmulatorProtobuf: the built-in schemas do not link: \(error)")
+            fatalError("EmulatorProtobuf: the built-in schemas do not link: \(error)")  // trap-ok: the built-in constant schemas; every test that touches a schema fails first
         }
     }()
 
@@ -32,7 +32,7 @@ public enum FirestoreSchemas {
     public static func enumeration(named fullName: String) -> EnumSchema? { registry.enumeration(named: fullName) }
 
     private static func v1(_ name: String) -> MessageSchema {
-        guard let m = registry.message(named: "google.firestore.v1." + name) else { fatalError("EmulatorProtobuf: no schema for \(name)") }
+        guard let m = registry.message(named: "google.firestore.v1." + name) else { fatalError("EmulatorProtobuf: no schema for \(name)") }  // trap-ok: the built-in constant schemas; every test that touches a schema fails first
         return m
     }
 
@@ -41,11 +41,11 @@ public enum FirestoreSchemas {
     /// google.firestore.v1.Value.
     public static let value = v1("Value")
     /// google.protobuf.Empty (DeleteDocument and Rollback's response).
-    public static let empty = registry.message(named: "google.protobuf.Empty")!
+    public static let empty = registry.message(named: "google.protobuf.Empty")!  // trap-ok: the built-in constant schemas; every test that touches a schema fails first
     /// google.rpc.Status.
-    public static let status = registry.message(named: "google.rpc.Status")!
+    public static let status = registry.message(named: "google.rpc.Status")!  // trap-ok: the built-in constant schemas; every test that touches a schema fails first
     /// google.events.cloud.firestore.v1.DocumentEventData (Firestore trigger CloudEvent bodies).
-    public static let documentEventData = registry.message(named: "google.events.cloud.firestore.v1.DocumentEventData")!
+    public static let documentEventData = registry.message(named: "google.events.cloud.firestore.v1.DocumentEventData")!  // trap-ok: the built-in constant schemas; every test that touches a schema fails first
 
     /// GetDocument's request.
     public static let getDocumentRequest = v1("GetDocumentRequest")

@@ -41,7 +41,7 @@ struct ProtoEncoder {
         try withUnsafeTemporaryAllocation(of: (field: Int, index: Dictionary<String, JSON>.Index).self, capacity: capacity) {
             (slots) throws(ProtobufError) in
             var n = 0
-            defer { slots.baseAddress!.deinitialize(count: n) }
+            defer { slots.baseAddress!.deinitialize(count: n) }  // trap-ok: capacity is at least 1 here (empty member sets returned above)
             var oneofSet = InlineArray<4, Int16>(repeating: -1)
             var i = members.startIndex
             while i != members.endIndex {
@@ -65,11 +65,11 @@ struct ProtoEncoder {
                 // the back-to-front writer then emits them in ascending order.
                 var j = n
                 while j > 0, slots[j - 1].field < fi {
-                    (slots.baseAddress! + j).initialize(to: slots[j - 1])
+                    (slots.baseAddress! + j).initialize(to: slots[j - 1])  // trap-ok: capacity is at least 1 here (empty member sets returned above)
                     j -= 1
-                    (slots.baseAddress! + j).deinitialize(count: 1)
+                    (slots.baseAddress! + j).deinitialize(count: 1)  // trap-ok: capacity is at least 1 here (empty member sets returned above)
                 }
-                (slots.baseAddress! + j).initialize(to: (fi, current))
+                (slots.baseAddress! + j).initialize(to: (fi, current))  // trap-ok: capacity is at least 1 here (empty member sets returned above)
                 n += 1
             }
             for s in 0..<n {
@@ -226,6 +226,7 @@ struct ProtoEncoder {
     /// Calls `body` for each member in descending key order (the writer reverses it), without
     /// building a sorted copy of the dictionary.
     static func forEachSortedDescending(_ members: [String: JSON], _ body: (String, JSON) throws(ProtobufError) -> Void) throws(ProtobufError) {
+        if members.isEmpty { return }
         if members.count == 1, let (k, v) = members.first {
             try body(k, v)
             return
@@ -234,10 +235,10 @@ struct ProtoEncoder {
         typealias Index = Dictionary<String, JSON>.Index
         try withUnsafeTemporaryAllocation(of: Index.self, capacity: members.count) { (slots) throws(ProtobufError) in
             var n = 0
-            defer { slots.baseAddress!.deinitialize(count: n) }
+            defer { slots.baseAddress!.deinitialize(count: n) }  // trap-ok: capacity is at least 1 here (empty member sets returned above)
             var i = members.startIndex
             while i != members.endIndex {
-                (slots.baseAddress! + n).initialize(to: i)
+                (slots.baseAddress! + n).initialize(to: i)  // trap-ok: capacity is at least 1 here (empty member sets returned above)
                 n += 1
                 members.formIndex(after: &i)
             }

@@ -1,6 +1,8 @@
 import EmulatorHTTP
 
-/// Works out which project, service and operation a routed request is, so faults can match it.
+/// Works out which project, service and operation a routed HTTP request is, so faults can match
+/// it: Auth's and Pub/Sub's routes (Pub/Sub's gRPC methods use the same names, `PubSubGRPCService`). Firestore's
+/// documents routes are faulted inside `FirestoreAPI`, functions inside the functions host.
 enum RequestClassifier {
     /// The project and fault target of a request, or nil for admin/status routes. Reads the
     /// matched template and the normalized path (the router's view), never the raw path.
@@ -8,24 +10,13 @@ enum RequestClassifier {
         let template = match.template.description
         let path = "/" + requestPath.decoded.map { $0 ?? "" }.joined(separator: "/")
         if template.hasPrefix("/emulator") || template == "/" || template == "/emulators" { return nil }
+        // Firestore's documents API applies faults itself, for every transport (`FirestoreAPI.applyFault`).
+        if template.hasPrefix(FirestoreRESTRoutes.prefix) { return nil }
         if let pubsub = pubsubTarget(req, requestPath, match) { return pubsub }
         if template.hasPrefix("/v1/projects/") {
-            let project = match.params["project"] ?? ""
-            let docPath = match.params["path"] ?? ""
-            let method: String
-            if let verb = match.template.verb {
-                method = verb
-            } else {
-                let depth = docPath.isEmpty ? 0 : docPath.split(separator: "/").count
-                switch req.method {
-                case "GET": method = depth % 2 == 0 ? "get" : "list"
-                case "POST": method = "create"
-                case "PATCH": method = "update"
-                case "DELETE": method = "delete"
-                default: method = req.method.lowercased()
-                }
-            }
-            return (project, FaultTarget(service: "firestore", method: method, path: docPath))
+            // Nothing else is routed here today (Pub/Sub's routes are classified above, as `pubsub`);
+            // kept as `firestore`, the service these paths belonged to.
+            return (match.params["project"] ?? "", FaultTarget(service: "firestore", method: match.template.verb ?? req.method.lowercased(), path: ""))
         }
         if template.hasPrefix("/identitytoolkit.googleapis.com/") || template.hasPrefix("/securetoken.googleapis.com/")
             || template.hasPrefix("/www.googleapis.com/")

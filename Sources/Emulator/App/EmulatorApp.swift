@@ -76,7 +76,8 @@ public final class EmulatorApp: Sendable {
 }
 
 extension EmulatorApp {
-    /// Applies the first matching injected fault: waits `delayMs`, then throws its error if any.
+    /// Applies the first matching injected fault to the routes `RequestClassifier` knows (Auth,
+    /// Pub/Sub; Firestore applies its own in `FirestoreAPI`): waits `delayMs`, then throws its error if any.
     func injectFault(_ request: HTTPRequest, _ path: RequestPath, _ match: RouteMatch) async throws {
         guard services.faults.hasRules,
               let (project, target) = RequestClassifier.classify(request, path, match, projects: services.projects),

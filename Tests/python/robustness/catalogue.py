@@ -326,8 +326,12 @@ STREAM_ROUTES = [
     ("GET", "/emulator/v1/projects/{p}/events"),
 ]
 
+# WebChannel (docs/webchannel.md): form bodies, not JSON. Whatever the body, never a 5xx; a forward
+# POST or backchannel GET naming a session that does not exist is `400 Unknown SID`.
+WEBCHANNEL_ROUTES = [(m, "/google.firestore.v1.Firestore/" + s + "/channel") for s in ("Listen", "Write") for m in ("POST", "GET")]
+
 ROUTE_TABLES = {
-    "STREAM_ROUTES": STREAM_ROUTES,
+    "STREAM_ROUTES": STREAM_ROUTES, "WEBCHANNEL_ROUTES": WEBCHANNEL_ROUTES,
     "BODY_ROUTES": BODY_ROUTES, "OTHER_ROUTES": OTHER_ROUTES, "BAD_QUERY_ROUTES": BAD_QUERY_ROUTES,
     "UNIMPLEMENTED_ROUTES": UNIMPLEMENTED_ROUTES, "ACTION_PAGE_ROUTES": ACTION_PAGE_ROUTES,
     "GLOBAL_RESET_ROUTES": GLOBAL_RESET_ROUTES, "CALLABLE_ROUTES": CALLABLE_ROUTES,

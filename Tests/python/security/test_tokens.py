@@ -99,6 +99,25 @@ def test_valid_token_is_accepted_everywhere(request, mode):
     assert strict_status(emu, p, t) == 200
 
 
+def mock_user_token(project, uid):
+    """What the JS SDK's `connectFirestoreEmulator(db, host, port, {mockUserToken})` sends
+    (createMockUserToken in @firebase/util): unsigned, issued at the epoch, `exp` one hour later."""
+    claims = {"iss": f"https://securetoken.google.com/{project}", "aud": project, "iat": 0, "exp": 3600, "auth_time": 0,
+              "sub": uid, "user_id": uid, "firebase": {"sign_in_provider": "custom", "identities": {}}}
+    return f"{b64({'alg': 'none', 'type': 'JWT'})}.{b64(claims)}."
+
+
+def test_js_sdk_mock_user_tokens_are_accepted_by_firestore(emulator, project):
+    """Firestore and Storage accept the SDK's mock tokens (iat 0) although their `exp` is long past,
+    as Google's emulator does; a token that was issued later and has expired is still refused, and
+    the strict verifier functions use refuses the mock token too (no such user, and expired)."""
+    token = mock_user_token(project, "alice")
+    assert firestore_status(emulator, project, token) == 404
+    later = tamper(token, claims={"iat": 1, "exp": 3601})
+    assert firestore_status(emulator, project, later) == 401
+    assert strict_status(emulator, project, token) == 401
+
+
 @pytest.mark.parametrize("name,mutation", REFUSED_IN_BOTH_MODES + [
     ("unsigned with a signature appended", lambda t: tamper(t, signature="c2lnbmF0dXJl")),
 ])
