@@ -28,6 +28,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case webchannel
     /// Pub/Sub subscription filters (parsed, evaluated, negated) and google.pubsub.v1 messages.
     case pubsub
+    /// `firestore.indexes.json` parsing, the index needs of a query, the console link and the
+    /// suggested file (which must parse again and serve every need).
+    case indexes
 
     /// Runs the target on `data`. Throws when the input breaks a property the target checks
     /// (for example a serialization that does not re-parse); a crash is a crash.
@@ -46,6 +49,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .regex: try RegexTarget.run(data)
         case .webchannel: try WebChannelTarget.run(data)
         case .pubsub: try PubSubTarget.run(data)
+        case .indexes: try IndexesTarget.run(data)
         }
     }
 }

@@ -2,8 +2,8 @@ import EmulatorCore
 import FoundationEssentials
 
 /// Reads configuration files: our own `emulator.json` and a Firebase project's `firebase.json`
-/// (`emulators.{auth,firestore,functions,hub,pubsub}.{host,port}`, `firestore.rules`, the `functions`
-/// codebases), so an existing
+/// (`emulators.{auth,firestore,functions,hub,pubsub}.{host,port}`, `emulators.firestore.strictIndexes`,
+/// `firestore.rules`, `firestore.indexes`, the `functions` codebases), so an existing
 /// Firebase project switches with no new config. Relative paths resolve against the file's folder.
 public enum ConfigLoader {
     /// The keys `emulator.json` accepts at the top level (anything else is a typo, reported).
@@ -113,7 +113,7 @@ public enum ConfigLoader {
             guard case .object = v else { throw CLIError("config file '\(path)': '\(key)' must be an object") }
             switch key {
             case "auth": c.auth = resolveAuthPaths(v, dir)
-            case "firestore": c.firestore = v
+            case "firestore": c.firestore = try indexSettings(v, path: path, dir: dir, into: &c)
             default: c.functions = resolveFunctionPaths(v, dir)
             }
         }
@@ -125,6 +125,21 @@ public enum ConfigLoader {
         if let v = root["limits"], !v.isNull { c.limits = try limits(v, path: path, base: c.limits) }
         if let d = try string("import") { c.importDir = resolve(d, dir) }
         if let d = try string("exportOnExit") { c.exportOnExit = resolve(d, dir) }
+    }
+
+    /// Takes the index settings (`strictIndexes`, `indexes`) out of emulator.json's `firestore`
+    /// section into `c`; the rest goes to the document store.
+    static func indexSettings(_ v: JSON, path: String, dir: String, into c: inout EmulatorConfig) throws(CLIError) -> JSON {
+        guard case .object(var o) = v else { return v }
+        if let s = o.removeValue(forKey: "strictIndexes"), !s.isNull {
+            guard let b = s.boolValue else { throw CLIError("config file '\(path)': 'firestore.strictIndexes' must be true or false, got \(s)") }
+            c.strictIndexes = b
+        }
+        if let f = o.removeValue(forKey: "indexes"), !f.isNull {
+            guard let file = f.stringValue, !file.isEmpty else { throw CLIError("config file '\(path)': 'firestore.indexes' must be the path of a firestore.indexes.json file") }
+            c.indexesPath = resolve(file, dir)
+        }
+        return .object(o)
     }
 
     /// `auth.serviceAccounts` key files are relative to the config file.
@@ -202,16 +217,25 @@ public enum ConfigLoader {
                     }
                     c.ports[name] = Int(n)
                 }
+                if name == "firestore", let strict = s["strictIndexes"], !strict.isNull {
+                    guard let b = strict.boolValue else { throw CLIError("config file '\(path)': 'emulators.firestore.strictIndexes' must be true or false, got \(strict)") }
+                    c.strictIndexes = b
+                }
             }
         }
-        // `firestore` is an object or (multi-database) an array; the first entry with rules wins.
+        // `firestore` is an object or (multi-database) an array; the first entry with rules (or
+        // indexes) wins.
         var rules: String?
+        var indexes: String?
         switch root["firestore"] {
-        case .object(let f)?: rules = f["rules"]?.stringValue
-        case .array(let dbs)?: rules = dbs.lazy.compactMap { $0["rules"]?.stringValue }.first
+        case .object(let f)?: rules = f["rules"]?.stringValue; indexes = f["indexes"]?.stringValue
+        case .array(let dbs)?:
+            rules = dbs.lazy.compactMap { $0["rules"]?.stringValue }.first
+            indexes = dbs.lazy.compactMap { $0["indexes"]?.stringValue }.first
         default: break
         }
         if let rules { c.rulesPath = resolve(rules, dir) }
+        if let indexes { c.indexesPath = resolve(indexes, dir) }
         let codebases = try firebaseFunctions(root["functions"], path: path, dir: dir)
         if !codebases.isEmpty { c.functions = ["codebases": .array(codebases)] }
         // The project comes from .firebaserc beside firebase.json, as the Firebase CLI reads it.

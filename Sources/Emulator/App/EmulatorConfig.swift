@@ -26,6 +26,12 @@ public struct EmulatorConfig: Sendable, Equatable {
     public var allowedOrigins: [String] = []
     /// Raw `auth` section, decoded by the Auth service.
     public var auth: JSON = .object([:])
+    /// Firestore's index file (`firestore.indexes.json`; `--indexes`, `firestore.indexes` in
+    /// emulator.json or firebase.json), absolute. Read for enforcement and suggestions.
+    public var indexesPath: String?
+    /// Refuse queries that need an index the index file lacks, as production does
+    /// (`--strict-indexes`, `firestore.strictIndexes`, firebase.json `emulators.firestore.strictIndexes`).
+    public var strictIndexes = false
     /// Raw `firestore` section, decoded by the document store.
     public var firestore: JSON = .object([:])
     /// Raw `functions` section, decoded by the functions host.

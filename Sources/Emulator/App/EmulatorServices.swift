@@ -39,6 +39,9 @@ public struct EmulatorServices: Sendable {
     /// Per-project change counters the UI polls for live updates (`GET .../revision`).
     public let revisions = ProjectRevisions()
 
+    /// Index enforcement (`--strict-indexes`) and suggestions for Firestore queries.
+    public let indexes: IndexEnforcement
+
     /// Timings of Firestore's WebChannel transport (`firestore.webChannel`).
     public let webChannel: FirestoreWebChannelOptions
 
@@ -48,7 +51,7 @@ public struct EmulatorServices: Sendable {
     public let dataDirectory: DataDirectory?
 
     /// Every service whose per-project data can be reset, captured and restored.
-    public var participants: [any ProjectStateParticipant] { [store, auth, pubsub, functions, rulesLog] }
+    public var participants: [any ProjectStateParticipant] { [store, auth, pubsub, functions, rulesLog, indexes] }
 
     /// Every service whose data can be exported, imported and journaled.
     public var persistentParticipants: [any PersistentParticipant] { [store, auth, pubsub] }
@@ -75,6 +78,7 @@ public struct EmulatorServices: Sendable {
         } catch let e as EmulatorError { throw CLIError("config: \(e.message)") }
         let store = StoreService(environments: projects, options: storeOptions, logger: logger)
         self.store = store
+        self.indexes = try IndexEnforcement(path: config.indexesPath, strict: config.strictIndexes, logger: logger)
         let rules = try RulesRegistry(filePath: config.rulesPath, logger: logger)
         self.rules = rules
         store.setAuthorizer(RulesAuthorizer(registry: rules, log: rulesLog))

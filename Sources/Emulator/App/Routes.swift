@@ -25,6 +25,7 @@ enum Routes {
         RulesEvaluationRoutes.register(&r, s)
         FunctionsInvocationRoutes.register(&r, s)
         ProjectSummaryRoutes.register(&r, s)
+        IndexRoutes.register(&r, s)
         ProjectEventsRoutes.register(&r, s)
         UIRoutes.register(&r, s)
         RouteListing.register(&r)

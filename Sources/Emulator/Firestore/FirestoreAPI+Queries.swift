@@ -39,6 +39,7 @@ extension FirestoreAPI {
         let (db, parent) = try Self.parent(r["parent"])
         guard let q = r["structuredQuery"] else { throw EmulatorError.invalidArgument("runQuery needs a structuredQuery.") }
         let query = try StructuredQuery(json: q)
+        try services.indexes.check(project: db.project, database: db.database, query: query)
         let res = try store.runQuery(project: db.project, database: db.database, parent: parent, query: query,
                                      consistency: try FirestoreRequest.consistency(r), caller: try caller(context, db))
         let readTime = JSON.string(res.readTime.rfc3339())
@@ -67,6 +68,7 @@ extension FirestoreAPI {
         }
         let aggregations = try Aggregation.decodeList(sa["aggregations"])
         var query = try StructuredQuery(json: q)
+        try services.indexes.check(project: db.project, database: db.database, query: query, aggregateFields: aggregations.compactMap(\.field))
         if query.limit != nil { query.orderImplicitly(by: aggregations.compactMap(\.field)) }
         let res = try store.runQuery(project: db.project, database: db.database, parent: parent, query: query,
                                      consistency: try FirestoreRequest.consistency(r), caller: try caller(context, db))

@@ -103,6 +103,7 @@ final class FirestoreListen: Sendable {
         }
         do {
             let spec = try Self.spec(t, db)
+            if case .query(_, let query) = spec { try api.services.indexes.check(project: db.project, database: db.database, query: query) }
             var resume: WatchResumePoint?
             if let token = try FirestoreAPI.bytes(t["resumeToken"], field: "resumeToken"), !token.isEmpty {
                 // A token from another emulator process (or anything unreadable) cannot be honoured: start over.
