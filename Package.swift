@@ -40,6 +40,8 @@ let package = Package(
         // Services. They never import each other or EmulatorHTTP.
         .target(name: "EmulatorAuth", dependencies: ["EmulatorCore", "EmulatorCrypto"]),
         .target(name: "EmulatorStore", dependencies: ["EmulatorCore"]),
+        // google.pubsub.v1 topics, subscriptions, delivery, snapshots and seek (proto3 JSON in and out).
+        .target(name: "EmulatorPubSub", dependencies: ["EmulatorCore"]),
         .target(name: "EmulatorFunctions", dependencies: ["EmulatorCore", "CSpawn", "CAssets"], exclude: ["Python/launcher"]),
         // Cloud Storage for Firebase: buckets, objects, generations, tokens, resumable sessions; bytes in a blob store.
         .target(name: "EmulatorStorage", dependencies: ["EmulatorCore", "EmulatorCrypto"]),
@@ -52,7 +54,7 @@ let package = Package(
             name: "Emulator",
             dependencies: [
                 "EmulatorCore", "EmulatorHTTP", "EmulatorCrypto", "EmulatorRules",
-                "EmulatorAuth", "EmulatorStore", "EmulatorFunctions", "EmulatorProtobuf", "EmulatorStorage", "CZlib", "CAssets",
+                "EmulatorAuth", "EmulatorStore", "EmulatorPubSub", "EmulatorFunctions", "EmulatorProtobuf", "EmulatorStorage", "CZlib", "CAssets",
             ],
             exclude: ["UI/assets"]
         ),
@@ -62,7 +64,7 @@ let package = Package(
         // The same library served in process (no sockets) for this package's own tests.
         .target(name: "EmulatorTestSupport", dependencies: ["Emulator", "FirebaseEmulatorTesting"]),
         // Fuzz targets over the parsers and decoders, deterministic per input (see docs/robustness.md).
-        .target(name: "EmulatorFuzzTargets", dependencies: ["EmulatorHTTP", "EmulatorStore", "EmulatorRules", "EmulatorAuth", "EmulatorCrypto", "EmulatorProtobuf", "EmulatorFunctions", "EmulatorStorage"], path: "Fuzz/Targets"),
+        .target(name: "EmulatorFuzzTargets", dependencies: ["EmulatorHTTP", "EmulatorStore", "EmulatorPubSub", "EmulatorRules", "EmulatorAuth", "EmulatorCrypto", "EmulatorProtobuf", "EmulatorFunctions", "EmulatorStorage"], path: "Fuzz/Targets"),
         // Runs a target: a deterministic mutation fuzzer, or libFuzzer when built by Fuzz/run.sh (-DLIBFUZZER).
         .executableTarget(name: "emulator-fuzz", dependencies: ["EmulatorFuzzTargets"], path: "Fuzz/Sources"),
         // The MakeItSo example's functions codebase, run by the emulator as a worker.
@@ -77,6 +79,7 @@ let package = Package(
         .testTarget(name: "EmulatorRulesTests", dependencies: ["EmulatorRules"], resources: [.copy("Conformance")]),
         .testTarget(name: "EmulatorAuthTests", dependencies: ["EmulatorAuth", "EmulatorCrypto"]),
         .testTarget(name: "EmulatorStoreTests", dependencies: ["EmulatorStore"]),
+        .testTarget(name: "EmulatorPubSubTests", dependencies: ["EmulatorPubSub"]),
         .testTarget(name: "EmulatorFunctionsTests", dependencies: ["EmulatorFunctions"]),
         .testTarget(name: "EmulatorStorageTests", dependencies: ["EmulatorStorage"]),
         .testTarget(name: "EmulatorProtobufTests", dependencies: ["EmulatorProtobuf"], resources: [.copy("Fixtures")]),

@@ -10,7 +10,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-all=(http json value query rules jwt hpack protobuf http2 functions regex webchannel indexes storage)
+all=(http json value query rules jwt hpack protobuf http2 functions regex webchannel indexes storage pubsub)
 seconds=60
 if [[ "${1:-}" =~ ^[0-9]+$ ]]; then seconds=$1; shift; fi
 targets=("$@")

@@ -78,7 +78,7 @@ if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then
   Fuzz/run.sh 5 || fuzz_status=1
 else
   echo "== fuzz smoke (deterministic, 2 s per target; longer runs: docs/robustness.md)"
-  for t in http json value query rules jwt hpack protobuf http2 functions regex webchannel indexes storage; do
+  for t in http json value query rules jwt hpack protobuf http2 functions regex webchannel indexes storage pubsub; do
     .build/debug/emulator-fuzz "$t" --seconds 2 --seed "$RANDOM" || fuzz_status=1
   done
 fi

@@ -5,7 +5,7 @@
 //   Fuzz/run.sh [seconds] [target ...]  (builds with -sanitize=fuzzer,address -DLIBFUZZER)
 //       libFuzzer, coverage-guided: emulator-fuzz <target> [libFuzzer flags] [corpus dirs].
 // Targets: http, json, value, query, rules, jwt, hpack, protobuf, http2, functions, regex, webchannel,
-// indexes.
+// indexes, pubsub.
 
 #if canImport(Glibc)
 import Glibc

@@ -28,6 +28,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case regex
     /// WebChannel requests (query parameters, form bodies, the `headers=` block) and chunk framing.
     case webchannel
+    /// Pub/Sub subscription filters (parsed, evaluated, negated) and google.pubsub.v1 messages.
+    case pubsub
     /// `firestore.indexes.json` parsing, the index needs of a query, the console link and the
     /// suggested file (which must parse again and serve every need).
     case indexes
@@ -49,6 +51,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .storage: try StorageTarget.run(data)
         case .regex: try RegexTarget.run(data)
         case .webchannel: try WebChannelTarget.run(data)
+        case .pubsub: try PubSubTarget.run(data)
         case .indexes: try IndexesTarget.run(data)
         }
     }

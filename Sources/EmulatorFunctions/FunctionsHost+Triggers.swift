@@ -28,11 +28,35 @@ extension FunctionsHost {
         let id = env.ids.string(length: 20, alphabet: IDGenerator.alphanumerics)
         enqueue(project, [Pending(function: name, event: BackgroundEvent(id: id, type: "schedule.run", time: scheduleTime, subject: name,
                                                                         params: [:], before: nil, after: nil), attempt: 1, notBefore: 0)])
+        platformHooks.withLock { $0 }?.scheduled.call(project, name, reg.definition.region, scheduleTime)
         return id
+    }
+
+    /// Queues messages the Pub/Sub service published on `topic` (bare id) for every function
+    /// subscribed to it: each message is the google.pubsub.v1.PubsubMessage in proto3 JSON with
+    /// `messageId` and `publishTime` set; the event id is the message id.
+    public func published(project: String, topic: String, messages: [JSON]) {
+        let subscribers = registered(project).filter { $0.definition.trigger == .pubsub(topic: topic) }.sorted { $0.definition.name < $1.definition.name }
+        guard !subscribers.isEmpty else { return }
+        var pending: [Pending] = []
+        for m in messages {
+            guard case .object(var message) = m, let id = message["messageId"]?.stringValue,
+                  let time = message["publishTime"]?.stringValue.flatMap({ Timestamp(rfc3339: $0) }) else { continue }
+            // firebase-functions reads both; Pub/Sub's JSON omits them when empty.
+            if message["data"] == nil { message["data"] = "" }
+            if message["attributes"] == nil { message["attributes"] = .object([:]) }
+            for s in subscribers {
+                pending.append(Pending(function: s.definition.name, event: BackgroundEvent(id: id, type: "pubsub.published", time: time, subject: topic,
+                                                                                           params: [:], before: nil, after: .object(message)),
+                                       attempt: 1, notBefore: 0))
+            }
+        }
+        enqueue(project, pending)
     }
 
     /// Queues `messages` for every function subscribed to `topic`; returns one message id per
     /// message (the same id for each subscriber, as Pub/Sub delivers one message many times).
+    /// (In-process use without the Pub/Sub service; the emulator publishes through `PubSubService`.)
     public func publish(project: String, topic: String, messages: [PubSubMessage], time: Timestamp) -> [String] {
         let env = environments.environment(for: project)
         let subscribers = registered(project).filter { $0.definition.trigger == .pubsub(topic: topic) }.sorted { $0.definition.name < $1.definition.name }

@@ -26,8 +26,8 @@ public struct FaultRule: Sendable, Equatable {
     /// Decodes `{"match":{service,method,path,function},"error":{status,message},"delayMs","times","probability"}`.
     public static func decode(_ body: [String: JSON], id: String) throws -> FaultRule {
         guard case .object(let match)? = body["match"] else { throw EmulatorError.invalidArgument("fault needs a 'match' object") }
-        guard let service = match["service"]?.stringValue, ["firestore", "auth", "functions", "storage"].contains(service) else {
-            throw EmulatorError.invalidArgument("match.service must be one of firestore, auth, functions, storage")
+        guard let service = match["service"]?.stringValue, ["firestore", "auth", "functions", "storage", "pubsub"].contains(service) else {
+            throw EmulatorError.invalidArgument("match.service must be one of firestore, auth, functions, storage, pubsub")
         }
         let allowed: Set<String> = ["match", "error", "delayMs", "times", "probability"]
         if let bad = body.keys.sorted().first(where: { !allowed.contains($0) }) {

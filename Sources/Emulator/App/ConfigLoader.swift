@@ -2,7 +2,7 @@ import EmulatorCore
 import FoundationEssentials
 
 /// Reads configuration files: our own `emulator.json` and a Firebase project's `firebase.json`
-/// (`emulators.{auth,firestore,functions,hub}.{host,port}`, `emulators.firestore.strictIndexes`,
+/// (`emulators.{auth,firestore,functions,hub,pubsub}.{host,port}`, `emulators.firestore.strictIndexes`,
 /// `firestore.rules`, `firestore.indexes`, the `functions` codebases), so an existing
 /// Firebase project switches with no new config. Relative paths resolve against the file's folder.
 public enum ConfigLoader {

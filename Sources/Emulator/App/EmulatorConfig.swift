@@ -10,7 +10,7 @@ public struct EmulatorConfig: Sendable, Equatable {
     /// When set, every API is served on this one port only (0 = ephemeral).
     public var singlePort: Int?
     /// Per-service ports (Firebase's defaults); each port serves every API.
-    public var ports: [String: Int] = ["hub": 4400, "auth": 9099, "firestore": 8080, "functions": 5001, "storage": 9199]
+    public var ports: [String: Int] = ["hub": 4400, "auth": 9099, "firestore": 8080, "functions": 5001, "storage": 9199, "pubsub": 8085]
     /// Firestore rules file, if any (absolute, or relative to the working directory).
     public var rulesPath: String?
     /// Storage rules file (`service firebase.storage`), if any; none: open rules, as Firebase's
@@ -78,12 +78,12 @@ public struct EmulatorConfig: Sendable, Equatable {
     public init() {}
 
     /// The service names in display order.
-    public static let serviceNames = ["hub", "auth", "firestore", "functions", "storage"]
+    public static let serviceNames = ["hub", "auth", "firestore", "functions", "storage", "pubsub"]
 }
 
 /// A service's advertised address (after binding, so port 0 shows the real port).
 public struct ServiceAddress: Sendable, Equatable {
-    /// `auth`, `firestore`, `functions`, `storage` or `hub`.
+    /// `auth`, `firestore`, `functions`, `storage`, `pubsub` or `hub`.
     public var name: String
     /// Host.
     public var host: String

@@ -73,7 +73,7 @@ public final class EmulatorRuntime: Sendable {
         serverConfig.maxStreams = config.limits.maxStreams
         serverConfig.outputBudget = config.limits.outputBufferBytes
         serverConfig.http2.maxConcurrentStreams = config.limits.maxStreamsPerConnection
-        let grpc = FirestoreGRPCService(api: FirestoreAPI(services: services))
+        let grpc = GRPCServices(services: services)
         let server = HTTPServer(configuration: serverConfig, responder: { [app] in await app.handle($0) }, grpc: { await grpc.handle($0) })
         let bound = try server.start()
         var addresses: [ServiceAddress] = []
@@ -90,6 +90,7 @@ public final class EmulatorRuntime: Sendable {
         services.rules.startWatching()
         services.storageRules.startWatching()
         startAnonymousPurge(services)
+        PubSubPushDelivery.start(services)
         let runtime = EmulatorRuntime(app: app, server: server, addresses: addresses, workers: [])
         let workers = try startWorkers(config: config, services: services, environment: runtime.clientEnvironment)
         let credentials = DummyCredentials(signers: services.auth.customTokenSigners)
@@ -159,6 +160,7 @@ public final class EmulatorRuntime: Sendable {
         // SDKs and tools the second (host:port), as the Firebase CLI sets them.
         env["STORAGE_EMULATOR_HOST"] = hp("storage").map { "http://" + $0 }
         env["FIREBASE_STORAGE_EMULATOR_HOST"] = hp("storage")
+        env["PUBSUB_EMULATOR_HOST"] = hp("pubsub")
         return env
     }
 

@@ -3,6 +3,7 @@ import EmulatorCore
 import EmulatorFunctions
 import EmulatorRules
 import EmulatorStorage
+import EmulatorPubSub
 import EmulatorStore
 import FoundationEssentials
 
@@ -38,6 +39,8 @@ public struct EmulatorServices: Sendable {
     public let storageRules: RulesRegistry
     /// The functions host.
     public let functions: FunctionsHost
+    /// Pub/Sub topics, subscriptions and delivery.
+    public let pubsub: PubSubService
     /// Encodes document changes as protobuf CloudEvent bodies for Python Firestore triggers.
     public let documentEventEncoder: (any DocumentEventEncoder)? = ProtobufDocumentEventEncoder()
     /// Every store access with its rules verdict, per project (the UI's Requests page).
@@ -57,10 +60,10 @@ public struct EmulatorServices: Sendable {
     public let dataDirectory: DataDirectory?
 
     /// Every service whose per-project data can be reset, captured and restored.
-    public var participants: [any ProjectStateParticipant] { [store, auth, functions, rulesLog, indexes, storage] }
+    public var participants: [any ProjectStateParticipant] { [store, auth, pubsub, functions, rulesLog, indexes, storage] }
 
     /// Every service whose data can be exported, imported and journaled.
-    public var persistentParticipants: [any PersistentParticipant] { [store, auth] }
+    public var persistentParticipants: [any PersistentParticipant] { [store, auth, pubsub] }
 
     /// After a reset, restore or import: tells the UI the project changed wholesale. (The services
     /// journal their own replacements, write-ahead, through the hooks installed below.)
@@ -132,8 +135,11 @@ public struct EmulatorServices: Sendable {
         let storageRules = try RulesRegistry(filePath: config.storageRulesPath, logger: logger, service: RulesService.storage)
         self.storageRules = storageRules
         storage.setAuthorizer(StorageRulesAuthorizer(registry: storageRules, log: rulesLog, store: store))
+        let pubsub = PubSubService(environments: projects)
+        self.pubsub = pubsub
+        PubSubWiring.connect(pubsub: pubsub, functions: functions, revisions: revisions)
         if let dir = config.dataDir {
-            let d = try DataDirectory(path: dir, participants: [store, auth], logger: logger, policy: config.fsync)
+            let d = try DataDirectory(path: dir, participants: [store, auth, pubsub], logger: logger, policy: config.fsync)
             try d.load()
             self.dataDirectory = d
         } else {
@@ -147,6 +153,7 @@ public struct EmulatorServices: Sendable {
             // Weak: the data directory holds the services as participants (a strong capture is a cycle).
             store.setJournal { [weak journal] project, entry in try journal?.append(participant: "firestore", project: project, entry: entry) }
             auth.setJournal { [weak journal] project, entry in try journal?.append(participant: "auth", project: project, entry: entry) }
+            pubsub.setJournal { [weak journal] project, entry in try journal?.append(participant: "pubsub", project: project, entry: entry) }
         }
         // Weak: the functions host reaches the store through its admin context, and a strong
         // capture here would make a cycle that outlives the services (embedding, tests).
@@ -166,7 +173,7 @@ public struct EmulatorServices: Sendable {
             }, principal: principal)
         }
         storage.setObserver(StorageTriggers(functions: functions))
-        for p in store.projectsWithData + auth.projectsWithData { _ = projects.environment(for: p) }
+        for p in store.projectsWithData + auth.projectsWithData + pubsub.projectsWithData { _ = projects.environment(for: p) }
         self.startedAt = WallClock().now()
     }
 }

@@ -32,6 +32,7 @@ public struct CommandLineOptions: Equatable {
         ("functions-port", "N  Functions port (5001)"),
         ("hub-port", "N  hub/admin port (4400)"),
         ("storage-port", "N  Storage port (9199)"),
+        ("pubsub-port", "N  Pub/Sub port (8085)"),
         ("rules", "PATH  Firestore security rules file"),
         ("indexes", "PATH  Firestore index file (firestore.indexes.json) for enforcement and suggestions"),
         ("storage-rules", "PATH  Storage security rules file (service firebase.storage)"),
@@ -122,7 +123,7 @@ public struct CommandLineOptions: Equatable {
         }
         if let v = values["host"] { config.host = v }
         if let p = try port("port") { config.singlePort = p }
-        for service in ["auth", "firestore", "functions", "hub", "storage"] {
+        for service in ["auth", "firestore", "functions", "hub", "storage", "pubsub"] {
             if let p = try port("\(service)-port") { config.ports[service] = p; if values["port"] == nil { config.singlePort = nil } }
         }
         if let v = values["rules"] { config.rulesPath = ConfigLoader.absolute(v) }
@@ -173,7 +174,8 @@ public struct CommandLineOptions: Equatable {
               emulator start [flags]              run until Ctrl-C
               emulator exec [flags] -- CMD [ARGS]  start, run CMD with FIREBASE_AUTH_EMULATOR_HOST,
                                                   FIRESTORE_EMULATOR_HOST, FIREBASE_EMULATOR_HUB,
-                                                  STORAGE_EMULATOR_HOST, GCLOUD_PROJECT set, stop,
+                                                  STORAGE_EMULATOR_HOST, PUBSUB_EMULATOR_HOST,
+                                                  GCLOUD_PROJECT set, stop,
                                                   exit with CMD's code
               emulator repair --data-dir DIR      cut damaged journals at their last intact record,
                                                   saving the rest beside them (docs/robustness.md)

@@ -35,6 +35,17 @@ BODY_ROUTES = [
     ("POST", "/emulator/v1/projects/{p}/tenants/" + TENANT + "/customTokens"),
     ("POST", "/emulator/v1/projects/{p}/functions/tick:run"),
     ("POST", "/v1/projects/{p}/topics/orders:publish"),
+    ("PUT", "/v1/projects/{p}/topics/robust-topic"),  # Pub/Sub
+    ("PATCH", "/v1/projects/{p}/topics/robust-topic"),  # Pub/Sub
+    ("PUT", "/v1/projects/{p}/subscriptions/robust-sub"),  # Pub/Sub
+    ("PATCH", "/v1/projects/{p}/subscriptions/robust-sub"),  # Pub/Sub
+    ("POST", "/v1/projects/{p}/subscriptions/robust-sub:pull"),  # Pub/Sub
+    ("POST", "/v1/projects/{p}/subscriptions/robust-sub:acknowledge"),  # Pub/Sub
+    ("POST", "/v1/projects/{p}/subscriptions/robust-sub:modifyAckDeadline"),  # Pub/Sub
+    ("POST", "/v1/projects/{p}/subscriptions/robust-sub:modifyPushConfig"),  # Pub/Sub
+    ("POST", "/v1/projects/{p}/subscriptions/robust-sub:seek"),  # Pub/Sub
+    ("PUT", "/v1/projects/{p}/snapshots/robust-snap"),  # Pub/Sub
+    ("PATCH", "/v1/projects/{p}/snapshots/robust-snap"),  # Pub/Sub
     ("POST", "/projects/{p}/locations/us-central1/queues/jobs/tasks"),
     ("POST", "/oauth2.googleapis.com/token"),
     ("POST", DOCS + "/tasks"),
@@ -82,6 +93,18 @@ BODY_ROUTES = [
 
 # Routes that take no body: a hostile body must be ignored or refused, never a 5xx.
 OTHER_ROUTES = [
+    ("GET", "/v1/projects/{p}/topics/robust-topic"),  # Pub/Sub
+    ("GET", "/v1/projects/{p}/topics"),  # Pub/Sub
+    ("GET", "/v1/projects/{p}/topics/robust-topic/subscriptions"),  # Pub/Sub
+    ("GET", "/v1/projects/{p}/topics/robust-topic/snapshots"),  # Pub/Sub
+    ("GET", "/v1/projects/{p}/subscriptions/robust-sub"),  # Pub/Sub
+    ("GET", "/v1/projects/{p}/subscriptions"),  # Pub/Sub
+    ("POST", "/v1/projects/{p}/subscriptions/robust-gone:detach"),  # Pub/Sub
+    ("GET", "/v1/projects/{p}/snapshots/robust-snap"),  # Pub/Sub
+    ("GET", "/v1/projects/{p}/snapshots"),  # Pub/Sub
+    ("DELETE", "/v1/projects/{p}/snapshots/robust-gone"),  # Pub/Sub
+    ("DELETE", "/v1/projects/{p}/subscriptions/robust-gone"),  # Pub/Sub
+    ("DELETE", "/v1/projects/{p}/topics/robust-gone"),  # Pub/Sub
     ("GET", "/"),
     ("GET", "/emulators"),
     ("GET", "/emulator/v1/status"),
