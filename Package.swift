@@ -20,6 +20,8 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"]), .brew(["openssl"])]
         ),
+        // System library: zlib, to serve gzip-encoded Storage objects to clients that do not accept gzip.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         // Pure model: JSON, paths, clock, ids, canonical errors, auth context. No I/O.
         .target(name: "EmulatorCore"),
         // epoll/eventfd for the HTTP event loop (not in Swift's Glibc module map).
@@ -38,7 +40,11 @@ let package = Package(
         // Services. They never import each other or EmulatorHTTP.
         .target(name: "EmulatorAuth", dependencies: ["EmulatorCore", "EmulatorCrypto"]),
         .target(name: "EmulatorStore", dependencies: ["EmulatorCore"]),
+        // google.pubsub.v1 topics, subscriptions, delivery, snapshots and seek (proto3 JSON in and out).
+        .target(name: "EmulatorPubSub", dependencies: ["EmulatorCore"]),
         .target(name: "EmulatorFunctions", dependencies: ["EmulatorCore", "CSpawn", "CAssets"], exclude: ["Python/launcher"]),
+        // Cloud Storage for Firebase: buckets, objects, generations, tokens, resumable sessions; bytes in a blob store.
+        .target(name: "EmulatorStorage", dependencies: ["EmulatorCore", "EmulatorCrypto"]),
         // Schema-driven proto3 codec: protobuf bytes <-> proto3 JSON, Firestore/gRPC schemas.
         .target(name: "EmulatorProtobuf", dependencies: ["EmulatorCore"]),
         // Library for writing a functions worker in Swift (serves the worker protocol).
@@ -48,7 +54,7 @@ let package = Package(
             name: "Emulator",
             dependencies: [
                 "EmulatorCore", "EmulatorHTTP", "EmulatorCrypto", "EmulatorRules",
-                "EmulatorAuth", "EmulatorStore", "EmulatorFunctions", "EmulatorProtobuf", "CAssets",
+                "EmulatorAuth", "EmulatorStore", "EmulatorPubSub", "EmulatorFunctions", "EmulatorProtobuf", "EmulatorStorage", "CZlib", "CAssets",
             ],
             exclude: ["UI/assets"]
         ),
@@ -58,7 +64,7 @@ let package = Package(
         // The same library served in process (no sockets) for this package's own tests.
         .target(name: "EmulatorTestSupport", dependencies: ["Emulator", "FirebaseEmulatorTesting"]),
         // Fuzz targets over the parsers and decoders, deterministic per input (see docs/robustness.md).
-        .target(name: "EmulatorFuzzTargets", dependencies: ["EmulatorHTTP", "EmulatorStore", "EmulatorRules", "EmulatorAuth", "EmulatorCrypto", "EmulatorProtobuf", "EmulatorFunctions"], path: "Fuzz/Targets"),
+        .target(name: "EmulatorFuzzTargets", dependencies: ["EmulatorHTTP", "EmulatorStore", "EmulatorPubSub", "EmulatorRules", "EmulatorAuth", "EmulatorCrypto", "EmulatorProtobuf", "EmulatorFunctions", "EmulatorStorage"], path: "Fuzz/Targets"),
         // Runs a target: a deterministic mutation fuzzer, or libFuzzer when built by Fuzz/run.sh (-DLIBFUZZER).
         .executableTarget(name: "emulator-fuzz", dependencies: ["EmulatorFuzzTargets"], path: "Fuzz/Sources"),
         // The MakeItSo example's functions codebase, run by the emulator as a worker.
@@ -73,7 +79,9 @@ let package = Package(
         .testTarget(name: "EmulatorRulesTests", dependencies: ["EmulatorRules"], resources: [.copy("Conformance")]),
         .testTarget(name: "EmulatorAuthTests", dependencies: ["EmulatorAuth", "EmulatorCrypto"]),
         .testTarget(name: "EmulatorStoreTests", dependencies: ["EmulatorStore"]),
+        .testTarget(name: "EmulatorPubSubTests", dependencies: ["EmulatorPubSub"]),
         .testTarget(name: "EmulatorFunctionsTests", dependencies: ["EmulatorFunctions"]),
+        .testTarget(name: "EmulatorStorageTests", dependencies: ["EmulatorStorage"]),
         .testTarget(name: "EmulatorProtobufTests", dependencies: ["EmulatorProtobuf"], resources: [.copy("Fixtures")]),
         .testTarget(name: "EmulatorTests", dependencies: ["Emulator", "EmulatorTestSupport"]),
         .testTarget(name: "FirebaseEmulatorTestingTests", dependencies: ["FirebaseEmulatorTesting", "EmulatorTestSupport"]),

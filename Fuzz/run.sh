@@ -10,7 +10,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-all=(http json value query rules jwt hpack protobuf http2 functions regex webchannel)
+all=(http json value query rules jwt hpack protobuf http2 functions regex webchannel indexes storage pubsub)
 seconds=60
 if [[ "${1:-}" =~ ^[0-9]+$ ]]; then seconds=$1; shift; fi
 targets=("$@")
@@ -43,7 +43,7 @@ for t in "${targets[@]}"; do
   case "$t" in
     http) dict=Fuzz/dict/http.dict ;;
     http2) dict=Fuzz/dict/http2.dict ;;
-    json | value | query) dict=Fuzz/dict/json.dict ;;
+    json | value | query | indexes) dict=Fuzz/dict/json.dict ;;
     rules) dict=Fuzz/dict/rules.dict ;;
     regex) dict=Fuzz/dict/regex.dict ;;
     protobuf) dict=Fuzz/dict/protobuf.dict ;;

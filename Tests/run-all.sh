@@ -5,10 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! pkg-config --exists openssl 2>/dev/null; then
-  echo "== installing libssl-dev and pkg-config"
-  if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq libssl-dev pkg-config
-  else sudo apt-get update -qq && sudo apt-get install -y -qq libssl-dev pkg-config; fi
+if ! pkg-config --exists openssl zlib 2>/dev/null; then
+  echo "== installing libssl-dev, zlib1g-dev and pkg-config"
+  if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq libssl-dev zlib1g-dev pkg-config
+  else sudo apt-get update -qq && sudo apt-get install -y -qq libssl-dev zlib1g-dev pkg-config; fi
 fi
 
 # Headless Chromium for the web UI's browser tests (Tests/python/ui).
@@ -78,7 +78,7 @@ if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then
   Fuzz/run.sh 5 || fuzz_status=1
 else
   echo "== fuzz smoke (deterministic, 2 s per target; longer runs: docs/robustness.md)"
-  for t in http json value query rules jwt hpack protobuf http2 functions regex webchannel; do
+  for t in http json value query rules jwt hpack protobuf http2 functions regex webchannel indexes storage pubsub; do
     .build/debug/emulator-fuzz "$t" --seconds 2 --seed "$RANDOM" || fuzz_status=1
   done
 fi

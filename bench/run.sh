@@ -80,6 +80,13 @@ print(f"{time.perf_counter()-t:.2f}")') s."
   echo "| measure | value | goal |"
   echo "|---|---|---|"
   "$PYTHON" bench/webchannel_bench.py
+  echo "== Pub/Sub: batched publish throughput, latency through StreamingPull and to a function; Google's emulator beside" >&2
+  echo
+  echo "Pub/Sub (google-cloud-pubsub over gRPC, \`bench/pubsub_bench.py\`; Google's Pub/Sub emulator, where installed, in the same run):"
+  echo
+  echo "| measure | value | goal |"
+  echo "|---|---|---|"
+  "$PYTHON" bench/pubsub_bench.py
   echo
   echo "== cost of durability (--data-dir, each fsync policy)" >&2
   echo "Cost of durability: 2,000 sequential PATCHes of 500 documents from one Python client (its own round"

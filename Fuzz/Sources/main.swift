@@ -4,7 +4,8 @@
 //       a deterministic mutation fuzzer (no coverage), the quick smoke test;
 //   Fuzz/run.sh [seconds] [target ...]  (builds with -sanitize=fuzzer,address -DLIBFUZZER)
 //       libFuzzer, coverage-guided: emulator-fuzz <target> [libFuzzer flags] [corpus dirs].
-// Targets: http, json, value, query, rules, jwt, hpack, protobuf, http2, functions, regex, webchannel.
+// Targets: http, json, value, query, rules, jwt, hpack, protobuf, http2, functions, regex, webchannel,
+// indexes, pubsub.
 
 #if canImport(Glibc)
 import Glibc

@@ -22,10 +22,17 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case http2
     /// Python codebases' inputs: `.env` files, schedules, launcher events, output lines, manifests.
     case functions
+    /// Storage's upload protocol: streaming multipart bodies, Content-Range, Range, upload commands.
+    case storage
     /// Rules regular expressions: compiled and run, answers checked against a backtracker.
     case regex
     /// WebChannel requests (query parameters, form bodies, the `headers=` block) and chunk framing.
     case webchannel
+    /// Pub/Sub subscription filters (parsed, evaluated, negated) and google.pubsub.v1 messages.
+    case pubsub
+    /// `firestore.indexes.json` parsing, the index needs of a query, the console link and the
+    /// suggested file (which must parse again and serve every need).
+    case indexes
 
     /// Runs the target on `data`. Throws when the input breaks a property the target checks
     /// (for example a serialization that does not re-parse); a crash is a crash.
@@ -41,8 +48,11 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .protobuf: try ProtobufTarget.run(data)
         case .http2: try HTTP2Target.run(data)
         case .functions: try FunctionsTarget.run(data)
+        case .storage: try StorageTarget.run(data)
         case .regex: try RegexTarget.run(data)
         case .webchannel: try WebChannelTarget.run(data)
+        case .pubsub: try PubSubTarget.run(data)
+        case .indexes: try IndexesTarget.run(data)
         }
     }
 }

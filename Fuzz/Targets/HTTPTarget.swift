@@ -32,6 +32,48 @@ public enum HTTPTarget {
             throw FuzzViolation(.http, "chunked parse gave \(inChunks.count) request(s) (error: \(failedInChunks)), "
                 + "one-piece parse \(inOnePiece.count) (error: \(failedInOnePiece))")
         }
+        // Streaming every POST body (uploads) must give the same requests, body for body.
+        var streaming = HTTPRequestParser(maxHeaderBytes: maxHeaderBytes, maxBodyBytes: maxBodyBytes,
+                                          streamingPolicy: { $0.method == "POST" ? maxBodyBytes : nil })
+        var streamed: [String] = []
+        var failedStreaming = false
+        var current: HTTPRequest?
+        i = 0
+        while i < data.count && !failedStreaming {
+            let n = 1 + Int(data[i] % 64)
+            streaming.feed(data[i..<min(data.count, i + n)])
+            i += n
+            failedStreaming = drainStreaming(&streaming, current: &current, into: &streamed)
+        }
+        guard streamed == inOnePiece, failedStreaming == failedInOnePiece else {
+            throw FuzzViolation(.http, "streamed bodies gave \(streamed.count) request(s) (error: \(failedStreaming)), "
+                + "buffered \(inOnePiece.count) (error: \(failedInOnePiece))")
+        }
+    }
+
+    /// Like `drain`, for a parser that streams bodies: a streamed request (`current`: its head and
+    /// body so far) counts once its body ended.
+    static func drainStreaming(_ parser: inout HTTPRequestParser, current: inout HTTPRequest?, into requests: inout [String]) -> Bool {
+        while true {
+            if parser.isStreamingBody {
+                switch parser.nextBodyPart() {
+                case .bytes(let b): current?.body += b
+                case .end:
+                    if let r = current { requests.append(summary(r)) }
+                    current = nil
+                case .needMore: return false
+                case .error: return true
+                }
+                continue
+            }
+            switch parser.next() {
+            case .request(let req):
+                if parser.isStreamingBody { current = req } else { requests.append(summary(req)) }
+            case .expectContinue: continue
+            case .needMore: return false
+            case .error: return true
+            }
+        }
     }
 
     /// Takes every event the parser has, routing each request; appends a summary of each request

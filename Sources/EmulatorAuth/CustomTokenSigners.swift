@@ -46,6 +46,12 @@ public final class CustomTokenSigners: Sendable {
         return signers.withLock { list in list.first { $0.keyId == kid } }
     }
 
+    /// The signer whose service account is `email` (Cloud Storage signed URLs name the signer by
+    /// email, not key id).
+    public func signer(email: String) -> Signer? {
+        signers.withLock { list in list.first { $0.email == email } }
+    }
+
     /// How many keys are trusted (for the start-up log).
     public var count: Int { signers.withLock { $0.count } }
 }

@@ -9,7 +9,10 @@ public struct EmulatorError: Error, Sendable, Equatable, CustomStringConvertible
         /// `{"error":{"code","message","status"[,"details"]}}` (Firestore, admin API, functions).
         case google
         /// Identity Toolkit: adds `errors:[{message,reason,domain}]`; `status` omitted when `omitStatus`.
+        /// The Cloud Storage JSON API uses the same shape (`reason`: `notFound`, `conditionNotMet`, ...).
         case identityToolkit(reason: String, omitStatus: Bool)
+        /// Cloud Storage's XML API: `<Error><Code>code</Code><Message>...</Message></Error>`.
+        case xml(code: String)
     }
 
     /// The canonical code.

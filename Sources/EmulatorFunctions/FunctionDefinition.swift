@@ -24,11 +24,14 @@ public enum FunctionTrigger: Sendable, Equatable {
     case pubsub(topic: String)
     /// Tasks dispatched from the Cloud Tasks queue named after the function.
     case taskQueue
+    /// Cloud Storage object changes in `bucket`: `event` is `finalized`, `deleted`,
+    /// `metadataUpdated` or `archived` (`google.cloud.storage.object.v1.<event>`).
+    case storage(bucket: String, event: String)
 
     /// Background triggers are queued; the others run in the request.
     public var isBackground: Bool {
         switch self {
-        case .document, .auth, .scheduled, .pubsub, .taskQueue: return true
+        case .document, .auth, .scheduled, .pubsub, .taskQueue, .storage: return true
         default: return false
         }
     }
@@ -44,6 +47,7 @@ public enum FunctionTrigger: Sendable, Equatable {
         case .scheduled(let s, let tz): return "schedule \(s)" + (tz.map { " (\($0))" } ?? "")
         case .pubsub(let t): return "pubsub \(t)"
         case .taskQueue: return "taskQueue"
+        case .storage(let b, let e): return "storage.\(e) \(b)"
         }
     }
 }

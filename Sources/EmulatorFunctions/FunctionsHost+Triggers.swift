@@ -28,11 +28,35 @@ extension FunctionsHost {
         let id = env.ids.string(length: 20, alphabet: IDGenerator.alphanumerics)
         enqueue(project, [Pending(function: name, event: BackgroundEvent(id: id, type: "schedule.run", time: scheduleTime, subject: name,
                                                                         params: [:], before: nil, after: nil), attempt: 1, notBefore: 0)])
+        platformHooks.withLock { $0 }?.scheduled.call(project, name, reg.definition.region, scheduleTime)
         return id
+    }
+
+    /// Queues messages the Pub/Sub service published on `topic` (bare id) for every function
+    /// subscribed to it: each message is the google.pubsub.v1.PubsubMessage in proto3 JSON with
+    /// `messageId` and `publishTime` set; the event id is the message id.
+    public func published(project: String, topic: String, messages: [JSON]) {
+        let subscribers = registered(project).filter { $0.definition.trigger == .pubsub(topic: topic) }.sorted { $0.definition.name < $1.definition.name }
+        guard !subscribers.isEmpty else { return }
+        var pending: [Pending] = []
+        for m in messages {
+            guard case .object(var message) = m, let id = message["messageId"]?.stringValue,
+                  let time = message["publishTime"]?.stringValue.flatMap({ Timestamp(rfc3339: $0) }) else { continue }
+            // firebase-functions reads both; Pub/Sub's JSON omits them when empty.
+            if message["data"] == nil { message["data"] = "" }
+            if message["attributes"] == nil { message["attributes"] = .object([:]) }
+            for s in subscribers {
+                pending.append(Pending(function: s.definition.name, event: BackgroundEvent(id: id, type: "pubsub.published", time: time, subject: topic,
+                                                                                           params: [:], before: nil, after: .object(message)),
+                                       attempt: 1, notBefore: 0))
+            }
+        }
+        enqueue(project, pending)
     }
 
     /// Queues `messages` for every function subscribed to `topic`; returns one message id per
     /// message (the same id for each subscriber, as Pub/Sub delivers one message many times).
+    /// (In-process use without the Pub/Sub service; the emulator publishes through `PubSubService`.)
     public func publish(project: String, topic: String, messages: [PubSubMessage], time: Timestamp) -> [String] {
         let env = environments.environment(for: project)
         let subscribers = registered(project).filter { $0.definition.trigger == .pubsub(topic: topic) }.sorted { $0.definition.name < $1.definition.name }
@@ -52,6 +76,23 @@ extension FunctionsHost {
         }
         enqueue(project, pending)
         return ids
+    }
+
+    /// Queues a Cloud Storage object event (`finalized`, `deleted`, `metadataUpdated`, `archived`)
+    /// for every function watching `bucket`; `object` is the object's Cloud Storage JSON (what the
+    /// CloudEvent carries as data). Events of one object are delivered in order (subject
+    /// `bucket/name`). Returns the event id, nil when no function watches.
+    @discardableResult
+    public func storageEvent(project: String, bucket: String, event: String, object: JSON, time: Timestamp) -> String? {
+        let watchers = registered(project).filter { $0.definition.trigger == .storage(bucket: bucket, event: event) }.sorted { $0.definition.name < $1.definition.name }
+        guard !watchers.isEmpty else { return nil }
+        let id = environments.environment(for: project).ids.digits(16)
+        let subject = bucket + "/" + (object["name"]?.stringValue ?? "")
+        enqueue(project, watchers.map { w in
+            Pending(function: w.definition.name, event: BackgroundEvent(id: id, type: "storage.\(event)", time: time, subject: subject,
+                                                                        params: [:], before: nil, after: object), attempt: 1, notBefore: 0)
+        })
+        return id
     }
 
     /// Queues a task for the task-queue function `queue` (`task` is `{"body": base64, "headers": {...}}`

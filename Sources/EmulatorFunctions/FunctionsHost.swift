@@ -42,6 +42,9 @@ public final class FunctionsHost: Sendable {
     let state = Mutex<[String: ProjectState]>([:])
     private let admin = Mutex<(any FunctionsAdminProvider)?>(nil)
     private let faultHook = Mutex<Callback<@Sendable (String, String) -> HttpsError?>?>(nil)
+    /// Told of every registration and schedule run (the Pub/Sub wiring: topics for triggers,
+    /// schedule messages); see `setPlatformHooks`.
+    let platformHooks = Mutex<FunctionsPlatformHooks?>(nil)
     static let maxLogs = 1000
     /// Invocations whose input (and event) are kept: inputs can be whole documents.
     static let maxInputs = 200
@@ -68,7 +71,11 @@ public final class FunctionsHost: Sendable {
     /// Registers a function served by `backend` (workers use this).
     public func register(project: String, _ def: FunctionDefinition, backend: any FunctionBackend, codebase: String?) {
         state.withLock { $0[project, default: ProjectState()].functions[def.name] = Registered(definition: def, backend: backend, codebase: codebase) }
+        platformHooks.withLock { $0 }?.registered.call(project, def)
     }
+
+    /// Installs the hooks the platform's other services follow registrations and schedule runs with.
+    public func setPlatformHooks(_ h: FunctionsPlatformHooks?) { platformHooks.withLock { $0 = h } }
 
     /// Removes every function of a codebase (a worker restarting re-registers its manifest).
     public func unregister(codebase: String) {

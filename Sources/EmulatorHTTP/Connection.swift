@@ -55,6 +55,12 @@ final class Connection {
     var awaitingAck = false
     /// Output is waiting for the socket (EPOLLOUT is wanted).
     var wantsWrite = false
+    /// The streamed body of the request in flight, while it is still arriving (uploads).
+    var requestBody: HTTP1RequestBody?
+    /// Not reading: the streamed body's handler is behind (`EventLoop+RequestBody`).
+    var bodyPaused = false
+    /// Monotonic deadline for the next bytes of a streamed body (a stalled upload).
+    var bodyDeadline: UInt64?
     /// Not reading: the peer is past its output budget, has sent its end of input, or (HTTP/1.1)
     /// has sent a request ahead of the one being answered.
     var readPaused = false

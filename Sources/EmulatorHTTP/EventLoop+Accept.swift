@@ -49,7 +49,8 @@ extension EventLoop {
             var one: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             let c = Connection(fd: fd, id: nextId, remote: Socket.describe(&storage),
-                               parser: HTTPRequestParser(maxHeaderBytes: config.maxHeaderBytes, maxBodyBytes: config.maxBodyBytes))
+                               parser: HTTPRequestParser(maxHeaderBytes: config.maxHeaderBytes, maxBodyBytes: config.maxBodyBytes,
+                                                         streamingPolicy: config.streamingPolicy))
             nextId += 1
             c.idleDeadline = Socket.monotonicNanos() + UInt64(config.idleTimeout * 1e9)
             connections[fd] = c

@@ -29,22 +29,30 @@ extension EventLoop {
                 c.idleDeadline = nil
                 c.inFlight = true
                 request.remoteAddress = c.remote
+                let streamedBody = c.parser.isStreamingBody ? startRequestBody(c) : nil
+                request.bodyStream = streamedBody
                 let close = Self.wantsClose(request) || stopDeadline != nil
                 let head = request.method == "HEAD"
                 let fd = c.fd, id = c.id, responder = self.responder
                 Task { [self] in
                     let response = await responder(request)
+                    // Answered before its streamed body ended: the rest of it is never read, so
+                    // the connection cannot carry another request.
+                    let close = close || (streamedBody.map { !$0.isComplete } ?? false)
                     guard let produce = response.stream, !head else {
                         self.send(.response(fd: fd, id: id, bytes: response.wireBytes(head: head, close: close), close: close))
                         return
                     }
-                    let writer = HTTP1BodyWriter { [weak self] bytes, end in self?.send(.chunk(fd: fd, id: id, bytes: bytes, end: end)) }
+                    let writer = HTTP1BodyWriter(declaredLength: response.streamContentLength) { [weak self] bytes, end in
+                        self?.send(.chunk(fd: fd, id: id, bytes: bytes, end: end))
+                    }
                     self.send(.streamHead(fd: fd, id: id, bytes: response.streamingHead(close: close), close: close, writer: writer))
                     let producing = Task { await produce(writer) }
                     writer.cancelOnFailure(producing)
                     await producing.value
                     writer.finish()
                 }
+                if streamedBody != nil { pumpRequestBody(c) }
             }
         }
         flush(c)
@@ -52,6 +60,7 @@ extension EventLoop {
 
     /// A response is complete: the connection takes the next request (or closes).
     func finishResponse(_ c: Connection, close: Bool) {
+        abandonRequestBody(c)
         let fd = c.fd
         c.inFlight = false
         c.servedRequests += 1

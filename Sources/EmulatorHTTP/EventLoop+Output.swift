@@ -13,9 +13,11 @@ extension EventLoop {
         if c.lingerDeadline != nil { return true }
         if c.peerClosed { return false }  // level-triggered EOF would be reported again and again
         if c.closeAfterWrite { return false }  // nothing more is served: input waits for the linger
+        if c.bodyPaused { return false }  // a streamed body's handler is behind (`EventLoop+RequestBody`)
         let pending = c.output.count - c.outputOffset
         if pending > 0 && pending >= (c.readPaused ? config.outputBudget / 2 : config.outputBudget) { return false }
-        if c.mode == .http1 && (c.inFlight || c.dispatchHeld) && c.parser.bufferedByteCount >= Self.readAhead { return false }
+        // A streamed body in flight is read on: its bytes leave the parser as they arrive.
+        if c.mode == .http1 && c.requestBody == nil && (c.inFlight || c.dispatchHeld) && c.parser.bufferedByteCount >= Self.readAhead { return false }
         return true
     }
 

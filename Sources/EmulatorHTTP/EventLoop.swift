@@ -28,6 +28,8 @@ final class EventLoop: @unchecked Sendable {
         /// A chunk of a streaming response body (`end`: the last one).
         case chunk(fd: Int32, id: UInt64, bytes: [UInt8], end: Bool)
         case h2(fd: Int32, id: UInt64, stream: UInt32, command: HTTP2StreamCommand)
+        /// A streamed request body's handler caught up: read the connection again.
+        case resumeBody(fd: Int32, id: UInt64)
         case stop
     }
 
@@ -204,6 +206,7 @@ final class EventLoop: @unchecked Sendable {
                 return
             }
         }
+        if c.peerClosed && c.requestBody != nil { failRequestBody(c, HTTPBodyError(status: 400, message: "The client closed the connection before the request body ended.")) }
         switch c.mode {
         case .http1: advance(c)
         case .http2: serviceHTTP2(c)
@@ -228,6 +231,7 @@ final class EventLoop: @unchecked Sendable {
         switch c.mode {
         case .http1:
             c.parser.feed(bytes)
+            if c.requestBody != nil { pumpRequestBody(c) }
         case .http2:
             if !c.closeAfterWrite { receiveHTTP2(c, bytes) }  // after GOAWAY for an error: dropped
         case .detecting:
@@ -289,9 +293,12 @@ final class EventLoop: @unchecked Sendable {
                 c.streamClose = close
                 flush(c)
                 if c.peerClosed, connections[fd] === c { closeConnection(c) }  // left before the stream began
+            case .resumeBody(let fd, let id):
+                guard let c = connections[fd], c.id == id else { continue }
+                resumeRequestBody(c)
             case .chunk(let fd, let id, let bytes, let end):
                 guard let c = connections[fd], c.id == id, let writer = c.bodyWriter else { continue }
-                c.output.append(contentsOf: HTTPResponse.chunk(bytes))
+                if writer.chunked { c.output.append(contentsOf: HTTPResponse.chunk(bytes)) } else { c.output.append(contentsOf: bytes) }
                 if !end {
                     c.awaitingAck = true
                     flush(c)
@@ -300,7 +307,8 @@ final class EventLoop: @unchecked Sendable {
                 }
                 c.bodyWriter = nil
                 writer.acknowledge()
-                finishResponse(c, close: c.streamClose)
+                // A fixed-length body that fell short cannot be framed: the connection must end.
+                finishResponse(c, close: c.streamClose || !writer.deliveredDeclaredLength)
             case .response(let fd, let id, let bytes, let close):
                 guard let c = connections[fd], c.id == id else { continue }
                 c.output.append(contentsOf: bytes)
@@ -331,6 +339,7 @@ final class EventLoop: @unchecked Sendable {
 
     private func scanTimeouts(_ now: UInt64) {
         for c in connections.values { c.h2?.expireWorkingHandlers(now: now) }
+        expireStalledRequestBodies(now)
         for c in Array(connections.values) {
             if let d = c.lingerDeadline {
                 if now >= d || stopDeadline != nil { closeConnection(c) }
@@ -371,6 +380,8 @@ final class EventLoop: @unchecked Sendable {
         c.h2?.closeAll(HTTP2StreamClosed(code: nil, reason: "the connection closed"))
         c.bodyWriter?.fail()
         c.bodyWriter = nil
+        c.requestBody?.fail(HTTPBodyError(status: 499, message: "The connection closed before the request body ended."))
+        c.requestBody = nil
         closedSinceTrim += 1
         // A descriptor is free again: if accepting was paused for want of one, try now.
         if acceptPausedUntil != nil { acceptPausedUntil = 0 }

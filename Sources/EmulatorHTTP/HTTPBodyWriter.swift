@@ -23,20 +23,38 @@ final class HTTP1BodyWriter: HTTPBodyWriter, @unchecked Sendable {
         var waiter: CheckedContinuation<Void, any Error>?
         var failed = false
         var producer: Task<Void, Never>?
+        var written = 0
     }
 
     private let state = Mutex(State())
     private let post: @Sendable (_ bytes: [UInt8], _ end: Bool) -> Void
+    /// The body's announced length (`HTTPResponse.streamContentLength`); nil for chunked framing.
+    let declaredLength: Int?
 
     /// Creates the writer; `post` hands chunks to the event loop.
-    init(post: @escaping @Sendable (_ bytes: [UInt8], _ end: Bool) -> Void) { self.post = post }
+    init(declaredLength: Int? = nil, post: @escaping @Sendable (_ bytes: [UInt8], _ end: Bool) -> Void) {
+        self.declaredLength = declaredLength
+        self.post = post
+    }
 
-    /// Posts a chunk and waits until the loop took it.
+    /// Each write is a chunk of a chunked body (no length was announced).
+    var chunked: Bool { declaredLength == nil }
+
+    /// False when a fixed-length body ended short of its announced length.
+    var deliveredDeclaredLength: Bool {
+        guard let n = declaredLength else { return true }
+        return state.withLock { $0.written } == n
+    }
+
+    /// Posts a chunk and waits until the loop took it. A fixed-length body refuses bytes past its
+    /// announced length.
     func write(_ bytes: [UInt8]) async throws {
         guard !bytes.isEmpty else { return }
         try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
             let failed = state.withLock { s -> Bool in
                 if s.failed { return true }
+                if let n = declaredLength, bytes.count > n - s.written { return true }
+                s.written += bytes.count
                 s.waiter = c
                 return false
             }

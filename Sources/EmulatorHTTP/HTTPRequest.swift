@@ -1,4 +1,4 @@
-/// One parsed HTTP/1.1 request, body fully read.
+/// One parsed HTTP request: its body read whole, or (uploads) readable from `bodyStream`.
 public struct HTTPRequest: Sendable {
     /// The method, as sent (tokens are case-sensitive; servers compare uppercase).
     public var method: String
@@ -16,6 +16,9 @@ public struct HTTPRequest: Sendable {
     public var version: String
     /// The peer address, when known ("127.0.0.1:53211").
     public var remoteAddress: String?
+    /// The body as it arrives, for requests the server's `HTTPBodyStreamingPolicy` picked (then
+    /// `body` is empty); nil for every other request.
+    public var bodyStream: (any HTTPRequestBodyReader)?
 
     /// Creates a request; `target` is split into `path` and `rawQuery`.
     public init(method: String, target: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],

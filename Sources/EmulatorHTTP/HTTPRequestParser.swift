@@ -3,6 +3,11 @@ import EmulatorCore
 /// An incremental HTTP/1.x request parser: a pure state machine with no I/O. Feed it bytes in
 /// any chunking; `next()` yields complete requests in order. The same input always gives the same
 /// requests however it is split (the byte-replay tests check this).
+///
+/// A request whose head the `streamingPolicy` accepts (uploads) is returned as soon as its head
+/// is complete, with an empty body; its body then comes out of `nextBodyPart()` piece by piece,
+/// de-chunked and limited by the size the policy gave, while `isStreamingBody` is true. Every
+/// other request keeps `maxBodyBytes` and arrives whole.
 public struct HTTPRequestParser: Sendable {
     /// What `next()` found.
     public enum Event: Sendable {
@@ -32,6 +37,8 @@ public struct HTTPRequestParser: Sendable {
         var headers: HTTPHeaders
         var framing: Framing
         var expectsContinue: Bool
+        /// The body is handed out in pieces (`nextBodyPart`), not buffered.
+        var streamsBody = false
     }
 
     private enum ChunkState: Sendable {
@@ -52,12 +59,26 @@ public struct HTTPRequestParser: Sendable {
     private var chunk: ChunkState = .size
     private var continueSent = false
     private var failed: HTTPParseError?
+    /// Bytes of the current body so far (also those already handed out by `nextBodyPart`).
+    private var bodyTotal = 0
+    /// The current request's body limit: `maxBodyBytes`, or what the streaming policy gave.
+    private var bodyLimit = 0
+    private let streamingPolicy: HTTPBodyStreamingPolicy?
+    /// The current request was returned at its head; its body goes out through `nextBodyPart`.
+    private var streamed = false
+    /// The streamed body's framing ended while its last bytes were being handed out.
+    private var streamComplete = false
 
-    /// Creates a parser with the given limits.
-    public init(maxHeaderBytes: Int = 64 * 1024, maxBodyBytes: Int = 32 * 1024 * 1024) {
+    /// Creates a parser with the given limits; `streamingPolicy` picks the requests whose body is
+    /// streamed (and their own limit).
+    public init(maxHeaderBytes: Int = 64 * 1024, maxBodyBytes: Int = 32 * 1024 * 1024, streamingPolicy: HTTPBodyStreamingPolicy? = nil) {
         self.maxHeaderBytes = maxHeaderBytes
         self.maxBodyBytes = maxBodyBytes
+        self.streamingPolicy = streamingPolicy
     }
+
+    /// True from the moment a streamed request is returned until its body has ended (or failed).
+    public var isStreamingBody: Bool { streamed && failed == nil }
 
     /// Appends received bytes.
     public mutating func feed(_ bytes: some Collection<UInt8>) {
@@ -89,7 +110,62 @@ public struct HTTPRequestParser: Sendable {
         return e
     }
 
+    /// What `nextBodyPart()` found.
+    public enum BodyPart: Sendable, Equatable {
+        /// The next bytes of the streamed body (never empty).
+        case bytes([UInt8])
+        /// The body is complete; the parser reads the next request's head again.
+        case end
+        /// More bytes are needed.
+        case needMore
+        /// The body is invalid or too large; the connection must be closed after the answer.
+        case error(HTTPParseError)
+    }
+
+    /// The next piece of a streamed body (only meaningful while `isStreamingBody`): the bytes
+    /// buffered so far, de-chunked, up to the end of the body.
+    public mutating func nextBodyPart() -> BodyPart {
+        if let failed { return .error(failed) }
+        guard streamed, let h = head else { return .end }
+        if streamComplete { return finishStreamedBody() }
+        switch h.framing {
+        case .length(let n):
+            let take = min(buffer.count - start, n - bodyTotal)
+            if take > 0 {
+                let out = Array(buffer[start..<(start + take)])
+                start += take
+                bodyTotal += take
+                streamComplete = bodyTotal == n
+                return .bytes(out)
+            }
+            return bodyTotal == n ? finishStreamedBody() : .needMore
+        case .chunked:
+            let e = readChunks()
+            if case .error(let err) = e {
+                failed = err
+                return .error(err)
+            }
+            if case .request = e { streamComplete = true }
+            if !body.isEmpty {
+                defer { body = [] }
+                return .bytes(body)
+            }
+            return streamComplete ? finishStreamedBody() : .needMore
+        }
+    }
+
+    private mutating func finishStreamedBody() -> BodyPart {
+        head = nil
+        streamed = false
+        streamComplete = false
+        scan = start
+        trailerBytes = 0
+        compact()
+        return .end
+    }
+
     private mutating func step() -> Event {
+        if streamed { return .needMore }  // the body goes out through `nextBodyPart`
         if head == nil {
             guard let end = findHeadEnd() else {
                 // The last 3 bytes may begin the terminator: only more than that proves the head too
@@ -101,16 +177,30 @@ public struct HTTPRequestParser: Sendable {
             if end - start > maxHeaderBytes { return .error(.headersTooLarge) }
             switch parseHead(buffer[start..<end]) {
             case .failure(let e): return .error(e)
-            case .success(let h):
-                head = h
+            case .success(var h):
                 start = end + 4
                 scan = start
                 body = []
+                bodyTotal = 0
                 chunk = .size
                 continueSent = false
+                bodyLimit = maxBodyBytes
+                if let policy = streamingPolicy,
+                   let limit = policy(HTTPRequest(method: h.method, target: h.target, headers: h.headers, version: h.version)) {
+                    h.streamsBody = true
+                    bodyLimit = max(0, limit)
+                }
+                if case .length(let n) = h.framing, n > bodyLimit { return .error(.bodyTooLarge) }
+                head = h
             }
         }
         guard let h = head else { return .needMore }
+        if h.streamsBody {
+            if h.expectsContinue && !continueSent && buffer.count == start { continueSent = true; return .expectContinue }
+            streamed = true
+            streamComplete = false
+            return .request(HTTPRequest(method: h.method, target: h.target, headers: h.headers, version: h.version))
+        }
         switch h.framing {
         case .length(let n):
             let available = buffer.count - start
@@ -120,6 +210,7 @@ public struct HTTPRequestParser: Sendable {
             }
             body = Array(buffer[start..<(start + n)])
             start += n
+            bodyTotal = n
         case .chunked:
             switch readChunks() {
             case .error(let e): return .error(e)
@@ -232,8 +323,7 @@ public struct HTTPRequestParser: Sendable {
                   text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let n = Int(text) else {
                 return .failure(.badRequest("invalid Content-Length"))
             }
-            guard n <= maxBodyBytes else { return .failure(.bodyTooLarge) }
-            framing = .length(n)
+            framing = .length(n)  // checked against the request's limit once the policy has seen the head
         }
         let expects = headers["Expect"]?.lowercased() == "100-continue" && version == "HTTP/1.1"
         return .success(Head(method: method, target: target, version: version, headers: headers, framing: framing, expectsContinue: expects))
@@ -259,7 +349,7 @@ public struct HTTPRequestParser: Sendable {
                 }
                 start = eol + 2
                 if size == 0 { chunk = .trailers; continue }
-                guard body.count + size <= maxBodyBytes else { return .error(.bodyTooLarge) }
+                guard bodyTotal <= bodyLimit - size else { return .error(.bodyTooLarge) }
                 chunk = .data(size)
             case .data(let remaining):
                 let available = buffer.count - start
@@ -267,6 +357,7 @@ public struct HTTPRequestParser: Sendable {
                 let take = min(available, remaining)
                 body.append(contentsOf: buffer[start..<(start + take)])
                 start += take
+                bodyTotal += take
                 chunk = take == remaining ? .dataCRLF : .data(remaining - take)
                 if take < remaining { return .needMore }
             case .dataCRLF:

@@ -6,7 +6,9 @@ extension HTTPResponse {
         out.reserveCapacity(128 + body.count)
         appendStatusAndHeaders(to: &out)
         let bodyless = status == 204 || status == 304 || (100..<200).contains(status)
-        if !bodyless { out.append(contentsOf: "Content-Length: \(body.count)\r\n".utf8) }
+        // HEAD of a fixed-length stream (a download) announces the length its GET would send.
+        let length = stream != nil ? (streamContentLength ?? body.count) : body.count
+        if !bodyless { out.append(contentsOf: "Content-Length: \(length)\r\n".utf8) }
         if close { out.append(contentsOf: "Connection: close\r\n".utf8) }
         out.append(contentsOf: "\r\n".utf8)
         if !head && !bodyless { out.append(contentsOf: body) }
@@ -17,7 +19,11 @@ extension HTTPResponse {
     func streamingHead(close: Bool) -> [UInt8] {
         var out: [UInt8] = []
         appendStatusAndHeaders(to: &out)
-        out.append(contentsOf: "Transfer-Encoding: chunked\r\n".utf8)
+        if let n = streamContentLength {
+            out.append(contentsOf: "Content-Length: \(n)\r\n".utf8)
+        } else {
+            out.append(contentsOf: "Transfer-Encoding: chunked\r\n".utf8)
+        }
         if close { out.append(contentsOf: "Connection: close\r\n".utf8) }
         out.append(contentsOf: "\r\n".utf8)
         return out

@@ -11,6 +11,10 @@ public struct HTTPResponse: Sendable {
     /// For a streaming response (Server-Sent Events): writes the body as it is produced, after the
     /// headers have gone out; `body` is then ignored. The response ends when it returns.
     public var stream: (@Sendable (any HTTPBodyWriter) async -> Void)?
+    /// The exact length of a streaming body, when known (downloads): HTTP/1.1 then sends
+    /// `Content-Length` and the bytes as they are, instead of chunked framing. A producer that
+    /// writes fewer bytes ends the connection (the body cannot be framed otherwise).
+    public var streamContentLength: Int?
 
     /// Creates a response.
     public init(status: Int = 200, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {

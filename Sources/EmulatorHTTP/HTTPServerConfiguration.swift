@@ -25,6 +25,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var idleTimeout: Double = 60
     /// How long shutdown waits for in-flight requests before closing anyway (seconds).
     public var shutdownGrace: Double = 5
+    /// Picks the HTTP/1.1 requests whose body is streamed to the handler (with their own size
+    /// limit) instead of read whole under `maxBodyBytes`; nil streams none. HTTP/2 requests are
+    /// always read whole.
+    public var streamingPolicy: HTTPBodyStreamingPolicy?
     /// Most connections open at once; a connection beyond it is answered `503` and closed. nil:
     /// `defaultMaxConnections`, lowered to three quarters of the open-file limit when that is
     /// smaller (the rest stays for files, pipes and child processes). A number given here is

@@ -17,12 +17,23 @@ struct Checker {
         "latlng": ["value"],
     ]
 
-    init(source: SourceText) { self.source = source }
+    /// The service the ruleset must declare (`cloud.firestore` or `firebase.storage`).
+    let service: String
+    /// The namespaces callable here: Storage rules add `firestore.get/exists`.
+    let namespaces: [String: Set<String>]
+
+    init(source: SourceText, service: String = RulesService.firestore) {
+        self.source = source
+        self.service = service
+        var ns = Self.namespaceFunctions
+        if service == RulesService.storage { ns["firestore"] = ["get", "exists"] }
+        namespaces = ns
+    }
 
     mutating func error(_ loc: SourceLocation, _ message: String) { diagnostics.append(source.diagnostic(loc, message)) }
 
     mutating func check(_ ast: RulesAST) {
-        if ast.service != "cloud.firestore" { error(SourceLocation(file: source.name, line: 1, column: 1), "unsupported service '\(ast.service)' (expected cloud.firestore)") }
+        if ast.service != service { error(SourceLocation(file: source.name, line: 1, column: 1), "unsupported service '\(ast.service)' (expected \(service))") }
         var scope: [String: FunctionDecl] = [:]
         checkFunctions(ast.functions, vars: Self.globals, scope: &scope)
         for m in ast.matches { checkMatch(m, vars: Self.globals, functions: scope) }
@@ -67,7 +78,7 @@ struct Checker {
         switch e.kind {
         case .identifier(let n):
             if !vars.contains(n) {
-                if Self.namespaceFunctions[n] != nil || n == "debug" { error(e.location, "'\(n)' is a namespace; call one of its functions") } else {
+                if namespaces[n] != nil || n == "debug" { error(e.location, "'\(n)' is a namespace; call one of its functions") } else {
                     error(e.location, "unknown variable '\(n)'")
                 }
             }
@@ -87,7 +98,7 @@ struct Checker {
                 if Self.regexMethods.contains(fn), let first = args.first, case .string(let pattern) = first.kind {
                     checkRegex(pattern, first)
                 }
-                if case .identifier(let ns) = obj.kind, !vars.contains(ns), let known = Self.namespaceFunctions[ns] {
+                if case .identifier(let ns) = obj.kind, !vars.contains(ns), let known = namespaces[ns] {
                     if !known.contains(fn) { error(e.location, "unknown function '\(ns).\(fn)'") }
                 } else {
                     checkExpr(obj, vars: vars, functions: functions, caller: caller)

@@ -52,7 +52,8 @@ public final class CompiledRuleset: Sendable {
 
     /// Parses and checks `source`. Returns the ruleset, or the diagnostics (each with file, line,
     /// column, the source line and a caret).
-    public static func compile(fileName: String = "firestore.rules", source: String, hasher: (any RulesHasher)? = nil) -> Result<CompiledRuleset, RulesCompileError> {
+    public static func compile(fileName: String = "firestore.rules", source: String, hasher: (any RulesHasher)? = nil,
+                               service: String = RulesService.firestore) -> Result<CompiledRuleset, RulesCompileError> {
         let text = SourceText(name: fileName, text: source)
         guard source.utf8.count <= maxSourceBytes else {
             return .failure(RulesCompileError(diagnostics: [text.diagnostic(SourceLocation(file: fileName, line: 1, column: 1), "ruleset source is larger than 256 KiB")]))
@@ -66,7 +67,7 @@ public final class CompiledRuleset: Sendable {
         } catch {
             return .failure(RulesCompileError(diagnostics: [text.diagnostic(SourceLocation(file: fileName, line: 1, column: 1), "\(error)")]))
         }
-        var checker = Checker(source: text)
+        var checker = Checker(source: text, service: service)
         checker.check(ast)
         if !checker.diagnostics.isEmpty { return .failure(RulesCompileError(diagnostics: checker.diagnostics)) }
         return .success(CompiledRuleset(fileName: fileName, source: source, ast: ast, hasher: hasher, regexes: checker.regexes))
@@ -75,6 +76,10 @@ public final class CompiledRuleset: Sendable {
     /// Judges `request`, reading other documents through `data`. List requests are judged from
     /// the query's constraints: every disjunct of its filter must be allowed.
     public func evaluate(_ request: RulesRequest, data: any RulesDataSource) -> RulesDecision {
+        if request.bucket != nil && request.method == .list && ast.version != 2 {
+            // Production: listing objects needs rules_version 2 (v1 rules never grant it).
+            return RulesDecision(allowed: false, explanation: "'list' on Storage needs rules_version = '2' in \(fileName) (version 1 rules never allow listing)", debug: [])
+        }
         let ev = Evaluation(ruleset: self, request: request, data: data)
         defer { recordCoverage(ev.results) }
         let segments = Matcher.requestSegments(request)
@@ -89,7 +94,7 @@ public final class CompiledRuleset: Sendable {
         var granted: [RulesDecidingPoint] = []  // one per query disjunct
         for (i, constraints) in disjuncts.enumerated() {
             ev.constraints = constraints
-            ev.isQuery = request.method == .list
+            ev.isQuery = request.method == .list && request.bucket == nil
             var grantedHere: String?
             var tried: [String] = []
             var points: [RulesDecidingPoint] = []
@@ -130,6 +135,20 @@ public final class CompiledRuleset: Sendable {
         return RulesDecision(allowed: false, explanation: "denied", debug: ev.debugLines)
     }
 
+    /// Storage's `request` (auth, time, path, resource) and `resource`: object metadata maps.
+    static func storageVars(_ r: RulesRequest, bucket: String, _ matchVars: [String: RulesValue]) -> [String: RulesValue] {
+        var req: [String: RulesValue] = [
+            "path": .path(["b", bucket, "o"] + r.path),
+            "time": .timestamp(r.time),
+            "auth": r.auth.map { a in .map(["uid": .string(a.uid), "token": RulesValue(json: .object(a.token))]) } ?? .null,
+        ]
+        if let rr = r.requestResource { req["resource"] = .map(rr) }
+        var vars = matchVars
+        vars["request"] = .map(req)
+        vars["resource"] = r.method == .list ? .null : (r.resource.map { .map($0) } ?? .null)
+        return vars
+    }
+
     static func describe(_ c: [String: QueryConstraint]) -> String {
         if c.isEmpty { return "no filters" }
         return c.sorted { $0.key < $1.key }.map { k, constraint in
@@ -143,6 +162,7 @@ public final class CompiledRuleset: Sendable {
 
     /// `request` and `resource`, plus the match variables.
     func rootVars(_ r: RulesRequest, _ ev: Evaluation, _ matchVars: [String: RulesValue]) -> [String: RulesValue] {
+        if let bucket = r.bucket { return Self.storageVars(r, bucket: bucket, matchVars) }
         var req: [String: RulesValue] = [
             "method": .string(r.method.rawValue),
             "path": .path(["databases", r.database, "documents"] + r.path),

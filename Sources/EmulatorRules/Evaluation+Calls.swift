@@ -14,6 +14,12 @@ extension Evaluation {
             if let e = values.first(where: \.isError) { return e }
             return global(name, values)
         case .member(let objExpr, let method):
+            // Storage rules read Firestore documents as `firestore.get(path)` / `firestore.exists(path)`.
+            if request.bucket != nil, case .identifier("firestore") = objExpr.kind, scope.vars["firestore"] == nil, method == "get" || method == "exists" {
+                let values = args.map { eval($0, scope) }
+                if let e = values.first(where: \.isError) { return e }
+                return global(method, values)
+            }
             if case .identifier(let ns) = objExpr.kind, Self.namespaces.contains(ns), scope.vars[ns] == nil {
                 let values = args.map { eval($0, scope) }
                 if let e = values.first(where: \.isError) { return e }

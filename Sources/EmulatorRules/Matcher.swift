@@ -16,6 +16,10 @@ enum Matcher {
     }
 
     static func requestSegments(_ r: RulesRequest) -> [Segment] {
+        if let bucket = r.bucket {
+            // `list` judges the listed prefix followed by the unknown name of what it lists.
+            return [.literal("b"), .literal(bucket), .literal("o")] + r.path.map { .literal($0) } + (r.method == .list ? [.listDocument] : [])
+        }
         var segs: [Segment] = [.literal("databases"), .literal(r.database), .literal("documents")]
         if r.method == .list {
             if r.query?.collectionGroup == true, let id = r.path.last {

@@ -38,7 +38,15 @@ public struct RulesQuery: Sendable {
     }
 }
 
-/// One request to judge.
+/// The services rules are written for (`service <name> { ... }`).
+public enum RulesService {
+    /// Cloud Firestore.
+    public static let firestore = "cloud.firestore"
+    /// Cloud Storage for Firebase.
+    public static let storage = "firebase.storage"
+}
+
+/// One request to judge: a Firestore document access, or (with `bucket`) a Storage object access.
 public struct RulesRequest: Sendable {
     /// Method.
     public var method: RulesMethod
@@ -58,6 +66,10 @@ public struct RulesRequest: Sendable {
     public var query: RulesQuery?
     /// Maximum `get/exists/getAfter/existsAfter` document accesses (10, or 20 for batches).
     public var accessLimit: Int = 10
+    /// Storage requests: the bucket. `path` is then the object name's segments (for `list`, the
+    /// listed prefix's), matched as `/b/{bucket}/o/{path}`; `resource` and `requestResource` are
+    /// the object metadata maps themselves (`resource.size`, not `resource.data`).
+    public var bucket: String?
 
     /// Creates a request.
     public init(method: RulesMethod, database: String = "(default)", path: [String], auth: AuthContext?, time: Timestamp,
@@ -70,6 +82,14 @@ public struct RulesRequest: Sendable {
         self.resource = resource
         self.requestResource = requestResource
         self.query = query
+    }
+
+    /// A Storage request on `bucket`'s object `path` (segments of the name).
+    public static func storage(method: RulesMethod, bucket: String, path: [String], auth: AuthContext?, time: Timestamp,
+                               resource: [String: RulesValue]?, requestResource: [String: RulesValue]?) -> RulesRequest {
+        var r = RulesRequest(method: method, path: path, auth: auth, time: time, resource: resource, requestResource: requestResource)
+        r.bucket = bucket
+        return r
     }
 }
 

@@ -112,6 +112,16 @@ import Testing
                                             "publishTime": "2023-11-14T22:13:20.123456Z", "publish_time": "2023-11-14T22:13:20.123456Z"])
     }
 
+    @Test func storageEventsAreStructuredCloudEventsCarryingTheObject() throws {
+        let object: JSON = ["kind": "storage#object", "name": "a/b.png", "bucket": "p.appspot.com", "size": "3", "generation": "1", "metageneration": "1"]
+        let r = PlatformRequest.storage(bucket: "p.appspot.com", event: "finalized", event("storage.finalized", after: object))
+        #expect(r.headers == ["Content-Type": "application/cloudevents+json"])
+        let ce = try JSON.parse(r.body)
+        #expect(ce["type"] == "google.cloud.storage.object.v1.finalized" && ce["source"] == "//storage.googleapis.com/projects/_/buckets/p.appspot.com")
+        #expect(ce["subject"] == "objects/a/b.png" && ce["data"] == object && ce["specversion"] == "1.0" && ce["id"] == "ev1")
+        #expect(ce["time"]?.stringValue?.contains(".") == true)  // the Python SDK's strptime needs fractional seconds
+    }
+
     @Test func schedulerAndTaskRequestsCarryTheirHeaders() {
         let s = PlatformRequest.scheduled(name: "tick", region: "us-central1", scheduleTime: Timestamp(seconds: 1_700_000_000))
         #expect(s.headers["X-CloudScheduler-JobName"] == "firebase-schedule-tick-us-central1" && s.headers["X-CloudScheduler-ScheduleTime"] == "2023-11-14T22:13:20Z")

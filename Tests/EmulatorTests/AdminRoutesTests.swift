@@ -100,7 +100,7 @@ import Testing
 
     @Test(arguments: [
         (JSON.object(["error": ["status": "ABORTED"]]), "fault needs a 'match' object"),
-        (["match": ["service": "storage"]], "match.service must be one of"),
+        (["match": ["service": "hosting"]], "match.service must be one of"),
         (["match": ["service": "auth"], "error": ["status": "NOPE"]], "error.status must be a canonical code"),
         (["match": ["service": "auth"]], "a fault needs an 'error', a 'delayMs', or both"),
         (["match": ["service": "auth"], "delayMs": 10, "probability": 2], "probability must be between 0 and 1"),

@@ -92,7 +92,7 @@ import Testing
     @Test(arguments: [
         (#"{"prot": 1}"#, "unknown key 'prot'"),
         (#"{"port": "x"}"#, "'port' must be a port number 0-65535"),
-        (#"{"ports": {"storage": 9199}}"#, "unknown service 'storage' in 'ports'"),
+        (#"{"ports": {"hosting": 5000}}"#, "unknown service 'hosting' in 'ports'"),
         (#"{"logLevel": 3}"#, "'logLevel' must be a string, got number"),
         (#"{"auth": []}"#, "'auth' must be an object"),
         ("{", "is not valid JSON"),

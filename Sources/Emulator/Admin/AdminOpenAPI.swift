@@ -100,6 +100,7 @@ enum AdminOpenAPI {
             "/emulator/v1/projects/{project}/summary": ["get": op("Counts for the UI's overview")],
             "/emulator/v1/projects/{project}/revision": ["get": op("A counter that changes whenever the project's documents do")],
             "/emulator/v1/projects/{project}/databases": ["get": op("Databases in use")],
+            "/emulator/v1/projects/{project}/databases/{database}/indexes:suggested": ["get": query(op("The firestore.indexes.json the queries seen need: configured plus missing indexes", params: ["project", "database"]), [("missingOnly", ["type": "boolean"])])],
             "/emulator/v1/projects/{project}/databases/{database}/documents": ["get": op("Root collections with document counts", params: ["project", "database"])],
             "/emulator/v1/projects/{project}/users": ["get": query(op("Users newest first, searchable, paged"), [
                 ("search", ["type": "string"]), ("kind", ["type": "string"]), ("tenantId", ["type": "string"]),

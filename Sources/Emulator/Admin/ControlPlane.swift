@@ -56,6 +56,18 @@ public struct ControlPlane: Sendable {
         for p in touched { services.noteReplaced(project: p) }
     }
 
+    /// Deletes every object of one of the project's Storage buckets (the bucket stays); returns
+    /// how many objects went.
+    public func clearStorageBucket(_ bucket: String, project: String) throws -> Int {
+        try services.projects.requireKnown(project)
+        guard services.storage.bucketExists(bucket), services.storage.project(ofBucket: bucket) == project else {
+            throw EmulatorError.notFound("Project '\(project)' has no bucket '\(bucket)'.")
+        }
+        let n = try services.storage.clearBucket(bucket)
+        services.noteReplaced(project: project)
+        return n
+    }
+
     /// Saves the project's state of every service as snapshot `name` (replacing an older one).
     public func saveSnapshot(_ name: String, project: String) throws {
         try services.projects.requireKnown(project)

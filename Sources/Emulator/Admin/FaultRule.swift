@@ -2,7 +2,7 @@ import EmulatorCore
 
 /// One injected fault: which requests it matches, what it does, and how often it may fire.
 public struct FaultRule: Sendable, Equatable {
-    /// `firestore`, `auth` or `functions`.
+    /// `firestore`, `auth`, `functions` or `storage`.
     public var service: String
     /// Operation name to match (`commit`, `signInWithPassword`, `get`, ...); nil = any.
     public var method: String?
@@ -26,8 +26,8 @@ public struct FaultRule: Sendable, Equatable {
     /// Decodes `{"match":{service,method,path,function},"error":{status,message},"delayMs","times","probability"}`.
     public static func decode(_ body: UTF8Dictionary<JSON>, id: String) throws -> FaultRule {
         guard case .object(let match)? = body["match"] else { throw EmulatorError.invalidArgument("fault needs a 'match' object") }
-        guard let service = match["service"]?.stringValue, ["firestore", "auth", "functions"].contains(service) else {
-            throw EmulatorError.invalidArgument("match.service must be one of firestore, auth, functions")
+        guard let service = match["service"]?.stringValue, ["firestore", "auth", "functions", "storage", "pubsub"].contains(service) else {
+            throw EmulatorError.invalidArgument("match.service must be one of firestore, auth, functions, storage, pubsub")
         }
         let allowed: Set<String> = ["match", "error", "delayMs", "times", "probability"]
         if let bad = body.keys.sorted().first(where: { !allowed.contains($0) }) {
@@ -80,7 +80,7 @@ public struct FaultRule: Sendable, Equatable {
 
 /// What a request (or a function invocation) is, for fault matching.
 public struct FaultTarget: Sendable, Equatable {
-    /// `firestore`, `auth` or `functions`.
+    /// `firestore`, `auth`, `functions` or `storage`.
     public var service: String
     /// The operation (`commit`, `get`, `signInWithPassword`, ...).
     public var method: String

@@ -87,7 +87,8 @@ struct BrowserPolicy: Sendable {
         if kind == .foreign {
             return Self.forbidden("Origin '\(origin)' may not call this emulator: cross-origin requests are accepted from local development origins (localhost, loopback addresses) and origins allowed with --allowed-origin.")
         }
-        if kind == .local, let token = request.bearerToken, token.lowercased() == "owner" || token.hasPrefix("ya29.") {
+        // Storage's SDKs send `Authorization: Firebase <token>`: `Firebase owner` is the same credential.
+        if kind == .local, let token = request.bearerToken ?? StorageHTTP.credential(request), token.lowercased() == "owner" || token.hasPrefix("ya29.") {
             return Self.forbidden("An administrator credential (Bearer owner) from the cross-origin page '\(origin)' is refused: a web page must not bypass Security Rules. Allow the origin with --allowed-origin \(origin) if it is your own tool.")
         }
         return nil

@@ -2,15 +2,15 @@ import EmulatorCore
 import FoundationEssentials
 
 /// Reads configuration files: our own `emulator.json` and a Firebase project's `firebase.json`
-/// (`emulators.{auth,firestore,functions,hub}.{host,port}`, `firestore.rules`, the `functions`
-/// codebases), so an existing
+/// (`emulators.{auth,firestore,functions,hub,pubsub}.{host,port}`, `emulators.firestore.strictIndexes`,
+/// `firestore.rules`, `firestore.indexes`, the `functions` codebases), so an existing
 /// Firebase project switches with no new config. Relative paths resolve against the file's folder.
 public enum ConfigLoader {
     /// The keys `emulator.json` accepts at the top level (anything else is a typo, reported).
     static let knownKeys: Set<String> = [
         "$schema", "project", "host", "port", "ports", "rules", "logLevel", "adminToken",
         "auth", "firestore", "functions", "dataDir", "fsync", "import", "exportOnExit",
-        "allowedHosts", "allowedOrigins", "limits",
+        "allowedHosts", "allowedOrigins", "limits", "storage", "storageRules",
     ]
 
     /// Loads the file at `path` over the defaults. Errors name the file and the key.
@@ -95,6 +95,7 @@ public enum ConfigLoader {
             }
         }
         if let r = try string("rules") { c.rulesPath = resolve(r, dir) }
+        if let r = try string("storageRules") { c.storageRulesPath = resolve(r, dir) }
         if let l = try string("logLevel") {
             guard let level = LogLevel(name: l) else { throw CLIError("config file '\(path)': 'logLevel' must be debug, info, warning or error, got '\(l)'") }
             c.logLevel = level
@@ -108,12 +109,13 @@ public enum ConfigLoader {
             if key == "allowedHosts" { c.allowedHosts = try list.map { h throws(CLIError) in try validateAllowedHost(h, "config file '\(path)': '\(key)'") } }
             else { c.allowedOrigins = try list.map { o throws(CLIError) in try validateAllowedOrigin(o, "config file '\(path)': '\(key)'") } }
         }
-        for key in ["auth", "firestore", "functions"] {
+        for key in ["auth", "firestore", "functions", "storage"] {
             guard let v = root[key], !v.isNull else { continue }
             guard case .object = v else { throw CLIError("config file '\(path)': '\(key)' must be an object") }
             switch key {
             case "auth": c.auth = resolveAuthPaths(v, dir)
-            case "firestore": c.firestore = v
+            case "firestore": c.firestore = try indexSettings(v, path: path, dir: dir, into: &c)
+            case "storage": c.storage = v
             default: c.functions = resolveFunctionPaths(v, dir)
             }
         }
@@ -125,6 +127,21 @@ public enum ConfigLoader {
         if let v = root["limits"], !v.isNull { c.limits = try limits(v, path: path, base: c.limits) }
         if let d = try string("import") { c.importDir = resolve(d, dir) }
         if let d = try string("exportOnExit") { c.exportOnExit = resolve(d, dir) }
+    }
+
+    /// Takes the index settings (`strictIndexes`, `indexes`) out of emulator.json's `firestore`
+    /// section into `c`; the rest goes to the document store.
+    static func indexSettings(_ v: JSON, path: String, dir: String, into c: inout EmulatorConfig) throws(CLIError) -> JSON {
+        guard case .object(var o) = v else { return v }
+        if let s = o.removeValue(forKey: "strictIndexes"), !s.isNull {
+            guard let b = s.boolValue else { throw CLIError("config file '\(path)': 'firestore.strictIndexes' must be true or false, got \(s)") }
+            c.strictIndexes = b
+        }
+        if let f = o.removeValue(forKey: "indexes"), !f.isNull {
+            guard let file = f.stringValue, !file.isEmpty else { throw CLIError("config file '\(path)': 'firestore.indexes' must be the path of a firestore.indexes.json file") }
+            c.indexesPath = resolve(file, dir)
+        }
+        return .object(o)
     }
 
     /// `auth.serviceAccounts` key files are relative to the config file.
@@ -202,16 +219,34 @@ public enum ConfigLoader {
                     }
                     c.ports[name] = Int(n)
                 }
+                if name == "firestore", let strict = s["strictIndexes"], !strict.isNull {
+                    guard let b = strict.boolValue else { throw CLIError("config file '\(path)': 'emulators.firestore.strictIndexes' must be true or false, got \(strict)") }
+                    c.strictIndexes = b
+                }
             }
         }
-        // `firestore` is an object or (multi-database) an array; the first entry with rules wins.
+        // `firestore` is an object or (multi-database) an array; the first entry with rules (or
+        // indexes) wins.
         var rules: String?
+        var indexes: String?
         switch root["firestore"] {
-        case .object(let f)?: rules = f["rules"]?.stringValue
-        case .array(let dbs)?: rules = dbs.lazy.compactMap { $0["rules"]?.stringValue }.first
+        case .object(let f)?: rules = f["rules"]?.stringValue; indexes = f["indexes"]?.stringValue
+        case .array(let dbs)?:
+            rules = dbs.lazy.compactMap { $0["rules"]?.stringValue }.first
+            indexes = dbs.lazy.compactMap { $0["indexes"]?.stringValue }.first
         default: break
         }
         if let rules { c.rulesPath = resolve(rules, dir) }
+        if let indexes { c.indexesPath = resolve(indexes, dir) }
+        // `storage` is an object or (deploy targets) an array; the first entry with rules serves
+        // every bucket (per-target rules are not modelled).
+        var storageRules: String?
+        switch root["storage"] {
+        case .object(let s)?: storageRules = s["rules"]?.stringValue
+        case .array(let targets)?: storageRules = targets.lazy.compactMap { $0["rules"]?.stringValue }.first
+        default: break
+        }
+        if let storageRules { c.storageRulesPath = resolve(storageRules, dir) }
         let codebases = try firebaseFunctions(root["functions"], path: path, dir: dir)
         if !codebases.isEmpty { c.functions = ["codebases": .array(codebases)] }
         // The project comes from .firebaserc beside firebase.json, as the Firebase CLI reads it.

@@ -76,10 +76,11 @@ public final class EmulatorApp: Sendable {
 }
 
 extension EmulatorApp {
-    /// Applies the first matching injected fault: waits `delayMs`, then throws its error if any.
+    /// Applies the first matching injected fault to the routes `RequestClassifier` knows (Auth,
+    /// Pub/Sub; Firestore applies its own in `FirestoreAPI`): waits `delayMs`, then throws its error if any.
     func injectFault(_ request: HTTPRequest, _ path: RequestPath, _ match: RouteMatch) async throws {
         guard services.faults.hasRules,
-              let (project, target) = RequestClassifier.classify(request, path, match, projects: services.projects),
+              let (project, target) = RequestClassifier.classify(request, path, match, projects: services.projects, storage: services.storage),
               let rule = services.faults.fire(projectId: project, target: target) else { return }
         if rule.delayMs > 0 { try? await Task.sleep(nanoseconds: UInt64(rule.delayMs) * 1_000_000) }
         if let e = rule.error { throw e }

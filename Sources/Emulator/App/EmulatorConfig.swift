@@ -10,9 +10,12 @@ public struct EmulatorConfig: Sendable, Equatable {
     /// When set, every API is served on this one port only (0 = ephemeral).
     public var singlePort: Int?
     /// Per-service ports (Firebase's defaults); each port serves every API.
-    public var ports: [String: Int] = ["hub": 4400, "auth": 9099, "firestore": 8080, "functions": 5001]
+    public var ports: [String: Int] = ["hub": 4400, "auth": 9099, "firestore": 8080, "functions": 5001, "storage": 9199, "pubsub": 8085]
     /// Firestore rules file, if any (absolute, or relative to the working directory).
     public var rulesPath: String?
+    /// Storage rules file (`service firebase.storage`), if any; none: open rules, as Firebase's
+    /// emulator without `storage.rules`.
+    public var storageRulesPath: String?
     /// Log threshold.
     public var logLevel: LogLevel = .info
     /// Required for `/emulator/v1/*` when set; mandatory for non-loopback hosts.
@@ -26,10 +29,18 @@ public struct EmulatorConfig: Sendable, Equatable {
     public var allowedOrigins: [String] = []
     /// Raw `auth` section, decoded by the Auth service.
     public var auth: JSON = .object([:])
+    /// Firestore's index file (`firestore.indexes.json`; `--indexes`, `firestore.indexes` in
+    /// emulator.json or firebase.json), absolute. Read for enforcement and suggestions.
+    public var indexesPath: String?
+    /// Refuse queries that need an index the index file lacks, as production does
+    /// (`--strict-indexes`, `firestore.strictIndexes`, firebase.json `emulators.firestore.strictIndexes`).
+    public var strictIndexes = false
     /// Raw `firestore` section, decoded by the document store.
     public var firestore: JSON = .object([:])
     /// Raw `functions` section, decoded by the functions host.
     public var functions: JSON = .object([:])
+    /// Raw `storage` section (`maxObjectBytes`, `maxTotalBytes`, `signedUrls`), decoded by Storage.
+    public var storage: JSON = .object([:])
     /// Durable data directory (journal + snapshot); nil = in memory.
     public var dataDir: String?
     /// When journal appends are forced to disk (`--data-dir`).
@@ -67,12 +78,12 @@ public struct EmulatorConfig: Sendable, Equatable {
     public init() {}
 
     /// The service names in display order.
-    public static let serviceNames = ["hub", "auth", "firestore", "functions"]
+    public static let serviceNames = ["hub", "auth", "firestore", "functions", "storage", "pubsub"]
 }
 
 /// A service's advertised address (after binding, so port 0 shows the real port).
 public struct ServiceAddress: Sendable, Equatable {
-    /// `auth`, `firestore`, `functions` or `hub`.
+    /// `auth`, `firestore`, `functions`, `storage`, `pubsub` or `hub`.
     public var name: String
     /// Host.
     public var host: String

@@ -68,11 +68,12 @@ public final class EmulatorRuntime: Sendable {
         }
         var serverConfig = HTTPServerConfiguration(listeners: ports.map { .init(host: config.host, port: $0) })
         serverConfig.maxBodyBytes = 32 * 1024 * 1024
+        serverConfig.streamingPolicy = StorageRoutes.streamingPolicy(services.storage)
         serverConfig.maxConnections = config.limits.maxConnections
         serverConfig.maxStreams = config.limits.maxStreams
         serverConfig.outputBudget = config.limits.outputBufferBytes
         serverConfig.http2.maxConcurrentStreams = config.limits.maxStreamsPerConnection
-        let grpc = FirestoreGRPCService(api: FirestoreAPI(services: services))
+        let grpc = GRPCServices(services: services)
         let server = HTTPServer(configuration: serverConfig, responder: { [app] in await app.handle($0) }, grpc: { await grpc.handle($0) })
         let bound = try server.start()
         var addresses: [ServiceAddress] = []
@@ -87,7 +88,9 @@ public final class EmulatorRuntime: Sendable {
         }
         services.directory.set(addresses)
         services.rules.startWatching()
+        services.storageRules.startWatching()
         startAnonymousPurge(services)
+        PubSubPushDelivery.start(services)
         let runtime = EmulatorRuntime(app: app, server: server, addresses: addresses, workers: [])
         let workers = try startWorkers(config: config, services: services, environment: runtime.clientEnvironment)
         let credentials = DummyCredentials(signers: services.auth.customTokenSigners)
@@ -125,6 +128,7 @@ public final class EmulatorRuntime: Sendable {
         }
         credentials.remove()
         app.services.rules.stopWatching()
+        app.services.storageRules.stopWatching()
         for t in app.services.backgroundTasks.withLock({ $0 }) { t.cancel() }
         await server.shutdown()
         let s = app.services
@@ -137,6 +141,7 @@ public final class EmulatorRuntime: Sendable {
             }
         }
         s.dataDirectory?.close()
+        s.storageBlobs.removeEverything()
     }
 
     /// The environment a child process needs to talk to this emulator (`exec` sets it).
@@ -151,6 +156,11 @@ public final class EmulatorRuntime: Sendable {
         env["FIREBASE_FIRESTORE_EMULATOR_ADDRESS"] = hp("firestore")
         env["FIREBASE_EMULATOR_HUB"] = hp("hub")
         env["FUNCTIONS_EMULATOR_HOST"] = hp("functions")
+        // google-cloud-storage and firebase-admin read the first (with its scheme); Firebase's
+        // SDKs and tools the second (host:port), as the Firebase CLI sets them.
+        env["STORAGE_EMULATOR_HOST"] = hp("storage").map { "http://" + $0 }
+        env["FIREBASE_STORAGE_EMULATOR_HOST"] = hp("storage")
+        env["PUBSUB_EMULATOR_HOST"] = hp("pubsub")
         return env
     }
 

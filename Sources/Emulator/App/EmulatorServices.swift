@@ -1,6 +1,9 @@
 import EmulatorAuth
 import EmulatorCore
 import EmulatorFunctions
+import EmulatorRules
+import EmulatorStorage
+import EmulatorPubSub
 import EmulatorStore
 import FoundationEssentials
 
@@ -21,20 +24,32 @@ public struct EmulatorServices: Sendable {
     public let directory = ServiceDirectory()
     /// The document store.
     public let store: StoreService
+    /// Cloud Storage for Firebase (buckets, objects, uploads).
+    public let storage: StorageService
+    /// Where Storage keeps object bytes: files under `<data-dir>/storage/blobs`, or a private
+    /// temporary directory (removed when the runtime stops).
+    public let storageBlobs: DiskBlobStore
     /// Process start, for `uptimeMs`.
     public let startedAt: Timestamp
     /// The Auth service (users, tokens, keys).
     public let auth: AuthService
     /// Security Rules per project.
     public let rules: RulesRegistry
+    /// Storage rules (`--storage-rules`, firebase.json `storage.rules`), judged on the Firebase API.
+    public let storageRules: RulesRegistry
     /// The functions host.
     public let functions: FunctionsHost
+    /// Pub/Sub topics, subscriptions and delivery.
+    public let pubsub: PubSubService
     /// Encodes document changes as protobuf CloudEvent bodies for Python Firestore triggers.
     public let documentEventEncoder: (any DocumentEventEncoder)? = ProtobufDocumentEventEncoder()
     /// Every store access with its rules verdict, per project (the UI's Requests page).
     public let rulesLog = RulesEvaluationLog()
     /// Per-project change counters the UI polls for live updates (`GET .../revision`).
     public let revisions = ProjectRevisions()
+
+    /// Index enforcement (`--strict-indexes`) and suggestions for Firestore queries.
+    public let indexes: IndexEnforcement
 
     /// Timings of Firestore's WebChannel transport (`firestore.webChannel`).
     public let webChannel: FirestoreWebChannelOptions
@@ -45,10 +60,10 @@ public struct EmulatorServices: Sendable {
     public let dataDirectory: DataDirectory?
 
     /// Every service whose per-project data can be reset, captured and restored.
-    public var participants: [any ProjectStateParticipant] { [store, auth, functions, rulesLog] }
+    public var participants: [any ProjectStateParticipant] { [store, auth, pubsub, functions, rulesLog, indexes, storage] }
 
     /// Every service whose data can be exported, imported and journaled.
-    public var persistentParticipants: [any PersistentParticipant] { [store, auth] }
+    public var persistentParticipants: [any PersistentParticipant] { [store, auth, pubsub] }
 
     /// After a reset, restore or import: tells the UI the project changed wholesale. (The services
     /// journal their own replacements, write-ahead, through the hooks installed below.)
@@ -72,6 +87,7 @@ public struct EmulatorServices: Sendable {
         } catch let e as EmulatorError { throw CLIError("config: \(e.message)") }
         let store = StoreService(environments: projects, options: storeOptions, logger: logger)
         self.store = store
+        self.indexes = try IndexEnforcement(path: config.indexesPath, strict: config.strictIndexes, logger: logger)
         let rules = try RulesRegistry(filePath: config.rulesPath, logger: logger)
         self.rules = rules
         store.setAuthorizer(RulesAuthorizer(registry: rules, log: rulesLog))
@@ -101,8 +117,29 @@ public struct EmulatorServices: Sendable {
                   let e = rule.error else { return nil }
             return HttpsError(e.code, e.message)
         }
+        let storageOptions: StorageOptions
+        do { storageOptions = try StorageOptions(json: config.storage) } catch let e as EmulatorError { throw CLIError("config: \(e.message)") }
+        do {
+            if let dir = config.dataDir {
+                // Part 1 keeps no Storage metadata across runs: files left by an earlier run are orphans.
+                storageBlobs = try DiskBlobStore(directory: FilePathText.appending(FilePathText.appending(dir, "storage"), "blobs"))
+                storageBlobs.removeEverything()
+            } else {
+                storageBlobs = try DiskBlobStore.temporary()
+            }
+        } catch {
+            throw CLIError("storage: \(error.description)")
+        }
+        let storage = StorageService(environments: projects, defaultProject: config.projectId, blobs: storageBlobs, options: storageOptions)
+        self.storage = storage
+        let storageRules = try RulesRegistry(filePath: config.storageRulesPath, logger: logger, service: RulesService.storage)
+        self.storageRules = storageRules
+        storage.setAuthorizer(StorageRulesAuthorizer(registry: storageRules, log: rulesLog, store: store))
+        let pubsub = PubSubService(environments: projects)
+        self.pubsub = pubsub
+        PubSubWiring.connect(pubsub: pubsub, functions: functions, revisions: revisions)
         if let dir = config.dataDir {
-            let d = try DataDirectory(path: dir, participants: [store, auth], logger: logger, policy: config.fsync)
+            let d = try DataDirectory(path: dir, participants: [store, auth, pubsub], logger: logger, policy: config.fsync)
             try d.load()
             self.dataDirectory = d
         } else {
@@ -116,6 +153,7 @@ public struct EmulatorServices: Sendable {
             // Weak: the data directory holds the services as participants (a strong capture is a cycle).
             store.setJournal { [weak journal] project, entry in try journal?.append(participant: "firestore", project: project, entry: entry) }
             auth.setJournal { [weak journal] project, entry in try journal?.append(participant: "auth", project: project, entry: entry) }
+            pubsub.setJournal { [weak journal] project, entry in try journal?.append(participant: "pubsub", project: project, entry: entry) }
         }
         // Weak: the functions host reaches the store through its admin context, and a strong
         // capture here would make a cycle that outlives the services (embedding, tests).
@@ -134,7 +172,8 @@ public struct EmulatorServices: Sendable {
                 ($0.path, $0.before?.json(project: batch.project, database: batch.database), $0.after?.json(project: batch.project, database: batch.database))
             }, principal: principal)
         }
-        for p in store.projectsWithData + auth.projectsWithData { _ = projects.environment(for: p) }
+        storage.setObserver(StorageTriggers(functions: functions))
+        for p in store.projectsWithData + auth.projectsWithData + pubsub.projectsWithData { _ = projects.environment(for: p) }
         self.startedAt = WallClock().now()
     }
 }

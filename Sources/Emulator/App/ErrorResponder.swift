@@ -19,6 +19,10 @@ public enum ErrorResponder {
             return .invalidArgument("Invalid request message: \(e.description).")
         case let e as JSONParseError:
             return .invalidArgument("Invalid JSON payload received. \(e.description).")
+        case let e as HTTPBodyError:
+            // A streamed request body that failed (too large, stalled, broken framing).
+            let code: ErrorCode = e.status == 413 ? .resourceExhausted : e.status == 408 ? .deadlineExceeded : e.status == 499 ? .cancelled : .invalidArgument
+            return EmulatorError(code, e.message, httpStatus: e.status)
         case let e as HTTP2StreamClosed:
             return EmulatorError(.cancelled, e.reason)
         case is CancellationError:
@@ -50,6 +54,7 @@ public enum ErrorResponder {
 
     /// The wire body of an `EmulatorError` in its declared style.
     public static func response(for e: EmulatorError) -> HTTPResponse {
+        if case .xml(let code) = e.style { return xmlResponse(e, code: code) }
         var body: UTF8Dictionary<JSON> = ["code": .int(Int64(e.status)), "message": .string(e.message)]
         switch e.style {
         case .google:
@@ -57,8 +62,19 @@ public enum ErrorResponder {
         case .identityToolkit(let reason, let omitStatus):
             body["errors"] = [["message": .string(e.message), "reason": .string(reason), "domain": "global"]]
             if !omitStatus { body["status"] = .string(e.code.rawValue) }
+        case .xml:
+            break
         }
         if let details = e.details { body["details"] = details }
         return .json(["error": .object(body)], status: e.status, pretty: true)
+    }
+
+    /// The XML API's error body (`application/xml`).
+    static func xmlResponse(_ e: EmulatorError, code: String) -> HTTPResponse {
+        func escape(_ t: String) -> String {
+            t.replacing("&", with: "&amp;").replacing("<", with: "&lt;").replacing(">", with: "&gt;").replacing("\"", with: "&quot;")
+        }
+        let text = "<?xml version='1.0' encoding='UTF-8'?><Error><Code>\(escape(code))</Code><Message>\(escape(e.message))</Message></Error>"
+        return .text(text, status: e.status, contentType: "application/xml; charset=UTF-8")
     }
 }

@@ -1,8 +1,8 @@
 import EmulatorHTTP
 
 /// Assembles every API's routes into one router. Each API registers its own routes in its own
-/// file (`StatusRoutes`, `AuthRoutes`, `FirestoreRESTRoutes`, `FirestoreWebChannelRoutes`, `FunctionsRoutes`, the admin routes,
-/// and `UIRoutes` for the web UI). gRPC methods are served by `FirestoreGRPCService`, not the router.
+/// file (`StatusRoutes`, `AuthRoutes`, `FirestoreRESTRoutes`, `FirestoreWebChannelRoutes`, `PubSubRESTRoutes`, `FunctionsRoutes`, the admin routes,
+/// and `UIRoutes` for the web UI). gRPC methods are served by `GRPCServices` (Firestore's and Pub/Sub's), not the router.
 enum Routes {
     /// The router with every route; `GET /emulator/v1/routes` lists its finished table.
     static func makeRouter(_ s: EmulatorServices) -> Router {
@@ -15,15 +15,18 @@ enum Routes {
         ExportRoutes.register(&r, s)
         AdminOpenAPI.register(&r, s)
         FirestoreRESTRoutes.register(&r, s)
+        PubSubRESTRoutes.register(&r, s)
         FirestoreWebChannelRoutes.register(&r, s)
         RulesRoutes.register(&r, s)
         FunctionsRoutes.register(&r, s)
         FunctionsTriggerRoutes.register(&r, s)
+        StorageRoutes.register(&r, s)
         StoreBrowseRoutes.register(&r, s)
         AuthUserListRoutes.register(&r, s)
         RulesEvaluationRoutes.register(&r, s)
         FunctionsInvocationRoutes.register(&r, s)
         ProjectSummaryRoutes.register(&r, s)
+        IndexRoutes.register(&r, s)
         ProjectEventsRoutes.register(&r, s)
         UIRoutes.register(&r, s)
         RouteListing.register(&r)

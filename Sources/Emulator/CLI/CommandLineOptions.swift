@@ -31,7 +31,11 @@ public struct CommandLineOptions: Equatable {
         ("firestore-port", "N  Firestore port (8080)"),
         ("functions-port", "N  Functions port (5001)"),
         ("hub-port", "N  hub/admin port (4400)"),
+        ("storage-port", "N  Storage port (9199)"),
+        ("pubsub-port", "N  Pub/Sub port (8085)"),
         ("rules", "PATH  Firestore security rules file"),
+        ("indexes", "PATH  Firestore index file (firestore.indexes.json) for enforcement and suggestions"),
+        ("storage-rules", "PATH  Storage security rules file (service firebase.storage)"),
         ("log-level", "LEVEL  debug|info|warning|error (info)"),
         ("admin-token", "TOKEN  require 'Authorization: Bearer TOKEN' on /emulator/v1/* (and in the UI)"),
         ("allowed-host", "NAMES  extra Host names to answer (comma-separated; .domain = with subdomains)"),
@@ -43,6 +47,11 @@ public struct CommandLineOptions: Equatable {
         ("functions-schedules", "manual|clock  run scheduled functions on their schedule (manual)"),
         ("max-connections", "N  connections open at once; more are answered 503 (1024)"),
         ("max-streams-per-connection", "N  HTTP/2 streams open at once per connection (1000)"),
+    ]
+
+    /// Flags without a value (`--strict-indexes`), in help order.
+    public static let booleanFlags: [(name: String, help: String)] = [
+        ("strict-indexes", "refuse queries that need an index the index file lacks, as production does"),
     ]
 
     /// Parses `arguments` (without the program name). Accepts `--flag value` and `--flag=value`.
@@ -81,6 +90,11 @@ public struct CommandLineOptions: Equatable {
                 value = String(name[name.index(after: eq)...])
                 name = String(name[..<eq])
             }
+            if booleanFlags.contains(where: { $0.name == name }) {
+                guard value == nil || value == "true" || value == "false" else { throw CLIError("flag '--\(name)' takes no value (or =true/=false)") }
+                o.values[name] = value ?? "true"
+                continue
+            }
             guard valueFlags.contains(where: { $0.name == name }) else { throw CLIError("unknown flag '--\(name)' (see --help)") }
             if value == nil {
                 guard let next = args.first, !next.hasPrefix("--") else { throw CLIError("flag '--\(name)' needs a value") }
@@ -109,10 +123,13 @@ public struct CommandLineOptions: Equatable {
         }
         if let v = values["host"] { config.host = v }
         if let p = try port("port") { config.singlePort = p }
-        for service in ["auth", "firestore", "functions", "hub"] {
+        for service in ["auth", "firestore", "functions", "hub", "storage", "pubsub"] {
             if let p = try port("\(service)-port") { config.ports[service] = p; if values["port"] == nil { config.singlePort = nil } }
         }
         if let v = values["rules"] { config.rulesPath = ConfigLoader.absolute(v) }
+        if let v = values["indexes"] { config.indexesPath = ConfigLoader.absolute(v) }
+        if let v = values["strict-indexes"] { config.strictIndexes = v == "true" }
+        if let v = values["storage-rules"] { config.storageRulesPath = ConfigLoader.absolute(v) }
         if let v = values["log-level"] {
             guard let l = LogLevel(name: v) else { throw CLIError("--log-level must be debug, info, warning or error, got '\(v)'") }
             config.logLevel = l
@@ -157,7 +174,9 @@ public struct CommandLineOptions: Equatable {
               emulator start [flags]              run until Ctrl-C
               emulator exec [flags] -- CMD [ARGS]  start, run CMD with FIREBASE_AUTH_EMULATOR_HOST,
                                                   FIRESTORE_EMULATOR_HOST, FIREBASE_EMULATOR_HUB,
-                                                  GCLOUD_PROJECT set, stop, exit with CMD's code
+                                                  STORAGE_EMULATOR_HOST, PUBSUB_EMULATOR_HOST,
+                                                  GCLOUD_PROJECT set, stop,
+                                                  exit with CMD's code
               emulator repair --data-dir DIR      cut damaged journals at their last intact record,
                                                   saving the rest beside them (docs/robustness.md)
               emulator --version | --help
@@ -169,6 +188,10 @@ public struct CommandLineOptions: Equatable {
             let parts = f.help.split(separator: " ", maxSplits: 1)
             let left = "  --\(f.name) \(parts[0])"
             s += left + String(repeating: " ", count: max(0, 36 - left.count)) + (parts.count > 1 ? String(parts[1]).trimming(" \t") : "") + "\n"
+        }
+        for f in booleanFlags {
+            let left = "  --\(f.name)"
+            s += left + String(repeating: " ", count: max(0, 36 - left.count)) + f.help + "\n"
         }
         return s
     }

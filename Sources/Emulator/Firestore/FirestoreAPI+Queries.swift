@@ -39,6 +39,7 @@ extension FirestoreAPI {
         let (db, parent) = try Self.parent(r["parent"])
         guard let q = r["structuredQuery"] else { throw EmulatorError.invalidArgument("runQuery needs a structuredQuery.") }
         let query = try StructuredQuery(json: q)
+        try services.indexes.check(project: db.project, database: db.database, query: query)
         let res = try store.runQuery(project: db.project, database: db.database, parent: parent, query: query,
                                      consistency: try FirestoreRequest.consistency(r), caller: try caller(context, db))
         let readTime = JSON.string(res.readTime.rfc3339())
@@ -70,6 +71,7 @@ extension FirestoreAPI {
         // Production reads sums and averages through their fields' index, with or without a
         // limit: only documents holding every aggregated field count (for `count` too).
         try Aggregation.checkProjection(aggregations, select: query.select)
+        try services.indexes.check(project: db.project, database: db.database, query: query, aggregateFields: aggregations.compactMap(\.field))
         try query.orderImplicitly(by: aggregations.compactMap(\.field))
         let res = try store.runQuery(project: db.project, database: db.database, parent: parent, query: query,
                                      consistency: try FirestoreRequest.consistency(r), caller: try caller(context, db))

@@ -3,8 +3,9 @@ import EmulatorHTTP
 import EmulatorProtobuf
 
 /// The bidirectional RPCs over gRPC: Listen and Write. Each runs a few tasks side by side (read
-/// requests, send responses, watch for shutdown and for injected faults); whichever finishes first
-/// decides the status, and the others are cancelled.
+/// requests, send responses, watch for shutdown and for fault rules added while open, which
+/// `FirestoreAPI.nextStreamFault` judges); whichever finishes first decides the status, and the
+/// others are cancelled. Faults on arriving requests are thrown by the protocol objects.
 extension FirestoreGRPCService {
 
     /// Serves a Listen stream until the client goes away, the server shuts down (UNAVAILABLE, so
@@ -17,14 +18,13 @@ extension FirestoreGRPCService {
             heartbeats.remove(listen.session)
             listen.close()
         }
-        let logger = services.logger, faults = services.faults, encoder = listenEncoder
+        let logger = services.logger, api = self.api, encoder = listenEncoder
         return await withTaskGroup(of: GRPCStatus.self) { group in
             group.addTask {
                 do {
                     while let bytes = try await call.receive() {
                         let request = try ProtoJSON.decode(bytes, as: FirestoreSchemas.listenRequest)
                         try listen.handle(request)
-                        if let db = listen.database, let status = Self.streamFault(faults, db.project, "listen") { return status }
                     }
                     // The client half-closed: keep its targets until it goes away.
                     await call.stream.waitForGoingAway()
@@ -56,7 +56,7 @@ extension FirestoreGRPCService {
                 }
             }
             group.addTask { await Self.shutdownStatus(call) }
-            group.addTask { await Self.faultStatus(faults, method: "listen") { listen.database?.project } }
+            group.addTask { ErrorResponder.grpcStatus(for: await api.nextStreamFault(.listen) { listen.database }, logger: logger) }
             let status = await group.next() ?? .ok
             group.cancelAll()
             return status
@@ -67,16 +67,12 @@ extension FirestoreGRPCService {
     /// the client half-closes, with the batch's status when one fails, with UNAVAILABLE at shutdown.
     func writeStream(_ call: GRPCServerCall, _ context: FirestoreCallContext) async -> GRPCStatus {
         let stream = FirestoreWriteStream(api: api, context: context)
-        let logger = services.logger, faults = services.faults
+        let logger = services.logger, api = self.api
         return await withTaskGroup(of: GRPCStatus.self) { group in
             group.addTask {
                 do {
                     while let bytes = try await call.receive() {
                         let request = try ProtoJSON.decode(bytes, as: FirestoreSchemas.writeRequest)
-                        if let db = stream.database ?? (try? FirestoreAPI.database(request["database"], field: "database")),
-                           let status = Self.streamFault(faults, db.project, "write") {
-                            return status
-                        }
                         if let response = try stream.handle(request) {
                             try await call.send(try ProtoJSON.encode(response, as: FirestoreSchemas.writeResponse))
                         }
@@ -87,7 +83,7 @@ extension FirestoreGRPCService {
                 }
             }
             group.addTask { await Self.shutdownStatus(call) }
-            group.addTask { await Self.faultStatus(faults, method: "write") { stream.database?.project } }
+            group.addTask { ErrorResponder.grpcStatus(for: await api.nextStreamFault(.write) { stream.database }, logger: logger) }
             let status = await group.next() ?? .ok
             group.cancelAll()
             return status
@@ -98,22 +94,5 @@ extension FirestoreGRPCService {
     static func shutdownStatus(_ call: GRPCServerCall) async -> GRPCStatus {
         await call.stream.waitForGoingAway()
         return GRPCStatus(code: ErrorCode.unavailable.grpcNumber, message: "The emulator is shutting down; reconnect to resume.")
-    }
-
-    /// Waits for fault rules added while the stream is open; returns the status of the first one
-    /// that fires for it (`match.method` `listen` or `write`).
-    static func faultStatus(_ faults: FaultInjector, method: String, project: @escaping @Sendable () -> String?) async -> GRPCStatus {
-        while !Task.isCancelled {
-            await faults.waitForNewRule(projectId: nil)
-            if let p = project(), let status = streamFault(faults, p, method) { return status }
-        }
-        return GRPCStatus(code: ErrorCode.cancelled.grpcNumber, message: "The call was cancelled.")
-    }
-
-    /// The status of a fault rule firing for a stream now, if one does.
-    static func streamFault(_ faults: FaultInjector, _ project: String, _ method: String) -> GRPCStatus? {
-        guard faults.hasRules, let rule = faults.fire(projectId: project, target: FaultTarget(service: "firestore", method: method, path: "")),
-              let e = rule.error else { return nil }
-        return GRPCStatus(code: e.code.grpcNumber, message: e.message)
     }
 }

@@ -5,9 +5,9 @@ import EmulatorStore
 
 /// google.firestore.v1.Firestore over gRPC, as an adapter over `FirestoreAPI`: each request
 /// message is decoded with its protobuf schema into the proto3 JSON form, the same API function
-/// the REST route calls runs, and each answer is encoded back. So REST and gRPC validate,
-/// authorize, fault and answer alike. `authorization` metadata means what REST's `Authorization`
-/// header means. Immutable; shared by every call.
+/// the REST route calls runs (`FirestoreAPI.call`, which also applies faults), and each answer is
+/// encoded back. So REST and gRPC validate, authorize, fault and answer alike. `authorization`
+/// metadata means what REST's `Authorization` header means. Immutable; shared by every call.
 struct FirestoreGRPCService: Sendable {
     /// The transport-neutral API.
     let api: FirestoreAPI
@@ -16,17 +16,8 @@ struct FirestoreGRPCService: Sendable {
     /// Wakes Listen streams silent for 60 s so they send a NO_CHANGE heartbeat (Node's client
     /// recycles a stream after 120 s of silence).
     let heartbeats = ListenHeartbeats(interval: .seconds(60))
-    /// The services (faults, logger).
+    /// The services (logger).
     var services: EmulatorServices { api.services }
-
-    /// The REST-style operation name of each RPC, as fault rules name them (`match.method`).
-    static let faultMethods: [String: String] = [
-        "GetDocument": "get", "ListDocuments": "list", "CreateDocument": "create", "UpdateDocument": "update",
-        "DeleteDocument": "delete", "BatchGetDocuments": "batchGet", "BeginTransaction": "beginTransaction",
-        "Commit": "commit", "Rollback": "rollback", "RunQuery": "runQuery", "RunAggregationQuery": "runAggregationQuery",
-        "PartitionQuery": "partitionQuery", "ListCollectionIds": "listCollectionIds", "BatchWrite": "batchWrite",
-        "Listen": "listen", "Write": "write",
-    ]
 
     /// Serves one call; always ends it with a status.
     func handle(_ call: GRPCServerCall) async {
@@ -48,53 +39,12 @@ struct FirestoreGRPCService: Sendable {
             guard let bytes = try await call.receive() else {
                 throw EmulatorError.invalidArgument("\(method.name) needs a request message.")
             }
+            guard let rpc = FirestoreRPC(rawValue: method.name) else { throw EmulatorError.unimplemented("Method not found: \(call.method)") }
             let request = try ProtoJSON.decode(bytes, as: method.request)
-            try await injectFault(method.name, request)
-            let emit: FirestoreAPI.Emit = { json in try await call.send(try ProtoJSON.encode(json, as: method.response)) }
-            switch method.name {
-            case "GetDocument": try await emit(try api.getDocument(request, context))
-            case "ListDocuments": try await emit(try api.listDocuments(request, context))
-            case "CreateDocument": try await emit(try api.createDocument(request, context))
-            case "UpdateDocument": try await emit(try api.updateDocument(request, context))
-            case "DeleteDocument": try await emit(try api.deleteDocument(request, context))
-            case "BatchGetDocuments": try await api.batchGetDocuments(request, context, emit: emit)
-            case "BeginTransaction": try await emit(try api.beginTransaction(request, context))
-            case "Commit": try await emit(try api.commit(request, context))
-            case "Rollback": try await emit(try api.rollback(request, context))
-            case "RunQuery": try await api.runQuery(request, context, emit: emit)
-            case "RunAggregationQuery": try await api.runAggregationQuery(request, context, emit: emit)
-            case "PartitionQuery": try await emit(try api.partitionQuery(request, context))
-            case "ListCollectionIds": try await emit(try api.listCollectionIds(request, context))
-            case "BatchWrite": try await emit(try api.batchWrite(request, context))
-            default: throw EmulatorError.unimplemented("Method not found: \(call.method)")
-            }
+            try await api.call(rpc, request, context) { json in try await call.send(try ProtoJSON.encode(json, as: method.response)) }
             return .ok
         } catch {
             return ErrorResponder.grpcStatus(for: error, logger: services.logger)
         }
-    }
-
-    /// Applies the first matching injected fault, exactly as for the REST route of the same RPC.
-    private func injectFault(_ rpc: String, _ request: JSON) async throws {
-        guard services.faults.hasRules, let method = Self.faultMethods[rpc], let (project, path) = Self.faultScope(request) else { return }
-        guard let rule = services.faults.fire(projectId: project, target: FaultTarget(service: "firestore", method: method, path: path)) else { return }
-        if rule.delayMs > 0 { try? await Task.sleep(nanoseconds: UInt64(rule.delayMs) * 1_000_000) }
-        if let e = rule.error { throw e }
-    }
-
-    /// The project and database-relative path a request is about, as the REST route's URL has
-    /// them (`name`, `parent` + `collectionId`, or the database alone).
-    static func faultScope(_ request: JSON) -> (String, String)? {
-        if let d = request["document"]?["name"]?.stringValue ?? request["name"]?.stringValue, let p = DocumentName.parse(d) {
-            return (p.project, p.path)
-        }
-        if let parent = request["parent"]?.stringValue, let p = DocumentName.parse(parent) {
-            guard let id = request["collectionId"]?.stringValue, !id.isEmpty else { return (p.project, p.path) }
-            return (p.project, p.path.isEmpty ? id : p.path + "/" + id)
-        }
-        if let db = request["database"]?.stringValue, let ref = try? FirestoreAPI.database(.string(db), field: "database") {
-            return (ref.project, "")
-        }
-        return nil
     }
 }

@@ -44,8 +44,14 @@ final class FirestoreListen: Sendable {
 
     /// Handles one ListenRequest. Throws only for errors that end the stream (no database, another
     /// database, a target id already in use); a target that cannot be added is answered with a
-    /// REMOVE carrying the cause, as production does.
+    /// REMOVE carrying the cause, as production does. After the request, a fault rule for `listen`
+    /// that fires now is thrown (every transport ends the stream with it).
     func handle(_ request: JSON) throws {
+        try apply(request)
+        try api.checkStreamFault(.listen, database)
+    }
+
+    private func apply(_ request: JSON) throws {
         let r = try FirestoreAPI.object(request, "Listen")
         if let d = r["database"], !d.isNull {
             let ref = try FirestoreAPI.database(d, field: "database")
@@ -97,6 +103,7 @@ final class FirestoreListen: Sendable {
         }
         do {
             let spec = try Self.spec(t, db)
+            if case .query(_, let query) = spec { try api.services.indexes.check(project: db.project, database: db.database, query: query) }
             var resume: WatchResumePoint?
             if let token = try FirestoreAPI.bytes(t["resumeToken"], field: "resumeToken"), !token.isEmpty {
                 // A token from another emulator process (or anything unreadable) cannot be honoured: start over.

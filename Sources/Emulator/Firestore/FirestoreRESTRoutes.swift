@@ -3,7 +3,7 @@ import EmulatorHTTP
 import EmulatorStore
 
 /// The Firestore v1 REST surface (`/v1/projects/{p}/databases/{db}/documents...`), as adapters
-/// over `FirestoreAPI`: each route turns its URL, query string and body into the RPC's request
+/// over `FirestoreAPI.call` (which applies faults): each route turns its URL, query string and body into the RPC's request
 /// message (following the google.api.http bindings of the Firestore protos) and encodes the answer.
 /// Streaming RPCs answer with one JSON array, as the Firestore emulator does over REST. Also the
 /// emulator's document-clearing endpoints.
@@ -20,7 +20,7 @@ enum FirestoreRESTRoutes {
             q["mask"] = mask(req)
             if segs.count % 2 == 0 {
                 q["name"] = .string(name(m, m["path"]))
-                return .json(try api.getDocument(.object(q), context(req)))
+                return .json(try await api.unary(.getDocument, .object(q), context(req)))
             }
             let path = m["path"]
             q["parent"] = .string(name(m, DocumentName.collection(of: path)))
@@ -32,7 +32,7 @@ enum FirestoreRESTRoutes {
             if let t = req.query("pageToken") { q["pageToken"] = .string(t) }
             if let o = req.query("orderBy") { q["orderBy"] = .string(o) }
             if req.query("showMissing") == "true" { q["showMissing"] = true }
-            return .json(try api.listDocuments(.object(q), context(req)))
+            return .json(try await api.unary(.listDocuments, .object(q), context(req)))
         }
         r.post(prefix + "/{path=**}") { req, m in
             let body = try req.jsonObjectBody()
@@ -42,7 +42,7 @@ enum FirestoreRESTRoutes {
                                      "collectionId": .string(DocumentName.lastSegment(path)), "document": .object(body)]
             if let id = req.query("documentId") { q["documentId"] = .string(id) }
             q["mask"] = mask(req)
-            return .json(try api.createDocument(.object(q), context(req)))
+            return .json(try await api.unary(.createDocument, .object(q), context(req)))
         }
         r.patch(prefix + "/{path=**}") { req, m in
             var document = try req.jsonObjectBody()
@@ -52,32 +52,34 @@ enum FirestoreRESTRoutes {
             if !masks.isEmpty { q["updateMask"] = ["fieldPaths": .array(masks.map { .string($0) })] }
             q["mask"] = mask(req)
             q["currentDocument"] = try currentDocument(req)
-            return .json(try api.updateDocument(.object(q), context(req)))
+            return .json(try await api.unary(.updateDocument, .object(q), context(req)))
         }
         r.delete(prefix + "/{path=**}") { req, m in
             var q: UTF8Dictionary<JSON> = ["name": .string(name(m, m["path"]))]
             q["currentDocument"] = try currentDocument(req)
-            return .json(try api.deleteDocument(.object(q), context(req)))
+            return .json(try await api.unary(.deleteDocument, .object(q), context(req)))
         }
         for base in [prefix, prefix + "/{path=**}"] {
-            r.post(base + ":runQuery") { req, m in try await stream(req, m) { try await api.runQuery($0, context(req), emit: $1) } }
+            r.post(base + ":runQuery") { req, m in try await stream(req, m) { try await api.call(.runQuery, $0, context(req), emit: $1) } }
             r.post(base + ":runAggregationQuery") { req, m in
-                try await stream(req, m) { try await api.runAggregationQuery($0, context(req), emit: $1) }
+                try await stream(req, m) { try await api.call(.runAggregationQuery, $0, context(req), emit: $1) }
             }
-            r.post(base + ":listCollectionIds") { req, m in .json(try api.listCollectionIds(try withParent(req, m), context(req))) }
-            r.post(base + ":partitionQuery") { req, m in .json(try api.partitionQuery(try withParent(req, m), context(req))) }
+            r.post(base + ":listCollectionIds") { req, m in .json(try await api.unary(.listCollectionIds, try withParent(req, m), context(req))) }
+            r.post(base + ":partitionQuery") { req, m in .json(try await api.unary(.partitionQuery, try withParent(req, m), context(req))) }
         }
         r.post(prefix + ":batchGet") { req, m in
             var out: [JSON] = []
-            try await api.batchGetDocuments(try withDatabase(req, m), context(req)) { out.append($0) }
+            try await api.call(.batchGetDocuments, try withDatabase(req, m), context(req)) { out.append($0) }
             return .json(.array(out))
         }
-        r.post(prefix + ":beginTransaction") { req, m in .json(try api.beginTransaction(try withDatabase(req, m), context(req))) }
-        r.post(prefix + ":commit") { req, m in .json(try api.commit(try withDatabase(req, m), context(req))) }
-        r.post(prefix + ":rollback") { req, m in .json(try api.rollback(try withDatabase(req, m), context(req))) }
-        r.post(prefix + ":batchWrite") { req, m in .json(try api.batchWrite(try withDatabase(req, m), context(req))) }
-        for verb in ["listen", "write"] {
-            r.post(prefix + ":" + verb) { _, _ in
+        r.post(prefix + ":beginTransaction") { req, m in .json(try await api.unary(.beginTransaction, try withDatabase(req, m), context(req))) }
+        r.post(prefix + ":commit") { req, m in .json(try await api.unary(.commit, try withDatabase(req, m), context(req))) }
+        r.post(prefix + ":rollback") { req, m in .json(try await api.unary(.rollback, try withDatabase(req, m), context(req))) }
+        r.post(prefix + ":batchWrite") { req, m in .json(try await api.unary(.batchWrite, try withDatabase(req, m), context(req))) }
+        for (verb, rpc) in [("listen", FirestoreRPC.listen), ("write", .write)] {
+            r.post(prefix + ":" + verb) { _, m in
+                // Faulted as the stream's first request would be, then refused.
+                try await api.applyFault(rpc, ["database": .string("projects/\(m["project"])/databases/\(m["database"])")])
                 throw EmulatorError.unimplemented("documents:\(verb) is a streaming RPC only available over gRPC/WebChannel; this emulator serves the REST API.")
             }
         }

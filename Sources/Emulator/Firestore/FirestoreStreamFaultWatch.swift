@@ -1,13 +1,14 @@
 import EmulatorCore
 
 /// A stream that a fault rule added while it is open may end (`match.method` `listen` or `write`).
+/// Which rule fires is `FirestoreAPI.checkStreamFault`'s call; the stream only encodes the error.
 protocol FirestoreFaultableStream: AnyObject, Sendable {
     /// Ends the stream with the fault's error when a rule now fires for it.
     func checkFault()
 }
 
-/// Ends open WebChannel streams when a fault rule for them is added, as gRPC streams end: one
-/// task for every stream (rather than one per session) waits for new rules and asks each open
+/// Wakes open WebChannel streams when a fault rule is added, so they end as gRPC streams end
+/// (`FirestoreAPI.nextStreamFault`, one task per call there): one task for every stream (rather than one per session) waits for new rules and asks each open
 /// stream to check. Streams are held weakly behind a `Mutex`; the task starts with the first
 /// stream and stops at the first rule after the last one ended.
 final class FirestoreStreamFaultWatch: Sendable {

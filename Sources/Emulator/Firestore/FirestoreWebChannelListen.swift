@@ -38,22 +38,20 @@ final class FirestoreWebChannelListen: WebChannelStream, FirestoreFaultableStrea
 
     private var services: EmulatorServices { listen.api.services }
 
-    /// Handles the client's ListenRequests in order; the first one the protocol refuses ends the
-    /// stream. Fault rules are checked after each, as on gRPC.
+    /// Handles the client's ListenRequests in order; the first one the protocol refuses (or that a
+    /// fault rule ends, `FirestoreListen.handle`) ends the stream.
     func receive(_ maps: [[String: String]]) async {
         for map in maps {
             if state.withLock({ $0.ended }) { return }
             do {
                 try listen.handle(try FirestoreWebChannel.message(map, FirestoreSchemas.listenRequest))
-                // The session may have ended while the target was being added (a terminate beacon
-                // racing this request): release what the request just added.
-                if state.withLock({ $0.ended }) {
-                    listen.close()
-                    return
-                }
-                checkFault()
             } catch {
-                fail(error)
+                fail(error)  // ends the stream; the check below releases what the request added
+            }
+            // The session may have ended while the target was being added (a terminate beacon
+            // racing this request): release what the request just added.
+            if state.withLock({ $0.ended }) {
+                listen.close()
                 return
             }
         }
@@ -86,10 +84,9 @@ final class FirestoreWebChannelListen: WebChannelStream, FirestoreFaultableStrea
         }
     }
 
-    /// Ends the stream with the first fault rule that fires for it now.
+    /// Ends the stream with the error of a fault rule that fires for it now.
     func checkFault() {
-        guard let db = listen.database, let status = FirestoreGRPCService.streamFault(services.faults, db.project, "listen") else { return }
-        fail(status)
+        do { try listen.api.checkStreamFault(.listen, listen.database) } catch { fail(error) }
     }
 
     /// Sends the stream error and ends the stream (the client closes the session and reopens).

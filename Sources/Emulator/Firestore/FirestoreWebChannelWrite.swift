@@ -22,17 +22,13 @@ final class FirestoreWebChannelWrite: WebChannelStream, FirestoreFaultableStream
 
     private var services: EmulatorServices { stream.api.services }
 
-    /// Handles the client's WriteRequests in order; the first that fails ends the stream.
+    /// Handles the client's WriteRequests in order; the first that fails (or that a fault rule
+    /// ends, `FirestoreWriteStream.handle`) ends the stream.
     func receive(_ maps: [[String: String]]) async {
         for map in maps {
             if ended.withLock({ $0 }) { return }
             do {
                 let request = try FirestoreWebChannel.message(map, FirestoreSchemas.writeRequest)
-                if let db = stream.database ?? (try? FirestoreAPI.database(request["database"], field: "database")),
-                   let status = FirestoreGRPCService.streamFault(services.faults, db.project, "write") {
-                    fail(status)
-                    return
-                }
                 if let response = try stream.handle(request) { session.post([response]) }
             } catch {
                 fail(error)
@@ -41,10 +37,10 @@ final class FirestoreWebChannelWrite: WebChannelStream, FirestoreFaultableStream
         }
     }
 
-    /// Ends the stream with the first fault rule that fires for it now.
+    /// Ends the stream with the error of a fault rule that fires for it now.
     func checkFault() {
-        guard let db = stream.database, let status = FirestoreGRPCService.streamFault(services.faults, db.project, "write") else { return }
-        fail(status)
+        guard let db = stream.database else { return }
+        do { try stream.api.checkStreamFault(.write, db) } catch { fail(error) }
     }
 
     private func fail(_ error: any Error) {

@@ -10,7 +10,8 @@ import EmulatorStore
 ///    (rules, transforms, `verify`, triggers, journal); its answer carries a new token, one result
 ///    per write and the commit time, in request order.
 /// 3. A request without writes (the teardown the SDKs send before half-closing) gets no answer.
-/// An error ends the stream with its status; a batch that failed changed nothing.
+/// An error ends the stream with its status; a batch that failed changed nothing. A fault rule
+/// for `write` ends it too (`FirestoreAPI.checkStreamFault`), not one for `commit`.
 ///
 /// Used by the stream's one reading task; the counter is behind a `Mutex` all the same, since the
 /// type is shared with the task that owns the call.
@@ -37,8 +38,10 @@ final class FirestoreWriteStream: Sendable {
     /// The stream's database, once the handshake named it.
     var database: DatabaseRef? { state.withLock { $0.db } }
 
-    /// Handles one WriteRequest; returns the response to send, if any.
+    /// Handles one WriteRequest; returns the response to send, if any. A fault rule for `write`
+    /// that fires as the request arrives is thrown before it is handled (every transport).
     func handle(_ request: JSON) throws -> JSON? {
+        try api.checkStreamFault(.write, database ?? (try? FirestoreAPI.database(request["database"], field: "database")))
         let r = try FirestoreAPI.object(request, "Write")
         let writes = r["writes"]?.arrayValue ?? []
         guard let db = database else {

@@ -44,6 +44,11 @@ enum FunctionsRoutes {
     static func invoke(_ req: HTTPRequest, _ m: RouteMatch, _ s: EmulatorServices) async throws -> HTTPResponse {
         let project = m["project"], name = m["name"]
         guard let def = s.functions.resolve(project: project, region: m["region"], name: name) else {
+            // Signed Storage URLs share the shape `/{bucket}/{object...}` (StorageXMLRoutes).
+            if StorageXMLRoutes.claims(req, bucket: project, s) {
+                let object = ([m["region"], name] + (m.wildcardSegments["rest"] ?? [])).joined(separator: "/")
+                return try await StorageXMLRoutes.serve(req, bucket: project, object: object, s)
+            }
             throw EmulatorError.notFound("Function \(m["region"])/\(name) does not exist in project \(project).")
         }
         if def.trigger == .http {

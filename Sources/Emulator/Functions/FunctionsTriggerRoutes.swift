@@ -2,10 +2,11 @@ import EmulatorCore
 import EmulatorFunctions
 import EmulatorHTTP
 
-/// The other ways platform services invoke functions: a scheduled function run on demand, Pub/Sub
-/// publishing (the REST `topics.publish` method), Cloud Tasks task creation (the path
+/// The other ways platform services invoke functions: a scheduled function run on demand, Cloud
+/// Tasks task creation (the path
 /// firebase-admin calls with `CLOUD_TASKS_EMULATOR_HOST`), and the OAuth token endpoint that the
-/// functions' dummy service account points at.
+/// functions' dummy service account points at. (Pub/Sub publishing is `PubSubRESTRoutes` and
+/// `PubSubGRPCService`; `PubSubWiring` hands every publish to the functions host.)
 enum FunctionsTriggerRoutes {
     static func register(_ r: inout Router, _ s: EmulatorServices) {
         r.post("/emulator/v1/projects/{project}/functions/{name}:run") { req, m in
@@ -22,33 +23,6 @@ enum FunctionsTriggerRoutes {
             } catch let e as HttpsError {
                 throw EmulatorError(e.code, e.message)
             }
-        }
-        r.post("/v1/projects/{project}/topics/{topic}:publish") { req, m in
-            let body = try req.jsonObjectBody()
-            guard case .array(let items)? = body["messages"], !items.isEmpty else {
-                throw EmulatorError.invalidArgument("'messages' must be a non-empty array of {data, attributes, orderingKey}")
-            }
-            let messages = try items.enumerated().map { (i, item) -> PubSubMessage in
-                guard case .object(let o) = item else { throw EmulatorError.invalidArgument("messages[\(i)] must be an object") }
-                var data: [UInt8] = []
-                if let d = o["data"], !d.isNull {
-                    guard let text = d.stringValue, let bytes = Base64.decode(text) else { throw EmulatorError.invalidArgument("messages[\(i)].data must be base64") }
-                    data = bytes
-                }
-                var attributes: [String: String] = [:]
-                if let a = o["attributes"], !a.isNull {
-                    guard case .object(let ao) = a else { throw EmulatorError.invalidArgument("messages[\(i)].attributes must be an object of strings") }
-                    for (k, v) in ao {
-                        guard let sv = v.stringValue else { throw EmulatorError.invalidArgument("messages[\(i)].attributes.\(k) must be a string") }
-                        attributes[k] = sv
-                    }
-                }
-                guard !data.isEmpty || !attributes.isEmpty else { throw EmulatorError.invalidArgument("messages[\(i)] needs data or attributes") }
-                return PubSubMessage(data: data, attributes: attributes, orderingKey: o["orderingKey"]?.stringValue)
-            }
-            let ids = s.functions.publish(project: m["project"], topic: m["topic"], messages: messages,
-                                          time: s.projects.environment(for: m["project"]).clock.now())
-            return .json(["messageIds": .array(ids.map { .string($0) })])
         }
         r.post("/projects/{project}/locations/{location}/queues/{queue}/tasks") { req, m in
             let body = try req.jsonObjectBody()

@@ -19,6 +19,7 @@ enum PythonCodebases {
         hosts["FIREBASE_FIRESTORE_EMULATOR_ADDRESS"] = hp("firestore")
         hosts["FIREBASE_EMULATOR_HUB"] = hp("hub")
         hosts["CLOUD_TASKS_EMULATOR_HOST"] = hp("functions")
+        hosts["PUBSUB_EMULATOR_HOST"] = hp("pubsub")
         let install = config.functions["installDependencies"]?.boolValue ?? true
         var out: [PythonCodebase] = []
         var names = Set<String>()

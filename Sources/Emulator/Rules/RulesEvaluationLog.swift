@@ -29,6 +29,9 @@ public struct RulesEvaluation: Sendable {
     public var rulesFile: String?, rulesSource: String?
     /// Lines the rules printed with `debug()`.
     public var debug: [String]
+    /// `firestore`, or `storage` (then `database` is the bucket and `path` the object name, or
+    /// the listed prefix).
+    public var service = "firestore"
 
     /// The listing shape (no source); `detail` adds the ruleset.
     public func json(detail: Bool) -> JSON {
@@ -44,6 +47,7 @@ public struct RulesEvaluation: Sendable {
             }),
         ]
         if !debug.isEmpty { o["debug"] = .array(debug.map { .string($0) }) }
+        if service != "firestore" { o["service"] = .string(service) }
         if let rulesFile { o["rulesFile"] = .string(rulesFile) }
         if detail, let rulesSource { o["rules"] = ["fileName": .string(rulesFile ?? "firestore.rules"), "content": .string(rulesSource)] }
         return .object(o)

@@ -6,9 +6,10 @@ import EmulatorCrypto
 import EmulatorRules
 import FoundationEssentials
 
-/// Which rules each project runs: a ruleset set through `:securityRules`, else the rules file
-/// (watched; a change is compiled and swapped atomically, a broken file keeps the last good
-/// ruleset), else the open development default. State is behind a `Mutex`.
+/// Which rules each project runs, for one service (Firestore's `--rules`, Storage's
+/// `--storage-rules`): a ruleset set through `:securityRules`, else the rules file (watched; a
+/// change is compiled and swapped atomically, a broken file keeps the last good ruleset), else the
+/// open development default. State is behind a `Mutex`.
 public final class RulesRegistry: Sendable {
     struct State {
         var fileRuleset: CompiledRuleset?
@@ -20,20 +21,26 @@ public final class RulesRegistry: Sendable {
 
     let logger: any LogSink
     let filePath: String?
+    /// The `service` the rules must declare (`RulesService.firestore` or `.storage`).
+    public let service: String
     private let state = Mutex(State())
 
     /// Loads the rules file, if any. A broken file at start is an error (exit 2), naming the problem.
-    public init(filePath: String?, logger: any LogSink) throws {
+    public init(filePath: String?, logger: any LogSink, service: String = RulesService.firestore) throws {
         self.filePath = filePath
         self.logger = logger
+        self.service = service
         if let filePath {
             guard let text = try? String(contentsOfFile: filePath, encoding: .utf8) else {
                 throw CLIError("cannot read rules file '\(filePath)'")
             }
-            switch CompiledRuleset.compile(fileName: FilePathText.lastComponent(filePath), source: text, hasher: CryptoHasher()) {
+            switch CompiledRuleset.compile(fileName: FilePathText.lastComponent(filePath), source: text, hasher: CryptoHasher(), service: service) {
             case .success(let r): state.withLock { $0.fileRuleset = r; $0.fileMTime = Self.mtime(filePath) }
             case .failure(let e): throw CLIError("rules file '\(filePath)' does not compile:\n\(e)")
             }
+        } else if service == RulesService.storage {
+            // Firebase's emulator does the same (open rules and a warning) when firebase.json names none.
+            logger.log(.warning, "rules", "no Storage rules file configured: every Firebase API (/v0) read and write is allowed (open development default). Pass --storage-rules PATH or set storage.rules in firebase.json to enforce rules.")
         } else {
             logger.log(.warning, "rules", "no Firestore rules file configured: every read and write is allowed (open development default). Pass --rules PATH to enforce rules.")
         }
@@ -50,7 +57,7 @@ public final class RulesRegistry: Sendable {
     /// Installs rules for one project (`:securityRules`). Returns the diagnostics; on failure the
     /// previous rules stay unless `ignoreErrors` (then they stay too, and the issues are returned).
     public func setRules(project: String, fileName: String, source: String) -> Result<CompiledRuleset, RulesCompileError> {
-        let r = CompiledRuleset.compile(fileName: fileName, source: source, hasher: CryptoHasher())
+        let r = CompiledRuleset.compile(fileName: fileName, source: source, hasher: CryptoHasher(), service: service)
         if case .success(let rs) = r { state.withLock { $0.perProject[project] = rs } }
         return r
     }
@@ -65,7 +72,7 @@ public final class RulesRegistry: Sendable {
         guard m != 0, m != state.withLock({ $0.fileMTime }) else { return }
         state.withLock { $0.fileMTime = m }
         guard let text = try? String(contentsOfFile: filePath, encoding: .utf8) else { return }
-        switch CompiledRuleset.compile(fileName: FilePathText.lastComponent(filePath), source: text, hasher: CryptoHasher()) {
+        switch CompiledRuleset.compile(fileName: FilePathText.lastComponent(filePath), source: text, hasher: CryptoHasher(), service: service) {
         case .success(let r):
             state.withLock { $0.fileRuleset = r; $0.fileDiagnostics = [] }
             logger.log(.info, "rules", "reloaded \(filePath)")

@@ -42,6 +42,8 @@ public struct FunctionManifest: Sendable, Equatable {
     static let firestorePrefix = "google.cloud.firestore.document.v1."
     /// The Pub/Sub CloudEvent type.
     static let pubsubType = "google.cloud.pubsub.topic.v1.messagePublished"
+    static let storagePrefix = "google.cloud.storage.object.v1."
+    static let storageEvents: Set<String> = ["finalized", "deleted", "metadataUpdated", "archived"]
     /// Blocking event types the host emulates, to its event names.
     static let blockingTypes = ["providers/cloud.auth/eventTypes/user.beforeCreate": "beforeCreate",
                                 "providers/cloud.auth/eventTypes/user.beforeSignIn": "beforeSignIn"]
@@ -150,6 +152,12 @@ public struct FunctionManifest: Sendable, Equatable {
                 guard let topic = filters["topic"], !topic.isEmpty else { throw HttpsError(.invalidArgument, "Pub/Sub trigger has no topic") }
                 let bare = topic.split(separator: "/").last.map(String.init) ?? topic
                 return make(.pubsub(topic: bare), sig: "cloudevent", retry: retry, eventType: type, filters: ["topic": bare])
+            }
+            if type.hasPrefix(storagePrefix) {
+                let kind = String(type.dropFirst(storagePrefix.count))
+                guard storageEvents.contains(kind) else { throw HttpsError(.invalidArgument, "Storage event '\(type)' is not known") }
+                guard let bucket = filters["bucket"], !bucket.isEmpty else { throw HttpsError(.invalidArgument, "Storage trigger has no bucket") }
+                return make(.storage(bucket: bucket, event: kind), sig: "cloudevent", retry: retry, eventType: type, filters: ["bucket": bucket])
             }
             throw HttpsError(.invalidArgument, "event '\(type)' is not emulated")
         }

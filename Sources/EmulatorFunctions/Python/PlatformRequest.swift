@@ -79,6 +79,17 @@ public struct PlatformRequest: Sendable, Equatable {
         return PlatformRequest(headers: ["Content-Type": "application/cloudevents+json"], body: ce.serializedBytes())
     }
 
+    /// A Cloud Storage object event as Eventarc delivers it: a structured CloudEvent whose data is
+    /// the object's Cloud Storage JSON (the Python SDK parses `time` with fractional seconds).
+    public static func storage(bucket: String, event kind: String, _ event: BackgroundEvent) -> PlatformRequest {
+        let name = event.after?["name"]?.stringValue ?? ""
+        let ce: JSON = ["specversion": "1.0", "id": .string(event.id), "source": .string("//storage.googleapis.com/projects/_/buckets/\(bucket)"),
+                        "subject": .string("objects/\(name)"), "type": .string("google.cloud.storage.object.v1.\(kind)"),
+                        "time": .string(event.time.rfc3339(fractionDigits: 6)), "datacontenttype": "application/json",
+                        "data": event.after ?? .object([:])]
+        return PlatformRequest(headers: ["Content-Type": "application/cloudevents+json"], body: ce.serializedBytes())
+    }
+
     /// A Cloud Scheduler run: an empty POST with the job's name and schedule time.
     public static func scheduled(name: String, region: String, scheduleTime: Timestamp) -> PlatformRequest {
         PlatformRequest(headers: ["X-CloudScheduler-JobName": "firebase-schedule-\(name)-\(region)", "X-CloudScheduler-ScheduleTime": scheduleTime.rfc3339(),

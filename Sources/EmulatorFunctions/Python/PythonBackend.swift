@@ -40,6 +40,8 @@ struct PythonBackend: FunctionBackend {
                                  authType: ev.principal?.type ?? "unknown", authId: ev.principal?.id)
         case .pubsub(let topic):
             request = .pubsub(project: ctx.projectId, topic: topic, subscription: "eventarc-\(def.region)-\(def.name)", event: ev)
+        case .storage(let bucket, let kind):
+            request = .storage(bucket: bucket, event: kind, ev)
         case .scheduled:
             request = .scheduled(name: def.name, region: def.region, scheduleTime: ev.time)
         case .taskQueue:

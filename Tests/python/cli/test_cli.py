@@ -14,15 +14,17 @@ BIN = os.environ.get("EMULATOR_BIN", str(ROOT / ".build" / "debug" / "emulator")
 def test_status_and_hub_listing(emulator):
     status = requests.get(emulator.url + "/emulator/v1/status", timeout=5).json()
     assert status["project"] == emulator.project
-    assert set(status["services"]) == {"auth", "firestore", "functions", "hub"}
+    assert set(status["services"]) == {"auth", "firestore", "functions", "hub", "storage", "pubsub"}
     assert status["services"]["auth"]["port"] == emulator.port
     hub = requests.get(emulator.url + "/emulators", timeout=5).json()
     assert hub["firestore"]["port"] == emulator.port
+    assert hub["storage"]["port"] == emulator.port  # as the Firebase CLI's hub lists its Storage emulator
+    assert hub["pubsub"]["port"] == emulator.port  # as the Firebase CLI's hub lists its Pub/Sub emulator
     assert hub["firestore"]["listen"][0]["family"] == "IPv4"
 
 
 def test_exec_propagates_exit_code_and_environment():
-    script = 'test -n "$FIRESTORE_EMULATOR_HOST" && test "$GCLOUD_PROJECT" = demo-exec && exit 7'
+    script = 'test -n "$FIRESTORE_EMULATOR_HOST" && test -n "$STORAGE_EMULATOR_HOST" && test -n "$PUBSUB_EMULATOR_HOST" && test "$GCLOUD_PROJECT" = demo-exec && exit 7'
     r = subprocess.run([BIN, "exec", "--port", "0", "--project", "demo-exec", "--", "sh", "-c", script],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 7, r.stderr

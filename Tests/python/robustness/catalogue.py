@@ -35,6 +35,17 @@ BODY_ROUTES = [
     ("POST", "/emulator/v1/projects/{p}/tenants/" + TENANT + "/customTokens"),
     ("POST", "/emulator/v1/projects/{p}/functions/tick:run"),
     ("POST", "/v1/projects/{p}/topics/orders:publish"),
+    ("PUT", "/v1/projects/{p}/topics/robust-topic"),  # Pub/Sub
+    ("PATCH", "/v1/projects/{p}/topics/robust-topic"),  # Pub/Sub
+    ("PUT", "/v1/projects/{p}/subscriptions/robust-sub"),  # Pub/Sub
+    ("PATCH", "/v1/projects/{p}/subscriptions/robust-sub"),  # Pub/Sub
+    ("POST", "/v1/projects/{p}/subscriptions/robust-sub:pull"),  # Pub/Sub
+    ("POST", "/v1/projects/{p}/subscriptions/robust-sub:acknowledge"),  # Pub/Sub
+    ("POST", "/v1/projects/{p}/subscriptions/robust-sub:modifyAckDeadline"),  # Pub/Sub
+    ("POST", "/v1/projects/{p}/subscriptions/robust-sub:modifyPushConfig"),  # Pub/Sub
+    ("POST", "/v1/projects/{p}/subscriptions/robust-sub:seek"),  # Pub/Sub
+    ("PUT", "/v1/projects/{p}/snapshots/robust-snap"),  # Pub/Sub
+    ("PATCH", "/v1/projects/{p}/snapshots/robust-snap"),  # Pub/Sub
     ("POST", "/projects/{p}/locations/us-central1/queues/jobs/tasks"),
     ("POST", "/oauth2.googleapis.com/token"),
     ("POST", DOCS + "/tasks"),
@@ -82,6 +93,18 @@ BODY_ROUTES = [
 
 # Routes that take no body: a hostile body must be ignored or refused, never a 5xx.
 OTHER_ROUTES = [
+    ("GET", "/v1/projects/{p}/topics/robust-topic"),  # Pub/Sub
+    ("GET", "/v1/projects/{p}/topics"),  # Pub/Sub
+    ("GET", "/v1/projects/{p}/topics/robust-topic/subscriptions"),  # Pub/Sub
+    ("GET", "/v1/projects/{p}/topics/robust-topic/snapshots"),  # Pub/Sub
+    ("GET", "/v1/projects/{p}/subscriptions/robust-sub"),  # Pub/Sub
+    ("GET", "/v1/projects/{p}/subscriptions"),  # Pub/Sub
+    ("POST", "/v1/projects/{p}/subscriptions/robust-gone:detach"),  # Pub/Sub
+    ("GET", "/v1/projects/{p}/snapshots/robust-snap"),  # Pub/Sub
+    ("GET", "/v1/projects/{p}/snapshots"),  # Pub/Sub
+    ("DELETE", "/v1/projects/{p}/snapshots/robust-gone"),  # Pub/Sub
+    ("DELETE", "/v1/projects/{p}/subscriptions/robust-gone"),  # Pub/Sub
+    ("DELETE", "/v1/projects/{p}/topics/robust-gone"),  # Pub/Sub
     ("GET", "/"),
     ("GET", "/emulators"),
     ("GET", "/emulator/v1/status"),
@@ -131,6 +154,8 @@ OTHER_ROUTES = [
     ("GET", ITK + "/v1/recaptchaParams?key=" + API_KEY),
     # The web UI's reads and actions (docs/admin-api.md, "For the UI").
     ("GET", "/emulator/v1/projects/{p}/summary"),
+    ("GET", "/emulator/v1/projects/{p}/databases/(default)/indexes:suggested"),
+    ("GET", "/emulator/v1/projects/{p}/databases/(default)/indexes:suggested?missingOnly=%00"),
     ("GET", "/emulator/v1/projects/{p}/revision"),
     ("GET", "/emulator/v1/projects/{p}/databases"),
     ("GET", "/emulator/v1/projects/{p}/databases/(default)/documents"),
@@ -326,7 +351,51 @@ STREAM_ROUTES = [
     ("GET", "/emulator/v1/projects/{p}/events"),
 ]
 
+# Storage (docs/storage.md): uploads take any bytes, so a hostile body is data there; every
+# answer must still be below 500, or 501 naming the operation. XML-path errors are XML.
+B = "{p}.appspot.com"
+STORAGE_ROUTES = [
+    ("GET", "/v0/"),
+    ("GET", "/v0/b/" + B + "/o"),
+    ("GET", "/v0/b/" + B + "/o/a%2Fb.txt"),
+    ("POST", "/v0/b/" + B + "/o?name=robust.txt"),
+    ("POST", "/v0/b/" + B + "/o/robust2.txt"),
+    ("PUT", "/v0/b/" + B + "/o?name=robust3.txt"),
+    ("PUT", "/v0/b/" + B + "/o/robust4.txt"),
+    ("PATCH", "/v0/b/" + B + "/o/robust.txt"),
+    ("DELETE", "/v0/b/" + B + "/o/none.txt"),
+    ("GET", "/download/storage/v1/b/" + B + "/o/robust.txt?alt=media"),
+    ("POST", "/upload/storage/v1/b/" + B + "/o?uploadType=media&name=u.txt"),
+    ("PUT", "/upload/storage/v1/b/" + B + "/o?upload_id=nope"),
+    ("DELETE", "/upload/storage/v1/b/" + B + "/o?upload_id=nope"),
+    ("GET", "/emulator/v1/projects/{p}/storage/buckets"),
+    ("DELETE", "/emulator/v1/projects/{p}/storage/buckets/" + B + "/objects"),
+    ("GET", "/" + B + "/robust.txt"),
+    ("POST", "/" + B),
+] + [row for prefix in ("", "/storage/v1") for row in (
+    ("GET", prefix + "/b?project={p}"),
+    ("POST", prefix + "/b?project={p}"),
+    ("GET", prefix + "/b/" + B),
+    ("DELETE", prefix + "/b/no-such-robust-bucket"),
+    ("PUT", prefix + "/b/" + B),
+    ("GET", prefix + "/b/" + B + "/o"),
+    ("GET", prefix + "/b/" + B + "/o/robust.txt"),
+    ("PATCH", prefix + "/b/" + B + "/o/robust.txt"),
+    ("PUT", prefix + "/b/" + B + "/o/robust.txt"),
+    ("DELETE", prefix + "/b/" + B + "/o/none.txt"),
+    ("POST", prefix + "/b/" + B + "/o/robust.txt/copyTo/b/" + B + "/o/copy.txt"),
+    ("GET", prefix + "/b/" + B + "/iam"),
+    ("POST", prefix + "/b/" + B + "/o?uploadType=media&name=u2.txt"),
+    ("PUT", prefix + "/b/" + B + "/o?upload_id=nope"),
+    ("DELETE", prefix + "/b/" + B + "/o?upload_id=nope"),
+)] + [("GET", "/storage/v1/projects/{p}/serviceAccount")]
+
+# WebChannel (docs/webchannel.md): form bodies, not JSON. Whatever the body, never a 5xx; a forward
+# POST or backchannel GET naming a session that does not exist is `400 Unknown SID`.
+WEBCHANNEL_ROUTES = [(m, "/google.firestore.v1.Firestore/" + s + "/channel") for s in ("Listen", "Write") for m in ("POST", "GET")]
+
 ROUTE_TABLES = {
+    "STORAGE_ROUTES": STORAGE_ROUTES, "WEBCHANNEL_ROUTES": WEBCHANNEL_ROUTES,
     "STREAM_ROUTES": STREAM_ROUTES,
     "BODY_ROUTES": BODY_ROUTES, "OTHER_ROUTES": OTHER_ROUTES, "BAD_QUERY_ROUTES": BAD_QUERY_ROUTES,
     "UNIMPLEMENTED_ROUTES": UNIMPLEMENTED_ROUTES, "ACTION_PAGE_ROUTES": ACTION_PAGE_ROUTES,

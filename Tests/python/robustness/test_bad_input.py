@@ -16,7 +16,8 @@ import requests
 from robustness.catalogue import (ACTION_PAGE_ROUTES, API_KEY, BAD_DATABASE_IDS, BAD_ID_ROUTES, BAD_PROJECT_IDS,
                                   BAD_QUERY_ROUTES, BODY_ROUTES, CANARY, DOT_NAMES,
                                   GLOBAL_RESET_ROUTES, HOSTILE, MALFORMED, OTHER_ROUTES, STREAM_ROUTES, TARGET, TENANT_BODY, TRAVERSAL_DOC_PATHS,
-                                  TRAVERSAL_FS_PATHS, TRAVERSAL_NAMES, UNIMPLEMENTED_ROUTES)
+                                  TRAVERSAL_FS_PATHS, TRAVERSAL_NAMES, UNIMPLEMENTED_ROUTES,
+                                  STORAGE_ROUTES, WEBCHANNEL_ROUTES)
 
 TIMEOUT = 10
 OWNER = {"Authorization": "Bearer owner"}
@@ -137,6 +138,19 @@ def test_bodyless_routes_survive_hostile_bodies(emulator, setup, route):
         check(send(s, emulator, *route, body=body), must_fail=False)
 
 
+@pytest.mark.parametrize("route", STORAGE_ROUTES + WEBCHANNEL_ROUTES, ids=route_id)
+def test_byte_routes_survive_hostile_bodies(emulator, setup, route):
+    """Storage takes any bytes and WebChannel its own framing: never a 5xx but a named 501, and
+    an error always says what went wrong (JSON, or XML on Storage's XML paths, or text)."""
+    s, _ = setup
+    problems = []
+    for name, body in {**MALFORMED, **HOSTILE}.items():
+        r = send(s, emulator, *route, body=body)
+        if (r.status_code >= 500 and r.status_code != 501) or (r.status_code >= 400 and not r.text.strip()):
+            problems.append(f"{name} {route[0]} {r.request.url} -> {r.status_code}: {r.text[:200]}")
+    assert not problems, "\n".join(problems)
+
+
 @pytest.mark.parametrize("route", STREAM_ROUTES, ids=route_id)
 def test_streaming_routes_open_at_once_and_refuse_unknown_projects(emulator, setup, route):
     method, path = route
@@ -156,6 +170,26 @@ def test_streaming_routes_open_at_once_and_refuse_unknown_projects(emulator, set
         assert r.status == 404 and b"no-such-project" in r.read()
     finally:
         c.close()
+
+
+@pytest.mark.parametrize("route", WEBCHANNEL_ROUTES, ids=route_id)
+def test_webchannel_routes_survive_hostile_bodies_and_refuse_unknown_sessions(emulator, setup, route):
+    method, path = route
+    database = "database=projects/" + TARGET + "/databases/(default)"
+    for query in ("", "?VER=8&" + database + "&RID=1&CVER=22&zx=a&t=1", "?VER=8&SID=bogus&RID=2&AID=0&CI=1&TYPE=xmlhttp&zx=a&t=1"):
+        for body in (None, MALFORMED["truncated"], MALFORMED["invalid-utf8"], MALFORMED["nul-bytes"]) if method == "POST" else (None,):
+            c = http.client.HTTPConnection(emulator.host, emulator.port, timeout=TIMEOUT)
+            try:
+                c.request(method, path + query, body=body, headers={"Content-Type": "application/x-www-form-urlencoded"})
+                r = c.getresponse()
+                text = r.read(4096)
+                assert r.status < 500, (method, query, body, r.status, text)
+                if "SID=bogus" in query:
+                    assert r.status == 400, (method, query, r.status, text)
+                    # A malformed form body is named first; a well-formed request names the session.
+                    assert body is not None or b"Unknown SID" in text, (method, query, text)
+            finally:
+                c.close()
 
 
 @pytest.mark.parametrize("route", BAD_QUERY_ROUTES, ids=route_id)

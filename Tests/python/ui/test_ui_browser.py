@@ -102,6 +102,17 @@ def test_overview_shows_the_story(story, driver):
     screenshot(driver, "overview")
 
 
+def test_overview_lists_the_indexes_production_will_need(story, driver):
+    # A query production refuses without a composite index (equality on one field, order by another).
+    r = requests.post(f"{story['docs']}:runQuery", headers=OWNER, timeout=10, json={"structuredQuery": {
+        "from": [{"collectionId": "tasks"}], "where": {"fieldFilter": {"field": {"fieldPath": "userId"}, "op": "EQUAL", "value": {"stringValue": story["alice"]}}},
+        "orderBy": [{"field": {"fieldPath": "title"}, "direction": "DESCENDING"}]}})
+    assert r.status_code == 200, r.text
+    driver.get(url(story, ""))
+    card = wait_text(driver, "section.card", "indexes production will need")
+    assert '"fieldPath": "userId"' in card.text and '"fieldPath": "title"' in card.text and '"order": "DESCENDING"' in card.text
+
+
 def test_auth_page_shows_alice_with_apple(story, driver):
     driver.get(url(story, "auth"))
     row = wait_text(driver, "tbody tr", story["alice"])

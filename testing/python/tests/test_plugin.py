@@ -1,5 +1,7 @@
 """The plugin as users run it: sample suites in a temporary directory, in a subprocess, with and
 without pytest-xdist, with and without `emulator exec`; pass/fail counts and isolation."""
+import json
+
 import pytest
 
 SAMPLE = ["test_features.py", "test_isolation.py", "test_rules_user.py"]
@@ -54,6 +56,21 @@ def test_rules_coverage_report(run_suite, tmp_path):
     assert "firestore.rules: 4 of 9 expressions evaluated" in run.output, run.output[-2000:]
     assert "never evaluated  5:40  request.auth.uid == 'x'" in run.output
     assert "never evaluated  4:" not in run.output
+
+
+def test_suggested_indexes_report(run_suite, tmp_path):
+    """Each test's project is removed after it; its missing indexes are collected first, merged
+    across xdist workers, printed and written as a firestore.indexes.json."""
+    out = tmp_path / "suggested.json"
+    run = run_suite(["test_queries_needing_indexes.py"], "-n", "2", f"--firebase-suggested-indexes={out}")
+    assert run.returncode == 0, run.output[-3000:]
+    assert "firebase suggested indexes" in run.output and "2 index(es)" in run.output, run.output[-2000:]
+    written = json.loads(out.read_text())
+    shapes = sorted((i["collectionGroup"], [(f["fieldPath"], f.get("order") or f.get("arrayConfig")) for f in i["fields"]])
+                    for i in written["indexes"])
+    name = ("__name__", "ASCENDING")  # written out, as the console's create links do
+    assert shapes == [("notes", [("tags", "CONTAINS"), ("size", "ASCENDING"), name]),
+                      ("tasks", [("owner", "ASCENDING"), ("due", "ASCENDING"), name])], written
 
 
 def test_missing_binary_is_explained(run_suite):

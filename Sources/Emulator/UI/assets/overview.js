@@ -13,11 +13,26 @@
     return (host.includes(':') ? '[' + host + ']' : host) + ':' + a.port;
   }
 
+  // The indexes production will need that the index file lacks (docs/indexes.md), as a ready
+  // firestore.indexes.json fragment; the (default) database's queries.
+  function indexCard(card, stat, file) {
+    if (!file) return card('Indexes', h('p.muted', { text: 'Index suggestions are not available.' }));
+    const missing = (file.indexes || []).length + (file.fieldOverrides || []).length;
+    if (!missing) {
+      return card('Indexes', h('p.muted', { text: 'No missing indexes: every query so far is served by the index file or the automatic single-field indexes.' }));
+    }
+    return card('Indexes', h('div', {},
+      h('div.row', {}, stat('indexes production will need', UI.num(missing))),
+      h('p.muted.small', { text: 'Queries seen here need these in firestore.indexes.json (production refuses them without; --strict-indexes refuses them here too):' }),
+      UI.copyBlock(JSON.stringify(file, null, 2), 'suggested indexes')));
+  }
+
   UI.pages.overview = {
     title: 'Overview',
     async render(ctx) {
       const p = UI.state.project;
-      const [status, summary] = await Promise.all([UI.get('/emulator/v1/status'), UI.get(UI.projectPath('/summary'))]);
+      const [status, summary, indexes] = await Promise.all([UI.get('/emulator/v1/status'), UI.get(UI.projectPath('/summary')),
+        UI.get(UI.projectPath('/databases/' + UI.enc('(default)') + '/indexes:suggested?missingOnly=true')).catch(() => null)]);
       if (!ctx.alive) return;
       const services = status.services || {};
       const order = ['hub', 'auth', 'firestore', 'functions'].filter((n) => services[n]);
@@ -44,6 +59,7 @@
           card('Requests', h('div.row', {}, stat('rules evaluations kept', UI.num(summary.rulesEvaluations), UI.href('requests')))),
           card('Functions', h('div.row', {}, stat('functions', UI.num(summary.functions), UI.href('functions')), stat('invocations', UI.num(summary.invocations)))),
           card('Control', h('div.row', {}, stat('snapshots', UI.num(summary.snapshots), UI.href('control')), stat('faults', UI.num(summary.faults))))),
+        indexCard(card, stat, indexes),
         card('Connect', h('div', {},
           h('h3', { text: 'Run a command against this emulator' }),
           UI.copyBlock('emulator exec --project ' + p + ' -- npm test', 'exec command'),

@@ -11,6 +11,7 @@ import tempfile
 import pytest
 
 from .emulator import EmulatorNotFound
+from .indexes import INDEX_COLLECTOR_KEY
 from .project import FirebaseProject, close_clients, new_project_id
 from .session import _isolation, _session_emulator
 
@@ -29,6 +30,9 @@ def firebase_emulator(pytestconfig):
         problem = str(e)
     if problem:
         pytest.fail(problem, pytrace=False)
+    collector = pytestconfig.stash.get(INDEX_COLLECTOR_KEY, None)
+    if collector is not None:
+        emu.index_collector = collector
     missing = {k: v for k, v in emu.environment().items() if not os.environ.get(k)}
     os.environ.update(missing)
     try:
@@ -64,12 +68,21 @@ def _remove(project):
     and the project deleted (or reset, where the emulator cannot delete projects) on a background
     thread; the session waits for them at its end."""
     clients = project.take_clients()
-    project.emulator.remove_later(project.project_id, before=lambda: close_clients(clients))
+    collector = getattr(project.emulator, "index_collector", None)
+
+    def before():
+        close_clients(clients)
+        if collector is not None:
+            collector.collect(project.control, project.project_id)
+    project.emulator.remove_later(project.project_id, before=before)
 
 
 def _undo(project):
     """Puts a shared project back: data reset, clock on system time, faults cleared, seed dropped."""
     project.close_clients()
+    collector = getattr(project.emulator, "index_collector", None)
+    if collector is not None:
+        collector.collect(project.control, project.project_id)
     project.reset()
     if "clock" in project._touched:
         project.clock.system()

@@ -9,6 +9,7 @@ import pytest
 
 from .control import EmulatorError
 from .emulator import EmulatorNotFound, environment_host
+from .indexes import INDEX_COLLECTOR_KEY, WORKER_OUTPUT, IndexCollector
 from .session import EMULATOR_KEY, WORKER_INPUT, _ini, _session_emulator
 
 pytest_plugins = ["pytest_firebase_emulator.fixtures"]
@@ -28,6 +29,9 @@ def pytest_addoption(parser):
                          "worker, reset after each test")
     group.addoption("--firebase-rules-coverage", action="store_true", default=False,
                     help="print which expressions of the emulator's rules file the session evaluated")
+    group.addoption("--firebase-suggested-indexes", metavar="PATH", default=None,
+                    help="collect the composite indexes the session's queries need and the emulator's index file lacks, "
+                         "print them and write them to PATH as a firestore.indexes.json ('-' prints only)")
     parser.addini("firebase_emulator_bin", "emulator binary to start (path or name on PATH)", default="")
     parser.addini("firebase_emulator_args", "extra arguments for 'emulator start', e.g. --config emulator.json "
                   "(run from the rootdir)", type="args", default=[])
@@ -41,6 +45,8 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
+    if config.getoption("--firebase-suggested-indexes"):
+        config.stash[INDEX_COLLECTOR_KEY] = IndexCollector()
     config.addinivalue_line(
         "markers",
         "firebase(shared=False, project_id=None, rules=None, rules_file=None, seed=None, clock=None): configures the "
@@ -102,7 +108,58 @@ def pytest_runtest_makereport(item, call):
 
 # End of session --------------------------------------------------------------------------------
 
+def pytest_sessionfinish(session):
+    """In an xdist worker: hands the indexes it collected to the controller."""
+    collector = session.config.stash.get(INDEX_COLLECTOR_KEY, None)
+    if collector is not None and hasattr(session.config, "workeroutput"):
+        session.config.workeroutput[WORKER_OUTPUT] = json.dumps(collector.merged())
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """In the xdist controller: merges a finished worker's indexes."""
+    collector = node.config.stash.get(INDEX_COLLECTOR_KEY, None)
+    text = getattr(node, "workeroutput", {}).get(WORKER_OUTPUT)
+    if collector is not None and text:
+        collector.add(json.loads(text))
+
+
 def pytest_terminal_summary(terminalreporter, config):
+    _report_indexes(terminalreporter, config)
+    _report_coverage(terminalreporter, config)
+
+
+def _report_indexes(terminalreporter, config):
+    collector = config.stash.get(INDEX_COLLECTOR_KEY, None)
+    if collector is None or hasattr(config, "workeroutput"):
+        return
+    merged = collector.merged()
+    terminalreporter.write_sep("-", "firebase suggested indexes")
+    for line in index_lines(merged):
+        terminalreporter.write_line(line)
+    target = config.getoption("--firebase-suggested-indexes")
+    if target != "-":
+        with open(target, "w") as f:
+            json.dump(merged, f, indent=2)
+            f.write("\n")
+        terminalreporter.write_line(f"written to {target} (merge it into your firestore.indexes.json)")
+
+
+def index_lines(merged):
+    """One line per index production will need: the collection group, scope and fields."""
+    lines = []
+    for index in merged["indexes"]:
+        fields = ", ".join(f"{f['fieldPath']} {f.get('order') or f.get('arrayConfig') or 'VECTOR'}" for f in index.get("fields", []))
+        lines.append(f"  {index.get('collectionGroup')} ({index.get('queryScope', 'COLLECTION')}): {fields}")
+    for o in merged["fieldOverrides"]:
+        lines.append(f"  {o.get('collectionGroup')}.{o.get('fieldPath')}: single-field override "
+                     f"({', '.join(i.get('queryScope', '') + ' ' + (i.get('order') or i.get('arrayConfig') or '') for i in o['indexes'])})")
+    count = len(merged["indexes"]) + len(merged["fieldOverrides"])
+    return [f"{count} index(es) the session's queries need that the index file lacks" if count else
+            "none: every query the session ran is served by the configured indexes"] + lines
+
+
+def _report_coverage(terminalreporter, config):
     if not config.getoption("--firebase-rules-coverage") or hasattr(config, "workerinput"):
         return
     try:

@@ -1,0 +1,165 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import EmulatorCore
+
+/// Blobs as files in one directory (`<data-dir>/storage/blobs`, or a private temporary directory
+/// without `--data-dir`), written with `write(2)` and read with `pread(2)`, so an object of any
+/// size costs a file, not memory. File names are `<start time>-<counter>`, unique per process
+/// start. The counter is behind a `Mutex`; files are only touched by their one writer, then read.
+public final class DiskBlobStore: BlobStore {
+    /// The directory holding the files.
+    public let directory: String
+    private let prefix: String
+    private let counter = Mutex<UInt64>(0)
+    private let removeDirectoryWhenDone: Bool
+
+    /// Uses `directory` (created if missing). `temporary`: the directory is the emulator's own and
+    /// `removeEverything()` deletes it.
+    public init(directory: String, temporary: Bool = false) throws(StorageIOError) {
+        self.directory = directory
+        self.removeDirectoryWhenDone = temporary
+        prefix = String(WallClock().now().microseconds, radix: 36)
+        try Self.makeDirectories(directory)
+    }
+
+    /// A fresh private directory under `$TMPDIR` (or `/tmp`), removed by `removeEverything()`.
+    public static func temporary() throws(StorageIOError) -> DiskBlobStore {
+        let base = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array("\(base)/emulator-storage-XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { p -> Bool in
+            guard let base = p.baseAddress else { return false }
+            return mkdtemp(base) != nil
+        }
+        guard made else { throw StorageIOError("cannot create a temporary directory under \(base): \(Self.errnoText())") }
+        let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return try DiskBlobStore(directory: path, temporary: true)
+    }
+
+    /// Starts a new file.
+    public func create() throws(StorageIOError) -> any BlobSink {
+        let n = counter.withLock { c -> UInt64 in
+            c += 1
+            return c
+        }
+        let id = "\(prefix)-\(n)"
+        let path = FilePathText.appending(directory, id)
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StorageIOError("cannot create \(path): \(Self.errnoText())") }
+        return DiskBlobSink(id: id, fd: fd, path: path)
+    }
+
+    /// Opens a finished file.
+    public func open(_ id: String) throws(StorageIOError) -> any BlobSource {
+        let path = FilePathText.appending(directory, id)
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw StorageIOError("cannot open \(path): \(Self.errnoText())") }
+        return DiskBlobSource(fd: fd, path: path)
+    }
+
+    /// Deletes a file.
+    public func remove(_ id: String) {
+        _ = unlink(FilePathText.appending(directory, id))
+    }
+
+    deinit { if removeDirectoryWhenDone { removeEverything() } }
+
+    /// Deletes every file in the directory, and the directory itself when it is a temporary one.
+    public func removeEverything() {
+        for name in Self.fileNames(in: directory) { _ = unlink(FilePathText.appending(directory, name)) }
+        if removeDirectoryWhenDone { _ = rmdir(directory) }
+    }
+
+    /// Names of the regular files in `dir`.
+    static func fileNames(in dir: String) -> [String] {
+        guard let d = opendir(dir) else { return [] }
+        defer { closedir(d) }
+        var out: [String] = []
+        while let e = readdir(d) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { out.append(name) }
+        }
+        return out
+    }
+
+    static func makeDirectories(_ path: String) throws(StorageIOError) {
+        var current = path.hasPrefix("/") ? "" : "."
+        for part in path.split(separator: "/") {
+            current += "/" + part
+            if mkdir(current, 0o700) != 0 && errno != EEXIST {
+                throw StorageIOError("cannot create directory \(current): \(errnoText())")
+            }
+        }
+    }
+
+    static func errnoText() -> String { String(cString: strerror(errno)) }
+}
+
+/// A file being written (one writer; `@unchecked Sendable` so an upload can move between tasks).
+final class DiskBlobSink: BlobSink, @unchecked Sendable {
+    let id: String
+    private var fd: Int32
+    private let path: String
+
+    init(id: String, fd: Int32, path: String) {
+        self.id = id
+        self.fd = fd
+        self.path = path
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws(StorageIOError) {
+        guard fd >= 0 else { throw StorageIOError("\(path) is already closed") }
+        guard var p = bytes.baseAddress else { return }
+        var left = bytes.count
+        while left > 0 {
+            let n = Glibc.write(fd, p, left)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw StorageIOError("cannot write \(path): \(DiskBlobStore.errnoText())")
+            }
+            p += n
+            left -= n
+        }
+    }
+
+    func close() throws(StorageIOError) {
+        guard fd >= 0 else { return }
+        let r = Glibc.close(fd)
+        fd = -1
+        if r != 0 { throw StorageIOError("cannot close \(path): \(DiskBlobStore.errnoText())") }
+    }
+
+    deinit { if fd >= 0 { _ = Glibc.close(fd) } }
+}
+
+/// A file opened for positional reads (`pread` is safe from any thread).
+final class DiskBlobSource: BlobSource, @unchecked Sendable {
+    private let fd: Int32
+    private let path: String
+
+    init(fd: Int32, path: String) {
+        self.fd = fd
+        self.path = path
+    }
+
+    func read(at offset: Int64, count: Int) throws(StorageIOError) -> [UInt8] {
+        guard count > 0 else { return [] }
+        var out = [UInt8](repeating: 0, count: count)
+        var got = 0
+        while got < count {
+            let n = out.withUnsafeMutableBytes { p in pread(fd, p.baseAddress! + got, count - got, off_t(offset + Int64(got))) }  // trap-ok: count > 0
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw StorageIOError("cannot read \(path): \(DiskBlobStore.errnoText())")
+            }
+            if n == 0 { break }
+            got += n
+        }
+        if got < count { out.removeSubrange(got...) }
+        return out
+    }
+
+    deinit { _ = Glibc.close(fd) }
+}
