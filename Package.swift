@@ -64,7 +64,12 @@ let package = Package(
         // The same library served in process (no sockets) for this package's own tests.
         .target(name: "EmulatorTestSupport", dependencies: ["Emulator", "FirebaseEmulatorTesting"]),
         // Fuzz targets over the parsers and decoders, deterministic per input (see docs/robustness.md).
-        .target(name: "EmulatorFuzzTargets", dependencies: ["EmulatorHTTP", "EmulatorStore", "EmulatorPubSub", "EmulatorRules", "EmulatorAuth", "EmulatorCrypto", "EmulatorProtobuf", "EmulatorFunctions", "EmulatorStorage"], path: "Fuzz/Targets"),
+        .target(
+            name: "EmulatorFuzzTargets",
+            dependencies: [
+                "EmulatorHTTP", "EmulatorStore", "EmulatorPubSub", "EmulatorRules", "EmulatorAuth", "EmulatorCrypto", "EmulatorProtobuf",
+                "EmulatorFunctions", "EmulatorStorage",
+            ], path: "Fuzz/Targets"),
         // Runs a target: a deterministic mutation fuzzer, or libFuzzer when built by Fuzz/run.sh (-DLIBFUZZER).
         .executableTarget(name: "emulator-fuzz", dependencies: ["EmulatorFuzzTargets"], path: "Fuzz/Sources"),
         // The MakeItSo example's functions codebase, run by the emulator as a worker.

@@ -137,7 +137,10 @@ enum CrashFile {
         _ = message.withCString { write(2, $0, strlen($0)) }
         for d in directories { mkdir(d, 0o755) }
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        if fd >= 0 { _ = write(fd, buffer, length); close(fd) }
+        if fd >= 0 {
+            _ = write(fd, buffer, length)
+            close(fd)
+        }
         _ = write(2, path, path.count - 1)
         _ = write(2, "\n", 1)
         _exit(3)

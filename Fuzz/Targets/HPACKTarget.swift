@@ -45,7 +45,8 @@ public enum HPACKTarget {
             do { decoded = try decoder.decode(Array(data[start..<end])) } catch { return (n, error) }
             n += 1
             guard decoder.dynamicTableSize <= decoder.dynamicTableMaxSize, decoder.dynamicTableMaxSize <= maxTable else {
-                throw FuzzViolation(.hpack, "block \(n): table size \(decoder.dynamicTableSize), maximum \(decoder.dynamicTableMaxSize), limit \(maxTable)")
+                throw FuzzViolation(
+                    .hpack, "block \(n): table size \(decoder.dynamicTableSize), maximum \(decoder.dynamicTableMaxSize), limit \(maxTable)")
             }
             if decoded.listTooLarge {
                 guard decoded.fields.isEmpty else { throw FuzzViolation(.hpack, "block \(n): a list too large kept its fields") }

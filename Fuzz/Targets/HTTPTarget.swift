@@ -29,12 +29,15 @@ public enum HTTPTarget {
         var inOnePiece: [String] = []
         let failedInOnePiece = drain(&whole, into: &inOnePiece)
         guard inChunks == inOnePiece, failedInChunks == failedInOnePiece else {
-            throw FuzzViolation(.http, "chunked parse gave \(inChunks.count) request(s) (error: \(failedInChunks)), "
-                + "one-piece parse \(inOnePiece.count) (error: \(failedInOnePiece))")
+            throw FuzzViolation(
+                .http,
+                "chunked parse gave \(inChunks.count) request(s) (error: \(failedInChunks)), "
+                    + "one-piece parse \(inOnePiece.count) (error: \(failedInOnePiece))")
         }
         // Streaming every POST body (uploads) must give the same requests, body for body.
-        var streaming = HTTPRequestParser(maxHeaderBytes: maxHeaderBytes, maxBodyBytes: maxBodyBytes,
-                                          streamingPolicy: { $0.method == "POST" ? maxBodyBytes : nil })
+        var streaming = HTTPRequestParser(
+            maxHeaderBytes: maxHeaderBytes, maxBodyBytes: maxBodyBytes,
+            streamingPolicy: { $0.method == "POST" ? maxBodyBytes : nil })
         var streamed: [String] = []
         var failedStreaming = false
         var current: HTTPRequest?
@@ -46,8 +49,10 @@ public enum HTTPTarget {
             failedStreaming = drainStreaming(&streaming, current: &current, into: &streamed)
         }
         guard streamed == inOnePiece, failedStreaming == failedInOnePiece else {
-            throw FuzzViolation(.http, "streamed bodies gave \(streamed.count) request(s) (error: \(failedStreaming)), "
-                + "buffered \(inOnePiece.count) (error: \(failedInOnePiece))")
+            throw FuzzViolation(
+                .http,
+                "streamed bodies gave \(streamed.count) request(s) (error: \(failedStreaming)), "
+                    + "buffered \(inOnePiece.count) (error: \(failedInOnePiece))")
         }
     }
 

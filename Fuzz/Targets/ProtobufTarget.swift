@@ -27,7 +27,8 @@ public enum ProtobufTarget {
         var steps = 0
         let decoded = try? ProtoJSON.decode(input, as: schema, steps: &steps)
         guard steps <= ProtoJSON.maxSteps(forBytes: input.count) else {
-            throw FuzzViolation(.protobuf, "decoding \(input.count) bytes took \(steps) steps (more than \(ProtoJSON.maxSteps(forBytes: input.count)))")
+            throw FuzzViolation(
+                .protobuf, "decoding \(input.count) bytes took \(steps) steps (more than \(ProtoJSON.maxSteps(forBytes: input.count)))")
         }
         guard let json = decoded else { return }
         let encoded: [UInt8]
@@ -39,7 +40,9 @@ public enum ProtobufTarget {
             throw FuzzViolation(.protobuf, "the encoding does not decode (\(error)): \(String(json.serialized().prefix(300)))")
         }
         guard identical(again, json) else {
-            throw FuzzViolation(.protobuf, "the round trip changed the JSON: \(String(json.serialized().prefix(300))) became \(String(again.serialized().prefix(300)))")
+            throw FuzzViolation(
+                .protobuf,
+                "the round trip changed the JSON: \(String(json.serialized().prefix(300))) became \(String(again.serialized().prefix(300)))")
         }
         let reencoded: [UInt8]
         do { reencoded = try ProtoJSON.encode(again, as: schema) } catch {
@@ -64,7 +67,9 @@ public enum ProtobufTarget {
         }
         let expected = doubled(json, schema)
         guard identical(merged, expected) else {
-            throw FuzzViolation(.protobuf, "the encoding written twice decoded to \(String(merged.serialized().prefix(300))), not \(String(expected.serialized().prefix(300)))")
+            throw FuzzViolation(
+                .protobuf,
+                "the encoding written twice decoded to \(String(merged.serialized().prefix(300))), not \(String(expected.serialized().prefix(300)))")
         }
     }
 

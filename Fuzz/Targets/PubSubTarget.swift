@@ -80,7 +80,8 @@ public enum PubSubTarget {
             throw FuzzViolation(.pubsub, "the encoding does not decode (\(error)): \(String(json.serialized().prefix(300)))")
         }
         guard ProtobufTarget.identical(again, json) else {
-            throw FuzzViolation(.pubsub, "the round trip changed the JSON: \(String(json.serialized().prefix(300))) became \(String(again.serialized().prefix(300)))")
+            throw FuzzViolation(
+                .pubsub, "the round trip changed the JSON: \(String(json.serialized().prefix(300))) became \(String(again.serialized().prefix(300)))")
         }
     }
 }

@@ -84,7 +84,15 @@ final class ReferenceBacktracker {
         do {
             for start in 0...input.count {
                 var end = -1
-                if try match(node, start, { end = $0; return true }) { return .some(start..<end) }
+                if try match(
+                    node, start,
+                    {
+                        end = $0
+                        return true
+                    })
+                {
+                    return .some(start..<end)
+                }
             }
             return .some(nil)
         } catch {
@@ -122,8 +130,10 @@ final class ReferenceBacktracker {
     }
 
     /// Matches `x{lo,hi}` after `count` iterations, then `k`.
-    func repetition(_ x: RegexNode, _ lo: Int, _ hi: Int?, _ greedy: Bool, _ count: Int, _ pos: Int,
-                    _ k: (Int) throws(GaveUp) -> Bool) throws(GaveUp) -> Bool {
+    func repetition(
+        _ x: RegexNode, _ lo: Int, _ hi: Int?, _ greedy: Bool, _ count: Int, _ pos: Int,
+        _ k: (Int) throws(GaveUp) -> Bool
+    ) throws(GaveUp) -> Bool {
         func more() throws(GaveUp) -> Bool {
             guard hi.map({ count < $0 }) ?? true else { return false }
             return try match(x, pos) { (p: Int) throws(GaveUp) -> Bool in

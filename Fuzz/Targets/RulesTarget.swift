@@ -20,10 +20,12 @@ public enum RulesTarget {
     }
 
     /// A signed-in user with the claims rules usually look at.
-    static let auth = AuthContext(uid: "u", token: [
-        "sub": "u", "email": "u@example.com", "email_verified": true, "admin": false,
-        "firebase": ["sign_in_provider": "password", "identities": ["email": ["u@example.com"]]],
-    ])
+    static let auth = AuthContext(
+        uid: "u",
+        token: [
+            "sub": "u", "email": "u@example.com", "email_verified": true, "admin": false,
+            "firebase": ["sign_in_provider": "password", "identities": ["email": ["u@example.com"]]],
+        ])
 
     /// A request as the store would build it: the stored document for reads, updates and
     /// deletes, the written one for creates and updates, the query for lists (whose path is the
@@ -34,16 +36,18 @@ public enum RulesTarget {
         written["title"] = .string("new")
         switch method {
         case .list:
-            let query = RulesQuery(limit: 5, offset: nil, orderBy: ["n"],
-                                   disjuncts: [["userId": .equal(.string("u")), "n": .range(lower: (.int(1), true), upper: nil)]])
+            let query = RulesQuery(
+                limit: 5, offset: nil, orderBy: ["n"],
+                disjuncts: [["userId": .equal(.string("u")), "n": .range(lower: (.int(1), true), upper: nil)]])
             return RulesRequest(method: .list, path: Array(path.dropLast()), auth: auth, time: Timestamp(seconds: 1_800_000_000), query: query)
         case .get, .delete:
             return RulesRequest(method: method, path: path, auth: auth, time: Timestamp(seconds: 1_800_000_000), resource: doc)
         case .create:
             return RulesRequest(method: method, path: path, auth: auth, time: Timestamp(seconds: 1_800_000_000), requestResource: written)
         case .update:
-            return RulesRequest(method: method, path: path, auth: auth, time: Timestamp(seconds: 1_800_000_000),
-                                resource: doc, requestResource: written)
+            return RulesRequest(
+                method: method, path: path, auth: auth, time: Timestamp(seconds: 1_800_000_000),
+                resource: doc, requestResource: written)
         }
     }
 }

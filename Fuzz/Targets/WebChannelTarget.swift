@@ -78,7 +78,10 @@ public enum WebChannelTarget {
         let pieces = stride(from: 0, to: bytes.count, by: piece).map { bytes[$0..<min(bytes.count, $0 + piece)] }
         let split = read(pieces)
         guard whole.failed == split.failed, whole.chunks == split.chunks else {
-            throw FuzzViolation(.webchannel, "chunk reader: \(whole.chunks.count) chunk(s) whole (failed: \(whole.failed)), \(split.chunks.count) in pieces (failed: \(split.failed))")
+            throw FuzzViolation(
+                .webchannel,
+                "chunk reader: \(whole.chunks.count) chunk(s) whole (failed: \(whole.failed)), \(split.chunks.count) in pieces (failed: \(split.failed))"
+            )
         }
         for c in whole.chunks {
             guard let json = try? JSON.parse(c) else { continue }

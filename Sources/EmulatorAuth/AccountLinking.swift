@@ -34,9 +34,10 @@ public enum AccountLinking {
         public var signUpAllowed: Bool
 
         /// Facts.
-        public init(signedIn: String? = nil, identityOwner: String? = nil, emailOwner: (uid: String, trusted: Bool)? = nil,
-                    oneAccountPerEmail: Bool = true, signUpAllowed: Bool = true)
-        {
+        public init(
+            signedIn: String? = nil, identityOwner: String? = nil, emailOwner: (uid: String, trusted: Bool)? = nil,
+            oneAccountPerEmail: Bool = true, signUpAllowed: Bool = true
+        ) {
             self.signedIn = signedIn
             self.identityOwner = identityOwner
             self.emailOwner = emailOwner
@@ -47,7 +48,8 @@ public enum AccountLinking {
         /// Field by field (the email owner is a tuple).
         public static func == (l: Facts, r: Facts) -> Bool {
             l.signedIn == r.signedIn && l.identityOwner == r.identityOwner && l.emailOwner?.uid == r.emailOwner?.uid
-                && l.emailOwner?.trusted == r.emailOwner?.trusted && l.oneAccountPerEmail == r.oneAccountPerEmail && l.signUpAllowed == r.signUpAllowed
+                && l.emailOwner?.trusted == r.emailOwner?.trusted && l.oneAccountPerEmail == r.oneAccountPerEmail
+                && l.signUpAllowed == r.signUpAllowed
         }
     }
 

@@ -77,9 +77,10 @@ extension AuthPool {
     /// Judges one code under the attempt limits: throws `TOO_MANY_ATTEMPTS_TRY_LATER` when the
     /// session or subject is spent (calling `endSession` when it is the session), records a
     /// wrong code and throws `INVALID_CODE`, or returns for a right one.
-    mutating func checkCode(_ correct: Bool, subject: String, session: String, now: Int64,
-                            endSession: (inout AuthPool) -> Void) throws(EmulatorError)
-    {
+    mutating func checkCode(
+        _ correct: Bool, subject: String, session: String, now: Int64,
+        endSession: (inout AuthPool) -> Void
+    ) throws(EmulatorError) {
         do {
             try attempts.check(subject: subject, session: session, now: now)
         } catch {

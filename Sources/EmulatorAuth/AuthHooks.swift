@@ -19,9 +19,10 @@ public struct BlockingEvent: Sendable {
     public var locale = "en"
 
     /// An event.
-    public init(eventType: String, projectId: String, user: AuthUser, signInMethod: String, secondFactor: String? = nil,
-                credential: BlockingCredential? = nil)
-    {
+    public init(
+        eventType: String, projectId: String, user: AuthUser, signInMethod: String, secondFactor: String? = nil,
+        credential: BlockingCredential? = nil
+    ) {
         self.eventType = eventType
         self.projectId = projectId
         self.user = user
@@ -52,9 +53,10 @@ public struct BlockingCredential: Sendable, Equatable {
     public var expiresIn: Int64?
 
     /// A credential.
-    public init(rawUserInfo: String? = nil, signInAttributes: JSON? = nil, idToken: String? = nil, accessToken: String? = nil,
-                refreshToken: String? = nil, tokenSecret: String? = nil, expiresIn: Int64? = nil)
-    {
+    public init(
+        rawUserInfo: String? = nil, signInAttributes: JSON? = nil, idToken: String? = nil, accessToken: String? = nil,
+        refreshToken: String? = nil, tokenSecret: String? = nil, expiresIn: Int64? = nil
+    ) {
         self.rawUserInfo = rawUserInfo
         self.signInAttributes = signInAttributes
         self.idToken = idToken
@@ -68,8 +70,10 @@ public struct BlockingCredential: Sendable, Equatable {
     public var json: JSON {
         var o: UTF8Dictionary<JSON> = [:]
         if let a = signInAttributes { o["signInAttributes"] = a }
-        for (k, v) in [("rawUserInfo", rawUserInfo), ("idToken", idToken), ("accessToken", accessToken),
-                       ("refreshToken", refreshToken), ("tokenSecret", tokenSecret)] {
+        for (k, v) in [
+            ("rawUserInfo", rawUserInfo), ("idToken", idToken), ("accessToken", accessToken),
+            ("refreshToken", refreshToken), ("tokenSecret", tokenSecret),
+        ] {
             if let v { o[k] = .string(v) }
         }
         if let e = expiresIn { o["expiresIn"] = .int(e) }
@@ -93,9 +97,10 @@ public struct BlockingResult: Sendable, Equatable {
     public var photoUrl: String?
 
     /// No changes.
-    public init(displayName: String? = nil, disabled: Bool? = nil, emailVerified: Bool? = nil,
-                customClaims: UTF8Dictionary<JSON>? = nil, sessionClaims: UTF8Dictionary<JSON>? = nil, photoUrl: String? = nil)
-    {
+    public init(
+        displayName: String? = nil, disabled: Bool? = nil, emailVerified: Bool? = nil,
+        customClaims: UTF8Dictionary<JSON>? = nil, sessionClaims: UTF8Dictionary<JSON>? = nil, photoUrl: String? = nil
+    ) {
         self.displayName = displayName
         self.disabled = disabled
         self.emailVerified = emailVerified

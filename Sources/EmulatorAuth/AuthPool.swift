@@ -90,7 +90,12 @@ public struct AuthPool: Sendable, Equatable {
             before.rollBack()
             changes.priorPool = AuthPoolBox(before)
         }
-        users = [:]; byEmail = [:]; byPhone = [:]; byFederated = [:]; refreshTokens = [:]; mfaSessions = [:]
+        users = [:]
+        byEmail = [:]
+        byPhone = [:]
+        byFederated = [:]
+        refreshTokens = [:]
+        mfaSessions = [:]
         changes.all = true
     }
 

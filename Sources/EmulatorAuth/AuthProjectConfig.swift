@@ -45,7 +45,9 @@ public struct AuthProjectConfig: Sendable, Equatable {
             enableImprovedEmailPrivacy = b
         }
         if let b = try bool(patch["client"]?["permissions"]?["disabledUserSignup"], "client.permissions.disabledUserSignup") { disableSignUp = b }
-        if let b = try bool(patch["client"]?["permissions"]?["disabledUserDeletion"], "client.permissions.disabledUserDeletion") { disableDeletion = b }
+        if let b = try bool(patch["client"]?["permissions"]?["disabledUserDeletion"], "client.permissions.disabledUserDeletion") {
+            disableDeletion = b
+        }
         if let v = patch["disabledProviders"], !v.isNull {
             guard let a = v.arrayValue, a.allSatisfy({ $0.stringValue != nil }) else {
                 throw EmulatorError.authBadRequest("INVALID_CONFIG : disabledProviders must be an array of provider ids")

@@ -4,11 +4,13 @@ extension AuthPool {
     /// The whole pool: `{users, refreshTokens, oobCodes, smsCodes, mfaSessions}` (maps keyed by
     /// id; code lists in issue order).
     var exported: UTF8Dictionary<JSON> {
-        ["users": .object(users.mapValues(\.persisted)),
-         "refreshTokens": .object(refreshTokens.mapValues(\.persisted)),
-         "oobCodes": .array(oobOrder.compactMap { oobCodes[$0]?.persisted }),
-         "smsCodes": .array(smsOrder.compactMap { smsCodes[$0]?.persisted }),
-         "mfaSessions": .array(mfaSessions.keys.sorted().compactMap { mfaSessions[$0]?.persisted })]
+        [
+            "users": .object(users.mapValues(\.persisted)),
+            "refreshTokens": .object(refreshTokens.mapValues(\.persisted)),
+            "oobCodes": .array(oobOrder.compactMap { oobCodes[$0]?.persisted }),
+            "smsCodes": .array(smsOrder.compactMap { smsCodes[$0]?.persisted }),
+            "mfaSessions": .array(mfaSessions.keys.sorted().compactMap { mfaSessions[$0]?.persisted }),
+        ]
     }
 
     /// Applies a pool journal entry or export: keyed maps upsert, `null` values delete.
@@ -19,7 +21,12 @@ extension AuthPool {
         }
         for (t, r) in j["refreshTokens"]?.objectValue ?? [:] { setRefresh(t, r.isNull ? nil : try RefreshRecord(persisted: r)) }
         for (c, v) in j["oobCodes"]?.objectValue ?? [:] {
-            if v.isNull { _ = takeOob(c) } else { _ = takeOob(c); addOob(try OobCode(persisted: v)) }
+            if v.isNull {
+                _ = takeOob(c)
+            } else {
+                _ = takeOob(c)
+                addOob(try OobCode(persisted: v))
+            }
         }
         for v in j["oobCodes"]?.arrayValue ?? [] {
             let c = try OobCode(persisted: v)
@@ -67,11 +74,12 @@ extension AuthProjectState {
         var o = pool.exported
         o["config"] = config.json
         if !tenants.isEmpty {
-            o["tenants"] = .object(tenants.mapValues { t in
-                var e = t.pool.exported
-                e["config"] = t.config.settingsJSON
-                return .object(e)
-            })
+            o["tenants"] = .object(
+                tenants.mapValues { t in
+                    var e = t.pool.exported
+                    e["config"] = t.config.settingsJSON
+                    return .object(e)
+                })
         }
         return .object(o)
     }

@@ -122,11 +122,12 @@ extension AuthProjectState {
     /// when the write began (pool changes made earlier in the same write rolled back).
     mutating func noteTenantsChange() {
         guard changes.priorTenants == nil else { return }
-        changes.priorTenants = AuthTenantsBox(tenants.mapValues { t in
-            var t = t
-            t.pool.rollBack()
-            return t
-        })
+        changes.priorTenants = AuthTenantsBox(
+            tenants.mapValues { t in
+                var t = t
+                t.pool.rollBack()
+                return t
+            })
     }
 }
 

@@ -19,8 +19,9 @@ extension AuthService {
     func resolveAccount(_ sc: AuthScope, policy: AuthPolicy, idToken: String?, identity: AccountLinking.Identity) throws -> ResolvedAccount {
         let signedIn = try idToken.map { try userFromIDToken(sc, token: $0) }
         let (facts, owners) = read(sc) { pool -> (AccountLinking.Facts, [String: AuthUser]) in
-            var f = AccountLinking.Facts(signedIn: signedIn?.1.localId, oneAccountPerEmail: !policy.allowDuplicateEmails,
-                                         signUpAllowed: !policy.disableSignUp)
+            var f = AccountLinking.Facts(
+                signedIn: signedIn?.1.localId, oneAccountPerEmail: !policy.allowDuplicateEmails,
+                signUpAllowed: !policy.disableSignUp)
             var found: [AuthUser] = []
             func byEmail(_ e: String?) {
                 guard let e, let u = pool.user(email: e) else { return }
@@ -31,9 +32,15 @@ extension AuthService {
             case .password(let email), .emailLink(let email):
                 byEmail(email)
             case .phone(let number):
-                if let u = pool.user(phone: number) { f.identityOwner = u.localId; found.append(u) }
+                if let u = pool.user(phone: number) {
+                    f.identityOwner = u.localId
+                    found.append(u)
+                }
             case .federated(let providerId, let rawId, let email, _):
-                if let u = pool.user(providerId: providerId, rawId: rawId) { f.identityOwner = u.localId; found.append(u) }
+                if let u = pool.user(providerId: providerId, rawId: rawId) {
+                    f.identityOwner = u.localId
+                    found.append(u)
+                }
                 byEmail(email)
             }
             return (f, Dictionary(found.map { ($0.localId, $0) }, uniquingKeysWith: { a, _ in a }))

@@ -67,9 +67,10 @@ extension AuthService {
             users = read(sc) { st in
                 var out: [AuthUser] = []
                 var seen: Set<String> = []
-                let found = b.strings("localId").compactMap { st.user($0) } + b.strings("email").compactMap { st.user(email: $0) } +
-                    b.strings("phoneNumber").compactMap { st.user(phone: $0) } +
-                    (raw["federatedUserId"]?.arrayValue ?? []).compactMap { f in
+                let found =
+                    b.strings("localId").compactMap { st.user($0) } + b.strings("email").compactMap { st.user(email: $0) }
+                    + b.strings("phoneNumber").compactMap { st.user(phone: $0) }
+                    + (raw["federatedUserId"]?.arrayValue ?? []).compactMap { f in
                         f["providerId"]?.stringValue.flatMap { p in f["rawId"]?.stringValue.flatMap { st.user(providerId: p, rawId: $0) } }
                     }
                 for u in found where seen.insert(u.localId).inserted { out.append(u) }
@@ -103,7 +104,9 @@ extension AuthService {
 
     /// Deletes a user (admin); fires the deleted event. `USER_NOT_FOUND` when absent.
     public func deleteUser(projectId: String, tenantId: String? = nil, uid: String) async throws {
-        guard let old = try write(AuthScope(projectId, tenant: tenantId), { $0.remove(uid) }) else { throw EmulatorError.authBadRequest("USER_NOT_FOUND") }
+        guard let old = try write(AuthScope(projectId, tenant: tenantId), { $0.remove(uid) }) else {
+            throw EmulatorError.authBadRequest("USER_NOT_FOUND")
+        }
         await hooks.userDeleted(projectId: projectId, user: old)
     }
 
@@ -129,7 +132,9 @@ extension AuthService {
         let sc = try scope(projectId, tenantId, Body([:]))
         _ = try policy(sc)
         let limit = maxResults ?? 20
-        guard limit == -1 || (0...1000).contains(limit) else { throw EmulatorError.authBadRequest("INVALID_ARGUMENT : maxResults must be between 0 and 1000") }
+        guard limit == -1 || (0...1000).contains(limit) else {
+            throw EmulatorError.authBadRequest("INVALID_ARGUMENT : maxResults must be between 0 and 1000")
+        }
         let all = read(sc) { st in st.users.keys.sorted().filter { id in pageToken.map { id > $0 } ?? true }.compactMap { st.user($0) } }
         let page = limit == -1 ? all : Array(all.prefix(limit))
         var o: UTF8Dictionary<JSON> = ["kind": "identitytoolkit#DownloadAccountResponse"]
@@ -152,7 +157,9 @@ extension AuthService {
             for (i, id) in ids.enumerated() {
                 guard let u = st.user(id) else { continue }
                 if !u.disabled && !force {
-                    errors.append(["index": .int(Int64(i)), "localId": .string(id), "message": "NOT_DISABLED : Disable the account before batch deletion."])
+                    errors.append([
+                        "index": .int(Int64(i)), "localId": .string(id), "message": "NOT_DISABLED : Disable the account before batch deletion.",
+                    ])
                     continue
                 }
                 st.remove(id)

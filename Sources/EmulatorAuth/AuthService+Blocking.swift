@@ -4,16 +4,23 @@ extension AuthService {
     /// Runs `beforeCreate` (for new users) and `beforeSignIn`, applying their changes to `user`.
     /// Returns the session claims for the ID token. `secondFactor` is the factor a finalized MFA
     /// sign-in used (`phone` or `totp`).
-    func runBlocking(_ scope: AuthScope, user: inout AuthUser, isNew: Bool, method: String, secondFactor: String? = nil,
-                     credential: BlockingCredential? = nil) async throws -> UTF8Dictionary<JSON> {
+    func runBlocking(
+        _ scope: AuthScope, user: inout AuthUser, isNew: Bool, method: String, secondFactor: String? = nil,
+        credential: BlockingCredential? = nil
+    ) async throws -> UTF8Dictionary<JSON> {
         let h = hooks
-        if isNew, let r = try await h.beforeCreate(BlockingEvent(eventType: "beforeCreate", projectId: scope.projectId, user: user, signInMethod: method,
-                                                                 credential: credential)) {
+        if isNew,
+            let r = try await h.beforeCreate(
+                BlockingEvent(
+                    eventType: "beforeCreate", projectId: scope.projectId, user: user, signInMethod: method,
+                    credential: credential))
+        {
             try apply(r, to: &user)
         }
         var session: UTF8Dictionary<JSON> = [:]
-        let event = BlockingEvent(eventType: "beforeSignIn", projectId: scope.projectId, user: user, signInMethod: method,
-                                  secondFactor: secondFactor, credential: credential)
+        let event = BlockingEvent(
+            eventType: "beforeSignIn", projectId: scope.projectId, user: user, signInMethod: method,
+            secondFactor: secondFactor, credential: credential)
         if let r = try await h.beforeSignIn(event) {
             try apply(r, to: &user)
             if let s = r.sessionClaims {
@@ -42,9 +49,11 @@ extension AuthService {
     /// second factors in a pool where MFA is on gets no tokens: the first factor's changes are
     /// stored, `lastLoginAt` stays, hooks wait for `mfaSignIn:finalize`, and the answer carries
     /// `mfaPendingCredential` and the `mfaInfo` hints instead of `idToken`/`refreshToken`/`expiresIn`.
-    func finishSignIn(_ scope: AuthScope, policy: AuthPolicy, user: AuthUser, isNew: Bool, method: String, provider: String,
-                      extra: UTF8Dictionary<JSON> = [:], runHooks: Bool = true, challenge: Bool = false, secondFactor: SecondFactor? = nil,
-                      credential: BlockingCredential? = nil) async throws
+    func finishSignIn(
+        _ scope: AuthScope, policy: AuthPolicy, user: AuthUser, isNew: Bool, method: String, provider: String,
+        extra: UTF8Dictionary<JSON> = [:], runHooks: Bool = true, challenge: Bool = false, secondFactor: SecondFactor? = nil,
+        credential: BlockingCredential? = nil
+    ) async throws
         -> (AuthUser, UTF8Dictionary<JSON>)
     {
         if challenge, !isNew, !user.mfaInfo.isEmpty, policy.mfa.isEnabled {

@@ -84,8 +84,9 @@ extension AuthService {
             throw EmulatorError.authBadRequest(code)  // resolveAccount already threw it
         }
         if user.disabled { throw EmulatorError.authBadRequest("USER_DISABLED") }
-        let (u, tokens) = try await finishSignIn(sc, policy: cfg, user: user, isNew: isNew, method: cred.providerId, provider: cred.providerId,
-                                                 challenge: b.string("idToken") == nil, secondFactor: factor, credential: cred.blocking)
+        let (u, tokens) = try await finishSignIn(
+            sc, policy: cfg, user: user, isNew: isNew, method: cred.providerId, provider: cred.providerId,
+            challenge: b.string("idToken") == nil, secondFactor: factor, credential: cred.blocking)
         for (k, v) in tokens { out[k] = v }
         out["isNewUser"] = .bool(isNew)
         out["emailVerified"] = .bool(u.emailVerified)
@@ -109,14 +110,18 @@ extension AuthService {
         let claims: UTF8Dictionary<JSON>
         if token.hasPrefix("{") {
             if strict { throw Self.unsignedCustomToken }
-            guard case .object(let o)? = try? JSON.parse(token) else { throw EmulatorError.authBadRequest("INVALID_CUSTOM_TOKEN : ((Invalid JSON.))") }
+            guard case .object(let o)? = try? JSON.parse(token) else {
+                throw EmulatorError.authBadRequest("INVALID_CUSTOM_TOKEN : ((Invalid JSON.))")
+            }
             claims = o
         } else {
             guard let jwt = JWT.decode(token) else { throw EmulatorError.authBadRequest("INVALID_CUSTOM_TOKEN : ((Invalid JWT.))") }
             try checkCustomTokenSignature(jwt, strict: strict)
             let aud = "https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit"
             guard jwt.payload["aud"]?.stringValue == aud else {
-                throw EmulatorError.authBadRequest("INVALID_CUSTOM_TOKEN : ((Invalid aud (audience): \(jwt.payload["aud"]?.stringValue ?? "") Note: Firebase ID Tokens / third-party tokens cannot be used with signInWithCustomToken.))")
+                throw EmulatorError.authBadRequest(
+                    "INVALID_CUSTOM_TOKEN : ((Invalid aud (audience): \(jwt.payload["aud"]?.stringValue ?? "") Note: Firebase ID Tokens / third-party tokens cannot be used with signInWithCustomToken.))"
+                )
             }
             if let exp = jwt.payload["exp"]?.intValue, exp <= now(projectId).seconds {
                 throw EmulatorError.authBadRequest("INVALID_CUSTOM_TOKEN : ((Token expired.))")
@@ -164,14 +169,17 @@ extension AuthService {
         c["exp"] = .int(now + duration)
         c["iss"] = .string("https://session.firebase.google.com/\(projectId)")
         let cookie: String
-        do { cookie = try JWT.encode(c, key: config.signIdTokens ? keyring.key() : nil) } catch { throw EmulatorError.internal("Could not sign the session cookie.") }
+        do { cookie = try JWT.encode(c, key: config.signIdTokens ? keyring.key() : nil) } catch {
+            throw EmulatorError.internal("Could not sign the session cookie.")
+        }
         return ["sessionCookie": .string(cookie)]
     }
 }
 
 extension AuthService {
     static let unsignedCustomToken = EmulatorError.authBadRequest(
-        "INVALID_CUSTOM_TOKEN : ((Unsigned custom tokens are refused: auth.acceptUnsignedTokens is false. Sign it with a service-account key named in auth.serviceAccounts, or mint one with POST /emulator/v1/projects/{project}/customTokens.))")
+        "INVALID_CUSTOM_TOKEN : ((Unsigned custom tokens are refused: auth.acceptUnsignedTokens is false. Sign it with a service-account key named in auth.serviceAccounts, or mint one with POST /emulator/v1/projects/{project}/customTokens.))"
+    )
 
     /// A custom token's signature: a key we know must verify it; in strict mode a key we know
     /// must have signed it (`alg: none`, other algorithms and unknown keys are refused).
@@ -189,7 +197,8 @@ extension AuthService {
                 }
             } else if strict {
                 throw EmulatorError.authBadRequest(
-                    "INVALID_CUSTOM_TOKEN : ((The custom token is signed by a key this emulator does not know (kid \(kid ?? "none")). Name the service-account key file in auth.serviceAccounts.))")
+                    "INVALID_CUSTOM_TOKEN : ((The custom token is signed by a key this emulator does not know (kid \(kid ?? "none")). Name the service-account key file in auth.serviceAccounts.))"
+                )
             }
         default:
             if strict { throw Self.unsignedCustomToken }

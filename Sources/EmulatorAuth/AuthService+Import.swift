@@ -33,7 +33,8 @@ extension AuthService {
         if algorithm == "STANDARD_SCRYPT" {
             let n = params.cpuMemCost, r = params.blockSize, p = params.parallelization
             guard n >= 2, n & (n - 1) == 0, r >= 1, p >= 1, n <= 1 << 20, r <= 32, p <= 16, 128 * n * r * p <= 64 << 20 else {
-                throw EmulatorError.authBadRequest("INVALID_HASH_PARAMETERS : STANDARD_SCRYPT needs cpuMemCost a power of two and at most 64 MiB of memory")
+                throw EmulatorError.authBadRequest(
+                    "INVALID_HASH_PARAMETERS : STANDARD_SCRYPT needs cpuMemCost a power of two and at most 64 MiB of memory")
             }
         }
         let now = self.now(projectId)
@@ -54,8 +55,12 @@ extension AuthService {
                 st.put(u)
             }
         }
-        return errors.isEmpty ? ["kind": "identitytoolkit#UploadAccountResponse"] :
-            ["kind": "identitytoolkit#UploadAccountResponse", "error": .array(errors.sorted { ($0["index"]?.intValue ?? 0) < ($1["index"]?.intValue ?? 0) })]
+        return errors.isEmpty
+            ? ["kind": "identitytoolkit#UploadAccountResponse"]
+            : [
+                "kind": "identitytoolkit#UploadAccountResponse",
+                "error": .array(errors.sorted { ($0["index"]?.intValue ?? 0) < ($1["index"]?.intValue ?? 0) }),
+            ]
     }
 
     private func importedUser(_ sc: AuthScope, _ row: JSON, algorithm: String?, params: HashParameters, now: Timestamp) throws -> AuthUser {
@@ -95,7 +100,9 @@ extension AuthService {
             let pb = Body(p.objectValue ?? [:])
             guard let pid = pb.nonEmpty("providerId"), let rid = pb.nonEmpty("rawId") else { continue }
             if pid == "password" || pid == "phone" { continue }
-            u.upsertProvider(ProviderUserInfo(providerId: pid, rawId: rid, email: pb.string("email"), displayName: pb.string("displayName"), photoUrl: pb.string("photoUrl")))
+            u.upsertProvider(
+                ProviderUserInfo(
+                    providerId: pid, rawId: rid, email: pb.string("email"), displayName: pb.string("displayName"), photoUrl: pb.string("photoUrl")))
         }
         if let mfa = o["mfaInfo"], !mfa.isNull, mfa.arrayValue?.isEmpty != true {
             guard u.email != nil else { throw EmulatorError.authBadRequest("Second factor account requires email to be presented.") }
@@ -103,7 +110,9 @@ extension AuthService {
             guard let rows = mfa.arrayValue else { throw EmulatorError.authBadRequest("INVALID_ARGUMENT : mfaInfo must be a list") }
             let ids = env(sc.projectId).ids
             let filled: [JSON] = try rows.map { f in
-                guard case .object(var e) = f, e["phoneInfo"]?.stringValue != nil else { throw EmulatorError.authBadRequest("Second factor not supported.") }
+                guard case .object(var e) = f, e["phoneInfo"]?.stringValue != nil else {
+                    throw EmulatorError.authBadRequest("Second factor not supported.")
+                }
                 if e["mfaEnrollmentId"]?.stringValue?.isEmpty ?? true { e["mfaEnrollmentId"] = .string(ids.uid()) }
                 return .object(e)
             }

@@ -27,8 +27,10 @@ extension AuthService {
     /// email, display name or phone number (case-insensitive for ASCII letters), by kind (`anonymous`, `disabled`,
     /// `verified`, `unverified`, or a provider id such as `password` or `apple.com`) and by tenant,
     /// `pageSize` at a time. The page token is the last user's `createdAt:uid`.
-    public func listUsers(projectId: String, search: String?, kind: String?, tenantId: String?,
-                          pageSize: Int, pageToken: String?) throws -> UserPage {
+    public func listUsers(
+        projectId: String, search: String?, kind: String?, tenantId: String?,
+        pageSize: Int, pageToken: String?
+    ) throws -> UserPage {
         guard (1...1000).contains(pageSize) else { throw EmulatorError.invalidArgument("pageSize must be between 1 and 1000.") }
         var after: (Int64, String)?
         if let t = pageToken, !t.isEmpty {

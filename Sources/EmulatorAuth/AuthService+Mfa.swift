@@ -62,9 +62,13 @@ extension AuthService {
             let pending = MfaSession(id: session, kind: .totpEnrollment, localId: user.localId, secret: secret, issuedAt: now.seconds)
             try write(sc) { $0.setMfaSession(session, pending) }
             let deadline = Timestamp(seconds: now.seconds + MfaSession.lifetimeSeconds, nanos: now.nanos)
-            return ["totpSessionInfo": ["sharedSecretKey": .string(Base32.encode(secret)), "verificationCodeLength": .int(Int64(TOTP.digits)),
-                                        "hashingAlgorithm": "SHA1", "periodSec": .int(TOTP.period), "sessionInfo": .string(session),
-                                        "finalizeEnrollmentTime": .string(deadline.rfc3339(fractionDigits: 3))]]
+            return [
+                "totpSessionInfo": [
+                    "sharedSecretKey": .string(Base32.encode(secret)), "verificationCodeLength": .int(Int64(TOTP.digits)),
+                    "hashingAlgorithm": "SHA1", "periodSec": .int(TOTP.period), "sessionInfo": .string(session),
+                    "finalizeEnrollmentTime": .string(deadline.rfc3339(fractionDigits: 3)),
+                ]
+            ]
         }
         guard case .object(let info)? = raw["phoneEnrollmentInfo"] else {
             throw EmulatorError.authBadRequest("INVALID_ARGUMENT : ((Missing phoneEnrollmentInfo.))")
@@ -113,7 +117,9 @@ extension AuthService {
                     throw EmulatorError.authBadRequest("SESSION_EXPIRED")
                 }
                 let step = TOTP.match(code, secret: secret, at: now.seconds, window: window, usedUpTo: nil)
-                try st.checkCode(step != nil, subject: "totp-enrollment:" + user.localId, session: session, now: now.seconds) { $0.setMfaSession(session, nil) }
+                try st.checkCode(step != nil, subject: "totp-enrollment:" + user.localId, session: session, now: now.seconds) {
+                    $0.setMfaSession(session, nil)
+                }
                 guard let step else { throw EmulatorError.authBadRequest("INVALID_CODE") }
                 guard var u = st.user(user.localId) else { throw EmulatorError.authBadRequest("USER_NOT_FOUND") }
                 guard u.mfaInfo.count < max else { throw EmulatorError.authBadRequest("SECOND_FACTOR_LIMIT_EXCEEDED") }
@@ -130,8 +136,9 @@ extension AuthService {
                 throw EmulatorError.authBadRequest("INVALID_ARGUMENT : ((Missing phoneVerificationInfo.))")
             }
             if info["androidVerificationProof"] != nil {
-                throw EmulatorError(.unimplemented, "androidVerificationProof is not implemented in the Auth Emulator.",
-                                    style: .identityToolkit(reason: "unimplemented", omitStatus: false))
+                throw EmulatorError(
+                    .unimplemented, "androidVerificationProof is not implemented in the Auth Emulator.",
+                    style: .identityToolkit(reason: "unimplemented", omitStatus: false))
             }
             let ib = Body(info)
             guard let code = ib.nonEmpty("code") else { throw EmulatorError.authBadRequest("MISSING_CODE") }
@@ -139,7 +146,7 @@ extension AuthService {
             enrolled = try write(sc) { st in
                 // This user's enrolment code, or a plain phone-verification code (older iOS SDKs).
                 guard let s = st.smsCodes[session],
-                      (s.purpose == .mfaEnrollment && s.localId == user.localId) || (s.purpose == .signIn && !MfaEnrollment.isMasked(s.phoneNumber))
+                    (s.purpose == .mfaEnrollment && s.localId == user.localId) || (s.purpose == .signIn && !MfaEnrollment.isMasked(s.phoneNumber))
                 else { throw EmulatorError.authBadRequest("INVALID_SESSION_INFO") }
                 if s.isExpired(at: now) {
                     st.setSms(session, nil)
@@ -162,8 +169,9 @@ extension AuthService {
         let (u, f) = enrolled
         // Production emails the user about a new second factor; we log it.
         logger.log(.info, "auth", "A \(f.kind) second factor was enrolled for \(u.email ?? u.localId); other sessions are revoked.")
-        let (_, tokens) = try signIn(sc, user: u, provider: ctx.signInProvider ?? "password",
-                                     secondFactor: SecondFactor(kind: f.kind, enrollmentId: f.mfaEnrollmentId), login: false)
+        let (_, tokens) = try signIn(
+            sc, user: u, provider: ctx.signInProvider ?? "password",
+            secondFactor: SecondFactor(kind: f.kind, enrollmentId: f.mfaEnrollmentId), login: false)
         var o: UTF8Dictionary<JSON> = ["idToken": tokens["idToken"] ?? .null, "refreshToken": tokens["refreshToken"] ?? .null]
         if totp { o["totpAuthInfo"] = [:] }
         return .object(o)
@@ -216,14 +224,17 @@ extension AuthService {
             }
             let name = e["displayName"]?.stringValue ?? (e["displayName"] == nil ? old?.displayName : nil)
             if let phone = e["phoneInfo"]?.stringValue {
-                guard (try? AuthValidation.phone(phone)) != nil else { throw EmulatorError.authBadRequest("INVALID_MFA_PHONE_NUMBER : Invalid format.") }
+                guard (try? AuthValidation.phone(phone)) != nil else {
+                    throw EmulatorError.authBadRequest("INVALID_MFA_PHONE_NUMBER : Invalid format.")
+                }
                 out.append(MfaEnrollment(mfaEnrollmentId: id, displayName: name, enrolledAt: enrolledAt, phoneNumber: phone))
             } else if e["totpInfo"] != nil, var keep = old, keep.totpSecret != nil {
                 keep.displayName = name
                 keep.enrolledAt = enrolledAt
                 out.append(keep)
             } else {
-                throw EmulatorError.authBadRequest("INVALID_ARGUMENT : ((Second factors need phoneInfo; TOTP factors can only be kept, not created, by admin calls.))")
+                throw EmulatorError.authBadRequest(
+                    "INVALID_ARGUMENT : ((Second factors need phoneInfo; TOTP factors can only be kept, not created, by admin calls.))")
             }
         }
         return out

@@ -21,8 +21,13 @@ extension AuthService {
             st.setMfaSession(credential, pending)
             return u
         }
-        return (stored, ["localId": .string(stored.localId), "mfaPendingCredential": .string(credential),
-                         "mfaInfo": .array(stored.mfaInfo.map(\.hint))])
+        return (
+            stored,
+            [
+                "localId": .string(stored.localId), "mfaPendingCredential": .string(credential),
+                "mfaInfo": .array(stored.mfaInfo.map(\.hint)),
+            ]
+        )
     }
 
     /// The pending sign-in behind `credential` and its user: `INVALID_MFA_PENDING_CREDENTIAL`
@@ -59,8 +64,9 @@ extension AuthService {
         let (_, user) = try pendingSignIn(sc, credential)
         guard let f = user.mfaEnrollment(enrollmentId) else { throw EmulatorError.authBadRequest("MFA_ENROLLMENT_NOT_FOUND") }
         guard let phone = f.phoneNumber else { throw EmulatorError.authBadRequest("INVALID_ARGUMENT : MFA provider not supported!") }
-        let session = try sendSms(sc, policy: pol, to: phone, purpose: .mfaSignIn, localId: user.localId, enrollmentId: f.mfaEnrollmentId,
-                                  pendingCredential: credential)
+        let session = try sendSms(
+            sc, policy: pol, to: phone, purpose: .mfaSignIn, localId: user.localId, enrollmentId: f.mfaEnrollmentId,
+            pendingCredential: credential)
         return ["phoneResponseInfo": ["sessionInfo": .string(session)]]
     }
 
@@ -99,7 +105,9 @@ extension AuthService {
             // count against the pending credential and the factor (`AttemptLimiter`).
             let match = TOTP.match(code, secret: secret, at: now.seconds, window: pol.mfa.adjacentIntervals, usedUpTo: f.totpLastCounter)
             try write(sc) { st in
-                try st.checkCode(match != nil, subject: "totp:\(user.localId)/\(id)", session: credential, now: now.seconds) { $0.setMfaSession(credential, nil) }
+                try st.checkCode(match != nil, subject: "totp:\(user.localId)/\(id)", session: credential, now: now.seconds) {
+                    $0.setMfaSession(credential, nil)
+                }
             }
             guard let step = match else { throw EmulatorError.authBadRequest("INVALID_CODE") }
             factor = f
@@ -112,7 +120,8 @@ extension AuthService {
             smsSession = session
         }
         var hooked = user
-        let session = try await runBlocking(sc, user: &hooked, isNew: false, method: pending.method ?? pending.provider ?? "password", secondFactor: factor.kind)
+        let session = try await runBlocking(
+            sc, user: &hooked, isNew: false, method: pending.method ?? pending.provider ?? "password", secondFactor: factor.kind)
         let e = env(projectId)
         let second = SecondFactor(kind: factor.kind, enrollmentId: factor.mfaEnrollmentId)
         let provider = pending.provider ?? "password"
@@ -151,7 +160,9 @@ extension AuthService {
     static func enrollment(provedBy sms: SmsCode, user: AuthUser, credential: String) throws -> MfaEnrollment {
         switch sms.purpose {
         case .mfaSignIn:
-            guard sms.localId == user.localId, sms.mfaPendingCredential == credential else { throw EmulatorError.authBadRequest("INVALID_SESSION_INFO") }
+            guard sms.localId == user.localId, sms.mfaPendingCredential == credential else {
+                throw EmulatorError.authBadRequest("INVALID_SESSION_INFO")
+            }
             guard let id = sms.mfaEnrollmentId, let f = user.mfaEnrollment(id) else { throw EmulatorError.authBadRequest("MFA_ENROLLMENT_NOT_FOUND") }
             return f
         case .signIn:
@@ -162,7 +173,8 @@ extension AuthService {
             }
             guard let f = candidates.first else { throw EmulatorError.authBadRequest("MFA_ENROLLMENT_NOT_FOUND") }
             guard candidates.count == 1 else {
-                throw EmulatorError.authBadRequest("MFA_ENROLLMENT_NOT_FOUND : ((\(sms.phoneNumber) matches more than one second factor; use mfaSignIn:start.))")
+                throw EmulatorError.authBadRequest(
+                    "MFA_ENROLLMENT_NOT_FOUND : ((\(sms.phoneNumber) matches more than one second factor; use mfaSignIn:start.))")
             }
             return f
         case .mfaEnrollment:

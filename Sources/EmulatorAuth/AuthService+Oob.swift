@@ -4,7 +4,9 @@ extension AuthService {
     /// `accounts:sendOobCode`. `linkBase` is the emulator's own origin (e.g. `http://127.0.0.1:9099`)
     /// so links point at `/emulator/action`. The link is returned only to privileged callers
     /// asking `returnOobLink`.
-    public func sendOobCode(projectId: String, tenantId: String? = nil, body raw: UTF8Dictionary<JSON>, privileged: Bool, linkBase: String) async throws -> JSON {
+    public func sendOobCode(projectId: String, tenantId: String? = nil, body raw: UTF8Dictionary<JSON>, privileged: Bool, linkBase: String)
+        async throws -> JSON
+    {
         let b = Body(raw)
         let sc = try scope(projectId, tenantId, b)
         guard let type = b.nonEmpty("requestType") else { throw EmulatorError.authBadRequest("MISSING_REQ_TYPE") }
@@ -57,14 +59,18 @@ extension AuthService {
             throw EmulatorError.authBadRequest("INVALID_REQ_TYPE : \(type)")
         }
         let code = env(projectId).ids.string(length: 50, alphabet: IDGenerator.alphanumerics + "-_")
-        let mode = ["PASSWORD_RESET": "resetPassword", "VERIFY_EMAIL": "verifyEmail", "EMAIL_SIGNIN": "signIn",
-                    "VERIFY_AND_CHANGE_EMAIL": "verifyAndChangeEmail"][type] ?? type
+        let mode =
+            [
+                "PASSWORD_RESET": "resetPassword", "VERIFY_EMAIL": "verifyEmail", "EMAIL_SIGNIN": "signIn",
+                "VERIFY_AND_CHANGE_EMAIL": "verifyAndChangeEmail",
+            ][type] ?? type
         // projectId is our addition: the action page then finds the code without an API-key mapping.
         var link = "\(linkBase)/emulator/action?mode=\(mode)&lang=en&oobCode=\(code)&apiKey=fake-api-key&projectId=\(Self.percentEncode(projectId))"
         if let t = sc.tenantId { link += "&tenantId=\(Self.percentEncode(t))" }
         if let c = b.nonEmpty("continueUrl") { link += "&continueUrl=\(Self.percentEncode(c))" }
-        let oob = OobCode(code: code, requestType: type, email: email, newEmail: newEmail, localId: uid, oobLink: link,
-                          issuedAt: env(projectId).clock.now().seconds)
+        let oob = OobCode(
+            code: code, requestType: type, email: email, newEmail: newEmail, localId: uid, oobLink: link,
+            issuedAt: env(projectId).clock.now().seconds)
         try write(sc) { $0.addOob(oob) }
         logger.log(.info, "auth", "To \(type == "EMAIL_SIGNIN" ? "sign in as" : "act on") \(email), follow this link: \(link)")
         var o: UTF8Dictionary<JSON> = ["kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": .string(newEmail ?? email)]
@@ -81,7 +87,7 @@ extension AuthService {
         for b in s.utf8 {
             switch b {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
+                UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
                 out.append(Character(UnicodeScalar(b)))
             default:
                 let h = String(b, radix: 16, uppercase: true)
@@ -158,7 +164,9 @@ extension AuthService {
         } else {
             oob = pending
         }
-        var o: UTF8Dictionary<JSON> = ["kind": "identitytoolkit#ResetPasswordResponse", "email": .string(oob.email), "requestType": .string(oob.requestType)]
+        var o: UTF8Dictionary<JSON> = [
+            "kind": "identitytoolkit#ResetPasswordResponse", "email": .string(oob.email), "requestType": .string(oob.requestType),
+        ]
         if let ne = oob.newEmail { o["newEmail"] = .string(ne) }
         return .object(o)
     }
@@ -173,9 +181,13 @@ extension AuthService {
         guard let code = b.nonEmpty("oobCode") else { throw EmulatorError.authBadRequest("MISSING_OOB_CODE") }
         guard let rawEmail = b.string("email") else { throw EmulatorError.authBadRequest("MISSING_EMAIL") }
         let email = try AuthValidation.email(rawEmail)
-        guard let oob = read(sc, { $0.oobCodes[code] }), oob.requestType == "EMAIL_SIGNIN" else { throw EmulatorError.authBadRequest("INVALID_OOB_CODE") }
+        guard let oob = read(sc, { $0.oobCodes[code] }), oob.requestType == "EMAIL_SIGNIN" else {
+            throw EmulatorError.authBadRequest("INVALID_OOB_CODE")
+        }
         if oob.isExpired(at: env(projectId).clock.now()) { throw EmulatorError.authBadRequest("EXPIRED_OOB_CODE") }
-        guard oob.email == email else { throw EmulatorError.authBadRequest("INVALID_EMAIL : The email provided does not match the sign-in email address.") }
+        guard oob.email == email else {
+            throw EmulatorError.authBadRequest("INVALID_EMAIL : The email provided does not match the sign-in email address.")
+        }
         let account = try resolveAccount(sc, policy: cfg, idToken: b.string("idToken"), identity: .emailLink(email: email))
         var user = account.user
         let (isNew, factor) = (account.isNew, account.secondFactor)
@@ -184,9 +196,11 @@ extension AuthService {
         user.email = email
         user.emailVerified = true
         user.emailLinkSignin = true
-        user.upsertProvider(ProviderUserInfo(providerId: "password", rawId: email, email: email, displayName: user.displayName, photoUrl: user.photoUrl))
-        let (_, tokens) = try await finishSignIn(sc, policy: cfg, user: user, isNew: isNew, method: "emailLink", provider: "password",
-                                                 challenge: b.string("idToken") == nil, secondFactor: factor)
+        user.upsertProvider(
+            ProviderUserInfo(providerId: "password", rawId: email, email: email, displayName: user.displayName, photoUrl: user.photoUrl))
+        let (_, tokens) = try await finishSignIn(
+            sc, policy: cfg, user: user, isNew: isNew, method: "emailLink", provider: "password",
+            challenge: b.string("idToken") == nil, secondFactor: factor)
         var o: UTF8Dictionary<JSON> = ["kind": "identitytoolkit#EmailLinkSigninResponse", "email": .string(email), "isNewUser": .bool(isNew)]
         for (k, v) in tokens { o[k] = v }
         return .object(o)
@@ -196,10 +210,15 @@ extension AuthService {
     public func listOobCodes(projectId: String, tenantId: String? = nil) throws -> JSON {
         if let t = tenantId, readProject(projectId, { $0.tenants[t] == nil }) { throw Self.tenantNotFound(t) }
         let codes = read(AuthScope(projectId, tenant: tenantId)) { st in st.oobOrder.compactMap { st.oobCodes[$0] } }
-        return ["oobCodes": .array(codes.map { c in
-            var o: UTF8Dictionary<JSON> = ["email": .string(c.email), "oobCode": .string(c.code), "oobLink": .string(c.oobLink), "requestType": .string(c.requestType)]
-            if let n = c.newEmail { o["newEmail"] = .string(n) }
-            return .object(o)
-        })]
+        return [
+            "oobCodes": .array(
+                codes.map { c in
+                    var o: UTF8Dictionary<JSON> = [
+                        "email": .string(c.email), "oobCode": .string(c.code), "oobLink": .string(c.oobLink), "requestType": .string(c.requestType),
+                    ]
+                    if let n = c.newEmail { o["newEmail"] = .string(n) }
+                    return .object(o)
+                })
+        ]
     }
 }

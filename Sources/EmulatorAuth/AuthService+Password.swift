@@ -42,9 +42,12 @@ extension AuthService {
         user.password = hash
         user.validSince = now.seconds
         if let n = b.nonEmpty("displayName") { user.displayName = n }
-        user.upsertProvider(ProviderUserInfo(providerId: "password", rawId: email, email: email,
-                                             displayName: user.displayName, photoUrl: user.photoUrl))
-        let (u, tokens) = try await finishSignIn(sc, policy: pol, user: user, isNew: isNew, method: "password", provider: "password", secondFactor: factor)
+        user.upsertProvider(
+            ProviderUserInfo(
+                providerId: "password", rawId: email, email: email,
+                displayName: user.displayName, photoUrl: user.photoUrl))
+        let (u, tokens) = try await finishSignIn(
+            sc, policy: pol, user: user, isNew: isNew, method: "password", provider: "password", secondFactor: factor)
         for (k, v) in tokens { response[k] = v }
         response["email"] = .string(email)
         if let n = u.displayName { response["displayName"] = .string(n) }
@@ -87,7 +90,8 @@ extension AuthService {
     /// updating from an MFA session keeps the session's second factor).
     static func secondFactor(of ctx: AuthContext, user: AuthUser) -> SecondFactor? {
         guard let f = ctx.token["firebase"], let kind = f["sign_in_second_factor"]?.stringValue,
-              let id = f["second_factor_identifier"]?.stringValue, user.mfaEnrollment(id) != nil else { return nil }
+            let id = f["second_factor_identifier"]?.stringValue, user.mfaEnrollment(id) != nil
+        else { return nil }
         return SecondFactor(kind: kind, enrollmentId: id)
     }
 }

@@ -25,18 +25,21 @@ extension AuthService {
     }
 
     /// `UNSUPPORTED_FIRST_FACTOR` for a phone first factor on an MFA user.
-    static let phoneFirstFactorOnMfaUser = EmulatorError.authBadRequest("UNSUPPORTED_FIRST_FACTOR : A phone number cannot be set as a first factor on an SMS based MFA user.")
+    static let phoneFirstFactorOnMfaUser = EmulatorError.authBadRequest(
+        "UNSUPPORTED_FIRST_FACTOR : A phone number cannot be set as a first factor on an SMS based MFA user.")
 
     /// Mints and records an SMS code (a test number's fixed code when configured), logs it as
     /// Firebase's emulator does, and returns the session.
-    func sendSms(_ sc: AuthScope, policy: AuthPolicy, to phone: String, purpose: SmsCode.Purpose, localId: String? = nil,
-                 enrollmentId: String? = nil, pendingCredential: String? = nil) throws -> String
-    {
+    func sendSms(
+        _ sc: AuthScope, policy: AuthPolicy, to phone: String, purpose: SmsCode.Purpose, localId: String? = nil,
+        enrollmentId: String? = nil, pendingCredential: String? = nil
+    ) throws -> String {
         let ids = env(sc.projectId).ids
         let session = ids.string(length: 40, alphabet: IDGenerator.alphanumerics)
         let code = policy.testPhoneNumbers[phone] ?? ids.digits(6)
-        let sms = SmsCode(sessionInfo: session, phoneNumber: phone, code: code, issuedAt: now(sc).seconds, purpose: purpose,
-                          localId: localId, mfaEnrollmentId: enrollmentId, mfaPendingCredential: pendingCredential)
+        let sms = SmsCode(
+            sessionInfo: session, phoneNumber: phone, code: code, issuedAt: now(sc).seconds, purpose: purpose,
+            localId: localId, mfaEnrollmentId: enrollmentId, mfaPendingCredential: pendingCredential)
         try write(sc) { $0.setSms(session, sms) }
         switch purpose {
         case .signIn: logger.log(.info, "auth", "To verify the phone number \(phone), use the code \(code).")
@@ -81,11 +84,15 @@ extension AuthService {
         if user.disabled { throw EmulatorError.authBadRequest("USER_DISABLED") }
         if pol.mfa.isEnabled, !user.mfaInfo.isEmpty { throw Self.phoneFirstFactorOnMfaUser }
         // Consume the code now that nothing else can fail before the sign-in is recorded.
-        guard try write(sc, { st -> Bool in
-            guard st.smsCodes[session] != nil else { return false }
-            st.setSms(session, nil)
-            return true
-        }) else { throw EmulatorError.authBadRequest("INVALID_SESSION_INFO") }
+        guard
+            try write(
+                sc,
+                { st -> Bool in
+                    guard st.smsCodes[session] != nil else { return false }
+                    st.setSms(session, nil)
+                    return true
+                })
+        else { throw EmulatorError.authBadRequest("INVALID_SESSION_INFO") }
         user.phoneNumber = phone
         user.upsertProvider(ProviderUserInfo(providerId: "phone", rawId: phone, phoneNumber: phone))
         let (_, tokens) = try await finishSignIn(sc, policy: pol, user: user, isNew: isNew, method: "phone", provider: "phone", secondFactor: factor)
@@ -99,6 +106,9 @@ extension AuthService {
         let sc = AuthScope(projectId, tenant: tenantId)
         if let t = tenantId, readProject(projectId, { $0.tenants[t] == nil }) { throw Self.tenantNotFound(t) }
         let codes = read(sc) { st in st.smsOrder.compactMap { st.smsCodes[$0] } }
-        return ["verificationCodes": .array(codes.map { ["code": .string($0.code), "phoneNumber": .string($0.phoneNumber), "sessionInfo": .string($0.sessionInfo)] })]
+        return [
+            "verificationCodes": .array(
+                codes.map { ["code": .string($0.code), "phoneNumber": .string($0.phoneNumber), "sessionInfo": .string($0.sessionInfo)] })
+        ]
     }
 }

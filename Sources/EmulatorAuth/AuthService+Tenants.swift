@@ -91,7 +91,10 @@ extension AuthService {
         var out = ""
         var upper = false
         for c in s {
-            if c == "_" { upper = true; continue }
+            if c == "_" {
+                upper = true
+                continue
+            }
             out += upper ? c.uppercased() : String(c)
             upper = false
         }

@@ -5,9 +5,10 @@ extension AuthService {
     static let tokenLifetime: Int64 = 3600
 
     /// The claims of an ID token for `user` signed in with `provider` (and `secondFactor`).
-    func idTokenClaims(projectId: String, user: AuthUser, provider: String, extra: UTF8Dictionary<JSON>, secondFactor: SecondFactor? = nil,
-                       now: Timestamp) -> UTF8Dictionary<JSON>
-    {
+    func idTokenClaims(
+        projectId: String, user: AuthUser, provider: String, extra: UTF8Dictionary<JSON>, secondFactor: SecondFactor? = nil,
+        now: Timestamp
+    ) -> UTF8Dictionary<JSON> {
         var c: UTF8Dictionary<JSON> = [:]
         if let n = user.displayName { c["name"] = .string(n) }
         if let p = user.photoUrl { c["picture"] = .string(p) }
@@ -59,24 +60,27 @@ extension AuthService {
     }
 
     /// Records a sign-in and a refresh token inside the lock; returns the token and the user.
-    func recordSignIn(_ st: inout AuthPool, user: AuthUser, provider: String, extra: UTF8Dictionary<JSON>, secondFactor: SecondFactor? = nil,
-                      now: Timestamp, ids: IDGenerator, login: Bool = true) -> (AuthUser, String)
-    {
+    func recordSignIn(
+        _ st: inout AuthPool, user: AuthUser, provider: String, extra: UTF8Dictionary<JSON>, secondFactor: SecondFactor? = nil,
+        now: Timestamp, ids: IDGenerator, login: Bool = true
+    ) -> (AuthUser, String) {
         var u = user
         u.tenantId = st.tenantId
         if login { u.lastLoginAt = now.milliseconds }
         u.lastRefreshAt = now.milliseconds
         st.put(u)
         let token = newRefreshToken(st, ids: ids)
-        st.setRefresh(token, RefreshRecord(localId: u.localId, provider: provider, extraClaims: extra, issuedAt: now.seconds, secondFactor: secondFactor))
+        st.setRefresh(
+            token, RefreshRecord(localId: u.localId, provider: provider, extraClaims: extra, issuedAt: now.seconds, secondFactor: secondFactor))
         return (u, token)
     }
 
     /// Mints an ID token (outside the lock: RSA signing is the slow part). Unsigned (`alg: none`,
     /// as Firebase's emulator mints them) unless `auth.signIdTokens` asks for RS256.
-    func mintIDToken(projectId: String, user: AuthUser, provider: String, extra: UTF8Dictionary<JSON>, secondFactor: SecondFactor? = nil,
-                     now: Timestamp) throws -> String
-    {
+    func mintIDToken(
+        projectId: String, user: AuthUser, provider: String, extra: UTF8Dictionary<JSON>, secondFactor: SecondFactor? = nil,
+        now: Timestamp
+    ) throws -> String {
         let claims = idTokenClaims(projectId: projectId, user: user, provider: provider, extra: extra, secondFactor: secondFactor, now: now)
         do {
             return try JWT.encode(claims, key: config.signIdTokens ? keyring.key() : nil)
@@ -88,14 +92,16 @@ extension AuthService {
 
     /// Signs the user in: records it, mints tokens, and returns `{idToken, refreshToken, expiresIn, localId}`.
     /// `login: false` re-issues tokens for the current session (`auth_time` stays).
-    func signIn(_ scope: AuthScope, user: AuthUser, provider: String, extra: UTF8Dictionary<JSON> = [:], secondFactor: SecondFactor? = nil,
-                login: Bool = true) throws -> (AuthUser, UTF8Dictionary<JSON>)
-    {
+    func signIn(
+        _ scope: AuthScope, user: AuthUser, provider: String, extra: UTF8Dictionary<JSON> = [:], secondFactor: SecondFactor? = nil,
+        login: Bool = true
+    ) throws -> (AuthUser, UTF8Dictionary<JSON>) {
         let e = env(scope.projectId)
         let now = e.clock.now()
         let (u, refresh) = try write(scope) { st in
-            recordSignIn(&st, user: st.user(user.localId) ?? user, provider: provider, extra: extra, secondFactor: secondFactor, now: now,
-                         ids: e.ids, login: login)
+            recordSignIn(
+                &st, user: st.user(user.localId) ?? user, provider: provider, extra: extra, secondFactor: secondFactor, now: now,
+                ids: e.ids, login: login)
         }
         let idToken = try mintIDToken(projectId: scope.projectId, user: u, provider: provider, extra: extra, secondFactor: secondFactor, now: now)
         return (u, ["idToken": .string(idToken), "refreshToken": .string(refresh), "expiresIn": "3600", "localId": .string(u.localId)])
@@ -107,7 +113,8 @@ extension AuthService {
     /// user exists in the token's pool (`firebase.tenant`), is enabled, and the token is not older
     /// than `validSince`.
     public func verifyIDToken(projectId: String, token: String, allowUnsigned: Bool? = nil, checkRevoked: Bool = false) throws -> AuthContext {
-        let (ctx, _) = try verifiedUser(nil, projectId: projectId, token: token, allowUnsigned: allowUnsigned, strict: false, checkRevoked: checkRevoked)
+        let (ctx, _) = try verifiedUser(
+            nil, projectId: projectId, token: token, allowUnsigned: allowUnsigned, strict: false, checkRevoked: checkRevoked)
         return ctx
     }
 
@@ -117,7 +124,8 @@ extension AuthService {
     /// `alg: none`; with `auth.signIdTokens` only valid RS256 signatures), issuer and audience
     /// always, expiry on the project clock, revocation and disabled users.
     public func verifyIDTokenStrictly(projectId: String, token: String) throws -> AuthContext {
-        let (ctx, _) = try verifiedUser(nil, projectId: projectId, token: token, allowUnsigned: !config.signIdTokens, strict: true, checkRevoked: true)
+        let (ctx, _) = try verifiedUser(
+            nil, projectId: projectId, token: token, allowUnsigned: !config.signIdTokens, strict: true, checkRevoked: true)
         return ctx
     }
 
@@ -143,7 +151,7 @@ extension AuthService {
             case "RS256":
                 // No key yet: no token can carry our signature.
                 guard let key = keyring.existingKey, jwt.header["kid"]?.stringValue == key.kid,
-                      key.verifyRS256(jwt.signingInput, signature: jwt.signature)
+                    key.verifyRS256(jwt.signingInput, signature: jwt.signature)
                 else { throw invalid }
                 verifiedTokens.insert(token, kid: key.kid, jwt: jwt)
             case "none":
@@ -209,9 +217,12 @@ extension AuthService {
         }
         // A withdrawn second factor no longer proves anything.
         let factor = record.secondFactor.flatMap { f in user.mfaEnrollment(f.enrollmentId) != nil ? f : nil }
-        let id = try mintIDToken(projectId: projectId, user: user, provider: record.provider, extra: record.extraClaims, secondFactor: factor, now: now)
-        return ["id_token": .string(id), "access_token": .string(id), "expires_in": "3600", "refresh_token": .string(newToken),
-                "token_type": "Bearer", "user_id": .string(user.localId), "project_id": .string(projectId)]
+        let id = try mintIDToken(
+            projectId: projectId, user: user, provider: record.provider, extra: record.extraClaims, secondFactor: factor, now: now)
+        return [
+            "id_token": .string(id), "access_token": .string(id), "expires_in": "3600", "refresh_token": .string(newToken),
+            "token_type": "Bearer", "user_id": .string(user.localId), "project_id": .string(projectId),
+        ]
     }
 
     /// Custom claims validation shared by admin updates and custom tokens.
@@ -223,8 +234,10 @@ extension AuthService {
     }
 
     /// Claim names custom claims may not use (Firebase's reserved list).
-    static let forbiddenClaims = ["iss", "aud", "sub", "iat", "exp", "nbf", "jti", "nonce", "azp", "acr", "amr", "cnf",
-                                  "auth_time", "firebase", "at_hash", "c_hash"]
+    static let forbiddenClaims = [
+        "iss", "aud", "sub", "iat", "exp", "nbf", "jti", "nonce", "azp", "acr", "amr", "cnf",
+        "auth_time", "firebase", "at_hash", "c_hash",
+    ]
 
     /// `FORBIDDEN_CLAIM : <name>` for the first reserved name present.
     static func validateClaimNames(_ o: UTF8Dictionary<JSON>) throws {

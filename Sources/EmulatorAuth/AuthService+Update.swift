@@ -9,8 +9,10 @@ extension AuthService {
         _ = try policy(sc)
         if let code = b.nonEmpty("oobCode"), b.string("idToken") == nil, b.string("localId") == nil {
             let oob = try applyOobCode(projectId: projectId, tenantId: sc.tenantId, code: code, newPassword: nil)
-            var o: UTF8Dictionary<JSON> = ["kind": "identitytoolkit#SetAccountInfoResponse", "email": .string(oob.newEmail ?? oob.email),
-                                     "requestType": .string(oob.requestType)]
+            var o: UTF8Dictionary<JSON> = [
+                "kind": "identitytoolkit#SetAccountInfoResponse", "email": .string(oob.newEmail ?? oob.email),
+                "requestType": .string(oob.requestType),
+            ]
             if let id = oob.localId { o["localId"] = .string(id) }
             return .object(o)
         }
@@ -48,7 +50,8 @@ extension AuthService {
                 user.emailVerified = false
                 revoke = true
                 if user.password != nil {
-                    user.upsertProvider(ProviderUserInfo(providerId: "password", rawId: email, email: email, displayName: user.displayName, photoUrl: user.photoUrl))
+                    user.upsertProvider(
+                        ProviderUserInfo(providerId: "password", rawId: email, email: email, displayName: user.displayName, photoUrl: user.photoUrl))
                 }
             }
         }
@@ -56,7 +59,8 @@ extension AuthService {
             try AuthValidation.password(p)
             user.password = try hashPassword(p, ids: e.ids)
             if let email = user.email {
-                user.upsertProvider(ProviderUserInfo(providerId: "password", rawId: email, email: email, displayName: user.displayName, photoUrl: user.photoUrl))
+                user.upsertProvider(
+                    ProviderUserInfo(providerId: "password", rawId: email, email: email, displayName: user.displayName, photoUrl: user.photoUrl))
             }
             revoke = true
         }
@@ -66,14 +70,22 @@ extension AuthService {
             switch attr {
             case "DISPLAY_NAME": user.displayName = nil
             case "PHOTO_URL": user.photoUrl = nil
-            case "EMAIL": user.email = nil; user.emailVerified = false
-            case "PASSWORD": user.password = nil; user.providers.removeAll { $0.providerId == "password" }
+            case "EMAIL":
+                user.email = nil
+                user.emailVerified = false
+            case "PASSWORD":
+                user.password = nil
+                user.providers.removeAll { $0.providerId == "password" }
             default: throw EmulatorError(.unimplemented, "deleteAttribute \(attr) is not implemented in the Auth Emulator.")
             }
         }
         for p in b.strings("deleteProvider") {
             user.providers.removeAll { $0.providerId == p }
-            if p == "password" { user.password = nil; user.email = nil; user.emailVerified = false }
+            if p == "password" {
+                user.password = nil
+                user.email = nil
+                user.emailVerified = false
+            }
             if p == "phone" { user.phoneNumber = nil }
         }
         if privileged {
@@ -90,7 +102,9 @@ extension AuthService {
                     user.providers.removeAll { $0.providerId == "phone" }
                 } else {
                     try AuthValidation.phone(p)
-                    if let other = read(sc, { $0.user(phone: p) }), other.localId != user.localId { throw EmulatorError.authBadRequest("PHONE_NUMBER_EXISTS") }
+                    if let other = read(sc, { $0.user(phone: p) }), other.localId != user.localId {
+                        throw EmulatorError.authBadRequest("PHONE_NUMBER_EXISTS")
+                    }
                     user.phoneNumber = p
                     user.upsertProvider(ProviderUserInfo(providerId: "phone", rawId: p, phoneNumber: p))
                 }
@@ -102,7 +116,10 @@ extension AuthService {
                 if let other = read(sc, { $0.user(providerId: pid, rawId: rid) }), other.localId != user.localId {
                     throw EmulatorError.authBadRequest("FEDERATED_USER_ID_ALREADY_LINKED")
                 }
-                user.upsertProvider(ProviderUserInfo(providerId: pid, rawId: rid, email: ib.string("email"), displayName: ib.string("displayName"), photoUrl: ib.string("photoUrl")))
+                user.upsertProvider(
+                    ProviderUserInfo(
+                        providerId: pid, rawId: rid, email: ib.string("email"), displayName: ib.string("displayName"), photoUrl: ib.string("photoUrl")
+                    ))
             }
             if let mfa = raw["mfa"], !mfa.isNull {
                 user.mfaInfo = try adminEnrollments(mfa, existing: user.mfaInfo, now: now, ids: e.ids)
@@ -116,15 +133,18 @@ extension AuthService {
             guard st.user(final.localId) != nil else { throw EmulatorError.authBadRequest("USER_NOT_FOUND") }
             st.put(final)
         }
-        var o: UTF8Dictionary<JSON> = ["kind": "identitytoolkit#SetAccountInfoResponse", "localId": .string(final.localId),
-                                 "emailVerified": .bool(final.emailVerified), "providerUserInfo": .array(final.providers.map(\.json))]
+        var o: UTF8Dictionary<JSON> = [
+            "kind": "identitytoolkit#SetAccountInfoResponse", "localId": .string(final.localId),
+            "emailVerified": .bool(final.emailVerified), "providerUserInfo": .array(final.providers.map(\.json)),
+        ]
         if let v = final.email { o["email"] = .string(v) }
         if let v = final.displayName { o["displayName"] = .string(v) }
         if let v = final.photoUrl { o["photoUrl"] = .string(v) }
         if let v = final.password { o["passwordHash"] = .string(Base64.encode(v.hash)) }
         // Changing a credential revokes old tokens, so the caller gets fresh ones (as production does).
         if byToken && (revoke || b.bool("returnSecureToken") == true) {
-            let (_, tokens) = try signIn(sc, user: final, provider: provider, secondFactor: factor.flatMap { final.mfaEnrollment($0.enrollmentId) != nil ? $0 : nil })
+            let (_, tokens) = try signIn(
+                sc, user: final, provider: provider, secondFactor: factor.flatMap { final.mfaEnrollment($0.enrollmentId) != nil ? $0 : nil })
             for k in ["idToken", "refreshToken", "expiresIn"] { o[k] = tokens[k] }
         }
         return .object(o)

@@ -27,9 +27,10 @@ public final class AuthService: Sendable {
 
     /// Creates the service. Key generation starts in the background when tokens are signed and no
     /// `keyring` is given.
-    public init(config: AuthServiceConfig = AuthServiceConfig(), environments: any ProjectEnvironmentProvider,
-                logger: any LogSink = NullLogSink(), keyring: TokenKeyring? = nil)
-    {
+    public init(
+        config: AuthServiceConfig = AuthServiceConfig(), environments: any ProjectEnvironmentProvider,
+        logger: any LogSink = NullLogSink(), keyring: TokenKeyring? = nil
+    ) {
         self.config = config
         self.environments = environments
         self.logger = logger
@@ -168,7 +169,10 @@ public final class AuthService: Sendable {
     /// own tokens (unsigned is the default and then nothing to warn about).
     func warnUnsignedOnce() {
         guard config.signIdTokens else { return }
-        if !warnedUnsigned.withLock({ v in defer { v = true }; return v }) {
+        if !warnedUnsigned.withLock({ v in
+            defer { v = true }
+            return v
+        }) {
             logger.log(.warning, "auth", "accepting unsigned (alg: none) ID tokens; set auth.acceptUnsignedTokens=false to require RS256 signatures")
         }
     }

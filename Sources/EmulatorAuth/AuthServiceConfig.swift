@@ -35,7 +35,8 @@ public struct AuthServiceConfig: Sendable, Equatable {
             signIdTokens = b
         }
         if !signIdTokens && !acceptUnsignedTokens {
-            throw EmulatorError.invalidArgument("auth.acceptUnsignedTokens=false needs auth.signIdTokens=true: the emulator's own ID tokens are unsigned unless it signs them.")
+            throw EmulatorError.invalidArgument(
+                "auth.acceptUnsignedTokens=false needs auth.signIdTokens=true: the emulator's own ID tokens are unsigned unless it signs them.")
         }
         if let v = o["passwordHashCost"] {
             guard let i = v.intValue, i >= 1, i <= 10_000_000 else {

@@ -5,12 +5,18 @@ import EmulatorCore
 extension AuthUser {
     /// The lossless JSON form.
     var persisted: JSON {
-        var o: UTF8Dictionary<JSON> = ["localId": .string(localId), "emailVerified": .bool(emailVerified), "disabled": .bool(disabled),
-                                 "validSince": .int(validSince), "createdAt": .int(createdAt), "emailLinkSignin": .bool(emailLinkSignin),
-                                 "providers": .array(providers.map(\.json))]
+        var o: UTF8Dictionary<JSON> = [
+            "localId": .string(localId), "emailVerified": .bool(emailVerified), "disabled": .bool(disabled),
+            "validSince": .int(validSince), "createdAt": .int(createdAt), "emailLinkSignin": .bool(emailLinkSignin),
+            "providers": .array(providers.map(\.json)),
+        ]
         func opt(_ k: String, _ v: String?) { if let v { o[k] = .string(v) } }
-        opt("email", email); opt("displayName", displayName); opt("photoUrl", photoUrl); opt("phoneNumber", phoneNumber)
-        opt("customAttributes", customAttributes); opt("tenantId", tenantId)
+        opt("email", email)
+        opt("displayName", displayName)
+        opt("photoUrl", photoUrl)
+        opt("phoneNumber", phoneNumber)
+        opt("customAttributes", customAttributes)
+        opt("tenantId", tenantId)
         if let lastLoginAt { o["lastLoginAt"] = .int(lastLoginAt) }
         if let lastRefreshAt { o["lastRefreshAt"] = .int(lastRefreshAt) }
         if let password { o["password"] = password.persisted }
@@ -41,8 +47,9 @@ extension AuthUser {
             guard let pid = p["providerId"]?.stringValue, let raw = p["rawId"]?.stringValue else {
                 throw EmulatorError.invalidArgument("Auth import: a provider needs providerId and rawId.")
             }
-            return ProviderUserInfo(providerId: pid, rawId: raw, email: p["email"]?.stringValue, displayName: p["displayName"]?.stringValue,
-                                    photoUrl: p["photoUrl"]?.stringValue, phoneNumber: p["phoneNumber"]?.stringValue, screenName: p["screenName"]?.stringValue)
+            return ProviderUserInfo(
+                providerId: pid, rawId: raw, email: p["email"]?.stringValue, displayName: p["displayName"]?.stringValue,
+                photoUrl: p["photoUrl"]?.stringValue, phoneNumber: p["phoneNumber"]?.stringValue, screenName: p["screenName"]?.stringValue)
         }
         if let pw = j["password"], !pw.isNull { password = try PasswordHash(persisted: pw) }
         mfaInfo = try (j["mfaInfo"]?.arrayValue ?? []).map(MfaEnrollment.init(persisted:))
@@ -53,17 +60,19 @@ extension PasswordHash {
     /// The lossless JSON form.
     var persisted: JSON {
         let p = parameters
-        return ["algorithm": .string(algorithm), "hash": .string(Base64.encode(hash)), "salt": .string(Base64.encode(salt)),
-                "rounds": .int(Int64(p.rounds)), "memoryCost": .int(Int64(p.memoryCost)), "signerKey": .string(Base64.encode(p.signerKey)),
-                "saltSeparator": .string(Base64.encode(p.saltSeparator)), "cpuMemCost": .int(Int64(p.cpuMemCost)),
-                "blockSize": .int(Int64(p.blockSize)), "parallelization": .int(Int64(p.parallelization)), "dkLen": .int(Int64(p.dkLen)),
-                "saltFirst": .bool(p.saltFirst)]
+        return [
+            "algorithm": .string(algorithm), "hash": .string(Base64.encode(hash)), "salt": .string(Base64.encode(salt)),
+            "rounds": .int(Int64(p.rounds)), "memoryCost": .int(Int64(p.memoryCost)), "signerKey": .string(Base64.encode(p.signerKey)),
+            "saltSeparator": .string(Base64.encode(p.saltSeparator)), "cpuMemCost": .int(Int64(p.cpuMemCost)),
+            "blockSize": .int(Int64(p.blockSize)), "parallelization": .int(Int64(p.parallelization)), "dkLen": .int(Int64(p.dkLen)),
+            "saltFirst": .bool(p.saltFirst),
+        ]
     }
 
     /// Decodes the lossless form, naming what is missing.
     init(persisted j: JSON) throws {
         guard let alg = j["algorithm"]?.stringValue, let h = j["hash"]?.stringValue.flatMap(Base64.decode),
-              let s = j["salt"]?.stringValue.flatMap(Base64.decode)
+            let s = j["salt"]?.stringValue.flatMap(Base64.decode)
         else { throw EmulatorError.invalidArgument("Auth import: a password needs algorithm, hash and salt.") }
         var p = HashParameters()
         p.rounds = Int(j["rounds"]?.intValue ?? 0)
@@ -82,7 +91,9 @@ extension PasswordHash {
 extension RefreshRecord {
     /// The lossless JSON form.
     var persisted: JSON {
-        var o: UTF8Dictionary<JSON> = ["localId": .string(localId), "provider": .string(provider), "extraClaims": .object(extraClaims), "issuedAt": .int(issuedAt)]
+        var o: UTF8Dictionary<JSON> = [
+            "localId": .string(localId), "provider": .string(provider), "extraClaims": .object(extraClaims), "issuedAt": .int(issuedAt),
+        ]
         if let f = secondFactor { o["secondFactor"] = ["kind": .string(f.kind), "enrollmentId": .string(f.enrollmentId)] }
         return .object(o)
     }
@@ -92,7 +103,9 @@ extension RefreshRecord {
         guard let id = j["localId"]?.stringValue, let p = j["provider"]?.stringValue, let at = j["issuedAt"]?.intValue else {
             throw EmulatorError.invalidArgument("Auth import: a refresh token needs localId, provider and issuedAt.")
         }
-        let factor = j["secondFactor"].flatMap { f in f["kind"]?.stringValue.flatMap { k in f["enrollmentId"]?.stringValue.map { SecondFactor(kind: k, enrollmentId: $0) } } }
+        let factor = j["secondFactor"].flatMap { f in
+            f["kind"]?.stringValue.flatMap { k in f["enrollmentId"]?.stringValue.map { SecondFactor(kind: k, enrollmentId: $0) } }
+        }
         self.init(localId: id, provider: p, extraClaims: j["extraClaims"]?.objectValue ?? [:], issuedAt: at, secondFactor: factor)
     }
 }
@@ -100,7 +113,9 @@ extension RefreshRecord {
 extension OobCode {
     /// The lossless JSON form.
     var persisted: JSON {
-        var o: UTF8Dictionary<JSON> = ["code": .string(code), "requestType": .string(requestType), "email": .string(email), "oobLink": .string(oobLink)]
+        var o: UTF8Dictionary<JSON> = [
+            "code": .string(code), "requestType": .string(requestType), "email": .string(email), "oobLink": .string(oobLink),
+        ]
         if let newEmail { o["newEmail"] = .string(newEmail) }
         if let localId { o["localId"] = .string(localId) }
         if issuedAt > 0 { o["issuedAt"] = .int(issuedAt) }
@@ -112,8 +127,9 @@ extension OobCode {
         guard let c = j["code"]?.stringValue, let t = j["requestType"]?.stringValue, let e = j["email"]?.stringValue else {
             throw EmulatorError.invalidArgument("Auth import: an OOB code needs code, requestType and email.")
         }
-        self.init(code: c, requestType: t, email: e, newEmail: j["newEmail"]?.stringValue, localId: j["localId"]?.stringValue,
-                  oobLink: j["oobLink"]?.stringValue ?? "", issuedAt: j["issuedAt"]?.intValue ?? 0)
+        self.init(
+            code: c, requestType: t, email: e, newEmail: j["newEmail"]?.stringValue, localId: j["localId"]?.stringValue,
+            oobLink: j["oobLink"]?.stringValue ?? "", issuedAt: j["issuedAt"]?.intValue ?? 0)
     }
 }
 
@@ -139,9 +155,10 @@ extension SmsCode {
             guard let p = Purpose(rawValue: raw) else { throw EmulatorError.invalidArgument("Auth import: unknown SMS code purpose \(raw).") }
             purpose = p
         }
-        self.init(sessionInfo: s, phoneNumber: p, code: c, issuedAt: j["issuedAt"]?.intValue ?? 0, purpose: purpose,
-                  localId: j["localId"]?.stringValue, mfaEnrollmentId: j["mfaEnrollmentId"]?.stringValue,
-                  mfaPendingCredential: j["mfaPendingCredential"]?.stringValue)
+        self.init(
+            sessionInfo: s, phoneNumber: p, code: c, issuedAt: j["issuedAt"]?.intValue ?? 0, purpose: purpose,
+            localId: j["localId"]?.stringValue, mfaEnrollmentId: j["mfaEnrollmentId"]?.stringValue,
+            mfaPendingCredential: j["mfaPendingCredential"]?.stringValue)
     }
 }
 
@@ -158,9 +175,10 @@ extension MfaSession {
     /// Decodes the lossless form, naming what is missing.
     init(persisted j: JSON) throws {
         guard let id = j["id"]?.stringValue, let k = j["kind"]?.stringValue.flatMap(Kind.init(rawValue:)),
-              let uid = j["localId"]?.stringValue, let at = j["issuedAt"]?.intValue
+            let uid = j["localId"]?.stringValue, let at = j["issuedAt"]?.intValue
         else { throw EmulatorError.invalidArgument("Auth import: an MFA session needs id, kind, localId and issuedAt.") }
-        self.init(id: id, kind: k, localId: uid, provider: j["provider"]?.stringValue, method: j["method"]?.stringValue,
-                  secret: j["secret"]?.stringValue.flatMap(Base64.decode), issuedAt: at)
+        self.init(
+            id: id, kind: k, localId: uid, provider: j["provider"]?.stringValue, method: j["method"]?.stringValue,
+            secret: j["secret"]?.stringValue.flatMap(Base64.decode), issuedAt: at)
     }
 }

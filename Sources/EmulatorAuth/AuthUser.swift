@@ -18,9 +18,10 @@ public struct ProviderUserInfo: Sendable, Equatable {
     public var screenName: String?
 
     /// Creates a provider entry.
-    public init(providerId: String, rawId: String, email: String? = nil, displayName: String? = nil,
-                photoUrl: String? = nil, phoneNumber: String? = nil, screenName: String? = nil)
-    {
+    public init(
+        providerId: String, rawId: String, email: String? = nil, displayName: String? = nil,
+        photoUrl: String? = nil, phoneNumber: String? = nil, screenName: String? = nil
+    ) {
         self.providerId = providerId
         self.rawId = rawId
         self.email = email

@@ -28,13 +28,18 @@ public final class CustomTokenSigners: Sendable {
 
     /// Trusts `key` for tokens whose header `kid` is `keyId`.
     public func trust(keyId: String, email: String?, key: RSASigningKey) {
-        signers.withLock { $0.removeAll { $0.keyId == keyId }; $0.append(Signer(keyId: keyId, email: email, key: key)) }
+        signers.withLock {
+            $0.removeAll { $0.keyId == keyId }
+            $0.append(Signer(keyId: keyId, email: email, key: key))
+        }
     }
 
     /// Trusts the key of a service-account JSON file's contents (`private_key`, `private_key_id`,
     /// `client_email`). Throws a message naming what is missing.
     public func trust(serviceAccount json: JSON) throws {
-        guard let pem = json["private_key"]?.stringValue else { throw EmulatorError.invalidArgument("no private_key: not a service-account key file") }
+        guard let pem = json["private_key"]?.stringValue else {
+            throw EmulatorError.invalidArgument("no private_key: not a service-account key file")
+        }
         let key: RSASigningKey
         do { key = try RSASigningKey.fromPEM(pem) } catch { throw EmulatorError.invalidArgument("private_key is not an RSA private key in PEM form") }
         trust(keyId: json["private_key_id"]?.stringValue ?? key.kid, email: json["client_email"]?.stringValue, key: key)

@@ -60,7 +60,8 @@ struct IdpCredential {
         var claims: UTF8Dictionary<JSON>?
         if let t = params["id_token"] {
             guard let c = claimsOf(t) else {
-                throw EmulatorError.authBadRequest("INVALID_IDP_RESPONSE : Unable to parse id_token: \(t) ((Auth Emulator only accepts strict JSON or JWTs as fake id_tokens.))")
+                throw EmulatorError.authBadRequest(
+                    "INVALID_IDP_RESPONSE : Unable to parse id_token: \(t) ((Auth Emulator only accepts strict JSON or JWTs as fake id_tokens.))")
             }
             claims = c
         } else if let t = params["access_token"] {
@@ -81,23 +82,25 @@ struct IdpCredential {
         case .string(let s)?: verified = s == "true"
         default: verified = false
         }
-        return IdpCredential(providerId: provider, sub: sub, email: c["email"]?.stringValue?.lowercased(), emailVerified: verified,
-                             displayName: c["name"]?.stringValue, photoUrl: c["picture"]?.stringValue,
-                             screenName: c["screen_name"]?.stringValue, rawClaims: c, idToken: params["id_token"], accessToken: params["access_token"],
-                             refreshToken: params["refresh_token"], tokenSecret: params["oauth_token_secret"],
-                             expiresIn: params["expires_in"].flatMap { Int64($0) })
+        return IdpCredential(
+            providerId: provider, sub: sub, email: c["email"]?.stringValue?.lowercased(), emailVerified: verified,
+            displayName: c["name"]?.stringValue, photoUrl: c["picture"]?.stringValue,
+            screenName: c["screen_name"]?.stringValue, rawClaims: c, idToken: params["id_token"], accessToken: params["access_token"],
+            refreshToken: params["refresh_token"], tokenSecret: params["oauth_token_secret"],
+            expiresIn: params["expires_in"].flatMap { Int64($0) })
     }
 
     /// SAML: a JSON `SAMLResponse` whose `assertion.subject.nameId` is the user (and the email
     /// when it looks like one; SAML emails count as verified, as in Firebase's emulator).
     private static func saml(_ provider: String, _ params: [String: String]) throws -> IdpCredential {
         guard let text = params["SAMLResponse"], case .object(let resp)? = try? JSON.parse(text),
-              let nameId = resp["assertion"]?["subject"]?["nameId"]?.stringValue, !nameId.isEmpty
+            let nameId = resp["assertion"]?["subject"]?["nameId"]?.stringValue, !nameId.isEmpty
         else { throw EmulatorError.authBadRequest("INVALID_IDP_RESPONSE : ((Missing assertion.subject.nameId in SAMLResponse.))") }
         let email = nameId.contains("@") ? nameId.lowercased() : nil
         let attrs = resp["assertion"]?["attributeStatements"] ?? .array([])
-        return IdpCredential(providerId: provider, sub: nameId, email: email, emailVerified: email != nil, displayName: nil, photoUrl: nil,
-                             screenName: nil, rawClaims: ["nameId": .string(nameId), "attributeStatements": attrs], idToken: nil, accessToken: nil)
+        return IdpCredential(
+            providerId: provider, sub: nameId, email: email, emailVerified: email != nil, displayName: nil, photoUrl: nil,
+            screenName: nil, rawClaims: ["nameId": .string(nameId), "attributeStatements": attrs], idToken: nil, accessToken: nil)
     }
 
     private static func claimsOf(_ t: String) -> UTF8Dictionary<JSON>? {
@@ -112,8 +115,9 @@ struct IdpCredential {
     /// the profile as JSON text, SAML attribute statements as JSON text, the OAuth tokens).
     var blocking: BlockingCredential {
         let saml = providerId.hasPrefix("saml.") ? rawClaims["attributeStatements"] : nil
-        return BlockingCredential(rawUserInfo: JSON.object(rawClaims).serialized(), signInAttributes: saml, idToken: idToken,
-                                  accessToken: accessToken, refreshToken: refreshToken, tokenSecret: tokenSecret, expiresIn: expiresIn)
+        return BlockingCredential(
+            rawUserInfo: JSON.object(rawClaims).serialized(), signInAttributes: saml, idToken: idToken,
+            accessToken: accessToken, refreshToken: refreshToken, tokenSecret: tokenSecret, expiresIn: expiresIn)
     }
 
     /// The provider entry this credential adds.

@@ -19,9 +19,9 @@ public struct JWT: Sendable {
     public static func decode(_ token: String) -> JWT? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
-              let h = Base64.decode(String(parts[0])), let p = Base64.decode(String(parts[1])),
-              let s = Base64.decode(String(parts[2])),
-              case .object(let header)? = try? JSON.parse(h), case .object(let payload)? = try? JSON.parse(p)
+            let h = Base64.decode(String(parts[0])), let p = Base64.decode(String(parts[1])),
+            let s = Base64.decode(String(parts[2])),
+            case .object(let header)? = try? JSON.parse(h), case .object(let payload)? = try? JSON.parse(p)
         else { return nil }
         return JWT(header: header, payload: payload, signingInput: Array("\(parts[0]).\(parts[1])".utf8), signature: s)
     }
@@ -35,8 +35,8 @@ public struct JWT: Sendable {
         } else {
             header["alg"] = "none"
         }
-        let input = Base64.urlEncode(Array(JSON.object(header).serialized().utf8)) + "." +
-            Base64.urlEncode(Array(JSON.object(payload).serialized().utf8))
+        let input =
+            Base64.urlEncode(Array(JSON.object(header).serialized().utf8)) + "." + Base64.urlEncode(Array(JSON.object(payload).serialized().utf8))
         guard let key else { return input + "." }
         return input + "." + Base64.urlEncode(try key.signRS256(Array(input.utf8)))
     }

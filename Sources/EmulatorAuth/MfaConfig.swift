@@ -11,7 +11,10 @@ public struct MfaConfig: Sendable, Equatable {
     /// TOTP provider config, when one is given: its state and `adjacentIntervals` (0–10).
     public var totp: (state: String, adjacentIntervals: Int)? {
         get { totpState.map { ($0, totpAdjacentIntervals) } }
-        set { totpState = newValue?.state; totpAdjacentIntervals = newValue?.adjacentIntervals ?? 5 }
+        set {
+            totpState = newValue?.state
+            totpAdjacentIntervals = newValue?.adjacentIntervals ?? 5
+        }
     }
     private var totpState: String?
     private var totpAdjacentIntervals = 5
@@ -88,7 +91,8 @@ public struct MfaConfig: Sendable, Equatable {
                 var adjacent = 5
                 if let n = t["adjacentIntervals"], !n.isNull {
                     guard let i = n.intValue ?? n.stringValue.flatMap({ Int64($0) }), (0...10).contains(i) else {
-                        throw EmulatorError.authBadRequest("INVALID_CONFIG : \(field).providerConfigs[].totpProviderConfig.adjacentIntervals must be an integer from 0 to 10")
+                        throw EmulatorError.authBadRequest(
+                            "INVALID_CONFIG : \(field).providerConfigs[].totpProviderConfig.adjacentIntervals must be an integer from 0 to 10")
                     }
                     adjacent = Int(i)
                 }

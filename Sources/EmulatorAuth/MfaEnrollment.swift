@@ -52,11 +52,12 @@ public struct MfaEnrollment: Sendable, Equatable {
     public static func mask(_ phone: String) -> String {
         let digits = phone.filter(\.isASCIIDigit).count
         var seen = 0
-        return String(phone.map { c -> Character in
-            guard c.isASCIIDigit else { return c }
-            seen += 1
-            return seen <= digits - 4 ? "*" : c
-        })
+        return String(
+            phone.map { c -> Character in
+                guard c.isASCIIDigit else { return c }
+                seen += 1
+                return seen <= digits - 4 ? "*" : c
+            })
     }
 
     /// True for a masked number as older iOS SDKs send it (`+` then `*`s then digits).
@@ -85,8 +86,9 @@ public struct MfaEnrollment: Sendable, Equatable {
         guard j["phoneNumber"]?.stringValue != nil || secret != nil else {
             throw EmulatorError.invalidArgument("Auth import: an MFA enrolment needs phoneNumber or totpSecret.")
         }
-        self.init(mfaEnrollmentId: id, displayName: j["displayName"]?.stringValue, enrolledAt: at,
-                  phoneNumber: j["phoneNumber"]?.stringValue, totpSecret: secret)
+        self.init(
+            mfaEnrollmentId: id, displayName: j["displayName"]?.stringValue, enrolledAt: at,
+            phoneNumber: j["phoneNumber"]?.stringValue, totpSecret: secret)
         totpLastCounter = j["totpLastCounter"]?.intValue
     }
 }

@@ -51,11 +51,13 @@ public struct PasswordHash: Sendable, Equatable {
         case "HMAC_SHA512":
             return Digest.hmacSHA512(key: p.signerKey, input)
         case "SCRYPT":
-            return try Digest.firebaseScrypt(password: pw, salt: salt, saltSeparator: p.saltSeparator, signerKey: p.signerKey,
-                                             rounds: p.rounds, memoryCost: p.memoryCost)
+            return try Digest.firebaseScrypt(
+                password: pw, salt: salt, saltSeparator: p.saltSeparator, signerKey: p.signerKey,
+                rounds: p.rounds, memoryCost: p.memoryCost)
         case "STANDARD_SCRYPT":
-            return try Digest.scrypt(password: pw, salt: salt, n: UInt64(max(p.cpuMemCost, 0)), r: UInt64(max(p.blockSize, 0)),
-                                     p: UInt64(max(p.parallelization, 0)), length: p.dkLen > 0 ? p.dkLen : hash.count)
+            return try Digest.scrypt(
+                password: pw, salt: salt, n: UInt64(max(p.cpuMemCost, 0)), r: UInt64(max(p.blockSize, 0)),
+                p: UInt64(max(p.parallelization, 0)), length: p.dkLen > 0 ? p.dkLen : hash.count)
         default:
             throw CryptoError("unsupported hash algorithm \(algorithm)")
         }

@@ -34,9 +34,10 @@ public struct SmsCode: Sendable, Equatable {
     public var mfaPendingCredential: String?
 
     /// A code.
-    public init(sessionInfo: String, phoneNumber: String, code: String, issuedAt: Int64 = 0, purpose: Purpose = .signIn,
-                localId: String? = nil, mfaEnrollmentId: String? = nil, mfaPendingCredential: String? = nil)
-    {
+    public init(
+        sessionInfo: String, phoneNumber: String, code: String, issuedAt: Int64 = 0, purpose: Purpose = .signIn,
+        localId: String? = nil, mfaEnrollmentId: String? = nil, mfaPendingCredential: String? = nil
+    ) {
         self.sessionInfo = sessionInfo
         self.phoneNumber = phoneNumber
         self.code = code

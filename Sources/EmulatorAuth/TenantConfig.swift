@@ -33,8 +33,10 @@ public struct TenantConfig: Sendable, Equatable {
     /// Output-only fields a client may echo back (ignored on input).
     static let outputFields: Set<String> = ["name", "tenantId", "hashConfig"]
     /// Every field a request may set.
-    static let inputFields: Set<String> = Set(["displayName", "allowPasswordSignup", "enableEmailLinkSignin", "disableAuth", "enableAnonymousUser",
-                                           "mfaConfig", "testPhoneNumbers", "client", "autodeleteAnonymousUsers"]).union(passthroughFields)
+    static let inputFields: Set<String> = Set([
+        "displayName", "allowPasswordSignup", "enableEmailLinkSignin", "disableAuth", "enableAnonymousUser",
+        "mfaConfig", "testPhoneNumbers", "client", "autodeleteAnonymousUsers",
+    ]).union(passthroughFields)
 
     /// Production's defaults.
     public init() {}
@@ -83,7 +85,9 @@ public struct TenantConfig: Sendable, Equatable {
             return b
         }
         if let v = o["displayName"], !v.isNull {
-            guard let s = v.stringValue, s.count <= 100 else { throw EmulatorError.authBadRequest("INVALID_ARGUMENT : tenant.displayName must be a string of at most 100 characters") }
+            guard let s = v.stringValue, s.count <= 100 else {
+                throw EmulatorError.authBadRequest("INVALID_ARGUMENT : tenant.displayName must be a string of at most 100 characters")
+            }
             displayName = s.isEmpty ? nil : s
         }
         allowPasswordSignup = try bool("allowPasswordSignup") ?? false
@@ -95,13 +99,19 @@ public struct TenantConfig: Sendable, Equatable {
         if let v = o["client"], !v.isNull {
             guard case .object(let c) = v else { throw EmulatorError.authBadRequest("INVALID_ARGUMENT : tenant.client must be an object") }
             if let p = c["permissions"], !p.isNull {
-                guard case .object(let perms) = p else { throw EmulatorError.authBadRequest("INVALID_ARGUMENT : tenant.client.permissions must be an object") }
+                guard case .object(let perms) = p else {
+                    throw EmulatorError.authBadRequest("INVALID_ARGUMENT : tenant.client.permissions must be an object")
+                }
                 for (k, v) in perms where !v.isNull {
-                    guard let b = v.boolValue else { throw EmulatorError.authBadRequest("INVALID_ARGUMENT : tenant.client.permissions.\(k) must be a boolean") }
+                    guard let b = v.boolValue else {
+                        throw EmulatorError.authBadRequest("INVALID_ARGUMENT : tenant.client.permissions.\(k) must be a boolean")
+                    }
                     switch k {
                     case "disabledUserSignup": disableSignUp = b
                     case "disabledUserDeletion": disableDeletion = b
-                    default: throw EmulatorError.authBadRequest("INVALID_ARGUMENT : Invalid JSON payload received. Unknown name \"\(k)\" at 'tenant.client.permissions'.")
+                    default:
+                        throw EmulatorError.authBadRequest(
+                            "INVALID_ARGUMENT : Invalid JSON payload received. Unknown name \"\(k)\" at 'tenant.client.permissions'.")
                     }
                 }
             }
@@ -112,7 +122,9 @@ public struct TenantConfig: Sendable, Equatable {
 
     /// Validates a test-number map: at most 10 entries, E.164 keys, six-digit codes.
     static func testPhoneNumbers(_ v: JSON, field: String) throws -> [String: String] {
-        guard case .object(let m) = v else { throw EmulatorError.authBadRequest("INVALID_ARGUMENT : \(field) must be an object of phone number to code") }
+        guard case .object(let m) = v else {
+            throw EmulatorError.authBadRequest("INVALID_ARGUMENT : \(field) must be an object of phone number to code")
+        }
         guard m.count <= 10 else { throw EmulatorError.authBadRequest("INVALID_ARGUMENT : \(field) may hold at most 10 numbers") }
         var out: [String: String] = [:]
         for (number, code) in m {

@@ -42,7 +42,9 @@ public final class TokenKeyring: Sendable {
 
     /// The key in `pem`; INVALID_ARGUMENT when it is not an RSA private key PEM.
     static func parse(pem: String) throws -> RSASigningKey {
-        do { return try RSASigningKey.fromPEM(pem) } catch { throw EmulatorError.invalidArgument("Auth import: signingKey is not an RSA private key PEM.") }
+        do { return try RSASigningKey.fromPEM(pem) } catch {
+            throw EmulatorError.invalidArgument("Auth import: signingKey is not an RSA private key PEM.")
+        }
     }
 
     /// The key if one was made or loaded already (never generates).

@@ -31,10 +31,10 @@ public enum TrustPolicy {
     /// The table: existing account trusted? × new provider trusted?
     public static func decide(existingTrusted: Bool, newTrusted: Bool) -> Decision {
         switch (existingTrusted, newTrusted) {
-        case (false, false): return .needConfirmation   // untrusted then untrusted
-        case (true, false): return .needConfirmation    // trusted then untrusted
-        case (false, true): return .takeOver            // untrusted then trusted
-        case (true, true): return .link                 // trusted then trusted
+        case (false, false): return .needConfirmation  // untrusted then untrusted
+        case (true, false): return .needConfirmation  // trusted then untrusted
+        case (false, true): return .takeOver  // untrusted then trusted
+        case (true, true): return .link  // trusted then trusted
         }
     }
 }

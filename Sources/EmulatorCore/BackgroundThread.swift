@@ -1,9 +1,10 @@
+import Dispatch
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Dispatch
 
 /// Starts detached OS threads for blocking work (event loops, blocking socket I/O, reaping child
 /// processes, polling files) that must not occupy Swift concurrency's cooperative pool.
@@ -27,14 +28,16 @@ public enum BackgroundThread {
         #else
         var tid: pthread_t?
         #endif
-        let rc = pthread_create(&tid, &attr, { raw in
-            let b = Unmanaged<ThreadBody>.fromOpaque(UnsafeMutableRawPointer(raw)!).takeRetainedValue()  // trap-ok: pthread_create passes the non-nil context given below
-            #if canImport(Glibc)
-            if let name = b.name { nameCurrentThread(name) }
-            #endif
-            b.body()
-            return nil
-        }, box)
+        let rc = pthread_create(
+            &tid, &attr,
+            { raw in
+                let b = Unmanaged<ThreadBody>.fromOpaque(UnsafeMutableRawPointer(raw)!).takeRetainedValue()  // trap-ok: pthread_create passes the non-nil context given below
+                #if canImport(Glibc)
+                if let name = b.name { nameCurrentThread(name) }
+                #endif
+                b.body()
+                return nil
+            }, box)
         if rc != 0 {
             let b = Unmanaged<ThreadBody>.fromOpaque(box).takeRetainedValue()
             DispatchQueue.global().async { b.body() }

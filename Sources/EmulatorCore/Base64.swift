@@ -25,7 +25,9 @@ public enum Base64 {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): v = UInt32(c - 48 + 52)
             case UInt8(ascii: "+"), UInt8(ascii: "-"): v = 62
             case UInt8(ascii: "/"), UInt8(ascii: "_"): v = 63
-            case UInt8(ascii: "="): padding += 1; continue
+            case UInt8(ascii: "="):
+                padding += 1
+                continue
             default: return nil
             }
             if padding > 0 { return nil }  // data after padding

@@ -1,4 +1,3 @@
-
 /// Every random value a service needs (document ids, uids, codes, refresh tokens, event ids)
 /// comes from here, so a project can be switched to a seeded, reproducible sequence.
 ///

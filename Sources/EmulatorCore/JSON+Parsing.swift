@@ -59,9 +59,15 @@ struct JSONParser {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
         default: throw fail("unexpected character '\(Character(Unicode.Scalar(bytes[i])))'")
         }
@@ -85,7 +91,11 @@ struct JSONParser {
         i += 1
         var members = UTF8Dictionary<JSON>()
         skipWhitespace()
-        if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; depth -= 1; return .object(members) }
+        if i < bytes.count, bytes[i] == UInt8(ascii: "}") {
+            i += 1
+            depth -= 1
+            return .object(members)
+        }
         while true {
             skipWhitespace()
             guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw fail("expected a string key") }
@@ -97,8 +107,14 @@ struct JSONParser {
             members[key] = try parseValue()
             skipWhitespace()
             guard i < bytes.count else { throw fail("unexpected end of input") }
-            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-            if bytes[i] == UInt8(ascii: "}") { i += 1; break }
+            if bytes[i] == UInt8(ascii: ",") {
+                i += 1
+                continue
+            }
+            if bytes[i] == UInt8(ascii: "}") {
+                i += 1
+                break
+            }
             throw fail("expected ',' or '}'")
         }
         depth -= 1
@@ -110,14 +126,24 @@ struct JSONParser {
         i += 1
         var items: [JSON] = []
         skipWhitespace()
-        if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; depth -= 1; return .array(items) }
+        if i < bytes.count, bytes[i] == UInt8(ascii: "]") {
+            i += 1
+            depth -= 1
+            return .array(items)
+        }
         while true {
             skipWhitespace()
             items.append(try parseValue())
             skipWhitespace()
             guard i < bytes.count else { throw fail("unexpected end of input") }
-            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-            if bytes[i] == UInt8(ascii: "]") { i += 1; break }
+            if bytes[i] == UInt8(ascii: ",") {
+                i += 1
+                continue
+            }
+            if bytes[i] == UInt8(ascii: "]") {
+                i += 1
+                break
+            }
             throw fail("expected ',' or ']'")
         }
         depth -= 1
@@ -179,7 +205,11 @@ struct JSONParser {
                 return try decodeUTF8(out[...], at: start)
             }
             if b < 0x20 { throw fail("control character in string") }
-            if b != UInt8(ascii: "\\") { out.append(b); i += 1; continue }
+            if b != UInt8(ascii: "\\") {
+                out.append(b)
+                i += 1
+                continue
+            }
             i += 1
             guard i < bytes.count else { break }
             let e = bytes[i]

@@ -28,7 +28,10 @@ extension JSON {
         case .double(let d): out.append(contentsOf: JSON.formatDouble(d).utf8)
         case .string(let s): JSON.writeString(s, to: &out)
         case .array(let items):
-            if items.isEmpty { out.append(contentsOf: "[]".utf8); return }
+            if items.isEmpty {
+                out.append(contentsOf: "[]".utf8)
+                return
+            }
             out.append(UInt8(ascii: "["))
             for (n, item) in items.enumerated() {
                 if n > 0 { out.append(UInt8(ascii: ",")) }
@@ -38,7 +41,10 @@ extension JSON {
             JSON.newline(&out, indent, level)
             out.append(UInt8(ascii: "]"))
         case .object(let members):
-            if members.isEmpty { out.append(contentsOf: "{}".utf8); return }
+            if members.isEmpty {
+                out.append(contentsOf: "{}".utf8)
+                return
+            }
             out.append(UInt8(ascii: "{"))
             for (n, (key, value)) in members.sortedByKey.enumerated() {
                 if n > 0 { out.append(UInt8(ascii: ",")) }

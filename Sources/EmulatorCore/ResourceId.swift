@@ -37,7 +37,9 @@ public enum ResourceId {
     @discardableResult
     public static func project(_ id: String) throws(EmulatorError) -> String {
         if let p = projectProblem(id) {
-            throw EmulatorError.invalidArgument("Project id '\(shown(id))' is invalid: \(p). Project ids are 1-\(maxProjectLength) characters of lowercase letters, digits and hyphens, starting with a letter or digit.")
+            throw EmulatorError.invalidArgument(
+                "Project id '\(shown(id))' is invalid: \(p). Project ids are 1-\(maxProjectLength) characters of lowercase letters, digits and hyphens, starting with a letter or digit."
+            )
         }
         return id
     }
@@ -46,7 +48,9 @@ public enum ResourceId {
     @discardableResult
     public static func database(_ id: String) throws(EmulatorError) -> String {
         if let p = databaseProblem(id) {
-            throw EmulatorError.invalidArgument("Database id '\(shown(id))' is invalid: \(p). Database ids are '(default)' or 1-\(maxDatabaseLength) characters of lowercase letters, digits and hyphens, starting with a letter or digit.")
+            throw EmulatorError.invalidArgument(
+                "Database id '\(shown(id))' is invalid: \(p). Database ids are '(default)' or 1-\(maxDatabaseLength) characters of lowercase letters, digits and hyphens, starting with a letter or digit."
+            )
         }
         return id
     }

@@ -9,7 +9,10 @@ public struct ResourcePath: Sendable, Hashable, Comparable, CustomStringConverti
 
     /// Splits `text` on `/`; returns nil when any segment is empty (`a//b`, leading or trailing `/`).
     public init?(parsing text: String) {
-        if text.isEmpty { self.segments = []; return }
+        if text.isEmpty {
+            self.segments = []
+            return
+        }
         let parts = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         if parts.contains(where: \.isEmpty) { return nil }
         self.segments = parts

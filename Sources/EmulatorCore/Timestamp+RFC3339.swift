@@ -7,9 +7,17 @@ extension Timestamp {
         let h = secOfDay / 3600, mi = secOfDay % 3600 / 60, s = secOfDay % 60
         var out = "\(pad(y, 4))-\(pad(mo, 2))-\(pad(d, 2))T\(pad(h, 2)):\(pad(mi, 2)):\(pad(s, 2))"
         let digits: Int
-        if let fractionDigits { digits = fractionDigits } else if nanos == 0 { digits = 0 } else if nanos % 1_000_000 == 0 {
+        if let fractionDigits {
+            digits = fractionDigits
+        } else if nanos == 0 {
+            digits = 0
+        } else if nanos % 1_000_000 == 0 {
             digits = 3
-        } else if nanos % 1000 == 0 { digits = 6 } else { digits = 9 }
+        } else if nanos % 1000 == 0 {
+            digits = 6
+        } else {
+            digits = 9
+        }
         if digits > 0 {
             let frac = String(pad(Int64(nanos), 9).prefix(digits))
             out += "." + frac

@@ -12,7 +12,10 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         var n = Int64(nanos)
         s += n / 1_000_000_000
         n %= 1_000_000_000
-        if n < 0 { n += 1_000_000_000; s -= 1 }
+        if n < 0 {
+            n += 1_000_000_000
+            s -= 1
+        }
         self.seconds = s
         self.nanos = Int32(n)
     }

@@ -46,8 +46,9 @@ public enum Digest {
         guard iterations > 0, iterations <= Int(Int32.max), length > 0, length <= 1024 else { throw CryptoError("PKCS5_PBKDF2_HMAC parameters") }
         var out = [UInt8](repeating: 0, count: length)
         let pw = password.map { CChar(bitPattern: $0) }
-        let rc = PKCS5_PBKDF2_HMAC(pw.isEmpty ? [0] : pw, Int32(password.count), salt.isEmpty ? [0] : salt, Int32(salt.count),
-                                   Int32(iterations), EVP_sha256(), Int32(length), &out)
+        let rc = PKCS5_PBKDF2_HMAC(
+            pw.isEmpty ? [0] : pw, Int32(password.count), salt.isEmpty ? [0] : salt, Int32(salt.count),
+            Int32(iterations), EVP_sha256(), Int32(length), &out)
         guard rc == 1 else { throw CryptoError("PKCS5_PBKDF2_HMAC") }
         return out
     }
@@ -60,8 +61,9 @@ public enum Digest {
         // maxmem must cover 128*N*r*p plus slack; cap it so hostile imports can't exhaust memory.
         let need = 128 &* n &* r &* p
         guard need <= 1 << 30 else { throw CryptoError("EVP_PBE_scrypt memory") }
-        let rc = EVP_PBE_scrypt(pw.isEmpty ? [0] : pw, password.count, salt.isEmpty ? [0] : salt, salt.count,
-                                n, r, p, need + (1 << 20), &out, length)
+        let rc = EVP_PBE_scrypt(
+            pw.isEmpty ? [0] : pw, password.count, salt.isEmpty ? [0] : salt, salt.count,
+            n, r, p, need + (1 << 20), &out, length)
         guard rc == 1 else { throw CryptoError("EVP_PBE_scrypt") }
         return out
     }
@@ -69,12 +71,14 @@ public enum Digest {
     /// Firebase's modified scrypt (github.com/firebase/scrypt): derive 64 bytes with scrypt over
     /// `salt + saltSeparator` (N = 2^memCost, r = rounds, p = 1), then AES-256-CTR-encrypt the
     /// project's signer key under the first 32 bytes with a zero IV. The ciphertext is the hash.
-    public static func firebaseScrypt(password: [UInt8], salt: [UInt8], saltSeparator: [UInt8], signerKey: [UInt8],
-                                      rounds: Int, memoryCost: Int) throws -> [UInt8]
-    {
+    public static func firebaseScrypt(
+        password: [UInt8], salt: [UInt8], saltSeparator: [UInt8], signerKey: [UInt8],
+        rounds: Int, memoryCost: Int
+    ) throws -> [UInt8] {
         guard (1...8).contains(rounds), (1...14).contains(memoryCost) else { throw CryptoError("firebase scrypt parameters") }
-        let derived = try scrypt(password: password, salt: salt + saltSeparator, n: 1 << UInt64(memoryCost),
-                                 r: UInt64(rounds), p: 1, length: 64)
+        let derived = try scrypt(
+            password: password, salt: salt + saltSeparator, n: 1 << UInt64(memoryCost),
+            r: UInt64(rounds), p: 1, length: 64)
         return try Cipher.aes256CTR(key: Array(derived.prefix(32)), iv: [UInt8](repeating: 0, count: 16), signerKey)
     }
 

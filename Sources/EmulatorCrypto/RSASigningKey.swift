@@ -84,8 +84,10 @@ public final class RSASigningKey: @unchecked Sendable {
     public func jwk() throws -> JSON {
         let n = try Self.bigNumParam(pkey, "n")
         let e = try Self.bigNumParam(pkey, "e")
-        return ["kty": "RSA", "alg": "RS256", "use": "sig", "kid": .string(kid),
-                "n": .string(Base64.urlEncode(n)), "e": .string(Base64.urlEncode(e))]
+        return [
+            "kty": "RSA", "alg": "RS256", "use": "sig", "kid": .string(kid),
+            "n": .string(Base64.urlEncode(n)), "e": .string(Base64.urlEncode(e)),
+        ]
     }
 
     /// A self-signed X.509 v3 certificate for the public key, valid from `notBefore` (Unix
@@ -95,16 +97,16 @@ public final class RSASigningKey: @unchecked Sendable {
         var start = time_t(notBefore)
         defer { X509_free(cert) }
         guard X509_set_version(cert, 2) == 1,
-              ASN1_INTEGER_set(X509_get_serialNumber(cert), 1) == 1,
-              X509_time_adj_ex(X509_getm_notBefore(cert), 0, 0, &start) != nil,
-              X509_time_adj_ex(X509_getm_notAfter(cert), Int32(days), 0, &start) != nil,
-              X509_set_pubkey(cert, pkey) == 1,
-              let name = X509_get_subject_name(cert)
+            ASN1_INTEGER_set(X509_get_serialNumber(cert), 1) == 1,
+            X509_time_adj_ex(X509_getm_notBefore(cert), 0, 0, &start) != nil,
+            X509_time_adj_ex(X509_getm_notAfter(cert), Int32(days), 0, &start) != nil,
+            X509_set_pubkey(cert, pkey) == 1,
+            let name = X509_get_subject_name(cert)
         else { throw CryptoError("X509 fields") }
         let cn = Array(commonName.utf8)
         guard X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, cn, Int32(cn.count), -1, 0) == 1,
-              X509_set_issuer_name(cert, name) == 1,
-              X509_sign(cert, pkey, EVP_sha256()) > 0
+            X509_set_issuer_name(cert, name) == 1,
+            X509_sign(cert, pkey, EVP_sha256()) > 0
         else { throw CryptoError("X509_sign") }
         return try withMemoryBIO { bio in PEM_write_bio_X509(bio, cert) == 1 }
     }

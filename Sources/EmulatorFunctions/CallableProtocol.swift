@@ -49,4 +49,3 @@ public enum CallableProtocol {
         return (e.code.httpStatus, ["error": .object(inner)])
     }
 }
-

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CSpawn
 import Dispatch
 import EmulatorCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A child process (a functions worker, a Python codebase's launcher or venv install, `emulator
 /// exec`'s command), started through `/usr/bin/env` so the command is looked up on `PATH`, or
@@ -95,10 +96,12 @@ public final class ChildProcess: Sendable {
     /// same for standard input and error. `onExit` runs on the reaper thread once the child has
     /// ended. Throws `ChildProcessError` naming the cause when it cannot start (with `searchPath`
     /// false, also when the program does not exist; through `env`, that is exit status 127).
-    public static func start(command: [String], environment: [String: String], workingDirectory: String? = nil,
-                             searchPath: Bool = true, input: Input = .inherit, captureOutput: Bool = false,
-                             errorOutput: ErrorOutput = .inherit,
-                             onExit: (@Sendable (Termination) -> Void)? = nil) throws -> ChildProcess {
+    public static func start(
+        command: [String], environment: [String: String], workingDirectory: String? = nil,
+        searchPath: Bool = true, input: Input = .inherit, captureOutput: Bool = false,
+        errorOutput: ErrorOutput = .inherit,
+        onExit: (@Sendable (Termination) -> Void)? = nil
+    ) throws -> ChildProcess {
         precondition(errorOutput != .output || captureOutput, "errorOutput: .output needs captureOutput")  // trap-ok: a programming error in the caller's constant arguments
         // Parent ends (kept) and child ends (closed here once the child has them).
         var parentFds: [Int32] = []
@@ -123,14 +126,18 @@ public final class ChildProcess: Sendable {
             childFds.append(stdinFd)
         case .pipe:
             let (r, w) = try pipe()
-            stdinFd = r; inputWrite = w
-            childFds.append(r); parentFds.append(w)
+            stdinFd = r
+            inputWrite = w
+            childFds.append(r)
+            parentFds.append(w)
         }
         var stdoutFd: Int32 = -1, outputRead: Int32 = -1
         if captureOutput {
             let (r, w) = try pipe()
-            stdoutFd = w; outputRead = r
-            childFds.append(w); parentFds.append(r)
+            stdoutFd = w
+            outputRead = r
+            childFds.append(w)
+            parentFds.append(r)
         }
         var stderrFd: Int32 = -1, errorRead: Int32 = -1
         switch errorOutput {
@@ -138,8 +145,10 @@ public final class ChildProcess: Sendable {
         case .output: stderrFd = stdoutFd
         case .capture:
             let (r, w) = try pipe()
-            stderrFd = w; errorRead = r
-            childFds.append(w); parentFds.append(r)
+            stderrFd = w
+            errorRead = r
+            childFds.append(w)
+            parentFds.append(r)
         }
         let path = searchPath ? "/usr/bin/env" : command[0]
         let argv = (searchPath ? ["/usr/bin/env"] + command : command).map { strdup($0) }
@@ -273,7 +282,10 @@ public final class ChildProcess: Sendable {
             if n > 0 { return Array(buffer[0..<n]) }
             if n < 0 && errno == EINTR { continue }
             state.withLock { s in
-                if s[keyPath: which] == fd { close(fd); s[keyPath: which] = -1 }
+                if s[keyPath: which] == fd {
+                    close(fd)
+                    s[keyPath: which] = -1
+                }
             }
             return []
         }
@@ -282,8 +294,10 @@ public final class ChildProcess: Sendable {
     /// Reads `chunks` (e.g. `readOutput`) on a new thread until the end of the output, passing
     /// each line (without its newline; a last line without one too) to `body` in order, then
     /// calls `atEnd`.
-    public static func forEachLine(of chunks: @escaping @Sendable () -> [UInt8], name: String = "child-output",
-                                   atEnd: (@Sendable () -> Void)? = nil, _ body: @escaping @Sendable (String) -> Void) {
+    public static func forEachLine(
+        of chunks: @escaping @Sendable () -> [UInt8], name: String = "child-output",
+        atEnd: (@Sendable () -> Void)? = nil, _ body: @escaping @Sendable (String) -> Void
+    ) {
         BackgroundThread.detach(name: name, stackSize: 256 * 1024) {
             var buffer: [UInt8] = []
             while true {
@@ -320,7 +334,10 @@ public final class ChildProcess: Sendable {
         }
         let (waiters, blocked) = state.withLock { s -> ([CheckedContinuation<Termination, Never>], [DispatchSemaphore]) in
             s.termination = termination
-            defer { s.waiters = []; s.blockedWaiters = [] }
+            defer {
+                s.waiters = []
+                s.blockedWaiters = []
+            }
             return (s.waiters, s.blockedWaiters)
         }
         for w in waiters { w.resume(returning: termination) }
@@ -352,7 +369,13 @@ private final class Spawner: Sendable {
         let result = Mutex<T?>(nil)
         let done = DispatchSemaphore(value: 0)
         let job = UncheckedJob(body)
-        jobs.withLock { $0.append { let r = job.body(); result.withLock { $0 = r }; done.signal() } }
+        jobs.withLock {
+            $0.append {
+                let r = job.body()
+                result.withLock { $0 = r }
+                done.signal()
+            }
+        }
         wake.signal()
         done.wait()
         return result.withLock { $0! }  // trap-ok: the job sets the result before signalling

@@ -35,7 +35,10 @@ public struct CronSchedule: Sendable, Equatable {
             (minutes, hours, days, months, weekdays, daysRestricted, weekdaysRestricted) = try Self.appEngine(Array(words.dropFirst()), text)
             return
         }
-        guard words.count == 5 else { throw HttpsError(.invalidArgument, "schedule '\(text)' must have 5 fields (minute hour day-of-month month day-of-week) or start with 'every'") }
+        guard words.count == 5 else {
+            throw HttpsError(
+                .invalidArgument, "schedule '\(text)' must have 5 fields (minute hour day-of-month month day-of-week) or start with 'every'")
+        }
         minutes = try Self.field(words[0], 0...59, names: [], what: "minute")
         hours = try Self.field(words[1], 0...23, names: [], what: "hour")
         days = try Self.field(words[2], 1...31, names: [], what: "day of month")
@@ -60,7 +63,9 @@ public struct CronSchedule: Sendable, Equatable {
             guard pieces.count <= 2, !pieces[0].isEmpty else { throw HttpsError(.invalidArgument, "\(what) field '\(text)' is malformed") }
             var step = 1
             if pieces.count == 2 {
-                guard let s = Int(pieces[1]), s > 0, s <= range.upperBound + 1 else { throw HttpsError(.invalidArgument, "\(what) step '\(pieces[1])' must be a positive number") }
+                guard let s = Int(pieces[1]), s > 0, s <= range.upperBound + 1 else {
+                    throw HttpsError(.invalidArgument, "\(what) step '\(pieces[1])' must be a positive number")
+                }
                 step = s
             }
             let lo: Int, hi: Int
@@ -97,12 +102,17 @@ public struct CronSchedule: Sendable, Equatable {
             if w[0].lowercased() == "day" { return ([m], [h], all.2, all.3, all.4, false, false) }
             var dow = Set<Int>()
             for d in w[0].split(separator: ",") {
-                guard let i = dayNames.firstIndex(where: { d.uppercased().hasPrefix($0) }) else { dow = []; break }
+                guard let i = dayNames.firstIndex(where: { d.uppercased().hasPrefix($0) }) else {
+                    dow = []
+                    break
+                }
                 dow.insert(i)
             }
             if !dow.isEmpty { return ([m], [h], all.2, all.3, dow, false, true) }
         }
-        throw HttpsError(.invalidArgument, "schedule '\(text)' is not supported (use unix-cron, 'every N minutes|hours', 'every day HH:MM' or 'every monday HH:MM')")
+        throw HttpsError(
+            .invalidArgument,
+            "schedule '\(text)' is not supported (use unix-cron, 'every N minutes|hours', 'every day HH:MM' or 'every monday HH:MM')")
     }
 
     static func clock(_ s: String) -> (Int, Int)? {

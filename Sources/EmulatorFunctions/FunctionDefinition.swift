@@ -71,8 +71,10 @@ public struct FunctionDefinition: Sendable, Equatable {
     public var maxAttempts: Int?
 
     /// Creates a definition.
-    public init(name: String, region: String = "us-central1", regions: [String]? = nil, trigger: FunctionTrigger, retry: Bool = false,
-                timeoutSeconds: Double = 60, maxAttempts: Int? = nil) {
+    public init(
+        name: String, region: String = "us-central1", regions: [String]? = nil, trigger: FunctionTrigger, retry: Bool = false,
+        timeoutSeconds: Double = 60, maxAttempts: Int? = nil
+    ) {
         self.name = name
         self.region = regions?.first ?? region
         self.regions = regions.map { $0.isEmpty ? [region] : $0 } ?? [region]
@@ -109,7 +111,8 @@ public struct FunctionDefinition: Sendable, Equatable {
         default:
             throw HttpsError(.invalidArgument, "function '\(name)' has unknown kind \(j["kind"] ?? .null) (callable, http, document, auth, blocking)")
         }
-        self.init(name: name, region: j["region"]?.stringValue ?? "us-central1", trigger: trigger,
-                  retry: j["retry"]?.boolValue ?? false, timeoutSeconds: j["timeoutSeconds"]?.doubleValue ?? 60)
+        self.init(
+            name: name, region: j["region"]?.stringValue ?? "us-central1", trigger: trigger,
+            retry: j["retry"]?.boolValue ?? false, timeoutSeconds: j["timeoutSeconds"]?.doubleValue ?? 60)
     }
 }

@@ -16,8 +16,10 @@ public struct CallableRequest: Sendable {
     public var rawBody: [UInt8]?
 
     /// Creates a request.
-    public init(data: JSON, auth: AuthContext?, appCheckToken: String? = nil, rawToken: String? = nil, headers: [(String, String)] = [],
-                rawBody: [UInt8]? = nil) {
+    public init(
+        data: JSON, auth: AuthContext?, appCheckToken: String? = nil, rawToken: String? = nil, headers: [(String, String)] = [],
+        rawBody: [UInt8]? = nil
+    ) {
         self.data = data
         self.auth = auth
         self.appCheckToken = appCheckToken
@@ -88,8 +90,10 @@ public struct BackgroundEvent: Sendable {
 
     /// The JSON envelope workers receive.
     public var json: JSON {
-        var o: UTF8Dictionary<JSON> = ["id": .string(id), "type": .string(type), "time": .string(time.rfc3339()), "subject": .string(subject),
-                                 "params": .object(params.mapValues { .string($0) })]
+        var o: UTF8Dictionary<JSON> = [
+            "id": .string(id), "type": .string(type), "time": .string(time.rfc3339()), "subject": .string(subject),
+            "params": .object(params.mapValues { .string($0) }),
+        ]
         if let before { o["before"] = before }
         if let after { o["after"] = after }
         return .object(o)
@@ -138,9 +142,11 @@ public struct InvocationRecord: Sendable {
 
     /// Listing shape.
     public var json: JSON {
-        var o: UTF8Dictionary<JSON> = ["id": .string(id), "function": .string(function), "trigger": .string(trigger), "attempt": .int(Int64(attempt)),
-                                 "startTime": .string(start.rfc3339()), "durationMs": .double(durationMs), "outcome": .string(outcome),
-                                 "logs": .array(logs.map { .string($0) })]
+        var o: UTF8Dictionary<JSON> = [
+            "id": .string(id), "function": .string(function), "trigger": .string(trigger), "attempt": .int(Int64(attempt)),
+            "startTime": .string(start.rfc3339()), "durationMs": .double(durationMs), "outcome": .string(outcome),
+            "logs": .array(logs.map { .string($0) }),
+        ]
         if let eventId { o["eventId"] = .string(eventId) }
         if let error { o["error"] = .string(error) }
         if event != nil { o["rerunnable"] = true }

@@ -12,7 +12,8 @@ extension FunctionsHost {
             let handlers = (others.sorted { $0.0.name < $1.0.name } + mine).filter { $0.0.trigger == .blocking(event: event) }
             guard handlers.count > 1 else { continue }
             let names = handlers.map { def, cb in "'\(def.name)'" + (cb.map { " (codebase \($0))" } ?? "") }
-            return "several blocking functions handle \(event): \(names.joined(separator: ", ")). Production refuses to deploy more than one per event; keep one of them."
+            return
+                "several blocking functions handle \(event): \(names.joined(separator: ", ")). Production refuses to deploy more than one per event; keep one of them."
         }
         return nil
     }

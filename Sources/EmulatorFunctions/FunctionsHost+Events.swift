@@ -3,8 +3,10 @@ import EmulatorCore
 extension FunctionsHost {
     /// Queues the document changes of one commit for the matching triggers, in order.
     /// `changes` are (database-relative path, before, after) in REST document JSON.
-    public func documentsChanged(project: String, time: Timestamp, changes: [(path: String, before: JSON?, after: JSON?)],
-                                 principal: (type: String, id: String)? = nil) {
+    public func documentsChanged(
+        project: String, time: Timestamp, changes: [(path: String, before: JSON?, after: JSON?)],
+        principal: (type: String, id: String)? = nil
+    ) {
         let regs = registered(project)
         guard regs.contains(where: { if case .document = $0.definition.trigger { true } else { false } }) else { return }
         let env = environments.environment(for: project)
@@ -15,9 +17,11 @@ extension FunctionsHost {
             let kind: DocumentEventType = before == nil ? .created : (after == nil ? .deleted : .updated)
             for r in regs {
                 guard case .document(let pattern, let event) = r.definition.trigger, event == kind || event == .written,
-                      let params = DocumentPattern.match(pattern, c.path) else { continue }
-                var ev = BackgroundEvent(id: env.ids.string(length: 20, alphabet: IDGenerator.alphanumerics), type: "document.\(kind.rawValue)",
-                                         time: time, subject: c.path, params: params, before: before, after: after)
+                    let params = DocumentPattern.match(pattern, c.path)
+                else { continue }
+                var ev = BackgroundEvent(
+                    id: env.ids.string(length: 20, alphabet: IDGenerator.alphanumerics), type: "document.\(kind.rawValue)",
+                    time: time, subject: c.path, params: params, before: before, after: after)
                 ev.principal = principal
                 pending.append(Pending(function: r.definition.name, event: ev, attempt: 1, notBefore: 0))
             }
@@ -30,11 +34,16 @@ extension FunctionsHost {
         let regs = registered(project).filter { $0.definition.trigger == .auth(event: event) }
         guard !regs.isEmpty else { return }
         let env = environments.environment(for: project)
-        enqueue(project, regs.map { r in
-            Pending(function: r.definition.name, event: BackgroundEvent(id: env.ids.string(length: 20, alphabet: IDGenerator.alphanumerics),
-                                                                        type: "user.\(event)", time: time, subject: uid, params: ["uid": uid],
-                                                                        before: user, after: nil), attempt: 1, notBefore: 0)
-        })
+        enqueue(
+            project,
+            regs.map { r in
+                Pending(
+                    function: r.definition.name,
+                    event: BackgroundEvent(
+                        id: env.ids.string(length: 20, alphabet: IDGenerator.alphanumerics),
+                        type: "user.\(event)", time: time, subject: uid, params: ["uid": uid],
+                        before: user, after: nil), attempt: 1, notBefore: 0)
+            })
     }
 
     func enqueue(_ project: String, _ items: [Pending]) {
@@ -77,8 +86,10 @@ extension FunctionsHost {
         do {
             var event = item.event
             event.attempt = item.attempt
-            try await invoke(project, reg, trigger: item.event.type, eventId: item.event.id, attempt: item.attempt,
-                             input: item.event.json, event: item.event) { [event] ctx in
+            try await invoke(
+                project, reg, trigger: item.event.type, eventId: item.event.id, attempt: item.attempt,
+                input: item.event.json, event: item.event
+            ) { [event] ctx in
                 try await reg.backend.event(reg.definition, event, ctx)
             }
         } catch {

@@ -9,9 +9,11 @@ extension FunctionsHost {
 
     /// Runs a callable with the exact callable protocol. `auth` is the already-verified caller,
     /// or an error when the Authorization header was invalid (→ UNAUTHENTICATED).
-    public func call(project: String, name: String, method: String, contentType: String?, body: [UInt8],
-                     auth: Result<AuthContext?, HttpsError>, rawToken: String?, appCheck: String?,
-                     headers: [(String, String)] = []) async -> (status: Int, body: JSON) {
+    public func call(
+        project: String, name: String, method: String, contentType: String?, body: [UInt8],
+        auth: Result<AuthContext?, HttpsError>, rawToken: String?, appCheck: String?,
+        headers: [(String, String)] = []
+    ) async -> (status: Int, body: JSON) {
         guard let reg = lookup(project, name), reg.definition.trigger == .callable else {
             return CallableProtocol.failure(HttpsError(.notFound, "Function \(name) does not exist in project \(project)."))
         }
@@ -36,8 +38,10 @@ extension FunctionsHost {
         do {
             // A 5xx answer is the function failing (a framework's 500 page after an exception),
             // recorded as an error as production's logs count it; the answer still goes back.
-            return try await invoke(project, reg, trigger: "http", eventId: nil, attempt: 1,
-                                    input: .string("\(request.method) \(request.path)"), failure: Self.httpFailure) { ctx in
+            return try await invoke(
+                project, reg, trigger: "http", eventId: nil, attempt: 1,
+                input: .string("\(request.method) \(request.path)"), failure: Self.httpFailure
+            ) { ctx in
                 try await reg.backend.http(reg.definition, request, ctx)
             }
         } catch {

@@ -50,7 +50,9 @@ public final class FunctionsHost: Sendable {
     static let maxInputs = 200
 
     /// Creates a host.
-    public init(environments: any ProjectEnvironmentProvider, logger: any LogSink = NullLogSink(), retryBaseDelay: Double = 0.05, maxAttempts: Int = 8) {
+    public init(
+        environments: any ProjectEnvironmentProvider, logger: any LogSink = NullLogSink(), retryBaseDelay: Double = 0.05, maxAttempts: Int = 8
+    ) {
         self.environments = environments
         self.logger = logger
         self.retryBaseDelay = retryBaseDelay
@@ -70,7 +72,9 @@ public final class FunctionsHost: Sendable {
 
     /// Registers a function served by `backend` (workers use this).
     public func register(project: String, _ def: FunctionDefinition, backend: any FunctionBackend, codebase: String?) {
-        state.withLock { $0[project, default: ProjectState()].functions[def.name] = Registered(definition: def, backend: backend, codebase: codebase) }
+        state.withLock {
+            $0[project, default: ProjectState()].functions[def.name] = Registered(definition: def, backend: backend, codebase: codebase)
+        }
         platformHooks.withLock { $0 }?.registered.call(project, def)
     }
 
@@ -128,8 +132,9 @@ public final class FunctionsHost: Sendable {
     func context(_ project: String, _ logs: LogBuffer) -> FunctionContext {
         let a = admin.withLock { $0 }
         let env = environments.environment(for: project)
-        return FunctionContext(projectId: project, auth: a?.adminAuth(project) ?? NoAdmin(), store: a?.adminStore(project) ?? NoAdmin(),
-                               clock: env.clock, logLines: logs)
+        return FunctionContext(
+            projectId: project, auth: a?.adminAuth(project) ?? NoAdmin(), store: a?.adminStore(project) ?? NoAdmin(),
+            clock: env.clock, logLines: logs)
     }
 
     func record(_ project: String, _ r: InvocationRecord) {
@@ -145,22 +150,27 @@ public final class FunctionsHost: Sendable {
             }
             s[project]?.logs = logs
         }
-        logger.log(r.outcome == "ok" ? .debug : .warning, "functions", "\(r.function) [\(r.trigger)] attempt \(r.attempt): \(r.outcome)\(r.error.map { " — \($0)" } ?? "")")
+        logger.log(
+            r.outcome == "ok" ? .debug : .warning, "functions",
+            "\(r.function) [\(r.trigger)] attempt \(r.attempt): \(r.outcome)\(r.error.map { " — \($0)" } ?? "")")
     }
 
     /// Runs `body` as a recorded invocation. `failure` judges a returned result (an HTTP function's
     /// 5xx answer is a crash even though it returned): its message marks the record an error.
-    func invoke<T: Sendable>(_ project: String, _ reg: Registered, trigger: String, eventId: String?, attempt: Int,
-                             input: JSON? = nil, event: BackgroundEvent? = nil, failure: (@Sendable (T) -> String?)? = nil,
-                             _ body: @escaping @Sendable (FunctionContext) async throws -> T) async throws -> T {
+    func invoke<T: Sendable>(
+        _ project: String, _ reg: Registered, trigger: String, eventId: String?, attempt: Int,
+        input: JSON? = nil, event: BackgroundEvent? = nil, failure: (@Sendable (T) -> String?)? = nil,
+        _ body: @escaping @Sendable (FunctionContext) async throws -> T
+    ) async throws -> T {
         let env = environments.environment(for: project)
         let logs = LogBuffer()
         let ctx = context(project, logs)
         let start = env.clock.now()
         let t0 = ContinuousClock.now
-        var rec = InvocationRecord(id: env.ids.string(length: 16, alphabet: IDGenerator.alphanumerics), function: reg.definition.name,
-                                   trigger: trigger, eventId: eventId, attempt: attempt, start: start, durationMs: 0, outcome: "ok", error: nil, logs: [],
-                                   input: input, event: event)
+        var rec = InvocationRecord(
+            id: env.ids.string(length: 16, alphabet: IDGenerator.alphanumerics), function: reg.definition.name,
+            trigger: trigger, eventId: eventId, attempt: attempt, start: start, durationMs: 0, outcome: "ok", error: nil, logs: [],
+            input: input, event: event)
         do {
             if let injected = faultHook.withLock({ $0 })?.call(project, reg.definition.name) { throw injected }
             let result = try await withTimeout(reg.definition.timeoutSeconds) { try await body(ctx) }
@@ -187,8 +197,20 @@ public final class FunctionsHost: Sendable {
         return Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
     }
 
-    func clear(_ project: String) { state.withLock { $0[project]?.queue = []; $0[project]?.logs = [] } }
-    func clearAll() { state.withLock { s in for k in s.keys { s[k]?.queue = []; s[k]?.logs = [] } } }
+    func clear(_ project: String) {
+        state.withLock {
+            $0[project]?.queue = []
+            $0[project]?.logs = []
+        }
+    }
+    func clearAll() {
+        state.withLock { s in
+            for k in s.keys {
+                s[k]?.queue = []
+                s[k]?.logs = []
+            }
+        }
+    }
 
     /// Invocation records of a project, oldest first.
     public func logs(project: String) -> [InvocationRecord] { state.withLock { $0[project]?.logs ?? [] } }

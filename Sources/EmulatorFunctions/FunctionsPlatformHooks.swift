@@ -10,8 +10,10 @@ public struct FunctionsPlatformHooks: Sendable {
     public let scheduled: Callback<@Sendable (String, String, String, Timestamp) -> Void>
 
     /// Creates the hooks.
-    public init(registered: @escaping @Sendable (String, FunctionDefinition) -> Void,
-                scheduled: @escaping @Sendable (String, String, String, Timestamp) -> Void) {
+    public init(
+        registered: @escaping @Sendable (String, FunctionDefinition) -> Void,
+        scheduled: @escaping @Sendable (String, String, String, Timestamp) -> Void
+    ) {
         self.registered = Callback(registered)
         self.scheduled = Callback(scheduled)
     }

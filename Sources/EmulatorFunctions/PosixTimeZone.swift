@@ -158,7 +158,8 @@ public struct PosixTimeZone: Sendable, Equatable {
                 day = .julian(n)
             } else if take("M") {
                 guard let m = number(digits: 2), (1...12).contains(m), take("."), let w = number(digits: 1), (1...5).contains(w),
-                      take("."), let d = number(digits: 1), d <= 6 else { return nil }
+                    take("."), let d = number(digits: 1), d <= 6
+                else { return nil }
                 day = .monthWeekDay(month: m, week: w, weekday: d)
             } else {
                 guard let n = number(digits: 3), n <= 365 else { return nil }

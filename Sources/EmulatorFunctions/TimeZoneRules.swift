@@ -1,8 +1,9 @@
+import EmulatorCore
+import FoundationEssentials
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import EmulatorCore
-import FoundationEssentials
 
 /// A named time zone's UTC offsets over time, read from the system's zoneinfo database (TZif
 /// files, RFC 8536: `$TZDIR` or `/usr/share/zoneinfo`). Scheduled functions evaluate their
@@ -24,8 +25,10 @@ public struct TimeZoneRules: Sendable, Equatable {
     public static let utc = TimeZoneRules(transitions: [], offsets: [], initialOffset: 0, footer: nil)
 
     /// Names that mean UTC even where the zoneinfo database is not installed (a minimal container).
-    static let utcNames: Set<String> = ["UTC", "Etc/UTC", "GMT", "Etc/GMT", "UCT", "Etc/UCT", "Zulu", "Etc/Zulu", "Universal",
-                                        "Etc/Universal", "GMT0", "Etc/GMT0", "Etc/GMT+0", "Etc/GMT-0", "Greenwich", "Etc/Greenwich"]
+    static let utcNames: Set<String> = [
+        "UTC", "Etc/UTC", "GMT", "Etc/GMT", "UCT", "Etc/UCT", "Zulu", "Etc/Zulu", "Universal",
+        "Etc/Universal", "GMT0", "Etc/GMT0", "Etc/GMT+0", "Etc/GMT-0", "Greenwich", "Etc/Greenwich",
+    ]
 
     /// Seconds east of UTC at `unixSeconds`.
     public func offset(atUnixSeconds t: Int64) -> Int {
@@ -64,10 +67,12 @@ public struct TimeZoneRules: Sendable, Equatable {
                 || c == UInt8(ascii: "/") || c == UInt8(ascii: "_") || c == UInt8(ascii: "-") || c == UInt8(ascii: "+")
         }
         guard allowed, !identifier.isEmpty, identifier.utf8.count <= 100, !identifier.hasPrefix("/"),
-              !identifier.split(separator: "/", omittingEmptySubsequences: false).contains(where: { $0.isEmpty || $0 == ".." }) else { return nil }
+            !identifier.split(separator: "/", omittingEmptySubsequences: false).contains(where: { $0.isEmpty || $0 == ".." })
+        else { return nil }
         let dir = getenv("TZDIR").map { String(cString: $0) } ?? "/usr/share/zoneinfo"
         if let data = FileManager.default.contents(atPath: dir + "/" + identifier), data.count <= 1 << 20,
-           let rules = try? parse(Array(data)) {
+            let rules = try? parse(Array(data))
+        {
             return rules
         }
         return utcNames.contains(identifier) ? .utc : nil

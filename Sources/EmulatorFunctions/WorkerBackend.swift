@@ -4,7 +4,8 @@ import EmulatorCore
 /// project's HTTP client, so this module does not depend on it).
 public protocol WorkerTransport: Sendable {
     /// Sends one request to `127.0.0.1:port` and returns the whole response.
-    func send(port: Int, method: String, path: String, headers: [(String, String)], body: [UInt8], timeout: Double) async throws -> FunctionHTTPResponse
+    func send(port: Int, method: String, path: String, headers: [(String, String)], body: [UInt8], timeout: Double) async throws
+        -> FunctionHTTPResponse
     /// Drops whatever is kept open to a worker that exited.
     func forget(port: Int)
 }
@@ -23,9 +24,10 @@ struct WorkerBackend: FunctionBackend {
     func post(_ def: FunctionDefinition, _ envelope: JSON, _ ctx: FunctionContext) async throws -> JSON {
         let r: FunctionHTTPResponse
         do {
-            r = try await transport.send(port: port, method: "POST", path: "/__/invoke/\(def.name)",
-                                         headers: [("Content-Type", "application/json")], body: envelope.serializedBytes(),
-                                         timeout: def.timeoutSeconds)
+            r = try await transport.send(
+                port: port, method: "POST", path: "/__/invoke/\(def.name)",
+                headers: [("Content-Type", "application/json")], body: envelope.serializedBytes(),
+                timeout: def.timeoutSeconds)
         } catch let e as HttpsError {
             throw e
         } catch {
@@ -70,8 +72,9 @@ struct WorkerBackend: FunctionBackend {
 
     func http(_ def: FunctionDefinition, _ req: FunctionHTTPRequest, _ ctx: FunctionContext) async throws -> FunctionHTTPResponse {
         do {
-            return try await transport.send(port: port, method: req.method, path: "/__/http/\(def.name)" + req.path, headers: req.headers,
-                                            body: req.body, timeout: def.timeoutSeconds)
+            return try await transport.send(
+                port: port, method: req.method, path: "/__/http/\(def.name)" + req.path, headers: req.headers,
+                body: req.body, timeout: def.timeoutSeconds)
         } catch {
             throw HttpsError(.unavailable, "worker '\(codebase)' is not reachable: \(error)")
         }

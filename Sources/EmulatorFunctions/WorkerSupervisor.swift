@@ -1,8 +1,9 @@
+import EmulatorCore
+import FoundationEssentials
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import EmulatorCore
-import FoundationEssentials
 
 /// A functions codebase from the config: a command the host runs as a long-lived worker.
 public struct CodebaseConfig: Sendable, Equatable {
@@ -56,8 +57,10 @@ public final class WorkerSupervisor: Sendable {
     private let state = Mutex(State())
 
     /// Creates a supervisor; call `start()`.
-    public init(config: CodebaseConfig, project: String, host: FunctionsHost, transport: any WorkerTransport,
-                environment: [String: String], logger: any LogSink) {
+    public init(
+        config: CodebaseConfig, project: String, host: FunctionsHost, transport: any WorkerTransport,
+        environment: [String: String], logger: any LogSink
+    ) {
         self.config = config
         self.project = project
         self.host = host
@@ -138,8 +141,9 @@ public final class WorkerSupervisor: Sendable {
         }
         let p: ChildProcess
         do {
-            p = try ChildProcess.start(command: config.command, environment: env, workingDirectory: config.workingDirectory,
-                                       captureOutput: true, onExit: onExit)
+            p = try ChildProcess.start(
+                command: config.command, environment: env, workingDirectory: config.workingDirectory,
+                captureOutput: true, onExit: onExit)
         } catch {
             logger.log(.error, "functions", "\(config.name): \(error)")
             return

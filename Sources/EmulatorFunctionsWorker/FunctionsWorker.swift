@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import EmulatorCore
 import EmulatorHTTP
 import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What a worker function gets besides its input.
 public struct WorkerContext: Sendable {
@@ -71,19 +72,25 @@ public final class FunctionsWorker: Sendable {
     }
 
     /// A callable: `data`, the verified caller (nil when unauthenticated), the caller's raw ID token.
-    public func callable(_ name: String, region: String = "us-central1",
-                         _ body: @escaping @Sendable (_ data: JSON, _ auth: AuthContext?, _ rawToken: String?, WorkerContext) async throws -> JSON) {
+    public func callable(
+        _ name: String, region: String = "us-central1",
+        _ body: @escaping @Sendable (_ data: JSON, _ auth: AuthContext?, _ rawToken: String?, WorkerContext) async throws -> JSON
+    ) {
         add(name, ["kind": "callable", "region": .string(region)], .callable(body))
     }
 
     /// A document trigger on `pattern` (`tasks/{taskId}`) for `event` (created, updated, deleted, written).
-    public func onDocument(_ name: String, _ pattern: String, event: String = "written", retry: Bool = false,
-                           _ body: @escaping @Sendable (WorkerEvent, WorkerContext) async throws -> Void) {
+    public func onDocument(
+        _ name: String, _ pattern: String, event: String = "written", retry: Bool = false,
+        _ body: @escaping @Sendable (WorkerEvent, WorkerContext) async throws -> Void
+    ) {
         add(name, ["kind": "document", "document": .string(pattern), "event": .string(event), "retry": .bool(retry)], .event(body))
     }
 
     /// A user trigger (`created` or `deleted`).
-    public func onUser(_ name: String, event: String, retry: Bool = false, _ body: @escaping @Sendable (WorkerEvent, WorkerContext) async throws -> Void) {
+    public func onUser(
+        _ name: String, event: String, retry: Bool = false, _ body: @escaping @Sendable (WorkerEvent, WorkerContext) async throws -> Void
+    ) {
         add(name, ["kind": "auth", "event": .string(event), "retry": .bool(retry)], .event(body))
     }
 
@@ -113,14 +120,17 @@ public final class FunctionsWorker: Sendable {
         if req.method == "GET" && req.path == "/__/functions.json" {
             return .json(["functions": .array(entries.withLock { $0.values.map(\.manifest) })])
         }
-        guard req.method == "POST", req.path.hasPrefix("/__/invoke/") else { return .json(["error": ["status": "NOT_FOUND", "message": "no such route"]], status: 404) }
+        guard req.method == "POST", req.path.hasPrefix("/__/invoke/") else {
+            return .json(["error": ["status": "NOT_FOUND", "message": "no such route"]], status: 404)
+        }
         let name = String(req.path.dropFirst("/__/invoke/".count))
         guard let entry = entries.withLock({ $0[name] }), let env = try? JSON.parse(req.body) else {
             return .json(["error": ["status": "NOT_FOUND", "message": .string("no function \(name)")]], status: 404)
         }
         let time = env["time"]?.stringValue.flatMap { Timestamp(rfc3339: $0) } ?? Timestamp(seconds: 0)
-        let ctx = WorkerContext(project: env["project"]?.stringValue ?? admin.project, time: time,
-                                admin: WorkerAdmin(host: admin.host, port: admin.port, project: env["project"]?.stringValue ?? admin.project))
+        let ctx = WorkerContext(
+            project: env["project"]?.stringValue ?? admin.project, time: time,
+            admin: WorkerAdmin(host: admin.host, port: admin.port, project: env["project"]?.stringValue ?? admin.project))
         var response = await invoke(entry, env, ctx, name)
         let logged = ctx.lines.all
         if !logged.isEmpty, case .object(var o)? = try? JSON.parse(response.body) {
@@ -142,9 +152,11 @@ public final class FunctionsWorker: Sendable {
                 return .json(["result": try await f(env["data"] ?? .null, auth, env["rawToken"]?.stringValue, ctx)])
             case .event(let f):
                 let e = env["event"] ?? [:]
-                try await f(WorkerEvent(type: e["type"]?.stringValue ?? "", subject: e["subject"]?.stringValue ?? "",
-                                        params: (e["params"]?.objectValue ?? [:]).compactMapValues(\.stringValue).dictionary, before: e["before"], after: e["after"],
-                                        time: e["time"]?.stringValue.flatMap { Timestamp(rfc3339: $0) } ?? time), ctx)
+                try await f(
+                    WorkerEvent(
+                        type: e["type"]?.stringValue ?? "", subject: e["subject"]?.stringValue ?? "",
+                        params: (e["params"]?.objectValue ?? [:]).compactMapValues(\.stringValue).dictionary, before: e["before"], after: e["after"],
+                        time: e["time"]?.stringValue.flatMap { Timestamp(rfc3339: $0) } ?? time), ctx)
                 return .json(["result": .null])
             case .blocking(let f):
                 return .json(["result": try await f(env["event"] ?? .null, ctx) ?? .null])

@@ -16,7 +16,8 @@ public struct WorkerAdmin: Sendable {
     /// Reads `FIRESTORE_EMULATOR_HOST` (host:port) and `GCLOUD_PROJECT`.
     public static func fromEnvironment(_ env: [String: String]) -> WorkerAdmin? {
         guard let hp = env["FIRESTORE_EMULATOR_HOST"] ?? env["FIREBASE_EMULATOR_HUB"], let colon = hp.lastIndex(of: ":"),
-              let port = Int(hp[hp.index(after: colon)...]) else { return nil }
+            let port = Int(hp[hp.index(after: colon)...])
+        else { return nil }
         var host = String(hp[..<colon])
         if host.hasPrefix("[") { host = String(host.dropFirst().dropLast()) }
         return WorkerAdmin(host: host, port: port, project: env["GCLOUD_PROJECT"] ?? "demo-project")
@@ -26,8 +27,9 @@ public struct WorkerAdmin: Sendable {
         var h = HTTPHeaders()
         h.add("Authorization", "Bearer owner")
         h.add("Content-Type", "application/json")
-        let r = try await HTTPConnectionPool.shared.send(HTTPRequest(method: method, target: path, headers: h, body: body?.serializedBytes() ?? []),
-                                          host: host, port: port, timeout: 30)
+        let r = try await HTTPConnectionPool.shared.send(
+            HTTPRequest(method: method, target: path, headers: h, body: body?.serializedBytes() ?? []),
+            host: host, port: port, timeout: 30)
         let j = (try? JSON.parse(r.body)) ?? .null
         guard (200..<300).contains(r.status) else {
             let status = j["error"]?["status"]?.stringValue.flatMap(ErrorCode.init(rawValue:)) ?? .internal

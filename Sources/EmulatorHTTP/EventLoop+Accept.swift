@@ -1,8 +1,9 @@
+import CEpoll
 import EmulatorCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CEpoll
 
 /// Accepting connections within the global limits: the connection cap (a connection beyond it is
 /// answered 503 and closed), a bounded number of accepts per turn, and a pause with a growing
@@ -48,9 +49,11 @@ extension EventLoop {
             }
             var one: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-            let c = Connection(fd: fd, id: nextId, remote: Socket.describe(&storage),
-                               parser: HTTPRequestParser(maxHeaderBytes: config.maxHeaderBytes, maxBodyBytes: config.maxBodyBytes,
-                                                         streamingPolicy: config.streamingPolicy))
+            let c = Connection(
+                fd: fd, id: nextId, remote: Socket.describe(&storage),
+                parser: HTTPRequestParser(
+                    maxHeaderBytes: config.maxHeaderBytes, maxBodyBytes: config.maxBodyBytes,
+                    streamingPolicy: config.streamingPolicy))
             nextId += 1
             c.idleDeadline = Socket.monotonicNanos() + UInt64(config.idleTimeout * 1e9)
             connections[fd] = c
@@ -70,7 +73,9 @@ extension EventLoop {
 
     /// The answer to a connection beyond the cap.
     static func tooManyConnections(_ cap: Int) -> [UInt8] {
-        var r = errorResponse(status: 503, message: "Too many connections: the server holds at most \(cap) at once (maxConnections). Close idle connections or raise the limit.")
+        var r = errorResponse(
+            status: 503,
+            message: "Too many connections: the server holds at most \(cap) at once (maxConnections). Close idle connections or raise the limit.")
         r.headers.add("Retry-After", "1")
         return r.wireBytes(head: false, close: true)
     }

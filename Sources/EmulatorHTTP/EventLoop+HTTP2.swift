@@ -16,12 +16,15 @@ extension EventLoop {
         // pauses reading (control frames and a peer that does not read do).
         var limits = config.http2
         limits.outputBudget = max(16 * 1024, min(limits.outputBudget, config.outputBudget / 2))
-        let h2 = HTTP2Connection(limits: limits, remote: c.remote, quota: streamQuota, post: { [weak self] stream, command in
-            self?.send(.h2(fd: fd, id: id, stream: stream, command: command))
-        }, onStream: { stream, _ in
-            let task = Task { await handler(stream) }
-            stream.attach(task)
-        })
+        let h2 = HTTP2Connection(
+            limits: limits, remote: c.remote, quota: streamQuota,
+            post: { [weak self] stream, command in
+                self?.send(.h2(fd: fd, id: id, stream: stream, command: command))
+            },
+            onStream: { stream, _ in
+                let task = Task { await handler(stream) }
+                stream.attach(task)
+            })
         c.h2 = h2
         h2.start(into: &c.output)
     }

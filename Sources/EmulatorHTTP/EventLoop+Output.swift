@@ -1,7 +1,8 @@
+import CEpoll
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CEpoll
 
 /// Writing and back-pressure on the event loop: flushing output (framing more HTTP/2 output as
 /// the socket takes it), deciding whether a connection is read at all, and the lingering close.

@@ -1,8 +1,9 @@
+import CEpoll
 import EmulatorCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import CEpoll
 
 /// The epoll loop behind `HTTPServer`: accepts, reads, tells HTTP/1.1 from HTTP/2 by the first
 /// bytes, hands complete HTTP/1.1 requests to the responder in a `Task` and writes responses back
@@ -74,8 +75,10 @@ final class EventLoop: @unchecked Sendable {
     static let readAhead = 64 * 1024
 
     /// Creates the loop over already bound listening sockets.
-    init(config: HTTPServerConfiguration, responder: @escaping HTTPResponder, streamHandler: @escaping HTTP2StreamHandler,
-         listenFds: [Int32]) throws {
+    init(
+        config: HTTPServerConfiguration, responder: @escaping HTTPResponder, streamHandler: @escaping HTTP2StreamHandler,
+        listenFds: [Int32]
+    ) throws {
         self.config = config
         self.responder = responder
         self.streamHandler = streamHandler
@@ -206,7 +209,9 @@ final class EventLoop: @unchecked Sendable {
                 return
             }
         }
-        if c.peerClosed && c.requestBody != nil { failRequestBody(c, HTTPBodyError(status: 400, message: "The client closed the connection before the request body ended.")) }
+        if c.peerClosed && c.requestBody != nil {
+            failRequestBody(c, HTTPBodyError(status: 400, message: "The client closed the connection before the request body ended."))
+        }
         switch c.mode {
         case .http1: advance(c)
         case .http2: serviceHTTP2(c)
@@ -362,7 +367,9 @@ final class EventLoop: @unchecked Sendable {
                 continue
             }
             if let d = c.requestDeadline, now >= d {
-                c.output.append(contentsOf: Self.errorResponse(status: 408, message: "Timed out waiting for the complete request.").wireBytes(head: false, close: true))
+                c.output.append(
+                    contentsOf: Self.errorResponse(status: 408, message: "Timed out waiting for the complete request.").wireBytes(
+                        head: false, close: true))
                 c.closeAfterWrite = true
                 flush(c)
             } else if let d = c.idleDeadline, now >= d, !c.parser.hasPartialRequest {

@@ -1,8 +1,9 @@
 import EmulatorCore
+import FoundationEssentials
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import FoundationEssentials
 
 /// A minimal HTTP/1.1 client (one request per connection, `Connection: close`), used by tests and
 /// by the functions host to reach worker processes on loopback. Blocking socket I/O runs on a
@@ -38,8 +39,10 @@ public enum HTTPClient {
 
     /// Writes `request` on the connected socket `fd` and reads one whole response. With
     /// `keepAlive`, asks the peer to keep the connection and reports whether it may be reused.
-    static func exchange(_ fd: Int32, _ request: HTTPRequest, host: String, port: Int,
-                         keepAlive: Bool) throws -> (response: HTTPResponse, reusable: Bool) {
+    static func exchange(
+        _ fd: Int32, _ request: HTTPRequest, host: String, port: Int,
+        keepAlive: Bool
+    ) throws -> (response: HTTPResponse, reusable: Bool) {
         var head = "\(request.method) \(request.target) HTTP/1.1\r\n"
         var headers = request.headers
         if headers["Host"] == nil { headers.add("Host", host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)") }
@@ -66,13 +69,21 @@ public enum HTTPClient {
     }
 
     /// Reads one whole response from `fd`; with `keepAlive`, also whether the connection may be reused.
-    static func readResponse(_ fd: Int32, host: String, port: Int, isHead: Bool,
-                             keepAlive: Bool) throws -> (response: HTTPResponse, reusable: Bool) {
+    static func readResponse(
+        _ fd: Int32, host: String, port: Int, isHead: Bool,
+        keepAlive: Bool
+    ) throws -> (response: HTTPResponse, reusable: Bool) {
         var data: [UInt8] = []
         var buf = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let n = buf.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n > 0 { data.append(contentsOf: buf[0..<n]) } else if n == 0 { break } else if errno == EINTR { continue } else {
+            if n > 0 {
+                data.append(contentsOf: buf[0..<n])
+            } else if n == 0 {
+                break
+            } else if errno == EINTR {
+                continue
+            } else {
                 if errno == EAGAIN || errno == EWOULDBLOCK { throw HTTPServerError("timed out reading the response from \(host):\(port)") }
                 if keepAlive && data.isEmpty && errno == ECONNRESET { throw StaleConnection() }
                 throw HTTPServerError("reading from \(host):\(port) failed: \(Socket.errorText())")
@@ -118,7 +129,11 @@ public enum HTTPClient {
         var off = 0
         while off < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + off, bytes.count - off, Int32(MSG_NOSIGNAL)) }  // trap-ok: the loop runs only for a non-empty buffer
-            if n > 0 { off += n } else if n < 0 && errno == EINTR { continue } else {
+            if n > 0 {
+                off += n
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
                 if staleOnReset && off == 0 && (errno == EPIPE || errno == ECONNRESET) { throw StaleConnection() }
                 throw HTTPServerError("writing the request failed: \(Socket.errorText())")
             }

@@ -1,7 +1,8 @@
+import EmulatorCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import EmulatorCore
 
 /// Keeps loopback HTTP/1.1 connections open between requests (keep-alive), so the functions host
 /// and workers do not pay a TCP handshake, a TIME_WAIT socket and an accept per call.

@@ -21,9 +21,10 @@ public struct HTTPRequest: Sendable {
     public var bodyStream: (any HTTPRequestBodyReader)?
 
     /// Creates a request; `target` is split into `path` and `rawQuery`.
-    public init(method: String, target: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
-                version: String = "HTTP/1.1", remoteAddress: String? = nil)
-    {
+    public init(
+        method: String, target: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [],
+        version: String = "HTTP/1.1", remoteAddress: String? = nil
+    ) {
         self.method = method
         self.target = target
         if let q = target.firstIndex(of: "?") {

@@ -186,7 +186,8 @@ public struct HTTPRequestParser: Sendable {
                 continueSent = false
                 bodyLimit = maxBodyBytes
                 if let policy = streamingPolicy,
-                   let limit = policy(HTTPRequest(method: h.method, target: h.target, headers: h.headers, version: h.version)) {
+                    let limit = policy(HTTPRequest(method: h.method, target: h.target, headers: h.headers, version: h.version))
+                {
                     h.streamsBody = true
                     bodyLimit = max(0, limit)
                 }
@@ -196,7 +197,10 @@ public struct HTTPRequestParser: Sendable {
         }
         guard let h = head else { return .needMore }
         if h.streamsBody {
-            if h.expectsContinue && !continueSent && buffer.count == start { continueSent = true; return .expectContinue }
+            if h.expectsContinue && !continueSent && buffer.count == start {
+                continueSent = true
+                return .expectContinue
+            }
             streamed = true
             streamComplete = false
             return .request(HTTPRequest(method: h.method, target: h.target, headers: h.headers, version: h.version))
@@ -205,7 +209,10 @@ public struct HTTPRequestParser: Sendable {
         case .length(let n):
             let available = buffer.count - start
             if available < n {
-                if h.expectsContinue && !continueSent && available == 0 { continueSent = true; return .expectContinue }
+                if h.expectsContinue && !continueSent && available == 0 {
+                    continueSent = true
+                    return .expectContinue
+                }
                 return .needMore
             }
             body = Array(buffer[start..<(start + n)])
@@ -215,7 +222,10 @@ public struct HTTPRequestParser: Sendable {
             switch readChunks() {
             case .error(let e): return .error(e)
             case .needMore:
-                if h.expectsContinue && !continueSent && body.isEmpty { continueSent = true; return .expectContinue }
+                if h.expectsContinue && !continueSent && body.isEmpty {
+                    continueSent = true
+                    return .expectContinue
+                }
                 return .needMore
             default: break
             }
@@ -249,7 +259,10 @@ public struct HTTPRequestParser: Sendable {
         while i + 3 < n {
             if buffer[i] == 13 && buffer[i + 1] == 10 && buffer[i + 2] == 13 && buffer[i + 3] == 10 { return i }
             // A LF without CR would never end the head: fail now instead of waiting for a timeout.
-            if buffer[i + 1] == 10 && buffer[i] != 13 { bareLineFeed = true; return nil }
+            if buffer[i + 1] == 10 && buffer[i] != 13 {
+                bareLineFeed = true
+                return nil
+            }
             i += 1
         }
         scan = max(start, n - 3)
@@ -320,7 +333,8 @@ public struct HTTPRequestParser: Sendable {
         } else if !cl.isEmpty {
             let values = Set(cl.flatMap { $0.split(separator: ",").map { $0.trimming(" \t") } })
             guard values.count == 1, let text = values.first, !text.isEmpty, text.utf8.count <= 18,
-                  text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let n = Int(text) else {
+                text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let n = Int(text)
+            else {
                 return .failure(.badRequest("invalid Content-Length"))
             }
             framing = .length(n)  // checked against the request's limit once the policy has seen the head
@@ -348,7 +362,10 @@ public struct HTTPRequestParser: Sendable {
                     return .error(.badRequest("invalid chunk size"))
                 }
                 start = eol + 2
-                if size == 0 { chunk = .trailers; continue }
+                if size == 0 {
+                    chunk = .trailers
+                    continue
+                }
                 guard bodyTotal <= bodyLimit - size else { return .error(.bodyTooLarge) }
                 chunk = .data(size)
             case .data(let remaining):
@@ -401,4 +418,3 @@ public struct HTTPRequestParser: Sendable {
         }
     }
 }
-

@@ -45,7 +45,10 @@ extension HTTPResponse {
         out.append(contentsOf: "HTTP/1.1 \(status) \(HTTPResponse.reasonPhrase(status))\r\n".utf8)
         for (name, value) in headers {
             if name.caseInsensitiveEquals("Content-Length") || name.caseInsensitiveEquals("Connection")
-                || name.caseInsensitiveEquals("Transfer-Encoding") { continue }
+                || name.caseInsensitiveEquals("Transfer-Encoding")
+            {
+                continue
+            }
             out.append(contentsOf: name.utf8)
             out.append(contentsOf: ": ".utf8)
             // Never let a header value break the framing.

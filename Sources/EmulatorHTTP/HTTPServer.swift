@@ -52,11 +52,14 @@ public final class HTTPServer: Sendable {
             if let problem = HTTP2RequestAdapter.authorityProblem(stream.requestHeaders) {
                 // Answered here, before any handler: no layer above ever sees two hosts.
                 if GRPCServerCall.isGRPC(stream) {
-                    try? stream.write(headers: [HPACKHeaderField(name: ":status", value: "400", neverIndexed: false),
-                                                HPACKHeaderField(name: "content-type", value: "application/grpc", neverIndexed: false),
-                                                HPACKHeaderField(name: "grpc-status", value: "3", neverIndexed: false),
-                                                HPACKHeaderField(name: "grpc-message", value: GRPCStatus.percentEncode(problem), neverIndexed: false)],
-                                      endStream: true)
+                    try? stream.write(
+                        headers: [
+                            HPACKHeaderField(name: ":status", value: "400", neverIndexed: false),
+                            HPACKHeaderField(name: "content-type", value: "application/grpc", neverIndexed: false),
+                            HPACKHeaderField(name: "grpc-status", value: "3", neverIndexed: false),
+                            HPACKHeaderField(name: "grpc-message", value: GRPCStatus.percentEncode(problem), neverIndexed: false),
+                        ],
+                        endStream: true)
                 } else {
                     await HTTP2RequestAdapter.write(EventLoop.errorResponse(status: 400, message: problem), to: stream, head: stream.method == "HEAD")
                 }

@@ -30,21 +30,26 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
             body = body[..<colon]
         }
         verb = parsedVerb
-        segments = body.isEmpty ? [] : body.split(separator: "/", omittingEmptySubsequences: false).map { seg in
-            if seg.hasPrefix("{"), seg.hasSuffix("}") {
-                let inner = seg.dropFirst().dropLast()
-                if let eq = inner.firstIndex(of: "=") {
-                    precondition(inner[inner.index(after: eq)...] == "**", "only {name=**} wildcards are supported: \(text)")  // trap-ok: templates are constants registered at start-up
-                    return .wildcard(String(inner[..<eq]))
+        segments =
+            body.isEmpty
+            ? []
+            : body.split(separator: "/", omittingEmptySubsequences: false).map { seg in
+                if seg.hasPrefix("{"), seg.hasSuffix("}") {
+                    let inner = seg.dropFirst().dropLast()
+                    if let eq = inner.firstIndex(of: "=") {
+                        precondition(inner[inner.index(after: eq)...] == "**", "only {name=**} wildcards are supported: \(text)")  // trap-ok: templates are constants registered at start-up
+                        return .wildcard(String(inner[..<eq]))
+                    }
+                    return .parameter(String(inner))
                 }
-                return .parameter(String(inner))
+                return .literal(String(seg))
             }
-            return .literal(String(seg))
-        }
-        precondition(segments.enumerated().allSatisfy { i, s in  // trap-ok: templates are constants registered at start-up
-            if case .wildcard = s { return i == segments.count - 1 }
-            return true
-        }, "a {name=**} wildcard must be the last segment: \(text)")
+        // trap-ok below: templates are constants registered at start-up.
+        precondition(  // trap-ok: templates are constants registered at start-up
+            segments.enumerated().allSatisfy { i, s in
+                if case .wildcard = s { return i == segments.count - 1 }
+                return true
+            }, "a {name=**} wildcard must be the last segment: \(text)")
     }
 
     /// How specific the template is: literals beat parameters beat wildcards, segment by segment,

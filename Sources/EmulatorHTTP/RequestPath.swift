@@ -41,7 +41,8 @@ public struct RequestPath: Sendable {
             switch self {
             case .notAbsolute: return "The request path must start with '/'."
             case .badEscape: return "The request path has a malformed percent-escape or is not UTF-8 once decoded."
-            case .dotSegment: return "The request path has a '.' or '..' segment (also when percent-encoded); send the path with dot segments resolved."
+            case .dotSegment:
+                return "The request path has a '.' or '..' segment (also when percent-encoded); send the path with dot segments resolved."
             case .emptySegment: return "The request path has an empty segment ('//'); send each segment once."
             }
         }

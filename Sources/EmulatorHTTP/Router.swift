@@ -43,7 +43,8 @@ public struct Router: Sendable {
         let route = Route(method: method.uppercased(), template: PathTemplate(template), handler: handler, order: routes.count)
         routes.append(route)
         if case .literal(let first)? = route.template.segments.first,
-           route.template.segments.count > 1 || route.template.verb == nil {
+            route.template.segments.count > 1 || route.template.verb == nil
+        {
             byFirstSegment[first, default: []].append(route)
         } else {
             generic.append(route)

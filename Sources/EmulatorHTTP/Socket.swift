@@ -35,7 +35,10 @@ enum Socket {
         var lastError = "no address"
         for (family, addr) in try resolve(host: host, port: port, passive: true) {
             let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard fd >= 0 else { lastError = errorText(); continue }
+            guard fd >= 0 else {
+                lastError = errorText()
+                continue
+            }
             var one: Int32 = 1
             setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
             if family == AF_INET6 { setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size)) }

@@ -48,8 +48,10 @@ enum ScalarKind: UInt8, Sendable {
 
 extension ProtoFieldType {
     /// Descriptor spellings by `ScalarKind` raw value.
-    static let names = ["double", "float", "int32", "int64", "uint32", "uint64", "sint32", "sint64", "fixed32", "fixed64",
-                        "sfixed32", "sfixed64", "bool", "string", "bytes", "enum", "message"]
+    static let names = [
+        "double", "float", "int32", "int64", "uint32", "uint64", "sint32", "sint64", "fixed32", "fixed64",
+        "sfixed32", "sfixed64", "bool", "string", "bytes", "enum", "message",
+    ]
 }
 
 /// Everything the codec needs of one field, as plain values (see `ScalarKind`).

@@ -46,7 +46,9 @@ public final class MessageSchema: @unchecked Sendable {
         var oneofs: [String] = []
         for i in sorted.indices {
             if let o = sorted[i].oneof {
-                if let k = oneofs.firstIndex(of: o) { sorted[i].oneofIndex = k } else {
+                if let k = oneofs.firstIndex(of: o) {
+                    sorted[i].oneofIndex = k
+                } else {
                     sorted[i].oneofIndex = oneofs.count
                     oneofs.append(o)
                 }

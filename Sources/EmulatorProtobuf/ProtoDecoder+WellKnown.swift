@@ -5,14 +5,20 @@ import EmulatorCore
 /// are read from each in turn, the last value of each field winning.
 extension ProtoDecoder {
     /// Decodes a well-known type's message made of `range` then `more`.
-    mutating func wellKnown(_ kind: WellKnownType, _ schema: MessageSchema, _ range: Range<Int>, _ more: [Range<Int>], depth: Int) throws(ProtobufError) -> JSON {
+    mutating func wellKnown(_ kind: WellKnownType, _ schema: MessageSchema, _ range: Range<Int>, _ more: [Range<Int>], depth: Int)
+        throws(ProtobufError) -> JSON
+    {
         switch kind {
         case .timestamp:
             let (seconds, nanos) = try secondsAndNanos(schema, range, more)
-            do throws(ProtobufError) { return .string(try WellKnownText.timestamp(seconds: seconds, nanos: nanos)) } catch { throw error.inMessage(schema) }
+            do throws(ProtobufError) { return .string(try WellKnownText.timestamp(seconds: seconds, nanos: nanos)) } catch {
+                throw error.inMessage(schema)
+            }
         case .duration:
             let (seconds, nanos) = try secondsAndNanos(schema, range, more)
-            do throws(ProtobufError) { return .string(try WellKnownText.duration(seconds: seconds, nanos: nanos)) } catch { throw error.inMessage(schema) }
+            do throws(ProtobufError) { return .string(try WellKnownText.duration(seconds: seconds, nanos: nanos)) } catch {
+                throw error.inMessage(schema)
+            }
         case .wrapper:
             let kind = schema.plans[0].kind
             var value: JSON?
@@ -48,7 +54,8 @@ extension ProtoDecoder {
             case "nullValue": return .null
             case "numberValue":
                 guard case .double = value else {
-                    throw ProtobufError("number_value \(value.stringValue ?? "") has no JSON form (NaN and infinities are not JSON numbers)").within(schema, "number_value")
+                    throw ProtobufError("number_value \(value.stringValue ?? "") has no JSON form (NaN and infinities are not JSON numbers)").within(
+                        schema, "number_value")
                 }
                 return value
             default: return value
@@ -59,7 +66,8 @@ extension ProtoDecoder {
     }
 
     /// Reads Timestamp/Duration's {seconds = 1 int64, nanos = 2 int32}.
-    private mutating func secondsAndNanos(_ schema: MessageSchema, _ range: Range<Int>, _ more: [Range<Int>]) throws(ProtobufError) -> (Int64, Int32) {
+    private mutating func secondsAndNanos(_ schema: MessageSchema, _ range: Range<Int>, _ more: [Range<Int>]) throws(ProtobufError) -> (Int64, Int32)
+    {
         var seconds: Int64 = 0, nanos: Int32 = 0
         var current = "seconds"
         do throws(ProtobufError) {

@@ -60,7 +60,8 @@ struct ProtoDecoder {
     /// are decoded as they come, unless the skimming pass found one that occurs twice: then every
     /// singular message field's occurrences are gathered (`occurrences`) and each is decoded once
     /// at the end from all of its ranges.
-    mutating func fields(_ schema: MessageSchema, _ range: Range<Int>, _ more: [Range<Int>], depth: Int) throws(ProtobufError) -> UTF8Dictionary<JSON> {
+    mutating func fields(_ schema: MessageSchema, _ range: Range<Int>, _ more: [Range<Int>], depth: Int) throws(ProtobufError) -> UTF8Dictionary<JSON>
+    {
         let (runs, merging): (Int, Bool)
         do throws(ProtobufError) { (runs, merging) = try skim(schema, range, more) } catch { throw error.inMessage(schema) }
         var reader = ProtoReader(buffer, range: range)
@@ -227,7 +228,9 @@ struct ProtoDecoder {
 
     /// Stores the collected elements of the repeated or map field `fi` (appending to / merging
     /// with what an earlier run of the same field stored).
-    private func flush(_ schema: MessageSchema, _ fi: Int, _ out: inout UTF8Dictionary<JSON>, _ items: inout [JSON], _ entries: inout UTF8Dictionary<JSON>) {
+    private func flush(
+        _ schema: MessageSchema, _ fi: Int, _ out: inout UTF8Dictionary<JSON>, _ items: inout [JSON], _ entries: inout UTF8Dictionary<JSON>
+    ) {
         let name = schema.jsonNames[fi]
         if schema.plans[fi].shape == .map {
             guard !entries.isEmpty else { return }
@@ -260,7 +263,9 @@ struct ProtoDecoder {
     /// Decodes one map entry {key = 1, value = 2}; a missing key or value is the type's default,
     /// and a message value that occurs twice in the entry merges like any singular message field
     /// (the entry's key seen again in a later entry replaces the value instead).
-    private mutating func mapEntry(_ schema: MessageSchema, _ fi: Int, _ plan: FieldPlan, _ range: Range<Int>, depth: Int) throws(ProtobufError) -> (String, JSON) {
+    private mutating func mapEntry(_ schema: MessageSchema, _ fi: Int, _ plan: FieldPlan, _ range: Range<Int>, depth: Int) throws(ProtobufError) -> (
+        String, JSON
+    ) {
         guard depth <= ProtoJSON.maxDepth else { throw ProtobufError("messages nested deeper than \(ProtoJSON.maxDepth) levels") }
         try step()
         let keyType = plan.keyKind, valueType = plan.kind

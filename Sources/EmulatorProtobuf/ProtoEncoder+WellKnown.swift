@@ -8,7 +8,8 @@ extension ProtoEncoder {
             switch kind {
             case .timestamp, .duration:
                 guard case .string(let text) = json else {
-                    throw ProtobufError("expected \(kind == .timestamp ? "an RFC 3339 timestamp" : "a duration like \"1.5s\"") string, got \(json.kindName)")
+                    throw ProtobufError(
+                        "expected \(kind == .timestamp ? "an RFC 3339 timestamp" : "a duration like \"1.5s\"") string, got \(json.kindName)")
                 }
                 let (seconds, nanos) = kind == .timestamp ? try WellKnownText.parseTimestamp(text) : try WellKnownText.parseDuration(text)
                 if nanos != 0 {
@@ -97,10 +98,13 @@ extension ProtoEncoder {
             }
         } else {
             if let key = members.keys.filter({ $0 != "@type" && $0 != ProtoJSON.anyRawValueKey }).min() {
-                throw ProtobufError("Any of unknown type \(JSON.string(url)) can only carry \(JSON.string(ProtoJSON.anyRawValueKey)), not \(JSON.string(key))")
+                throw ProtobufError(
+                    "Any of unknown type \(JSON.string(url)) can only carry \(JSON.string(ProtoJSON.anyRawValueKey)), not \(JSON.string(key))")
             }
             if let raw = members[ProtoJSON.anyRawValueKey] {
-                guard case .string(let s) = raw, let bytes = Base64.decode(s) else { throw ProtobufError("Any \(ProtoJSON.anyRawValueKey) must be base64") }
+                guard case .string(let s) = raw, let bytes = Base64.decode(s) else {
+                    throw ProtobufError("Any \(ProtoJSON.anyRawValueKey) must be base64")
+                }
                 w.prependBytes(bytes)
             }
         }

@@ -51,7 +51,8 @@ struct ProtoEncoder {
                 if key == skipKey { continue }
                 guard let fi = schema.nameIndex[key] else { throw unknownField(members, schema, skipping: skipKey) }
                 for j in 0..<n where slots[j].field == fi {
-                    throw ProtobufError("field \(schema.protoNames[fi]) is given twice (as \(schema.jsonNames[fi]) and \(schema.protoNames[fi]))").inMessage(schema)
+                    throw ProtobufError("field \(schema.protoNames[fi]) is given twice (as \(schema.jsonNames[fi]) and \(schema.protoNames[fi]))")
+                        .inMessage(schema)
                 }
                 let k = schema.plans[fi].oneof
                 if k >= 0, !isAbsent(value, fi, schema) {

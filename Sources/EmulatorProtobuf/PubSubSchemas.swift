@@ -15,9 +15,11 @@ public enum PubSubSchemas {
     /// implemented by the codec: over gRPC it decodes to `{"paths": [...]}`, and the Pub/Sub API
     /// layer accepts both forms.
     static func fieldMask() -> ProtoFile {
-        ProtoFile(path: "google/protobuf/field_mask.proto", messages: [
-            MessageSchema("google.protobuf.FieldMask", [.repeated(1, "paths", .string)]),
-        ])
+        ProtoFile(
+            path: "google/protobuf/field_mask.proto",
+            messages: [
+                MessageSchema("google.protobuf.FieldMask", [.repeated(1, "paths", .string)])
+            ])
     }
 
     /// All schemas, linked. A missing or duplicate declaration is a programming error caught by
@@ -110,7 +112,10 @@ public struct PubSubMethod: Sendable {
     public let serverStreaming: Bool
 
     /// Declares an RPC.
-    init(_ service: String, _ name: String, _ request: MessageSchema, _ response: MessageSchema, clientStreaming: Bool = false, serverStreaming: Bool = false) {
+    init(
+        _ service: String, _ name: String, _ request: MessageSchema, _ response: MessageSchema, clientStreaming: Bool = false,
+        serverStreaming: Bool = false
+    ) {
         self.service = service
         self.name = name
         self.path = "/google.pubsub.v1.\(service)/\(name)"

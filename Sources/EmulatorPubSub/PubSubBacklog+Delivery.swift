@@ -23,7 +23,8 @@ extension PubSubBacklog {
     /// The (position, lease) an ack id names, nil when malformed.
     static func parseAckId(_ text: String) -> (seq: Int64, lease: Int64)? {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0].utf8.count <= 19, parts[1].utf8.count <= 19, let s = Int64(parts[0]), let l = Int64(parts[1]), s > 0, l > 0 else {
+        guard parts.count == 2, parts[0].utf8.count <= 19, parts[1].utf8.count <= 19, let s = Int64(parts[0]), let l = Int64(parts[1]), s > 0, l > 0
+        else {
             return nil
         }
         return (s, l)
@@ -112,8 +113,10 @@ extension PubSubBacklog {
     }
 
     /// Sets the deadline of the named leases to `seconds` from now; 0 returns them (nack).
-    mutating func modifyDeadline(_ ids: [(seq: Int64, lease: Int64)], seconds: Int, now: Timestamp, config: PubSubSubscriptionConfig,
-                                 deadLetters: inout [PubSubDeadLetter]) {
+    mutating func modifyDeadline(
+        _ ids: [(seq: Int64, lease: Int64)], seconds: Int, now: Timestamp, config: PubSubSubscriptionConfig,
+        deadLetters: inout [PubSubDeadLetter]
+    ) {
         for id in ids {
             guard let i = index(of: id.seq), entries[i].state == .leased, entries[i].lease == id.lease else { continue }
             if seconds == 0 {

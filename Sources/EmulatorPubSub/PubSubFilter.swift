@@ -135,7 +135,9 @@ public indirect enum PubSubFilter: Sendable, Equatable {
                 guard literal(")") else { throw error("expected ')'") }
                 return .hasPrefix(key, prefix)
             }
-            guard keyword("attributes") else { throw error(atEnd ? "unexpected end of filter" : "expected attributes.KEY, attributes:KEY, hasPrefix, NOT or '(' but found '\(rest)'") }
+            guard keyword("attributes") else {
+                throw error(atEnd ? "unexpected end of filter" : "expected attributes.KEY, attributes:KEY, hasPrefix, NOT or '(' but found '\(rest)'")
+            }
             if literal(":") {
                 return .has(try attributeKey())
             }

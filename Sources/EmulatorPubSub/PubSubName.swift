@@ -29,7 +29,8 @@ public struct PubSubName: Sendable, Hashable {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         let invalid = EmulatorError.invalidArgument("Invalid [\(kind.rawValue)] name: (name=\(String(text.prefix(512))))")
         guard parts.count == 4, parts[0] == "projects", parts[2] == kind.rawValue,
-              ResourceId.projectProblem(String(parts[1])) == nil, Self.isValidId(parts[3]) else { throw invalid }
+            ResourceId.projectProblem(String(parts[1])) == nil, Self.isValidId(parts[3])
+        else { throw invalid }
         self.project = String(parts[1])
         self.kind = kind
         self.id = String(parts[3])

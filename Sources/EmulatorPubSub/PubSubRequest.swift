@@ -63,7 +63,10 @@ enum PubSubRequest {
         var out = ""
         var upper = false
         for c in s {
-            if c == "_" { upper = true; continue }
+            if c == "_" {
+                upper = true
+                continue
+            }
             out.append(upper ? Character(c.uppercased()) : c)
             upper = false
         }

@@ -39,11 +39,14 @@ extension PubSubService {
         let result: ([PubSubDelivery], Bool) = try mutate(name.project) { ps, commit in
             guard var s = ps.subscriptions.removeValue(forKey: name.full) else { throw EmulatorError.notFound("Subscription does not exist") }
             defer { ps.subscriptions[name.full] = s }
-            guard !s.config.detached else { throw EmulatorError.failedPrecondition("Subscription \(name.full) is detached: it receives no messages.") }
+            guard !s.config.detached else {
+                throw EmulatorError.failedPrecondition("Subscription \(name.full) is detached: it receives no messages.")
+            }
             let now = self.now(name.project)
             woken = try expire(&s, name: name, ps: &ps, now: now, commit: commit)
             s.backlog.compact(now: now, config: s.config)
-            let got = s.backlog.lease(max: max, maxBytes: maxBytes, deadlineSeconds: deadlineSeconds ?? s.config.ackDeadlineSeconds, now: now, config: s.config)
+            let got = s.backlog.lease(
+                max: max, maxBytes: maxBytes, deadlineSeconds: deadlineSeconds ?? s.config.ackDeadlineSeconds, now: now, config: s.config)
             return (got, s.config.deadLetter != nil)
         }
         for w in woken { wakeups.wake(w) }
@@ -51,8 +54,10 @@ extension PubSubService {
     }
 
     /// Returns expired leases; journals and forwards dead letters. `s` is out of `ps` while this runs.
-    func expire(_ s: inout PubSubSubscriptionState, name: PubSubName, ps: inout PubSubProjectState, now: Timestamp,
-                commit: (JSON) throws -> Void) throws -> [String] {
+    func expire(
+        _ s: inout PubSubSubscriptionState, name: PubSubName, ps: inout PubSubProjectState, now: Timestamp,
+        commit: (JSON) throws -> Void
+    ) throws -> [String] {
         var dead: [PubSubDeadLetter] = []
         s.backlog.expire(now: now, config: s.config, deadLetters: &dead)
         return try forward(dead, from: &s, name: name, ps: &ps, now: now, commit: commit)
@@ -61,8 +66,10 @@ extension PubSubService {
     /// Sends dead letters to the subscription's dead-letter topic (new ids, production's
     /// `CloudPubSubDeadLetterSource*` attributes), journaled with their acks on the source; when
     /// the journal refuses, they are put back on the source and the call fails.
-    func forward(_ dead: [PubSubDeadLetter], from s: inout PubSubSubscriptionState, name: PubSubName, ps: inout PubSubProjectState,
-                 now: Timestamp, commit: (JSON) throws -> Void) throws -> [String] {
+    func forward(
+        _ dead: [PubSubDeadLetter], from s: inout PubSubSubscriptionState, name: PubSubName, ps: inout PubSubProjectState,
+        now: Timestamp, commit: (JSON) throws -> Void
+    ) throws -> [String] {
         guard !dead.isEmpty, let dl = s.config.deadLetter else { return [] }
         let env = environments.environment(for: name.project)
         var messages: [PublishedMessage] = []
@@ -107,7 +114,9 @@ extension PubSubService {
         var out: [(seq: Int64, lease: Int64)] = []
         out.reserveCapacity(texts.count)
         for t in texts {
-            guard let id = PubSubBacklog.parseAckId(t) else { throw EmulatorError.invalidArgument("Invalid ack id (ack_id=\(String(t.prefix(200))))") }
+            guard let id = PubSubBacklog.parseAckId(t) else {
+                throw EmulatorError.invalidArgument("Invalid ack id (ack_id=\(String(t.prefix(200))))")
+            }
             out.append(id)
         }
         return out
@@ -129,7 +138,9 @@ extension PubSubService {
             let now = self.now(name.project)
             let (targets, failed) = s.backlog.ackTargets(ids, now: now, exactlyOnce: s.config.exactlyOnce)
             if !targets.isEmpty {
-                try commit(["op": "ack", "subscription": .string(name.full), "messageIds": .array(targets.map { .string(s.backlog.entries[$0].message.id) })])
+                try commit([
+                    "op": "ack", "subscription": .string(name.full), "messageIds": .array(targets.map { .string(s.backlog.entries[$0].message.id) }),
+                ])
                 for i in targets { s.backlog.markAcked(i, at: now) }
                 s.backlog.compact(now: now, config: s.config)
             }
@@ -137,7 +148,8 @@ extension PubSubService {
         }
         wakeups.wake(name.full)  // streams under flow control may lease again
         if failed > 0 {
-            throw EmulatorError.invalidArgument("\(failed) of the acknowledgement ids in the request were invalid: their leases have expired (exactly-once delivery).")
+            throw EmulatorError.invalidArgument(
+                "\(failed) of the acknowledgement ids in the request were invalid: their leases have expired (exactly-once delivery).")
         }
     }
 

@@ -76,7 +76,9 @@ extension PubSubService: PersistentParticipant {
         case "deleteTopic":
             applyDeleteTopic(&ps, entry["name"]?.stringValue ?? "")
         case "subscription":
-            guard let r = entry["subscription"], let name = r["name"]?.stringValue else { throw EmulatorError.invalidArgument("subscription entry without a name") }
+            guard let r = entry["subscription"], let name = r["name"]?.stringValue else {
+                throw EmulatorError.invalidArgument("subscription entry without a name")
+            }
             let config = try PubSubSubscriptionConfig(r)
             var s = ps.subscriptions[name] ?? PubSubSubscriptionState(resource: r, config: config)
             s.resource = r
@@ -132,9 +134,12 @@ extension PubSubService: PersistentParticipant {
     }
 
     static func importedSnapshot(_ j: JSON) throws -> PubSubSnapshotState {
-        guard let r = j["resource"], r["name"]?.stringValue != nil else { throw EmulatorError.invalidArgument("A Pub/Sub snapshot needs its resource.") }
-        return PubSubSnapshotState(resource: r, messages: try (j["messages"]?.arrayValue ?? []).map { try PublishedMessage(json: $0) },
-                                   serial: j["serial"]?.intValue ?? 0)
+        guard let r = j["resource"], r["name"]?.stringValue != nil else {
+            throw EmulatorError.invalidArgument("A Pub/Sub snapshot needs its resource.")
+        }
+        return PubSubSnapshotState(
+            resource: r, messages: try (j["messages"]?.arrayValue ?? []).map { try PublishedMessage(json: $0) },
+            serial: j["serial"]?.intValue ?? 0)
     }
 
     /// Reads an export back, validating every resource.
@@ -146,7 +151,9 @@ extension PubSubService: PersistentParticipant {
             ps.topics[name] = t
         }
         for s in j["subscriptions"]?.arrayValue ?? [] {
-            guard let r = s["resource"], let name = r["name"]?.stringValue else { throw EmulatorError.invalidArgument("A Pub/Sub subscription in the export has no name.") }
+            guard let r = s["resource"], let name = r["name"]?.stringValue else {
+                throw EmulatorError.invalidArgument("A Pub/Sub subscription in the export has no name.")
+            }
             _ = try PubSubName(name, kind: .subscriptions)
             var state = PubSubSubscriptionState(resource: r, config: try PubSubSubscriptionConfig(r))
             for m in s["messages"]?.arrayValue ?? [] {

@@ -39,9 +39,13 @@ extension PubSubService {
             for (k, v) in ao {
                 guard let sv = v.stringValue else { throw EmulatorError.invalidArgument("messages[\(index)].attributes.\(k) must be a string") }
                 guard !k.isEmpty, k.utf8.count <= maxAttributeKeyBytes, sv.utf8.count <= maxAttributeValueBytes else {
-                    throw EmulatorError.invalidArgument("messages[\(index)]: attribute keys must be 1 to \(maxAttributeKeyBytes) bytes and values at most \(maxAttributeValueBytes) bytes.")
+                    throw EmulatorError.invalidArgument(
+                        "messages[\(index)]: attribute keys must be 1 to \(maxAttributeKeyBytes) bytes and values at most \(maxAttributeValueBytes) bytes."
+                    )
                 }
-                guard !k.hasPrefix("goog") else { throw EmulatorError.invalidArgument("messages[\(index)]: attribute keys must not start with 'goog'.") }
+                guard !k.hasPrefix("goog") else {
+                    throw EmulatorError.invalidArgument("messages[\(index)]: attribute keys must not start with 'goog'.")
+                }
                 attributes[k] = sv
             }
         }
@@ -74,7 +78,10 @@ extension PubSubService {
             for t in targets {
                 guard let s = ps.subscriptions[t] else { continue }
                 if !s.backlog.hasRoom(count: messages.count, bytes: bytes) {
-                    throw EmulatorError(.resourceExhausted, "Subscription \(t) holds \(s.backlog.unacked) unacknowledged messages (\(s.backlog.unackedBytes) bytes), the emulator's limit (\(PubSubBacklog.maxMessages) messages or \(PubSubBacklog.maxBytes >> 20) MiB); acknowledge or seek before publishing more.")
+                    throw EmulatorError(
+                        .resourceExhausted,
+                        "Subscription \(t) holds \(s.backlog.unacked) unacknowledged messages (\(s.backlog.unackedBytes) bytes), the emulator's limit (\(PubSubBacklog.maxMessages) messages or \(PubSubBacklog.maxBytes >> 20) MiB); acknowledge or seek before publishing more."
+                    )
                 }
             }
             try commit(["op": "publish", "topic": .string(topic), "messages": .array(messages.map(\.stored))])

@@ -20,7 +20,8 @@ extension PubSubService {
             all.values.flatMap { ps in
                 ps.subscriptions.compactMap { full, s -> PushTarget? in
                     guard !s.config.pushEndpoint.isEmpty, !s.config.detached,
-                          let name = try? PubSubName(full, kind: .subscriptions) else { return nil }
+                        let name = try? PubSubName(full, kind: .subscriptions)
+                    else { return nil }
                     return PushTarget(name: name, endpoint: s.config.pushEndpoint, ackDeadlineSeconds: s.config.ackDeadlineSeconds)
                 }
             }.sorted { $0.name.full < $1.name.full }

@@ -13,12 +13,16 @@ extension PubSubService {
         return try mutate(name.project) { ps, commit in
             guard let s = ps.subscriptions[subName.full] else { throw EmulatorError.notFound("Subscription does not exist") }
             guard ps.snapshots[name.full] == nil else { throw EmulatorError.alreadyExists("Snapshot already exists") }
-            guard s.config.topic != "_deleted-topic_" else { throw EmulatorError.failedPrecondition("The subscription's topic was deleted: it cannot be snapshotted.") }
+            guard s.config.topic != "_deleted-topic_" else {
+                throw EmulatorError.failedPrecondition("The subscription's topic was deleted: it cannot be snapshotted.")
+            }
             let now = self.now(name.project)
             let messages = s.backlog.unackedMessages
             let oldest = messages.first?.publishTime ?? now
-            var resource: UTF8Dictionary<JSON> = ["name": .string(name.full), "topic": .string(s.config.topic),
-                                            "expireTime": .string(oldest.adding(seconds: 7 * 86_400).rfc3339())]
+            var resource: UTF8Dictionary<JSON> = [
+                "name": .string(name.full), "topic": .string(s.config.topic),
+                "expireTime": .string(oldest.adding(seconds: 7 * 86_400).rfc3339()),
+            ]
             if let labels = request["labels"], case .object(let l) = labels, !l.isEmpty { resource["labels"] = labels }
             let snap = PubSubSnapshotState(resource: .object(resource), messages: messages, serial: ps.lastSerial)
             try commit(["op": "snapshot", "snapshot": Self.exported(snap)])
@@ -56,11 +60,14 @@ extension PubSubService {
             throw EmulatorError.invalidArgument("The update_mask in the UpdateSnapshotRequest must be set, and must contain a non-empty paths list.")
         }
         for p in paths where !Self.updatableSnapshotFields.contains(p) {
-            throw EmulatorError.invalidArgument("Invalid update_mask provided in the UpdateSnapshotRequest: \(p) is not a known Snapshot field or cannot be updated.")
+            throw EmulatorError.invalidArgument(
+                "Invalid update_mask provided in the UpdateSnapshotRequest: \(p) is not a known Snapshot field or cannot be updated.")
         }
         let incoming = PubSubRequest.jsonKeys(snap)
         return try mutate(name.project) { ps, commit in
-            guard var s = ps.snapshots[name.full], case .object(var stored) = s.resource else { throw EmulatorError.notFound("Snapshot does not exist") }
+            guard var s = ps.snapshots[name.full], case .object(var stored) = s.resource else {
+                throw EmulatorError.notFound("Snapshot does not exist")
+            }
             for p in paths {
                 let key = PubSubRequest.camelCase(p)
                 if key == "expireTime", let t = incoming[key]?.stringValue, Timestamp(rfc3339: t) == nil {

@@ -50,10 +50,14 @@ extension PubSubService {
             }
             let attempts = PubSubRequest.int64(dl["maxDeliveryAttempts"])
             if attempts != 0 && attempts < 5 {
-                throw EmulatorError(.outOfRange, "The value for max_delivery_attempts is too small. You passed \(attempts) in the request, but the minimum value is 5.")
+                throw EmulatorError(
+                    .outOfRange,
+                    "The value for max_delivery_attempts is too small. You passed \(attempts) in the request, but the minimum value is 5.")
             }
             if attempts > 100 {
-                throw EmulatorError(.outOfRange, "The value for max_delivery_attempts is too large. You passed \(attempts) in the request, but the maximum value is 100.")
+                throw EmulatorError(
+                    .outOfRange,
+                    "The value for max_delivery_attempts is too large. You passed \(attempts) in the request, but the maximum value is 100.")
             }
             dl[member: "maxDeliveryAttempts"] = .int(attempts == 0 ? 5 : attempts)
             r[member: "deadLetterPolicy"] = dl
@@ -62,7 +66,8 @@ extension PubSubService {
             let lo = rp["minimumBackoff"].flatMap { $0.isNull ? nil : $0 }, hi = rp["maximumBackoff"].flatMap { $0.isNull ? nil : $0 }
             let minS = lo.map { PubSubDuration.seconds($0) } ?? 10, maxS = hi.map { PubSubDuration.seconds($0) } ?? 600
             guard let minS, let maxS, minS >= 0, minS <= 600, maxS >= 0, maxS <= 600, minS <= maxS else {
-                throw EmulatorError.invalidArgument("Invalid retry_policy: minimum_backoff and maximum_backoff must be between 0 and 600 seconds, the minimum not above the maximum.")
+                throw EmulatorError.invalidArgument(
+                    "Invalid retry_policy: minimum_backoff and maximum_backoff must be between 0 and 600 seconds, the minimum not above the maximum.")
             }
             rp[member: "minimumBackoff"] = PubSubDuration.text(minS)
             rp[member: "maximumBackoff"] = PubSubDuration.text(maxS)
@@ -87,10 +92,12 @@ extension PubSubService {
         let name = try PubSubName(PubSubRequest.string(sub, "name"), kind: .subscriptions)
         let paths = PubSubRequest.maskPaths(request)
         guard !paths.isEmpty else {
-            throw EmulatorError.invalidArgument("The update_mask in the UpdateSubscriptionRequest must be set, and must contain a non-empty paths list.")
+            throw EmulatorError.invalidArgument(
+                "The update_mask in the UpdateSubscriptionRequest must be set, and must contain a non-empty paths list.")
         }
         for p in paths where !Self.updatableSubscriptionFields.contains(p) {
-            throw EmulatorError.invalidArgument("Invalid update_mask provided in the UpdateSubscriptionRequest: \(p) is not a known Subscription field or cannot be updated.")
+            throw EmulatorError.invalidArgument(
+                "Invalid update_mask provided in the UpdateSubscriptionRequest: \(p) is not a known Subscription field or cannot be updated.")
         }
         let incoming = PubSubRequest.jsonKeys(sub)
         return try mutate(name.project) { ps, commit in

@@ -40,7 +40,9 @@ extension PubSubService {
             throw EmulatorError.invalidArgument("The update_mask in the UpdateTopicRequest must be set, and must contain a non-empty paths list.")
         }
         for p in paths where !Self.updatableTopicFields.contains(p) {
-            throw EmulatorError.invalidArgument("Invalid update_mask provided in the UpdateTopicRequest: \(p) is not a known Topic field. Note that field paths must be of the form 'schema_settings' rather than 'schemaSetings'.")
+            throw EmulatorError.invalidArgument(
+                "Invalid update_mask provided in the UpdateTopicRequest: \(p) is not a known Topic field. Note that field paths must be of the form 'schema_settings' rather than 'schemaSetings'."
+            )
         }
         let incoming = PubSubRequest.jsonKeys(topic)
         return try mutate(name.project) { ps, commit in

@@ -55,8 +55,9 @@ public struct PublishedMessage: Sendable, Hashable {
         }
         var attributes: [String: String] = [:]
         for (k, v) in json["attributes"]?.objectValue ?? [:] { attributes[k] = v.stringValue ?? "" }
-        self.init(id: id, data: json["data"]?.stringValue ?? "", attributes: attributes, orderingKey: json["orderingKey"]?.stringValue ?? "",
-                  publishTime: time)
+        self.init(
+            id: id, data: json["data"]?.stringValue ?? "", attributes: attributes, orderingKey: json["orderingKey"]?.stringValue ?? "",
+            publishTime: time)
         serial = json["serial"]?.intValue ?? 0
     }
 }

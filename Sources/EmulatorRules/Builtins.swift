@@ -1,4 +1,5 @@
 import EmulatorCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -15,7 +16,9 @@ enum Builtins {
         switch (name, v) {
         case ("int", .int): return v
         case ("int", .float(let d)):
-            guard d.isFinite, d.rounded(.towardZero) < 9.2e18, d.rounded(.towardZero) > -9.2e18 else { return .error("int() of \(d) is out of range") }
+            guard d.isFinite, d.rounded(.towardZero) < 9.2e18, d.rounded(.towardZero) > -9.2e18 else {
+                return .error("int() of \(d) is out of range")
+            }
             return .int(Int64(d.rounded(.towardZero)))
         case ("int", .string(let s)): return Int64(s).map { .int($0) } ?? .error("int() cannot parse \"\(s)\"")
         case ("float", .int(let i)): return .float(Double(i))
@@ -41,15 +44,24 @@ enum Builtins {
     static func duration(seconds: Int64, nanos: Int64) -> RulesValue {
         var s = seconds + nanos / 1_000_000_000
         var n = nanos % 1_000_000_000
-        if s > 0 && n < 0 { s -= 1; n += 1_000_000_000 }
-        if s < 0 && n > 0 { s += 1; n -= 1_000_000_000 }
+        if s > 0 && n < 0 {
+            s -= 1
+            n += 1_000_000_000
+        }
+        if s < 0 && n > 0 {
+            s += 1
+            n -= 1_000_000_000
+        }
         guard abs(s) <= 315_576_000_000 else { return .error("duration out of range") }
         return .duration(seconds: s, nanos: Int32(n))
     }
 
     static func namespace(_ ns: String, _ fn: String, _ a: [RulesValue], hasher: (any RulesHasher)?) -> RulesValue {
         func num(_ i: Int) -> Double? { i < a.count ? a[i].asDouble : nil }
-        func int(_ i: Int) -> Int64? { if i < a.count, case .int(let v) = a[i] { return v }; return nil }
+        func int(_ i: Int) -> Int64? {
+            if i < a.count, case .int(let v) = a[i] { return v }
+            return nil
+        }
         let bad: RulesValue = .error("\(ns).\(fn)() does not accept (\(a.map(\.typeName).joined(separator: ", ")))")
         switch (ns, fn) {
         case ("math", "abs"):
@@ -91,7 +103,9 @@ enum Builtins {
             return .timestamp(Timestamp(milliseconds: ms))
         case ("duration", "value"):
             guard let n = int(0), a.count == 2, case .string(let unit) = a[1] else { return bad }
-            let factors: [String: (Int64, Int64)] = ["w": (604_800, 0), "d": (86_400, 0), "h": (3600, 0), "m": (60, 0), "s": (1, 0), "ms": (0, 1_000_000), "ns": (0, 1)]
+            let factors: [String: (Int64, Int64)] = [
+                "w": (604_800, 0), "d": (86_400, 0), "h": (3600, 0), "m": (60, 0), "s": (1, 0), "ms": (0, 1_000_000), "ns": (0, 1),
+            ]
             guard let (sf, nf) = factors[unit] else { return .error("duration.value() unit must be one of w, d, h, m, s, ms, ns") }
             return sf > 0 ? duration(seconds: n * sf, nanos: 0) : duration(seconds: 0, nanos: n * nf)
         case ("duration", "time"):

@@ -33,7 +33,9 @@ struct Checker {
     mutating func error(_ loc: SourceLocation, _ message: String) { diagnostics.append(source.diagnostic(loc, message)) }
 
     mutating func check(_ ast: RulesAST) {
-        if ast.service != service { error(SourceLocation(file: source.name, line: 1, column: 1), "unsupported service '\(ast.service)' (expected \(service))") }
+        if ast.service != service {
+            error(SourceLocation(file: source.name, line: 1, column: 1), "unsupported service '\(ast.service)' (expected \(service))")
+        }
         var scope: [String: FunctionDecl] = [:]
         checkFunctions(ast.functions, vars: Self.globals, scope: &scope)
         for m in ast.matches { checkMatch(m, vars: Self.globals, functions: scope) }
@@ -78,7 +80,9 @@ struct Checker {
         switch e.kind {
         case .identifier(let n):
             if !vars.contains(n) {
-                if namespaces[n] != nil || n == "debug" { error(e.location, "'\(n)' is a namespace; call one of its functions") } else {
+                if namespaces[n] != nil || n == "debug" {
+                    error(e.location, "'\(n)' is a namespace; call one of its functions")
+                } else {
                     error(e.location, "unknown variable '\(n)'")
                 }
             }
@@ -87,7 +91,9 @@ struct Checker {
             switch callee.kind {
             case .identifier(let n):
                 if let f = functions[n] {
-                    if f.params.count != args.count { error(e.location, "function '\(n)' takes \(f.params.count) argument(s), called with \(args.count)") }
+                    if f.params.count != args.count {
+                        error(e.location, "function '\(n)' takes \(f.params.count) argument(s), called with \(args.count)")
+                    }
                     if let caller { callGraph[caller, default: []].insert(n) }
                 } else if let arity = Evaluation.globalFunctions[n] {
                     if arity != args.count { error(e.location, "\(n)() takes \(arity) argument(s), called with \(args.count)") }
@@ -131,7 +137,8 @@ struct Checker {
     static func location(in literal: Expr, pattern: String, offset: Int) -> SourceLocation {
         let bytes = literal.source.bytes, start = literal.range.lowerBound
         guard start < bytes.count, bytes[start] == 39 || bytes[start] == 34,
-              case .success(let decoded) = Lexer.decodeString(bytes, at: start) else { return literal.location }
+            case .success(let decoded) = Lexer.decodeString(bytes, at: start)
+        else { return literal.location }
         let byte = pattern.unicodeScalars.prefix(offset).reduce(0) { $0 + UTF8.width($1) }
         let source = byte < decoded.origins.count ? decoded.origins[byte] : decoded.end - 1
         var loc = literal.location

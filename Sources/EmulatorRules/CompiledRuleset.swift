@@ -52,11 +52,16 @@ public final class CompiledRuleset: Sendable {
 
     /// Parses and checks `source`. Returns the ruleset, or the diagnostics (each with file, line,
     /// column, the source line and a caret).
-    public static func compile(fileName: String = "firestore.rules", source: String, hasher: (any RulesHasher)? = nil,
-                               service: String = RulesService.firestore) -> Result<CompiledRuleset, RulesCompileError> {
+    public static func compile(
+        fileName: String = "firestore.rules", source: String, hasher: (any RulesHasher)? = nil,
+        service: String = RulesService.firestore
+    ) -> Result<CompiledRuleset, RulesCompileError> {
         let text = SourceText(name: fileName, text: source)
         guard source.utf8.count <= maxSourceBytes else {
-            return .failure(RulesCompileError(diagnostics: [text.diagnostic(SourceLocation(file: fileName, line: 1, column: 1), "ruleset source is larger than 256 KiB")]))
+            return .failure(
+                RulesCompileError(diagnostics: [
+                    text.diagnostic(SourceLocation(file: fileName, line: 1, column: 1), "ruleset source is larger than 256 KiB")
+                ]))
         }
         let ast: RulesAST
         do {
@@ -78,7 +83,9 @@ public final class CompiledRuleset: Sendable {
     public func evaluate(_ request: RulesRequest, data: any RulesDataSource) -> RulesDecision {
         if request.bucket != nil && request.method == .list && ast.version != 2 {
             // Production: listing objects needs rules_version 2 (v1 rules never grant it).
-            return RulesDecision(allowed: false, explanation: "'list' on Storage needs rules_version = '2' in \(fileName) (version 1 rules never allow listing)", debug: [])
+            return RulesDecision(
+                allowed: false, explanation: "'list' on Storage needs rules_version = '2' in \(fileName) (version 1 rules never allow listing)",
+                debug: [])
         }
         let ev = Evaluation(ruleset: self, request: request, data: data)
         defer { recordCoverage(ev.results) }
@@ -116,14 +123,17 @@ public final class CompiledRuleset: Sendable {
                     let explainer = Explainer(ev: ev)
                     tried.append("\(a.location) \(a.text)\n    → " + explainer.explain(cond))
                     let c = explainer.culprit(cond)
-                    points.append(RulesDecidingPoint(outcome: v.isError ? "error" : "deny", statement: a.location, location: c.location, expression: c.text))
+                    points.append(
+                        RulesDecidingPoint(outcome: v.isError ? "error" : "deny", statement: a.location, location: c.location, expression: c.text))
                 }
                 if grantedHere != nil { break }
             }
             if grantedHere == nil {
                 let which = disjuncts.count > 1 ? " (query disjunct \(i + 1) of \(disjuncts.count): \(Self.describe(constraints)))" : ""
                 if considered == 0 {
-                    return RulesDecision(allowed: false, explanation: "no allow statement for '\(request.method.rawValue)' in the match statements for \(shownPath)", debug: ev.debugLines)
+                    return RulesDecision(
+                        allowed: false, explanation: "no allow statement for '\(request.method.rawValue)' in the match statements for \(shownPath)",
+                        debug: ev.debugLines)
                 }
                 reasons.append("'\(request.method.rawValue)' on \(shownPath) denied\(which); tried:\n  " + tried.joined(separator: "\n  "))
                 return RulesDecision(allowed: false, explanation: reasons.joined(separator: "\n"), debug: ev.debugLines, deciding: points)
@@ -155,7 +165,9 @@ public final class CompiledRuleset: Sendable {
             switch constraint {
             case .equal(let v): return "\(k) == \(v.display)"
             case .range(let lo, let hi):
-                return [lo.map { "\(k) \($0.1 ? ">=" : ">") \($0.0.display)" }, hi.map { "\(k) \($0.1 ? "<=" : "<") \($0.0.display)" }].compactMap { $0 }.joined(separator: " and ")
+                return [lo.map { "\(k) \($0.1 ? ">=" : ">") \($0.0.display)" }, hi.map { "\(k) \($0.1 ? "<=" : "<") \($0.0.display)" }].compactMap {
+                    $0
+                }.joined(separator: " and ")
             }
         }.joined(separator: ", ")
     }
@@ -171,14 +183,18 @@ public final class CompiledRuleset: Sendable {
         ]
         if let rr = r.requestResource { req["resource"] = Evaluation.resource(database: r.database, path: r.path, data: rr) }
         if let q = r.query {
-            req["query"] = .map(["limit": q.limit.map { .int(Int64($0)) } ?? .null, "offset": q.offset.map { .int(Int64($0)) } ?? .null,
-                                 "orderBy": .list(q.orderBy.map { .string($0) })])
+            req["query"] = .map([
+                "limit": q.limit.map { .int(Int64($0)) } ?? .null, "offset": q.offset.map { .int(Int64($0)) } ?? .null,
+                "orderBy": .list(q.orderBy.map { .string($0) }),
+            ])
         }
         var vars = matchVars
         vars["request"] = .map(req)
         if r.method == .list {
-            vars["resource"] = .map(["data": .queryField(path: [], constraint: nil), "id": .error("resource.id is unknown for list queries"),
-                                     "__name__": .error("resource.__name__ is unknown for list queries")])
+            vars["resource"] = .map([
+                "data": .queryField(path: [], constraint: nil), "id": .error("resource.id is unknown for list queries"),
+                "__name__": .error("resource.__name__ is unknown for list queries"),
+            ])
         } else {
             vars["resource"] = r.resource.map { Evaluation.resource(database: r.database, path: r.path, data: $0) } ?? .null
         }

@@ -35,9 +35,11 @@ extension CompiledRuleset {
         let counts = coverage.withLock { $0 }
         let rows = expressions.values.sorted { ($0.location, $0.id) < ($1.location, $1.id) }.map { e -> JSON in
             let c = counts[e.id] ?? CoverageCounts()
-            return ["line": .int(Int64(e.location.line)), "column": .int(Int64(e.location.column)), "expression": .string(e.text),
-                    "true": .int(Int64(c.trueCount)), "false": .int(Int64(c.falseCount)), "error": .int(Int64(c.errorCount)),
-                    "value": .int(Int64(c.valueCount))]
+            return [
+                "line": .int(Int64(e.location.line)), "column": .int(Int64(e.location.column)), "expression": .string(e.text),
+                "true": .int(Int64(c.trueCount)), "false": .int(Int64(c.falseCount)), "error": .int(Int64(c.errorCount)),
+                "value": .int(Int64(c.valueCount)),
+            ]
         }
         return ["file": .string(fileName), "expressions": .array(rows)]
     }
@@ -50,7 +52,8 @@ extension CompiledRuleset {
         func esc(_ s: String) -> String {
             s.replacing("&", with: "&amp;").replacing("<", with: "&lt;").replacing(">", with: "&gt;").replacing("\"", with: "&quot;")
         }
-        var html = "<!doctype html><meta charset=utf-8><title>Rule coverage: \(esc(fileName))</title><style>body{font:13px monospace}td{padding:0 8px;vertical-align:top;white-space:pre}.n{color:#888}.hit{background:#e6ffe6}.miss{background:#ffecec}.err{background:#fff4cc}</style><table>"
+        var html =
+            "<!doctype html><meta charset=utf-8><title>Rule coverage: \(esc(fileName))</title><style>body{font:13px monospace}td{padding:0 8px;vertical-align:top;white-space:pre}.n{color:#888}.hit{background:#e6ffe6}.miss{background:#ffecec}.err{background:#fff4cc}</style><table>"
         for (i, line) in source.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let exprs = (byLine[i + 1] ?? []).sorted { $0.location.column < $1.location.column }
             let notes = exprs.map { e -> String in

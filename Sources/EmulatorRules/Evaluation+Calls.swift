@@ -15,7 +15,9 @@ extension Evaluation {
             return global(name, values)
         case .member(let objExpr, let method):
             // Storage rules read Firestore documents as `firestore.get(path)` / `firestore.exists(path)`.
-            if request.bucket != nil, case .identifier("firestore") = objExpr.kind, scope.vars["firestore"] == nil, method == "get" || method == "exists" {
+            if request.bucket != nil, case .identifier("firestore") = objExpr.kind, scope.vars["firestore"] == nil,
+                method == "get" || method == "exists"
+            {
                 let values = args.map { eval($0, scope) }
                 if let e = values.first(where: \.isError) { return e }
                 return global(method, values)
@@ -24,7 +26,12 @@ extension Evaluation {
                 let values = args.map { eval($0, scope) }
                 if let e = values.first(where: \.isError) { return e }
                 if ns == "hashing" {
-                    let n: Int = switch values.first { case .string(let s)?: s.utf8.count; case .bytes(let b)?: b.count; default: 0 }
+                    let n: Int =
+                        switch values.first {
+                        case .string(let s)?: s.utf8.count
+                        case .bytes(let b)?: b.count
+                        default: 0
+                        }
                     if let e = charge(n, "hashing.\(method)() of \(n) bytes") { return e }
                 }
                 return Builtins.namespace(ns, method, values, hasher: ruleset.hasher)

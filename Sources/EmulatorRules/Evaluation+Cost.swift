@@ -22,17 +22,23 @@ extension Evaluation {
     /// The error for a call that ran out of budget.
     func overBudget(_ what: String) -> RulesValue {
         budget = 0
-        return .error("\(what) exceeds the cost limit of a request: rules may do \(Self.maxWork) units of string, list and regular-expression work per request (a character read or written, a list element compared, or a step of a regular expression each)")
+        return .error(
+            "\(what) exceeds the cost limit of a request: rules may do \(Self.maxWork) units of string, list and regular-expression work per request (a character read or written, a list element compared, or a step of a regular expression each)"
+        )
     }
 
     /// The compiled pattern: from the ruleset when it is a literal there (compiled at load),
     /// else compiled now, charged its compile work, and kept for the rest of the request.
     func regex(_ pattern: String) -> Result<RulesRegex, RulesFailure> {
         if let r = ruleset.regexes[pattern] ?? dynamicRegexes[pattern] { return .success(r) }
-        if let e = charge(pattern.utf8.count, "compiling a regular expression of \(pattern.utf8.count) bytes") { return .failure(RulesFailure(value: e)) }
+        if let e = charge(pattern.utf8.count, "compiling a regular expression of \(pattern.utf8.count) bytes") {
+            return .failure(RulesFailure(value: e))
+        }
         do {
             let r = try RulesRegex.compile(pattern)
-            if let e = charge(r.compileWork, "compiling the regular expression \(RegexError.quote(pattern))") { return .failure(RulesFailure(value: e)) }
+            if let e = charge(r.compileWork, "compiling the regular expression \(RegexError.quote(pattern))") {
+                return .failure(RulesFailure(value: e))
+            }
             dynamicRegexes[pattern] = r
             return .success(r)
         } catch {

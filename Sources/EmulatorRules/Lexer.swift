@@ -17,19 +17,35 @@ struct Lexer {
     func peekByte(_ k: Int = 0) -> UInt8? { pos + k < bytes.count ? bytes[pos + k] : nil }
 
     mutating func advance() {
-        if bytes[pos] == 10 { line += 1; lineStart = pos + 1 }
+        if bytes[pos] == 10 {
+            line += 1
+            lineStart = pos + 1
+        }
         pos += 1
     }
 
     /// Skips whitespace and `//` and `/* */` comments.
     mutating func skipTrivia() {
         while let c = peekByte() {
-            if c == 32 || c == 9 || c == 10 || c == 13 { advance(); continue }
-            if c == 47, peekByte(1) == 47 { while let d = peekByte(), d != 10 { _ = d; advance() }; continue }
+            if c == 32 || c == 9 || c == 10 || c == 13 {
+                advance()
+                continue
+            }
+            if c == 47, peekByte(1) == 47 {
+                while let d = peekByte(), d != 10 {
+                    _ = d
+                    advance()
+                }
+                continue
+            }
             if c == 47, peekByte(1) == 42 {
-                advance(); advance()
+                advance()
+                advance()
                 while pos < bytes.count, !(bytes[pos] == 42 && peekByte(1) == 47) { advance() }
-                if pos < bytes.count { advance(); advance() }
+                if pos < bytes.count {
+                    advance()
+                    advance()
+                }
                 continue
             }
             return
@@ -64,7 +80,8 @@ struct Lexer {
         }
         let two = pos + 1 < bytes.count ? String(decoding: bytes[pos...(pos + 1)], as: UTF8.self) : ""
         if ["&&", "||", "==", "!=", "<=", ">=", "$("].contains(two) {
-            advance(); advance()
+            advance()
+            advance()
             return tok(.symbol(two))
         }
         let one = String(UnicodeScalar(c))
@@ -186,7 +203,10 @@ struct Lexer {
                 decoded = Array(String(Character(u)).utf8)
             default:
                 let shown = e < 0x80 && e >= 0x20 ? String(UnicodeScalar(e)) : "\\u{\(String(e, radix: 16))}"
-                return .failure(StringFailure(message: "invalid escape sequence '\\\(shown)' (a regular expression needs its backslash doubled: '\\\\\(shown)')", offset: from))
+                return .failure(
+                    StringFailure(
+                        message: "invalid escape sequence '\\\(shown)' (a regular expression needs its backslash doubled: '\\\\\(shown)')",
+                        offset: from))
             }
             out += decoded
             origins += Array(repeating: from, count: decoded.count)

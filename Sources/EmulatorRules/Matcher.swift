@@ -35,13 +35,14 @@ enum Matcher {
     }
 
     static func display(_ segs: [Segment]) -> String {
-        "/" + segs.map { s in
-            switch s {
-            case .literal(let l): return l
-            case .listDocument: return "{document}"
-            case .anyPrefix: return "**"
-            }
-        }.joined(separator: "/")
+        "/"
+            + segs.map { s in
+                switch s {
+                case .literal(let l): return l
+                case .listDocument: return "{document}"
+                case .anyPrefix: return "**"
+                }
+            }.joined(separator: "/")
     }
 
     static func match(_ ast: RulesAST, segments: [Segment]) -> [Match] {
@@ -51,8 +52,10 @@ enum Matcher {
         return out
     }
 
-    static func visit(_ b: MatchBlock, _ segs: ArraySlice<Segment>, _ vars: [String: RulesValue], _ fns: [String: FunctionDecl],
-                      version: Int, _ out: inout [Match]) {
+    static func visit(
+        _ b: MatchBlock, _ segs: ArraySlice<Segment>, _ vars: [String: RulesValue], _ fns: [String: FunctionDecl],
+        version: Int, _ out: inout [Match]
+    ) {
         var scope = fns
         for f in b.functions { scope[f.name] = f }
         for (consumed, bound) in prefixMatches(b.path[...], segs, vars, version: version) {
@@ -63,8 +66,10 @@ enum Matcher {
     }
 
     /// Every way `path` can match a prefix of `segs`: (segments consumed, bindings).
-    static func prefixMatches(_ path: ArraySlice<MatchSegment>, _ segs: ArraySlice<Segment>, _ vars: [String: RulesValue],
-                              version: Int) -> [(Int, [String: RulesValue])] {
+    static func prefixMatches(
+        _ path: ArraySlice<MatchSegment>, _ segs: ArraySlice<Segment>, _ vars: [String: RulesValue],
+        version: Int
+    ) -> [(Int, [String: RulesValue])] {
         guard let first = path.first else { return [(0, vars)] }
         switch first {
         case .literal(let l):

@@ -43,8 +43,10 @@ extension Methods {
 
     /// Compiles (or finds) the pattern, converts the string, runs `body` on the budget, and turns
     /// a failure into the rules error value.
-    static func regexCall(_ name: String, _ s: String, _ pattern: String, _ ev: Evaluation,
-                          _ body: (RulesRegex, [Unicode.Scalar], inout Int) throws(RulesRegex.Failure) -> RulesValue) -> RulesValue {
+    static func regexCall(
+        _ name: String, _ s: String, _ pattern: String, _ ev: Evaluation,
+        _ body: (RulesRegex, [Unicode.Scalar], inout Int) throws(RulesRegex.Failure) -> RulesValue
+    ) -> RulesValue {
         let what = "\(name)() on a string of \(s.utf8.count) bytes"
         let rx: RulesRegex
         switch ev.regex(pattern) {

@@ -1,7 +1,8 @@
+import EmulatorCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import EmulatorCore
 
 /// Methods of each rules type (`s.size()`, `list.hasAll(x)`, `m.diff(n).affectedKeys()`, ...).
 enum Methods {
@@ -58,7 +59,8 @@ enum Methods {
             if name == "bind", a.count == 1, case .map = a[0] { return .path(p) }
             return bad
         case .queryField(let path, _):
-            return .error("resource.data.\(path.joined(separator: ".")).\(name)() cannot be judged from the query's constraints (rules are not filters)")
+            return .error(
+                "resource.data.\(path.joined(separator: ".")).\(name)() cannot be judged from the query's constraints (rules are not filters)")
         case .null:
             return .error("null value error: cannot call \(name)() on null")
         default:

@@ -57,7 +57,9 @@ struct Parser {
     }
 
     mutating func identifier(_ what: String) throws -> String {
-        guard case .identifier(let name) = current.kind else { throw ParseError(message: "expected \(what) but found '\(current.text)'", location: location) }
+        guard case .identifier(let name) = current.kind else {
+            throw ParseError(message: "expected \(what) but found '\(current.text)'", location: location)
+        }
         try advance()
         return name
     }
@@ -78,8 +80,9 @@ struct Parser {
         nextId += 1
         let e = Expr(id: nextId, location: loc, kind: kind, source: source, range: range(from: start))
         guard e.depth <= Self.maxExpressionDepth else {
-            throw ParseError(message: "expression is more than \(Self.maxExpressionDepth) levels deep; split long chains of operators into functions",
-                             location: loc)
+            throw ParseError(
+                message: "expression is more than \(Self.maxExpressionDepth) levels deep; split long chains of operators into functions",
+                location: loc)
         }
         return e
     }
@@ -115,7 +118,11 @@ struct Parser {
         var functions: [FunctionDecl] = []
         var matches: [MatchBlock] = []
         while !current.isSymbol("}") {
-            if current.isWord("function") { functions.append(try parseFunction()) } else if current.isWord("match") { matches.append(try parseMatch()) } else {
+            if current.isWord("function") {
+                functions.append(try parseFunction())
+            } else if current.isWord("match") {
+                matches.append(try parseMatch())
+            } else {
                 throw ParseError(message: "expected 'match' or 'function' but found '\(current.text)'", location: location)
             }
         }
@@ -140,7 +147,10 @@ struct Parser {
             if lexer.peekByte() == 123 {
                 lexer.advance()
                 let start = lexer.pos
-                while let c = lexer.peekByte(), c != 125, c != 10 { _ = c; lexer.advance() }
+                while let c = lexer.peekByte(), c != 125, c != 10 {
+                    _ = c
+                    lexer.advance()
+                }
                 guard lexer.peekByte() == 125 else { throw ParseError(message: "unterminated '{' in match path", location: lexer.location) }
                 let inner = String(decoding: lexer.bytes[start..<lexer.pos], as: UTF8.self)
                 lexer.advance()
@@ -168,10 +178,15 @@ struct Parser {
         try expect("{")
         var block = MatchBlock(path: segments, allows: [], functions: [], children: [], location: loc)
         while !current.isSymbol("}") {
-            if current.isWord("match") { block.children.append(try parseMatch())
-            } else if current.isWord("allow") { block.allows.append(try parseAllow())
-            } else if current.isWord("function") { block.functions.append(try parseFunction())
-            } else { throw ParseError(message: "expected 'match', 'allow' or 'function' but found '\(current.text)'", location: location) }
+            if current.isWord("match") {
+                block.children.append(try parseMatch())
+            } else if current.isWord("allow") {
+                block.allows.append(try parseAllow())
+            } else if current.isWord("function") {
+                block.functions.append(try parseFunction())
+            } else {
+                throw ParseError(message: "expected 'match', 'allow' or 'function' but found '\(current.text)'", location: location)
+            }
         }
         try advance()
         return block
@@ -191,7 +206,9 @@ struct Parser {
         repeat {
             if current.isSymbol(",") { try advance() }
             let m = try identifier("a method (read, write, get, list, create, update, delete)")
-            guard Self.methods.contains(m) else { throw ParseError(message: "unknown method '\(m)' (expected read, write, get, list, create, update or delete)", location: loc) }
+            guard Self.methods.contains(m) else {
+                throw ParseError(message: "unknown method '\(m)' (expected read, write, get, list, create, update or delete)", location: loc)
+            }
             methods.append(m)
         } while current.isSymbol(",")
         var condition: Expr?
@@ -271,7 +288,10 @@ struct Parser {
         while current.isWord("is") {
             try advance()
             var type = try identifier("a type name")
-            while current.isSymbol(".") { try advance(); type += "." + (try identifier("a type name")) }
+            while current.isSymbol(".") {
+                try advance()
+                type += "." + (try identifier("a type name"))
+            }
             e = try node(.isType(e, type), loc, start)
         }
         return e
@@ -302,8 +322,14 @@ struct Parser {
         }
         if current.isSymbol("-") {
             try advance()
-            if case .int(let i) = current.kind { try advance(); return try node(.int(-i), loc, start) }
-            if case .float(let d) = current.kind { try advance(); return try node(.float(-d), loc, start) }
+            if case .int(let i) = current.kind {
+                try advance()
+                return try node(.int(-i), loc, start)
+            }
+            if case .float(let d) = current.kind {
+                try advance()
+                return try node(.float(-d), loc, start)
+            }
             try enterNesting()
             defer { nesting -= 1 }
             return try node(.negate(try parseUnary()), loc, start)
@@ -356,10 +382,18 @@ struct Parser {
     mutating func parsePrimary() throws -> Expr {
         let loc = location, start = current.offset
         switch current.kind {
-        case .int(let i): try advance(); return try node(.int(i), loc, start)
-        case .float(let d): try advance(); return try node(.float(d), loc, start)
-        case .string(let s): try advance(); return try node(.string(s), loc, start)
-        case .bytes(let b): try advance(); return try node(.bytes(b), loc, start)
+        case .int(let i):
+            try advance()
+            return try node(.int(i), loc, start)
+        case .float(let d):
+            try advance()
+            return try node(.float(d), loc, start)
+        case .string(let s):
+            try advance()
+            return try node(.string(s), loc, start)
+        case .bytes(let b):
+            try advance()
+            return try node(.bytes(b), loc, start)
         case .identifier(let name):
             try advance()
             switch name {
@@ -405,7 +439,8 @@ struct Parser {
         var parts: [Expr.PathPart] = []
         while true {
             if lexer.peekByte() == 36, lexer.peekByte(1) == 40 {
-                lexer.advance(); lexer.advance()
+                lexer.advance()
+                lexer.advance()
                 current = try lex()
                 parts.append(.interpolation(try parseExpr()))
                 guard current.isSymbol(")") else { throw ParseError(message: "expected ')' to close '$(' in path", location: location) }

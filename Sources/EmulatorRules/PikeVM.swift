@@ -122,14 +122,27 @@ final class PikeVM {
             var o = Op.fail, a: Int32 = 0, b: Int32 = 0
             // Targets and indices are checked here, once, so that the loops need not.
             switch inst {
-            case .char(let v) where pc + 1 < size: o = Op.char; a = Int32(bitPattern: v)
-            case .charClass(let k) where k >= 0 && k < classes.count && pc + 1 < size: o = Op.charClass; a = target(k)
+            case .char(let v) where pc + 1 < size:
+                o = Op.char
+                a = Int32(bitPattern: v)
+            case .charClass(let k) where k >= 0 && k < classes.count && pc + 1 < size:
+                o = Op.charClass
+                a = target(k)
             case .any where pc + 1 < size: o = Op.any
             case .anyNotNL where pc + 1 < size: o = Op.anyNotNL
-            case .split(let t, let u) where t >= 0 && t < size && u >= 0 && u < size: o = Op.split; a = target(t); b = target(u)
-            case .jump(let t) where t >= 0 && t < size: o = Op.jump; a = target(t)
-            case .save(let s) where s >= 0 && pc + 1 < size: o = Op.save; a = target(s)
-            case .assert(let k) where pc + 1 < size: o = Op.assert; a = Int32(k.rawValue)
+            case .split(let t, let u) where t >= 0 && t < size && u >= 0 && u < size:
+                o = Op.split
+                a = target(t)
+                b = target(u)
+            case .jump(let t) where t >= 0 && t < size:
+                o = Op.jump
+                a = target(t)
+            case .save(let s) where s >= 0 && pc + 1 < size:
+                o = Op.save
+                a = target(s)
+            case .assert(let k) where pc + 1 < size:
+                o = Op.assert
+                a = Int32(k.rawValue)
             case .match: o = Op.match
             default: o = Op.fail
             }
@@ -149,7 +162,9 @@ final class PikeVM {
 
     /// The instructions reachable from the start through jumps, splits and saves, if they are
     /// all consuming and at most eight; else empty.
-    static func firstConsumers(_ op: UnsafeMutablePointer<UInt8>, _ x: UnsafeMutablePointer<Int32>, _ y: UnsafeMutablePointer<Int32>, _ size: Int) -> [Int] {
+    static func firstConsumers(_ op: UnsafeMutablePointer<UInt8>, _ x: UnsafeMutablePointer<Int32>, _ y: UnsafeMutablePointer<Int32>, _ size: Int)
+        -> [Int]
+    {
         var seen: Set<Int> = [], todo = [0], out: [Int] = []
         while let pc = todo.popLast() {
             guard pc < size, seen.insert(pc).inserted else { continue }
@@ -206,7 +221,9 @@ final class PikeVM {
 
     /// `search` over the scalars' buffer, leaving the match's slots in `result`; returns whether
     /// there was one. Each call is charged `callCost` on top of its steps.
-    func run(_ text: UnsafeBufferPointer<Unicode.Scalar>, _ start: Int, _ anchored: Bool, _ full: Bool, _ budget: inout Int) throws(BudgetExceeded) -> Bool {
+    func run(_ text: UnsafeBufferPointer<Unicode.Scalar>, _ start: Int, _ anchored: Bool, _ full: Bool, _ budget: inout Int) throws(BudgetExceeded)
+        -> Bool
+    {
         var clist = lists.0, nlist = lists.1
         defer { lists = (clist, nlist) }
         clist.count = 0

@@ -138,8 +138,9 @@ extension RegexParser {
             name.removeFirst()
         }
         guard let predicate = RegexUnicodeClasses.predicate(name, negated: negated, fold: flags.fold) else {
-            throw RegexError(kind: .badCharRange, text: slice(start, i), offset: start,
-                             hint: "not a Unicode class this emulator knows: general categories but Cn, scripts of Unicode 13, Any")
+            throw RegexError(
+                kind: .badCharRange, text: slice(start, i), offset: start,
+                hint: "not a Unicode class this emulator knows: general categories but Cn, scripts of Unicode 13, Any")
         }
         return predicate
     }

@@ -97,8 +97,9 @@ struct RegexParser {
         while let c = peek(), c != "|", c != ")" {
             if let op = try parseRepeatOperator(flags) {
                 if let prev = lastRepeat {
-                    throw RegexError(kind: .repeatOp, text: slice(prev, i), offset: prev,
-                                     hint: p[op.start] == "+" ? "possessive quantifiers are not supported" : nil)
+                    throw RegexError(
+                        kind: .repeatOp, text: slice(prev, i), offset: prev,
+                        hint: p[op.start] == "+" ? "possessive quantifiers are not supported" : nil)
                 }
                 guard operand, let last = items.popLast() else {
                     throw RegexError(kind: .repeatArgument, text: slice(op.start, i), offset: op.start)
@@ -137,15 +138,22 @@ struct RegexParser {
         let start = i
         var op: RepeatOp
         switch c {
-        case "*": op = RepeatOp(start: start, min: 0, max: nil, greedy: true); i += 1
-        case "+": op = RepeatOp(start: start, min: 1, max: nil, greedy: true); i += 1
-        case "?": op = RepeatOp(start: start, min: 0, max: 1, greedy: true); i += 1
+        case "*":
+            op = RepeatOp(start: start, min: 0, max: nil, greedy: true)
+            i += 1
+        case "+":
+            op = RepeatOp(start: start, min: 1, max: nil, greedy: true)
+            i += 1
+        case "?":
+            op = RepeatOp(start: start, min: 0, max: 1, greedy: true)
+            i += 1
         case "{":
             guard let (lo, hi, end) = scanCount(from: i) else { return nil }
             i = end
             if lo > Self.maxRepeat || (hi ?? lo) > Self.maxRepeat || hi.map({ $0 < lo }) == true {
-                throw RegexError(kind: .repeatSize, text: slice(start, i), offset: start,
-                                 hint: lo > Self.maxRepeat || (hi ?? 0) > Self.maxRepeat ? "RE2 allows at most \(Self.maxRepeat)" : nil)
+                throw RegexError(
+                    kind: .repeatSize, text: slice(start, i), offset: start,
+                    hint: lo > Self.maxRepeat || (hi ?? 0) > Self.maxRepeat ? "RE2 allows at most \(Self.maxRepeat)" : nil)
             }
             op = RepeatOp(start: start, min: lo, max: hi, greedy: true)
         default: return nil
@@ -279,7 +287,8 @@ struct RegexParser {
         guard peek() == ">" else { throw RegexError(kind: .badNamedCapture, text: slice(open, i), offset: open) }
         let name = slice(nameStart, i)
         i += 1
-        let valid = !name.isEmpty && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || Self.digit($0) != nil || $0 == "_") }
+        let valid =
+            !name.isEmpty && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || Self.digit($0) != nil || $0 == "_") }
         guard valid, names[name] == nil else {
             throw RegexError(kind: .badNamedCapture, text: slice(open, i), offset: open, hint: valid ? "duplicate name" : nil)
         }

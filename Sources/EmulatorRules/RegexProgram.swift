@@ -45,7 +45,9 @@ struct RegexProgram: Sendable {
     static func compile(_ node: RegexNode, captureCount: Int, names: [String: Int]) throws(RegexError) -> RegexProgram {
         let size = Self.size(node) + 3
         guard size <= maxInstructions else {
-            throw RegexError(kind: .patternTooLarge, text: "", offset: 0, hint: "it needs \(size > 1_000_000_000 ? "over a billion" : String(size)) instructions; the limit is \(maxInstructions)")
+            throw RegexError(
+                kind: .patternTooLarge, text: "", offset: 0,
+                hint: "it needs \(size > 1_000_000_000 ? "over a billion" : String(size)) instructions; the limit is \(maxInstructions)")
         }
         var c = Compiler()
         c.insts.reserveCapacity(size)

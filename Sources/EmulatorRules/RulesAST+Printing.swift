@@ -12,12 +12,13 @@ extension Expr {
         case .list(let l): return "[" + l.map(\.printed).joined(separator: ", ") + "]"
         case .map(let m): return "{" + m.map { "\($0.0.printed): \($0.1.printed)" }.joined(separator: ", ") + "}"
         case .path(let parts):
-            return "path(" + parts.map { p in
-                switch p {
-                case .text(let t): return t
-                case .interpolation(let e): return "$(\(e.printed))"
-                }
-            }.joined(separator: "/") + ")"
+            return "path("
+                + parts.map { p in
+                    switch p {
+                    case .text(let t): return t
+                    case .interpolation(let e): return "$(\(e.printed))"
+                    }
+                }.joined(separator: "/") + ")"
         case .member(let o, let n): return "\(o.printed).\(n)"
         case .index(let o, let i): return "\(o.printed)[\(i.printed)]"
         case .slice(let o, let a, let b): return "\(o.printed)[\(a?.printed ?? ""):\(b?.printed ?? "")]"
@@ -50,7 +51,9 @@ extension RulesAST {
             }.joined(separator: "/")
             out += "\(indent)match /\(path)\n"
             for f in m.functions { fn(f, indent + "  ") }
-            for a in m.allows { out += "\(indent)  allow \(a.methods.joined(separator: ", "))" + (a.condition.map { ": if \($0.printed)" } ?? "") + "\n" }
+            for a in m.allows {
+                out += "\(indent)  allow \(a.methods.joined(separator: ", "))" + (a.condition.map { ": if \($0.printed)" } ?? "") + "\n"
+            }
             for c in m.children { block(c, indent + "  ") }
         }
         for f in functions { fn(f, "") }
@@ -62,14 +65,19 @@ extension RulesAST {
 extension Evaluation {
     /// Parses and evaluates one expression with the given variables (conformance tests and the
     /// expression mode of `:evaluateRules`); `budget` is the cost limit (tests use small ones).
-    static func evaluateExpression(_ text: String, vars: [String: RulesValue], hasher: (any RulesHasher)? = nil,
-                                   budget: Int = Evaluation.maxWork) -> Result<RulesValue, Diagnostic> {
+    static func evaluateExpression(
+        _ text: String, vars: [String: RulesValue], hasher: (any RulesHasher)? = nil,
+        budget: Int = Evaluation.maxWork
+    ) -> Result<RulesValue, Diagnostic> {
         let wrapper = "service cloud.firestore { match /x { allow get: if \(text); } }"
         switch CompiledRuleset.compileUnchecked(source: wrapper, hasher: hasher) {
         case .failure(let d): return .failure(d)
         case .success(let rs):
-            guard let cond = rs.ast.matches.first?.allows.first?.condition else { return .failure(Diagnostic(location: SourceLocation(file: "expr", line: 1, column: 1), message: "no expression", excerpt: "")) }
-            let ev = Evaluation(ruleset: rs, request: RulesRequest(method: .get, path: ["x"], auth: nil, time: .init(seconds: 0)), data: EmptyDataSource())
+            guard let cond = rs.ast.matches.first?.allows.first?.condition else {
+                return .failure(Diagnostic(location: SourceLocation(file: "expr", line: 1, column: 1), message: "no expression", excerpt: ""))
+            }
+            let ev = Evaluation(
+                ruleset: rs, request: RulesRequest(method: .get, path: ["x"], auth: nil, time: .init(seconds: 0)), data: EmptyDataSource())
             ev.budget = budget
             return .success(ev.eval(cond, Scope(vars: vars, functions: [:])))
         }

@@ -201,7 +201,8 @@ public struct RulesRegex: Sendable {
             let next = r[i + 1]
             if let d = RegexParser.digit(next) {
                 guard d <= program.captureCount else {
-                    throw .badReplacement("replacement refers to group $\(d) but the pattern has \(program.captureCount) group\(program.captureCount == 1 ? "" : "s")")
+                    throw .badReplacement(
+                        "replacement refers to group $\(d) but the pattern has \(program.captureCount) group\(program.captureCount == 1 ? "" : "s")")
                 }
                 var g = d
                 i += 2
@@ -216,7 +217,9 @@ public struct RulesRegex: Sendable {
                     throw .badReplacement("replacement has '${' without a closing '}'")
                 }
                 let name = String(String.UnicodeScalarView(r[(i + 2)..<close]))
-                guard let g = program.names[name] else { throw .badReplacement("replacement refers to group '\(name)', which the pattern does not name") }
+                guard let g = program.names[name] else {
+                    throw .badReplacement("replacement refers to group '\(name)', which the pattern does not name")
+                }
                 flush()
                 parts.append(.group(g))
                 i = close + 1

@@ -72,8 +72,10 @@ public struct RulesRequest: Sendable {
     public var bucket: String?
 
     /// Creates a request.
-    public init(method: RulesMethod, database: String = "(default)", path: [String], auth: AuthContext?, time: Timestamp,
-                resource: [String: RulesValue]? = nil, requestResource: [String: RulesValue]? = nil, query: RulesQuery? = nil) {
+    public init(
+        method: RulesMethod, database: String = "(default)", path: [String], auth: AuthContext?, time: Timestamp,
+        resource: [String: RulesValue]? = nil, requestResource: [String: RulesValue]? = nil, query: RulesQuery? = nil
+    ) {
         self.method = method
         self.database = database
         self.path = path
@@ -85,8 +87,10 @@ public struct RulesRequest: Sendable {
     }
 
     /// A Storage request on `bucket`'s object `path` (segments of the name).
-    public static func storage(method: RulesMethod, bucket: String, path: [String], auth: AuthContext?, time: Timestamp,
-                               resource: [String: RulesValue]?, requestResource: [String: RulesValue]?) -> RulesRequest {
+    public static func storage(
+        method: RulesMethod, bucket: String, path: [String], auth: AuthContext?, time: Timestamp,
+        resource: [String: RulesValue]?, requestResource: [String: RulesValue]?
+    ) -> RulesRequest {
         var r = RulesRequest(method: method, path: path, auth: auth, time: time, resource: resource, requestResource: requestResource)
         r.bucket = bucket
         return r

@@ -49,7 +49,10 @@ public indirect enum RulesValue: Sendable {
     /// `is` checks (`number` covers int and float).
     func isType(_ name: String) -> Bool? {
         switch name {
-        case "number": if case .int = self { return true }; if case .float = self { return true }; return false
+        case "number":
+            if case .int = self { return true }
+            if case .float = self { return true }
+            return false
         case "bool", "int", "float", "string", "bytes", "list", "map", "set", "path", "timestamp", "duration", "latlng":
             return typeName == name
         case "rules.MapDiff", "map_diff": return typeName == "map_diff"

@@ -33,7 +33,8 @@ public struct CRC32C: Sendable, Equatable {
                 let lo = UInt32(buffer[i]) | UInt32(buffer[i + 1]) << 8 | UInt32(buffer[i + 2]) << 16 | UInt32(buffer[i + 3]) << 24
                 let hi = UInt32(buffer[i + 4]) | UInt32(buffer[i + 5]) << 8 | UInt32(buffer[i + 6]) << 16 | UInt32(buffer[i + 7]) << 24
                 let x = crc ^ lo
-                crc = tab[7 * 256 + Int(x & 0xFF)] ^ tab[6 * 256 + Int((x >> 8) & 0xFF)]
+                crc =
+                    tab[7 * 256 + Int(x & 0xFF)] ^ tab[6 * 256 + Int((x >> 8) & 0xFF)]
                     ^ tab[5 * 256 + Int((x >> 16) & 0xFF)] ^ tab[4 * 256 + Int(x >> 24)]
                     ^ tab[3 * 256 + Int(hi & 0xFF)] ^ tab[2 * 256 + Int((hi >> 8) & 0xFF)]
                     ^ tab[1 * 256 + Int((hi >> 16) & 0xFF)] ^ tab[Int(hi >> 24)]

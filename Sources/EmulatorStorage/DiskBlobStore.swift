@@ -1,7 +1,8 @@
+import EmulatorCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import EmulatorCore
 
 /// Blobs as files in one directory (`<data-dir>/storage/blobs`, or a private temporary directory
 /// without `--data-dir`), written with `write(2)` and read with `pread(2)`, so an object of any

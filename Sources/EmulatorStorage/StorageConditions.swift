@@ -15,8 +15,10 @@ public struct StorageConditions: Sendable, Equatable {
     public var generation: Int64?
 
     /// No conditions.
-    public init(ifGenerationMatch: Int64? = nil, ifGenerationNotMatch: Int64? = nil, ifMetagenerationMatch: Int64? = nil,
-                ifMetagenerationNotMatch: Int64? = nil, generation: Int64? = nil) {
+    public init(
+        ifGenerationMatch: Int64? = nil, ifGenerationNotMatch: Int64? = nil, ifMetagenerationMatch: Int64? = nil,
+        ifMetagenerationNotMatch: Int64? = nil, generation: Int64? = nil
+    ) {
         self.ifGenerationMatch = ifGenerationMatch
         self.ifGenerationNotMatch = ifGenerationNotMatch
         self.ifMetagenerationMatch = ifMetagenerationMatch
@@ -70,6 +72,8 @@ public enum StorageErrors {
     }
     /// 429: the configured total quota is used up.
     public static func quotaExceeded(_ limit: Int64) -> EmulatorError {
-        EmulatorError(.resourceExhausted, "The emulator's storage quota of \(limit) bytes (storage.maxTotalBytes) is used up: delete objects or raise the limit.")
+        EmulatorError(
+            .resourceExhausted,
+            "The emulator's storage quota of \(limit) bytes (storage.maxTotalBytes) is used up: delete objects or raise the limit.")
     }
 }

@@ -6,12 +6,15 @@ public enum StorageNames {
     /// lowercase letters, digits, `-`, `_` and `.`, starting and ending with a letter or digit.
     public static func validateBucket(_ name: String) throws {
         let bytes = Array(name.utf8)
-        let ok = bytes.count >= 3 && bytes.count <= 222
+        let ok =
+            bytes.count >= 3 && bytes.count <= 222
             && bytes.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 45 || $0 == 95 || $0 == 46 }
             && isAlnum(bytes[0]) && isAlnum(bytes[bytes.count - 1])
             && (bytes.count <= 63 || name.split(separator: ".").allSatisfy { $0.utf8.count <= 63 })
         guard ok else {
-            throw StorageErrors.invalid("Invalid bucket name: '\(name)'. Bucket names are 3-63 characters of lowercase letters, digits, '-', '_' and '.', starting and ending with a letter or digit.")
+            throw StorageErrors.invalid(
+                "Invalid bucket name: '\(name)'. Bucket names are 3-63 characters of lowercase letters, digits, '-', '_' and '.', starting and ending with a letter or digit."
+            )
         }
     }
 

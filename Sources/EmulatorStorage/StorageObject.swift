@@ -25,8 +25,10 @@ public struct StorageObject: Sendable {
     public var blob: Blob
 
     /// Creates an object.
-    public init(bucket: String, name: String, generation: Int64, metageneration: Int64 = 1, metadata: ObjectMetadata,
-                downloadTokens: [String] = [], storageClass: String = "STANDARD", timeCreated: Timestamp, updated: Timestamp, blob: Blob) {
+    public init(
+        bucket: String, name: String, generation: Int64, metageneration: Int64 = 1, metadata: ObjectMetadata,
+        downloadTokens: [String] = [], storageClass: String = "STANDARD", timeCreated: Timestamp, updated: Timestamp, blob: Blob
+    ) {
         self.bucket = bucket
         self.name = name
         self.generation = generation
@@ -81,8 +83,10 @@ public struct ObjectMetadata: Sendable, Equatable {
     public var acl: JSON?
 
     /// Empty metadata.
-    public init(contentType: String? = nil, contentEncoding: String? = nil, contentDisposition: String? = nil, contentLanguage: String? = nil,
-                cacheControl: String? = nil, customTime: Timestamp? = nil, custom: [String: String] = [:], acl: JSON? = nil) {
+    public init(
+        contentType: String? = nil, contentEncoding: String? = nil, contentDisposition: String? = nil, contentLanguage: String? = nil,
+        cacheControl: String? = nil, customTime: Timestamp? = nil, custom: [String: String] = [:], acl: JSON? = nil
+    ) {
         self.contentType = contentType
         self.contentEncoding = contentEncoding
         self.contentDisposition = contentDisposition

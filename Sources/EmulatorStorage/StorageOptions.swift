@@ -25,7 +25,9 @@ public struct StorageOptions: Sendable, Equatable {
             throw EmulatorError.invalidArgument("unknown key 'storage.\(bad)' (known: \(Self.knownKeys.sorted().joined(separator: ", ")))")
         }
         if let v = o["maxObjectBytes"], !v.isNull {
-            guard let n = v.intValue, n > 0 else { throw EmulatorError.invalidArgument("'storage.maxObjectBytes' must be a positive number of bytes") }
+            guard let n = v.intValue, n > 0 else {
+                throw EmulatorError.invalidArgument("'storage.maxObjectBytes' must be a positive number of bytes")
+            }
             maxObjectBytes = n
         }
         if let v = o["maxTotalBytes"], !v.isNull {

@@ -37,8 +37,10 @@ extension StorageService {
             if let m = ifMetagenerationMatch, m != b.bucket.metageneration { throw StorageErrors.conditionNotMet() }
             guard b.objects.isEmpty else { throw EmulatorError(.failedPrecondition, "The bucket you tried to delete is not empty.", httpStatus: 409) }
             s.buckets[name] = nil
-            notify(StorageChange(project: b.bucket.project, bucket: name, kind: .bucketDeleted, object: nil, previous: nil, caller: .admin,
-                                 time: now(b.bucket.project)))
+            notify(
+                StorageChange(
+                    project: b.bucket.project, bucket: name, kind: .bucketDeleted, object: nil, previous: nil, caller: .admin,
+                    time: now(b.bucket.project)))
         }
     }
 

@@ -21,8 +21,10 @@ extension StorageService {
 
     /// Copies an object (objects.copy, objects.rewrite): a new generation sharing the source's
     /// bytes. `metadata` replaces the source's metadata when given.
-    public func copy(from sourceBucket: String, _ sourceName: String, sourceConditions: StorageConditions = StorageConditions(),
-                     to target: UploadTarget, metadata: ObjectMetadataPatch? = nil, caller: Caller) throws -> StorageObject {
+    public func copy(
+        from sourceBucket: String, _ sourceName: String, sourceConditions: StorageConditions = StorageConditions(),
+        to target: UploadTarget, metadata: ObjectMetadataPatch? = nil, caller: Caller
+    ) throws -> StorageObject {
         try prepare(target)
         let project = project(ofBucket: target.bucket)
         let source = try state.withLock { s -> StorageObject in
@@ -36,8 +38,9 @@ extension StorageService {
         return try state.withLock { s -> StorageObject in
             let live = s.buckets[target.bucket]?.objects[target.name]
             try target.conditions.check(live)
-            var o = StorageObject(bucket: target.bucket, name: target.name, generation: nextGeneration(&s, time), metadata: source.metadata,
-                                  downloadTokens: [], timeCreated: time, updated: time, blob: source.blob)
+            var o = StorageObject(
+                bucket: target.bucket, name: target.name, generation: nextGeneration(&s, time), metadata: source.metadata,
+                downloadTokens: [], timeCreated: time, updated: time, blob: source.blob)
             if let metadata { o = try Self.patched(o, metadata, time: time) }
             if let tokens = target.downloadTokens { o.downloadTokens = tokens }
             if let limit = options.maxTotalBytes, s.storedBytes + s.pendingBytes > limit - o.size + (live?.size ?? 0) {
@@ -72,7 +75,9 @@ extension StorageService {
             var offset: Int64 = 0
             while offset < o.size {
                 let chunk: [UInt8]
-                do { chunk = try reader.read(at: offset, count: 1 << 20) } catch { throw EmulatorError.internal("Cannot read \(o.name): \(error.description).") }
+                do { chunk = try reader.read(at: offset, count: 1 << 20) } catch {
+                    throw EmulatorError.internal("Cannot read \(o.name): \(error.description).")
+                }
                 if chunk.isEmpty { break }
                 try upload.append(chunk)
                 offset += Int64(chunk.count)

@@ -43,7 +43,9 @@ extension StorageService {
             if o.downloadTokens.isEmpty {
                 o.downloadTokens = [token]
                 s.buckets[object.bucket]?.objects[object.name] = o
-                notify(StorageChange(project: project, bucket: object.bucket, kind: .tokensChanged, object: o, previous: object, caller: nil, time: now(project)))
+                notify(
+                    StorageChange(
+                        project: project, bucket: object.bucket, kind: .tokensChanged, object: o, previous: object, caller: nil, time: now(project)))
             }
             return o
         }
@@ -51,8 +53,9 @@ extension StorageService {
 
     /// One page of a bucket's objects for `caller` (the `list` access on the prefix).
     public func list(bucket: String, query: StorageListQuery, caller: Caller) throws -> StorageListPage {
-        try authorize(caller, project: project(ofBucket: bucket), bucket: bucket, method: .list, path: query.prefix, resource: nil,
-                      delimiter: query.delimiter, maxResults: query.maxResults)
+        try authorize(
+            caller, project: project(ofBucket: bucket), bucket: bucket, method: .list, path: query.prefix, resource: nil,
+            delimiter: query.delimiter, maxResults: query.maxResults)
         let objects = try state.withLock { s -> [String: StorageObject] in
             _ = try resolveBucket(&s, bucket)
             return s.buckets[bucket]?.objects ?? [:]
@@ -61,8 +64,10 @@ extension StorageService {
     }
 
     /// Applies a metadata change (the `update` access); metageneration + 1.
-    public func update(bucket: String, name: String, patch: ObjectMetadataPatch, conditions: StorageConditions = StorageConditions(),
-                       caller: Caller) throws -> StorageObject {
+    public func update(
+        bucket: String, name: String, patch: ObjectMetadataPatch, conditions: StorageConditions = StorageConditions(),
+        caller: Caller
+    ) throws -> StorageObject {
         let project = project(ofBucket: bucket)
         for _ in 0..<8 {
             let before = try state.withLock { s in try liveObject(s, bucket, name, conditions) }
@@ -76,7 +81,9 @@ extension StorageService {
                 var o = try Self.patched(live, patch, time: now(project))
                 o.metageneration = live.metageneration + 1
                 s.buckets[bucket]?.objects[name] = o
-                notify(StorageChange(project: project, bucket: bucket, kind: .metadataUpdated, object: o, previous: live, caller: caller, time: o.updated))
+                notify(
+                    StorageChange(
+                        project: project, bucket: bucket, kind: .metadataUpdated, object: o, previous: live, caller: caller, time: o.updated))
                 return o
             }
             if let committed { return committed }
@@ -164,7 +171,8 @@ extension StorageService {
             o.metageneration += 1
             o.updated = now(project)
             s.buckets[bucket]?.objects[name] = o
-            notify(StorageChange(project: project, bucket: bucket, kind: .metadataUpdated, object: o, previous: live, caller: .admin, time: o.updated))
+            notify(
+                StorageChange(project: project, bucket: bucket, kind: .metadataUpdated, object: o, previous: live, caller: .admin, time: o.updated))
             return o
         }
     }

@@ -19,8 +19,10 @@ extension StorageService {
         public var conditions: StorageConditions
 
         /// Describes an upload.
-        public init(bucket: String, name: String, metadata: ObjectMetadata = ObjectMetadata(), downloadTokens: [String]? = nil,
-                    firebase: Bool = false, conditions: StorageConditions = StorageConditions()) {
+        public init(
+            bucket: String, name: String, metadata: ObjectMetadata = ObjectMetadata(), downloadTokens: [String]? = nil,
+            firebase: Bool = false, conditions: StorageConditions = StorageConditions()
+        ) {
             self.bucket = bucket
             self.name = name
             self.metadata = metadata
@@ -62,10 +64,12 @@ extension StorageService {
             let time = now(project)
             let before = state.withLock { $0.buckets[target.bucket]?.objects[target.name] }
             try target.conditions.check(before)
-            let proposed = StorageObject(bucket: target.bucket, name: target.name, generation: 0, metadata: target.metadata,
-                                         downloadTokens: tokens, timeCreated: time, updated: time, blob: blob)
-            try authorize(caller, project: project, bucket: target.bucket, method: before == nil ? .create : .update,
-                          path: target.name, resource: before, requestResource: proposed)
+            let proposed = StorageObject(
+                bucket: target.bucket, name: target.name, generation: 0, metadata: target.metadata,
+                downloadTokens: tokens, timeCreated: time, updated: time, blob: blob)
+            try authorize(
+                caller, project: project, bucket: target.bucket, method: before == nil ? .create : .update,
+                path: target.name, resource: before, requestResource: proposed)
             var replaced: StorageObject?  // released after the lock: its blob's file goes then
             let stored = try state.withLock { s -> StorageObject? in
                 let live = s.buckets[target.bucket]?.objects[target.name]
@@ -77,7 +81,8 @@ extension StorageService {
                 s.buckets[target.bucket]?.objects[target.name] = o
                 s.storedBytes += o.size - (live?.size ?? 0)
                 replaced = live
-                notify(StorageChange(project: project, bucket: target.bucket, kind: .finalized, object: o, previous: live, caller: caller, time: time))
+                notify(
+                    StorageChange(project: project, bucket: target.bucket, kind: .finalized, object: o, previous: live, caller: caller, time: time))
                 return o
             }
             releaseOutsideLock(replaced)
@@ -113,15 +118,17 @@ extension StorageService {
                 // Finished sessions are kept only for repeated finalize calls: the oldest go first.
                 let ended = s.sessions.filter { if case .active = $0.value.phase { return false } else { return true } }
                 guard let oldest = ended.min(by: { $0.value.order < $1.value.order }) else {
-                    throw EmulatorError(.resourceExhausted, "Too many resumable uploads in progress (\(options.maxUploadSessions)); finish or cancel some.")
+                    throw EmulatorError(
+                        .resourceExhausted, "Too many resumable uploads in progress (\(options.maxUploadSessions)); finish or cancel some.")
                 }
                 evicted.append(oldest.value)
                 s.sessions[oldest.key] = nil
             }
             s.sessionCounter += 1
-            s.sessions[id] = UploadSession(id: id, project: project, bucket: target.bucket, name: target.name, metadata: target.metadata,
-                                           downloadTokens: target.downloadTokens, conditions: target.conditions, firebase: target.firebase,
-                                           expectedSize: expectedSize, order: s.sessionCounter, upload: upload)
+            s.sessions[id] = UploadSession(
+                id: id, project: project, bucket: target.bucket, name: target.name, metadata: target.metadata,
+                downloadTokens: target.downloadTokens, conditions: target.conditions, firebase: target.firebase,
+                expectedSize: expectedSize, order: s.sessionCounter, upload: upload)
         }
         releaseOutsideLock(evicted)
         return id
@@ -144,8 +151,9 @@ extension StorageService {
         case .cancelled: cancelled = true
         case .failed: break
         }
-        return UploadSessionStatus(received: session.received, object: object, cancelled: cancelled, expectedSize: session.expectedSize,
-                                   bucket: session.bucket, name: session.name, failure: session.failure)
+        return UploadSessionStatus(
+            received: session.received, object: object, cancelled: cancelled, expectedSize: session.expectedSize,
+            bucket: session.bucket, name: session.name, failure: session.failure)
     }
 
     static func noSuchSession(_ id: String) -> EmulatorError {
@@ -210,8 +218,9 @@ extension StorageService {
             checkInSession(id, upload)
             throw StorageErrors.invalid("The upload has \(upload.size) bytes but \(n) were announced when it started.")
         }
-        let target = UploadTarget(bucket: session.bucket, name: session.name, metadata: session.metadata, downloadTokens: session.downloadTokens,
-                                  firebase: session.firebase, conditions: session.conditions)
+        let target = UploadTarget(
+            bucket: session.bucket, name: session.name, metadata: session.metadata, downloadTokens: session.downloadTokens,
+            firebase: session.firebase, conditions: session.conditions)
         let size = upload.size
         do {
             let o = try store(upload, as: target, caller: caller)

@@ -44,7 +44,9 @@ public final class StorageService: ProjectStateParticipant, @unchecked Sendable 
     let hooks = Mutex(Hooks())
 
     /// Creates the service; the default project's buckets exist at once.
-    public init(environments: any ProjectEnvironmentProvider, defaultProject: String, blobs: any BlobStore, options: StorageOptions = StorageOptions()) {
+    public init(
+        environments: any ProjectEnvironmentProvider, defaultProject: String, blobs: any BlobStore, options: StorageOptions = StorageOptions()
+    ) {
         self.environments = environments
         self.defaultProject = defaultProject
         self.blobs = blobs
@@ -90,13 +92,17 @@ public final class StorageService: ProjectStateParticipant, @unchecked Sendable 
     }
 
     /// Asks the authorizer about a client access (administrators skip it). Outside the lock.
-    func authorize(_ caller: Caller, project: String, bucket: String, method: StorageAccessMethod, path: String,
-                   resource: StorageObject?, requestResource: StorageObject? = nil, delimiter: String? = nil, maxResults: Int? = nil) throws {
+    func authorize(
+        _ caller: Caller, project: String, bucket: String, method: StorageAccessMethod, path: String,
+        resource: StorageObject?, requestResource: StorageObject? = nil, delimiter: String? = nil, maxResults: Int? = nil
+    ) throws {
         guard !caller.isAdmin else { return }
         let auth = hooks.withLock { $0.authorizer }
-        try auth.authorize(StorageAccess(caller: caller, project: project, bucket: bucket, method: method, path: path,
-                                         resource: resource, requestResource: requestResource, delimiter: delimiter,
-                                         maxResults: maxResults, time: now(project)))
+        try auth.authorize(
+            StorageAccess(
+                caller: caller, project: project, bucket: bucket, method: method, path: path,
+                resource: resource, requestResource: requestResource, delimiter: delimiter,
+                maxResults: maxResults, time: now(project)))
     }
 
     /// Hands a committed change to the observer (call inside the state lock, in commit order).

@@ -17,7 +17,9 @@ public struct Aggregation: Sendable, Equatable {
         guard case .array(let items)? = json, !items.isEmpty else {
             throw EmulatorError.invalidArgument("Aggregations can not be empty.")
         }
-        guard items.count <= 5 else { throw EmulatorError.invalidArgument("An aggregation query accepts at most 5 aggregations, got \(items.count).") }
+        guard items.count <= 5 else {
+            throw EmulatorError.invalidArgument("An aggregation query accepts at most 5 aggregations, got \(items.count).")
+        }
         var out: [Aggregation] = []
         for (i, a) in items.enumerated() {
             var alias = a["alias"]?.stringValue ?? ""
@@ -95,11 +97,21 @@ public struct Aggregation: Sendable, Equatable {
                     any = true
                     if allInt {
                         let (s, o) = intSum.addingReportingOverflow(i)
-                        if o { allInt = false; dbl = Double(intSum) + Double(i) } else { intSum = s }
-                    } else { dbl += Double(i) }
+                        if o {
+                            allInt = false
+                            dbl = Double(intSum) + Double(i)
+                        } else {
+                            intSum = s
+                        }
+                    } else {
+                        dbl += Double(i)
+                    }
                 case .double(let x)?:
                     any = true
-                    if allInt { allInt = false; dbl = Double(intSum) }
+                    if allInt {
+                        allInt = false
+                        dbl = Double(intSum)
+                    }
                     dbl += x
                 default: continue
                 }
@@ -108,7 +120,12 @@ public struct Aggregation: Sendable, Equatable {
             return allInt ? .integer(intSum) : .double(dbl)
         case .avg(let f):
             var total = 0.0, n = 0
-            for d in docs { if let x = f.get(in: d.fields)?.numericDouble { total += x; n += 1 } }
+            for d in docs {
+                if let x = f.get(in: d.fields)?.numericDouble {
+                    total += x
+                    n += 1
+                }
+            }
             return n == 0 ? .null : .double(total / Double(n))
         }
     }

@@ -13,7 +13,8 @@ extension DatabaseState {
                 for key in history.keys {
                     let c = DocumentName.collection(of: key)
                     if query.from.id.isEmpty || DocumentName.lastSegment(c).utf8Equals(query.from.id), prefix.isEmpty || c.utf8HasPrefix(prefix),
-                       !collectionPaths.contains(where: { $0.utf8Equals(c) }) {
+                        !collectionPaths.contains(where: { $0.utf8Equals(c) })
+                    {
                         collectionPaths.append(c)
                     }
                 }
@@ -27,7 +28,9 @@ extension DatabaseState {
         let root = DocumentName.root(project: project, database: database) + "/"
         var rows: [(doc: Document, keys: [Value])] = []
         for coll in collectionPaths {
-            let paths = readTime == nil ? (candidates(query.filter, coll) ?? documentPaths(inCollection: coll)) : documentPaths(inCollection: coll, at: readTime)
+            let paths =
+                readTime == nil
+                ? (candidates(query.filter, coll) ?? documentPaths(inCollection: coll)) : documentPaths(inCollection: coll, at: readTime)
             for path in paths {
                 guard let doc = document(path, at: readTime) else { continue }
                 let full = root + path
@@ -36,8 +39,14 @@ extension DatabaseState {
                 var keys: [Value] = []
                 var complete = true
                 for o in query.order {
-                    if o.field.isName { keys.append(.reference(full)); continue }
-                    guard let v = o.field.get(in: doc.fields) else { complete = false; break }
+                    if o.field.isName {
+                        keys.append(.reference(full))
+                        continue
+                    }
+                    guard let v = o.field.get(in: doc.fields) else {
+                        complete = false
+                        break
+                    }
                     keys.append(v)
                 }
                 if complete { rows.append((doc, keys)) }
@@ -94,7 +103,8 @@ extension DatabaseState {
     /// `offset + limit` documents matched instead of sorting the whole collection.
     func runInNameOrder(_ query: StructuredQuery, parent: String, project: String, database: String, at readTime: Timestamp?) -> [Document]? {
         guard !query.from.allDescendants, !query.from.id.isEmpty, readTime == nil, query.startAt == nil, query.endAt == nil, let limit = query.limit,
-              query.order.count == 1, query.order[0].field.isName, !query.order[0].descending else { return nil }
+            query.order.count == 1, query.order[0].field.isName, !query.order[0].descending
+        else { return nil }
         let coll = parent.isEmpty ? query.from.id : parent + "/" + query.from.id
         let root = DocumentName.root(project: project, database: database) + "/"
         var out: [Document] = []
@@ -104,7 +114,10 @@ extension DatabaseState {
         for path in paths {
             guard let doc = docs[path] else { continue }
             if let f = query.filter, !f.matches(doc, fullName: root + path) { continue }
-            if skipped < query.offset { skipped += 1; continue }
+            if skipped < query.offset {
+                skipped += 1
+                continue
+            }
             out.append(doc)
             if out.count == limit { break }
         }

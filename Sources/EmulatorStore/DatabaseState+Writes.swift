@@ -31,7 +31,8 @@ extension DatabaseState {
             // A time after the commit cannot be anyone's update time: production refuses it as
             // an invalid argument rather than a failed precondition.
             guard t <= time else {
-                throw EmulatorError.invalidArgument("The update_time precondition \(t.rfc3339()) for \(fullName) is in the future (the commit time is \(time.rfc3339())).")
+                throw EmulatorError.invalidArgument(
+                    "The update_time precondition \(t.rfc3339()) for \(fullName) is in the future (the commit time is \(time.rfc3339())).")
             }
             // A missing document has version 0: a failed precondition like any other mismatch.
             guard let b = before, b.updateTime == t else {

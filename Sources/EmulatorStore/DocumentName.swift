@@ -60,7 +60,9 @@ public enum DocumentName {
         guard path.utf8.count <= 6 * 1024 else { throw EmulatorError.invalidArgument("Document name is longer than 6 KiB.") }
         for s in segs {
             guard !s.isEmpty else { throw EmulatorError.invalidArgument("Path '\(path)' has an empty segment.") }
-            guard !s.utf8Equals("."), !s.utf8Equals("..") else { throw EmulatorError.invalidArgument("Path '\(path)': '.' and '..' are not valid ids.") }
+            guard !s.utf8Equals("."), !s.utf8Equals("..") else {
+                throw EmulatorError.invalidArgument("Path '\(path)': '.' and '..' are not valid ids.")
+            }
             guard s.utf8.count <= 1500 else { throw EmulatorError.invalidArgument("Path '\(path)': ids are limited to 1500 bytes.") }
             if FieldPath.isReserved(s) && !isNumericId(s) {
                 throw EmulatorError.invalidArgument("Path '\(path)': id '\(s)' is reserved.")

@@ -34,7 +34,9 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
     public init(parsing text: String) throws {
         guard !text.isEmpty else { throw EmulatorError.invalidArgument("Invalid empty property path string.") }
         func invalid() -> EmulatorError {
-            .invalidArgument("Invalid property path \"\(text)\". Unquoted property paths must match regex ([a-zA-Z_][a-zA-Z_0-9]*), and quoted property paths must match regex (`(?:[^`\\\\]|(?:\\\\.))+`)")
+            .invalidArgument(
+                "Invalid property path \"\(text)\". Unquoted property paths must match regex ([a-zA-Z_][a-zA-Z_0-9]*), and quoted property paths must match regex (`(?:[^`\\\\]|(?:\\\\.))+`)"
+            )
         }
         var segs: [String] = []
         var cur = String.UnicodeScalarView()

@@ -21,7 +21,9 @@ public struct IndexConfiguration: Sendable, Equatable {
 
     /// Decodes the file's JSON object. Errors name the entry and the key.
     public init(json: JSON) throws {
-        guard case .object(let root) = json else { throw EmulatorError.invalidArgument("an index file must hold a JSON object with 'indexes' and 'fieldOverrides'") }
+        guard case .object(let root) = json else {
+            throw EmulatorError.invalidArgument("an index file must hold a JSON object with 'indexes' and 'fieldOverrides'")
+        }
         for k in root.keys.sorted() where !["indexes", "fieldOverrides"].contains(k) {
             throw EmulatorError.invalidArgument("unknown key '\(k)' (known: fieldOverrides, indexes)")
         }
@@ -83,7 +85,9 @@ public struct IndexConfiguration: Sendable, Equatable {
     static func override(_ entry: JSON, _ context: String) throws -> FieldOverride {
         guard case .object(let o) = entry else { throw EmulatorError.invalidArgument("\(context) must be an object") }
         let group = try collectionGroup(o, context)
-        guard let path = o["fieldPath"]?.stringValue, !path.isEmpty else { throw EmulatorError.invalidArgument("\(context).fieldPath must be a non-empty string") }
+        guard let path = o["fieldPath"]?.stringValue, !path.isEmpty else {
+            throw EmulatorError.invalidArgument("\(context).fieldPath must be a non-empty string")
+        }
         _ = try FieldPath(parsing: path)
         let raw = try list(o["indexes"], "\(context).indexes")
         let indexes = try raw.enumerated().map { i, r -> SingleFieldIndex in

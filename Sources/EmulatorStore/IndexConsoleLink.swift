@@ -6,7 +6,8 @@ import EmulatorCore
 /// `/indexes/_`), `create_exemption=` for a single-field index (name ending in `/fields/<path>`).
 public enum IndexConsoleLink {
     /// What production appends when the query has range filters on several fields.
-    static let multipleRangeFieldsNote = " .\nThe query contains range and inequality filters on multiple fields, please refer to the documentation for index selection best practices: https://cloud.google.com/firestore/docs/query-data/multiple-range-fields."
+    static let multipleRangeFieldsNote =
+        " .\nThe query contains range and inequality filters on multiple fields, please refer to the documentation for index selection best practices: https://cloud.google.com/firestore/docs/query-data/multiple-range-fields."
 
     /// The FAILED_PRECONDITION message for `need` in `projects/{project}/databases/{database}`.
     public static func message(for need: IndexNeed, project: String, database: String) -> String {
@@ -17,7 +18,8 @@ public enum IndexConsoleLink {
             let field = need.index.fields.first ?? IndexField(FieldPath.name.description, .ascending)
             let scope = need.index.queryScope.rawValue
             let blob = encode(name: "\(prefix)/fields/\(field.fieldPath)", scope: need.index.queryScope, fields: [field])
-            return "The query requires a \(scope)_\(field.mode.shortName) index for collection \(need.index.collectionGroup) and field \(field.fieldPath). You can create it here: \(base)?create_exemption=\(blob)"
+            return
+                "The query requires a \(scope)_\(field.mode.shortName) index for collection \(need.index.collectionGroup) and field \(field.fieldPath). You can create it here: \(base)?create_exemption=\(blob)"
         case .composite:
             let blob = encode(name: "\(prefix)/indexes/_", scope: need.index.queryScope, fields: need.index.fields)
             let text = "The query requires an index. You can create it here: \(base)?create_composite=\(blob)"

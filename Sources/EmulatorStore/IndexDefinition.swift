@@ -66,11 +66,15 @@ public struct IndexField: Sendable, Hashable {
     /// accepts); `context` names it in errors.
     init(json: JSON, context: String) throws {
         guard case .object(let o) = json else { throw EmulatorError.invalidArgument("\(context) must be an object") }
-        guard let path = o["fieldPath"]?.stringValue, !path.isEmpty else { throw EmulatorError.invalidArgument("\(context).fieldPath must be a non-empty string") }
+        guard let path = o["fieldPath"]?.stringValue, !path.isEmpty else {
+            throw EmulatorError.invalidArgument("\(context).fieldPath must be a non-empty string")
+        }
         _ = try FieldPath(parsing: path)
         fieldPath = path
         let modes = ["order", "arrayConfig", "vectorConfig"].filter { o[$0] != nil && o[$0]?.isNull == false }
-        guard modes.count == 1 else { throw EmulatorError.invalidArgument("\(context) ('\(path)') needs exactly one of order, arrayConfig or vectorConfig") }
+        guard modes.count == 1 else {
+            throw EmulatorError.invalidArgument("\(context) ('\(path)') needs exactly one of order, arrayConfig or vectorConfig")
+        }
         switch modes[0] {
         case "order":
             switch o["order"]?.stringValue {
@@ -147,11 +151,15 @@ public struct FieldOverride: Sendable, Hashable {
 
     /// The `firestore.indexes.json` form.
     public var json: JSON {
-        ["collectionGroup": .string(collectionGroup), "fieldPath": .string(fieldPath), "indexes": .array(indexes.map { i in
-            var o = IndexField(fieldPath, i.mode).json.objectValue ?? [:]
-            o["fieldPath"] = nil
-            o["queryScope"] = .string(i.queryScope.rawValue)
-            return .object(o)
-        })]
+        [
+            "collectionGroup": .string(collectionGroup), "fieldPath": .string(fieldPath),
+            "indexes": .array(
+                indexes.map { i in
+                    var o = IndexField(fieldPath, i.mode).json.objectValue ?? [:]
+                    o["fieldPath"] = nil
+                    o["queryScope"] = .string(i.queryScope.rawValue)
+                    return .object(o)
+                }),
+        ]
     }
 }

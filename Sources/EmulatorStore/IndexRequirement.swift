@@ -54,7 +54,8 @@ public enum IndexRequirement {
         let inequalities = Set((query.filter?.inequalityFields ?? []).filter { !$0.isName })
         var out: [IndexNeed] = []
         for branch in branches(of: query.filter) {
-            for need in needs(branch: branch, query: query, scope: scope, aggregateFields: aggregateFields, multipleInequalities: inequalities.count > 1)
+            for need in needs(
+                branch: branch, query: query, scope: scope, aggregateFields: aggregateFields, multipleInequalities: inequalities.count > 1)
             where !out.contains(need) {
                 out.append(need)
             }
@@ -89,8 +90,10 @@ public enum IndexRequirement {
     }
 
     /// The needs of one disjunctive-normal-form branch (its atoms) under the query's order.
-    static func needs(branch: [QueryFilter], query: StructuredQuery, scope: IndexQueryScope, aggregateFields: [FieldPath],
-                      multipleInequalities: Bool) -> [IndexNeed] {
+    static func needs(
+        branch: [QueryFilter], query: StructuredQuery, scope: IndexQueryScope, aggregateFields: [FieldPath],
+        multipleInequalities: Bool
+    ) -> [IndexNeed] {
         // Equality-like fields in filter order (array filters as CONTAINS).
         var equalities: [(path: FieldPath, contains: Bool)] = []
         func addEquality(_ p: FieldPath, contains: Bool) {
@@ -120,8 +123,9 @@ public enum IndexRequirement {
         let group = query.from.id
 
         func single(_ path: FieldPath, _ mode: IndexFieldMode) -> IndexNeed {
-            IndexNeed(kind: .singleField, index: CompositeIndex(collectionGroup: group, queryScope: scope, fields: [IndexField(path.description, mode)]),
-                      equalityPrefix: mode == .contains || mode == .ascending ? 1 : 0, multipleInequalities: multipleInequalities)
+            IndexNeed(
+                kind: .singleField, index: CompositeIndex(collectionGroup: group, queryScope: scope, fields: [IndexField(path.description, mode)]),
+                equalityPrefix: mode == .contains || mode == .ascending ? 1 : 0, multipleInequalities: multipleInequalities)
         }
         let containsCount = equalities.filter(\.contains).count
         if ordered.isEmpty && (containsCount == 0 || equalities.count == 1) {
@@ -136,8 +140,11 @@ public enum IndexRequirement {
         var fields = equalities.map { IndexField($0.path.description, $0.contains ? .contains : .ascending) }
         fields += ordered.map { IndexField($0.field.description, $0.descending ? .descending : .ascending) }
         fields.append(IndexField(FieldPath.name.description, nameDescending ? .descending : .ascending))
-        return [IndexNeed(kind: .composite, index: CompositeIndex(collectionGroup: group, queryScope: scope, fields: fields),
-                          equalityPrefix: equalities.count, multipleInequalities: multipleInequalities)]
+        return [
+            IndexNeed(
+                kind: .composite, index: CompositeIndex(collectionGroup: group, queryScope: scope, fields: fields),
+                equalityPrefix: equalities.count, multipleInequalities: multipleInequalities)
+        ]
     }
 }
 

@@ -38,9 +38,10 @@ public struct IndexSuggestions: Sendable, Equatable {
                 }
                 // An override replaces the field's automatic indexes: keep the ones it has now.
                 let parsed = try? FieldPath(parsing: field.fieldPath)
-                let current = configured.fieldOverrides.last(where: { o in
-                    o.collectionGroup == group && parsed.map { IndexConfiguration.samePath(o.fieldPath, $0) } == true
-                })?.indexes ?? [.ascending, .descending, .contains].map { SingleFieldIndex(queryScope: .collection, mode: $0) }
+                let current =
+                    configured.fieldOverrides.last(where: { o in
+                        o.collectionGroup == group && parsed.map { IndexConfiguration.samePath(o.fieldPath, $0) } == true
+                    })?.indexes ?? [.ascending, .descending, .contains].map { SingleFieldIndex(queryScope: .collection, mode: $0) }
                 out.fieldOverrides.append(FieldOverride(collectionGroup: group, fieldPath: field.fieldPath, indexes: current + [wanted]))
             }
         }

@@ -64,7 +64,9 @@ public indirect enum QueryFilter: Sendable, Equatable {
             self = isOr ? .or(parsed) : .and(parsed)
         } else if let f = json["fieldFilter"] {
             let path = try QueryFilter.queryPath(f["field"]?["fieldPath"]?.stringValue ?? "")
-            guard let opJ = f["op"], let op = FieldOp.allCases.first(where: { $0.rawValue == opJ.stringValue || $0.number == opJ.intValue.map(Int.init) }) else {
+            guard let opJ = f["op"],
+                let op = FieldOp.allCases.first(where: { $0.rawValue == opJ.stringValue || $0.number == opJ.intValue.map(Int.init) })
+            else {
                 throw EmulatorError.invalidArgument("Unknown fieldFilter op \(f["op"] ?? .null).")
             }
             guard let vj = f["value"] else { throw EmulatorError.invalidArgument("fieldFilter on '\(path)' needs a value.") }
@@ -94,7 +96,9 @@ public indirect enum QueryFilter: Sendable, Equatable {
             self = .field(path, op, v)
         } else if let u = json["unaryFilter"] {
             let path = try QueryFilter.queryPath(u["field"]?["fieldPath"]?.stringValue ?? "")
-            guard let opJ = u["op"], let op = UnaryOp.allCases.first(where: { $0.rawValue == opJ.stringValue || $0.number == opJ.intValue.map(Int.init) }) else {
+            guard let opJ = u["op"],
+                let op = UnaryOp.allCases.first(where: { $0.rawValue == opJ.stringValue || $0.number == opJ.intValue.map(Int.init) })
+            else {
                 throw EmulatorError.invalidArgument("Unknown unaryFilter op \(u["op"] ?? .null).")
             }
             if path.isName { throw EmulatorError.invalidArgument("__key__ filter value must be a Key") }

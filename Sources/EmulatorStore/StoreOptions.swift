@@ -14,7 +14,9 @@ public struct StoreOptions: Sendable, Equatable {
         for (k, v) in o {
             switch k {
             case "transactionIdleSeconds":
-                guard let s = v.doubleValue, s > 0 else { throw EmulatorError.invalidArgument("firestore.transactionIdleSeconds must be a positive number") }
+                guard let s = v.doubleValue, s > 0 else {
+                    throw EmulatorError.invalidArgument("firestore.transactionIdleSeconds must be a positive number")
+                }
                 transactionIdleSeconds = s
             default:
                 throw EmulatorError.invalidArgument("unknown key 'firestore.\(k)' (known: transactionIdleSeconds)")

@@ -74,8 +74,9 @@ extension StoreService {
                 }
                 missing = Array(parents.sorted().map(\.string).prefix(1000))
             }
-            return DocumentPage(documents: docs, total: list.count, missing: missing,
-                                nextStartAfter: end < list.count ? docs.last.map(\.id) : nil)
+            return DocumentPage(
+                documents: docs, total: list.count, missing: missing,
+                nextStartAfter: end < list.count ? docs.last.map(\.id) : nil)
         }
     }
 

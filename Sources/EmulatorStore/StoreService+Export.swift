@@ -6,14 +6,17 @@ import EmulatorCore
 extension StoreService: PersistentParticipant {
     /// The JSON form of one document for exports and journals.
     static func exportJSON(_ d: Document) -> JSON {
-        var o: UTF8Dictionary<JSON> = ["path": .string(d.path), "createTime": .string(d.createTime.rfc3339()), "updateTime": .string(d.updateTime.rfc3339())]
+        var o: UTF8Dictionary<JSON> = [
+            "path": .string(d.path), "createTime": .string(d.createTime.rfc3339()), "updateTime": .string(d.updateTime.rfc3339()),
+        ]
         if !d.fields.isEmpty { o["fields"] = .object(d.fields.mapValues(\.json)) }
         return .object(o)
     }
 
     static func importDocument(_ j: JSON) throws -> Document {
         guard let path = j["path"]?.stringValue, let c = j["createTime"]?.stringValue.flatMap({ Timestamp(rfc3339: $0) }),
-              let u = j["updateTime"]?.stringValue.flatMap({ Timestamp(rfc3339: $0) }) else {
+            let u = j["updateTime"]?.stringValue.flatMap({ Timestamp(rfc3339: $0) })
+        else {
             throw EmulatorError.invalidArgument("export document needs path, createTime and updateTime")
         }
         try DocumentName.validateDocumentPath(path)
@@ -60,17 +63,22 @@ extension StoreService: PersistentParticipant {
 
     /// The journal form of a committed change batch.
     public static func journalEntry(_ batch: StoreChangeBatch) -> JSON {
-        ["database": .string(batch.database), "commitTime": .string(batch.commitTime.rfc3339()),
-         "changes": .array(batch.changes.map { c in
-             c.after.map { ["put": exportJSON($0)] } ?? ["delete": .string(c.path)]
-         })]
+        [
+            "database": .string(batch.database), "commitTime": .string(batch.commitTime.rfc3339()),
+            "changes": .array(
+                batch.changes.map { c in
+                    c.after.map { ["put": exportJSON($0)] } ?? ["delete": .string(c.path)]
+                }),
+        ]
     }
 
     /// The journal form of a whole-database replacement (reset, restore, import): every document
     /// the database holds afterwards.
     static func replaceEntry(database: String, time: Timestamp, documents: some Collection<Document>) -> JSON {
-        ["database": .string(database), "commitTime": .string(time.rfc3339()),
-         "replace": .array(documents.sorted { DocumentName.compareNames($0.path, $1.path) < 0 }.map(exportJSON))]
+        [
+            "database": .string(database), "commitTime": .string(time.rfc3339()),
+            "replace": .array(documents.sorted { DocumentName.compareNames($0.path, $1.path) < 0 }.map(exportJSON)),
+        ]
     }
 
     /// Re-applies a journal entry written by `journalEntry` or `replaceEntry` (crash recovery).
@@ -90,7 +98,11 @@ extension StoreService: PersistentParticipant {
         }
         try box(project, db).data.withLock { d in
             for c in entry["changes"]?.arrayValue ?? [] {
-                if let put = c["put"] { d.state.put(try Self.importDocument(put)) } else if let p = c["delete"]?.stringValue { d.state.remove(p, at: t) }
+                if let put = c["put"] {
+                    d.state.put(try Self.importDocument(put))
+                } else if let p = c["delete"]?.stringValue {
+                    d.state.remove(p, at: t)
+                }
             }
             d.state.lastCommit = max(d.state.lastCommit, t)
         }

@@ -12,16 +12,21 @@ public struct ReadResult<T: Sendable>: Sendable {
 
 extension StoreService {
     /// Reads one document (NOT_FOUND when missing).
-    public func getDocument(project: String, database: String, path: String, consistency: ReadConsistency = .latest,
-                            caller: Caller) throws -> ReadResult<Document> {
+    public func getDocument(
+        project: String, database: String, path: String, consistency: ReadConsistency = .latest,
+        caller: Caller
+    ) throws -> ReadResult<Document> {
         try DocumentName.validateDocumentPath(path)
         let full = DocumentName.full(project: project, database: database, path: path)
         return try withDatabase(project, database) { data, env, hooks in
             let (rt, txn, newId) = try Self.resolve(consistency, &data, env, idle: options.transactionIdleSeconds)
             let doc = data.state.document(path, at: rt)
-            try authorize(hooks, StoreAccess(caller: caller, project: project, database: database, method: .get, path: path,
-                                             resource: doc, requestResource: nil, query: nil, time: env.clock.now(),
-                                             reader: StateReader(before: data.state, after: data.state, readTime: rt)))
+            try authorize(
+                hooks,
+                StoreAccess(
+                    caller: caller, project: project, database: database, method: .get, path: path,
+                    resource: doc, requestResource: nil, query: nil, time: env.clock.now(),
+                    reader: StateReader(before: data.state, after: data.state, readTime: rt)))
             if let txn { data.transactions[txn]?.recordRead(path, doc) }
             guard let doc else { throw EmulatorError.notFound("Document \"\(full)\" not found.") }
             return ReadResult(value: doc, readTime: rt ?? env.clock.now().truncatedToMicroseconds, transaction: newId)
@@ -29,8 +34,10 @@ extension StoreService {
     }
 
     /// Reads several documents; each is found or missing, in request order, duplicates elided.
-    public func batchGet(project: String, database: String, paths: [String], consistency: ReadConsistency = .latest,
-                         caller: Caller) throws -> ReadResult<[(path: String, document: Document?)]> {
+    public func batchGet(
+        project: String, database: String, paths: [String], consistency: ReadConsistency = .latest,
+        caller: Caller
+    ) throws -> ReadResult<[(path: String, document: Document?)]> {
         for p in paths { try DocumentName.validateDocumentPath(p) }
         var seen = Set<UTF8Key>()
         let unique = paths.filter { seen.insert(UTF8Key($0)).inserted }
@@ -39,9 +46,12 @@ extension StoreService {
             var out: [(String, Document?)] = []
             for p in unique {
                 let doc = data.state.document(p, at: rt)
-                try authorize(hooks, StoreAccess(caller: caller, project: project, database: database, method: .get, path: p,
-                                                 resource: doc, requestResource: nil, query: nil, time: env.clock.now(),
-                                                 reader: StateReader(before: data.state, after: data.state, readTime: rt)))
+                try authorize(
+                    hooks,
+                    StoreAccess(
+                        caller: caller, project: project, database: database, method: .get, path: p,
+                        resource: doc, requestResource: nil, query: nil, time: env.clock.now(),
+                        reader: StateReader(before: data.state, after: data.state, readTime: rt)))
                 if let txn { data.transactions[txn]?.recordRead(p, doc) }
                 out.append((p, doc))
             }
@@ -50,18 +60,24 @@ extension StoreService {
     }
 
     /// Runs a query under `parent` (database-relative document path; "" = the root).
-    public func runQuery(project: String, database: String, parent: String, query: StructuredQuery,
-                         consistency: ReadConsistency = .latest, caller: Caller) throws -> ReadResult<[Document]> {
+    public func runQuery(
+        project: String, database: String, parent: String, query: StructuredQuery,
+        consistency: ReadConsistency = .latest, caller: Caller
+    ) throws -> ReadResult<[Document]> {
         if !parent.isEmpty { try DocumentName.validateDocumentPath(parent) }
         return try withDatabase(project, database) { data, env, hooks in
             let (rt, txn, newId) = try Self.resolve(consistency, &data, env, idle: options.transactionIdleSeconds)
             let group = query.from.id.isEmpty ? "**" : "**/\(query.from.id)"
-            let listPath = query.from.allDescendants
+            let listPath =
+                query.from.allDescendants
                 ? (parent.isEmpty ? group : "\(parent)/\(group)")
                 : (parent.isEmpty ? query.from.id : "\(parent)/\(query.from.id)")
-            try authorize(hooks, StoreAccess(caller: caller, project: project, database: database, method: .list, path: listPath,
-                                             resource: nil, requestResource: nil, query: query, time: env.clock.now(),
-                                             reader: StateReader(before: data.state, after: data.state, readTime: rt)))
+            try authorize(
+                hooks,
+                StoreAccess(
+                    caller: caller, project: project, database: database, method: .list, path: listPath,
+                    resource: nil, requestResource: nil, query: query, time: env.clock.now(),
+                    reader: StateReader(before: data.state, after: data.state, readTime: rt)))
             let docs = data.state.run(query, parent: parent, project: project, database: database, at: rt)
             if let txn {
                 data.transactions[txn]?.queries.append((query, parent, UTF8Dictionary(docs.map { ($0.path, $0.updateTime) })))
@@ -75,9 +91,11 @@ extension StoreService {
     /// directly under `parent`. `showMissing` adds name-only entries for "missing" documents
     /// (they do not exist but have subcollections), in name order among the others, as production
     /// does; it takes no `orderBy` and needs a collection id.
-    public func listDocuments(project: String, database: String, parent: String, collectionId: String, pageSize: Int?,
-                              pageToken: String?, orderBy: [StructuredQuery.Order], showMissing: Bool,
-                              consistency: ReadConsistency = .latest, caller: Caller) throws -> ReadResult<DocumentListing> {
+    public func listDocuments(
+        project: String, database: String, parent: String, collectionId: String, pageSize: Int?,
+        pageToken: String?, orderBy: [StructuredQuery.Order], showMissing: Bool,
+        consistency: ReadConsistency = .latest, caller: Caller
+    ) throws -> ReadResult<DocumentListing> {
         if !parent.isEmpty { try DocumentName.validateDocumentPath(parent) }
         let collection = parent.isEmpty ? collectionId : parent + "/" + collectionId
         if !collectionId.isEmpty { try DocumentName.validateCollectionPath(collection) }
@@ -86,7 +104,8 @@ extension StoreService {
         var offset = 0
         if let t = pageToken, !t.isEmpty {
             guard let bytes = Base64.decode(t), let n = Int(String(decoding: bytes, as: UTF8.self).dropFirst(7)),
-                  String(decoding: bytes, as: UTF8.self).hasPrefix("offset:"), n >= 0 else {
+                String(decoding: bytes, as: UTF8.self).hasPrefix("offset:"), n >= 0
+            else {
                 throw EmulatorError.invalidArgument("Invalid page token.")
             }
             offset = n
@@ -99,13 +118,17 @@ extension StoreService {
         let query = q
         return try withDatabase(project, database) { data, env, hooks in
             let (rt, txn, newId) = try Self.resolve(consistency, &data, env, idle: options.transactionIdleSeconds)
-            let listed = collectionId.isEmpty
+            let listed =
+                collectionId.isEmpty
                 ? data.state.collectionIds(under: parent, at: rt).map { parent.isEmpty ? $0 : parent + "/" + $0 }
                 : [collection]
             for path in listed {
-                try authorize(hooks, StoreAccess(caller: caller, project: project, database: database, method: .list, path: path,
-                                                 resource: nil, requestResource: nil, query: query, time: env.clock.now(),
-                                                 reader: StateReader(before: data.state, after: data.state, readTime: rt)))
+                try authorize(
+                    hooks,
+                    StoreAccess(
+                        caller: caller, project: project, database: database, method: .list, path: path,
+                        resource: nil, requestResource: nil, query: query, time: env.clock.now(),
+                        reader: StateReader(before: data.state, after: data.state, readTime: rt)))
             }
             let all = data.state.run(query, parent: parent, project: project, database: database, at: rt)
             if let txn { data.transactions[txn]?.queries.append((query, parent, UTF8Dictionary(all.map { ($0.path, $0.updateTime) }))) }
@@ -123,15 +146,18 @@ extension StoreService {
             let size = pageSize.map { $0 == 0 ? 300 : $0 } ?? 300
             let page = Array(entries.dropFirst(offset).prefix(size))
             let next = offset + page.count < entries.count ? Base64.encode(Array("offset:\(offset + page.count)".utf8)) : nil
-            return ReadResult(value: DocumentListing(entries: page, nextPageToken: next),
-                              readTime: rt ?? env.clock.now().truncatedToMicroseconds, transaction: newId)
+            return ReadResult(
+                value: DocumentListing(entries: page, nextPageToken: next),
+                readTime: rt ?? env.clock.now().truncatedToMicroseconds, transaction: newId)
         }
     }
 
     /// Ids of the collections directly under `parent` (admin only, as in the emulator), now or as
     /// of `readTime` (within the kept history).
-    public func listCollectionIds(project: String, database: String, parent: String, readTime: Timestamp? = nil,
-                                  caller: Caller) throws -> [String] {
+    public func listCollectionIds(
+        project: String, database: String, parent: String, readTime: Timestamp? = nil,
+        caller: Caller
+    ) throws -> [String] {
         guard caller.isAdmin else { throw EmulatorError.permissionDenied("Metadata operations require admin authentication.") }
         if !parent.isEmpty { try DocumentName.validateDocumentPath(parent) }
         return try withDatabase(project, database) { data, _, _ in data.state.collectionIds(under: parent, at: readTime) }

@@ -10,8 +10,10 @@ extension StoreService {
     /// what changed since that point when it can be reconstructed exactly (same store instance, not
     /// older than the kept history), else the full result with `reset`. A `once` target is removed
     /// again right after its first result.
-    public func addWatch(project: String, database: String, sink: any WatchSink, target: Int32, spec: WatchSpec,
-                         resume: WatchResumePoint?, once: Bool, caller: Caller) throws {
+    public func addWatch(
+        project: String, database: String, sink: any WatchSink, target: Int32, spec: WatchSpec,
+        resume: WatchResumePoint?, once: Bool, caller: Caller
+    ) throws {
         if case .query(let parent, _) = spec, !parent.isEmpty { try DocumentName.validateDocumentPath(parent) }
         if case .documents(let paths) = spec {
             guard paths.count <= 1000 else { throw EmulatorError.invalidArgument("A documents target may name at most 1000 documents.") }
@@ -23,13 +25,20 @@ extension StoreService {
             switch spec {
             case .query(let parent, let q):
                 let group = q.from.id.isEmpty ? "**" : "**/\(q.from.id)"
-                let listPath = q.from.allDescendants ? (parent.isEmpty ? group : "\(parent)/\(group)") : (parent.isEmpty ? q.from.id : "\(parent)/\(q.from.id)")
-                try authorize(hooks, StoreAccess(caller: caller, project: project, database: database, method: .list, path: listPath,
-                                                 resource: nil, requestResource: nil, query: q, time: now, reader: reader))
+                let listPath =
+                    q.from.allDescendants ? (parent.isEmpty ? group : "\(parent)/\(group)") : (parent.isEmpty ? q.from.id : "\(parent)/\(q.from.id)")
+                try authorize(
+                    hooks,
+                    StoreAccess(
+                        caller: caller, project: project, database: database, method: .list, path: listPath,
+                        resource: nil, requestResource: nil, query: q, time: now, reader: reader))
             case .documents(let paths):
                 for p in paths {
-                    try authorize(hooks, StoreAccess(caller: caller, project: project, database: database, method: .get, path: p,
-                                                     resource: data.state.docs[p], requestResource: nil, query: nil, time: now, reader: reader))
+                    try authorize(
+                        hooks,
+                        StoreAccess(
+                            caller: caller, project: project, database: database, method: .get, path: p,
+                            resource: data.state.docs[p], requestResource: nil, query: nil, time: now, reader: reader))
                 }
             }
             let current = WatchRegistry.results(spec, state: data.state, project: project, database: database)
@@ -49,8 +58,10 @@ extension StoreService {
             }
             let key = WatchKey(session: ObjectIdentifier(sink), target: target)
             if !once { data.watch.add(WatchTarget(key: key, sink: sink, spec: spec, members: Set(current.map { UTF8Key($0.path) }))) }
-            sink.deliver(.added(target: target, reset: reset, resumed: resumed, documents: documents, removed: removed,
-                                count: current.count, readTime: readTime))
+            sink.deliver(
+                .added(
+                    target: target, reset: reset, resumed: resumed, documents: documents, removed: removed,
+                    count: current.count, readTime: readTime))
             if once { sink.deliver(.removed(target: target)) }
         }
     }
@@ -72,7 +83,8 @@ extension StoreService {
 
     /// Whether the session has target `target` (for tests and duplicate-id checks).
     public func hasWatch(project: String, database: String, sink: any WatchSink, target: Int32) -> Bool {
-        (try? withDatabase(project, database) { data, _, _ in data.watch.targets[WatchKey(session: ObjectIdentifier(sink), target: target)] != nil }) ?? false
+        (try? withDatabase(project, database) { data, _, _ in data.watch.targets[WatchKey(session: ObjectIdentifier(sink), target: target)] != nil })
+            ?? false
     }
 
     /// How many listener targets the database has (for the status endpoint and benchmarks).

@@ -11,8 +11,10 @@ public struct CommitResult: Sendable {
 extension StoreService {
     /// Applies `writes` atomically and in order, inside `transaction` when given (failing with
     /// ABORTED, at once, when anything it read has changed since).
-    public func commit(project: String, database: String, writes: [StoreWrite], transaction: [UInt8]? = nil,
-                       caller: Caller) throws -> CommitResult {
+    public func commit(
+        project: String, database: String, writes: [StoreWrite], transaction: [UInt8]? = nil,
+        caller: Caller
+    ) throws -> CommitResult {
         try withDatabase(project, database) { data, env, hooks in
             let now = env.clock.now()
             if let id = transaction {
@@ -22,7 +24,9 @@ extension StoreService {
                     throw EmulatorError.invalidArgument("Cannot modify entities in a read-only transaction.")
                 }
                 if let path = t.contendedDocument(in: data.state, project: project, database: database) {
-                    throw EmulatorError.aborted("Too much contention on these documents. Please try again. (\(DocumentName.full(project: project, database: database, path: path)) changed since the transaction read it)")
+                    throw EmulatorError.aborted(
+                        "Too much contention on these documents. Please try again. (\(DocumentName.full(project: project, database: database, path: path)) changed since the transaction read it)"
+                    )
                 }
             }
             // Writes apply in place (a copy of the state would duplicate the whole database on
@@ -42,15 +46,22 @@ extension StoreService {
                     if case .verify = w.operation { continue }  // writes nothing, so nothing to allow
                     let method: AccessMethod
                     if case .delete = w.operation { method = .delete } else { method = a.before == nil ? .create : .update }
-                    try authorize(hooks, StoreAccess(caller: caller, project: project, database: database, method: method, path: w.path,
-                                                     resource: a.before, requestResource: a.after, query: nil, time: time, reader: reader))
+                    try authorize(
+                        hooks,
+                        StoreAccess(
+                            caller: caller, project: project, database: database, method: method, path: w.path,
+                            resource: a.before, requestResource: a.after, query: nil, time: time, reader: reader))
                 }
                 // Write-ahead: the journal takes the batch before anyone can see it (the lock is
                 // still held); if it cannot (a full disk), the undo below makes the commit never happen.
                 changed = applied.filter { $0.before != $0.after }
                 if let journal = hooks.journal, !changed.isEmpty {
-                    try journal(project, Self.journalEntry(StoreChangeBatch(project: project, database: database, commitTime: time,
-                                                                            changes: changed, caller: caller)))
+                    try journal(
+                        project,
+                        Self.journalEntry(
+                            StoreChangeBatch(
+                                project: project, database: database, commitTime: time,
+                                changes: changed, caller: caller)))
                 }
             } catch {
                 for (path, entry) in undo { data.state.restore(path, entry) }
@@ -61,7 +72,8 @@ extension StoreService {
                 hooks.observer?(StoreChangeBatch(project: project, database: database, commitTime: time, changes: changed, caller: caller))
                 data.watch.publish(changed, state: data.state, project: project, database: database, time: time)
                 if !hooks.feed.isEmpty {
-                    Self.publishFeed(hooks, StoreFeedEvent(project: project, database: database, time: time, paths: changed.map(\.path), replaced: false))
+                    Self.publishFeed(
+                        hooks, StoreFeedEvent(project: project, database: database, time: time, paths: changed.map(\.path), replaced: false))
                 }
             }
             return CommitResult(writeResults: applied, commitTime: time)
@@ -86,14 +98,17 @@ extension StoreService {
     }
 
     /// Creates a document in `collection` with `documentId` or a generated 20-character id.
-    public func createDocument(project: String, database: String, collection: String, documentId: String?,
-                               fields: FieldMap, caller: Caller) throws -> Document {
+    public func createDocument(
+        project: String, database: String, collection: String, documentId: String?,
+        fields: FieldMap, caller: Caller
+    ) throws -> Document {
         try DocumentName.validateCollectionPath(collection)
         let id = documentId.flatMap { $0.isEmpty ? nil : $0 } ?? environments.environment(for: project).ids.documentID()
         let path = collection + "/" + id
         try DocumentName.validateDocumentPath(path)
-        let r = try commit(project: project, database: database,
-                           writes: [StoreWrite(path: path, operation: .update(fields), precondition: .exists(false))], caller: caller)
+        let r = try commit(
+            project: project, database: database,
+            writes: [StoreWrite(path: path, operation: .update(fields), precondition: .exists(false))], caller: caller)
         guard let doc = r.writeResults[0].after else { throw EmulatorError.internal("create produced no document") }
         return doc
     }
@@ -108,7 +123,10 @@ extension StoreService {
             let changes = removed.map { AppliedWrite(path: $0.path, before: $0, after: nil, updateTime: nil, transformResults: []) }
             if !removed.isEmpty, let journal = hooks.journal {
                 // Write-ahead, as in `commit`: journaled before anything is removed.
-                do { try journal(project, Self.journalEntry(StoreChangeBatch(project: project, database: database, commitTime: time, changes: changes))) } catch {
+                do {
+                    try journal(
+                        project, Self.journalEntry(StoreChangeBatch(project: project, database: database, commitTime: time, changes: changes)))
+                } catch {
                     data.state.lastCommit = lastCommit
                     throw error
                 }

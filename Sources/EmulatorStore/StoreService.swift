@@ -67,8 +67,10 @@ public final class StoreService: Sendable {
 
     /// Creates the store. `epoch` should differ between processes (the emulator draws it from the
     /// secure random source).
-    public init(environments: any ProjectEnvironmentProvider, options: StoreOptions = StoreOptions(), logger: any LogSink = NullLogSink(),
-                epoch: UInt64 = 1) {
+    public init(
+        environments: any ProjectEnvironmentProvider, options: StoreOptions = StoreOptions(), logger: any LogSink = NullLogSink(),
+        epoch: UInt64 = 1
+    ) {
         self.environments = environments
         self.options = options
         self.logger = logger
@@ -102,8 +104,10 @@ public final class StoreService: Sendable {
     /// Runs `body` with the database's data locked, plus the project's environment and hooks.
     /// Every client operation comes through here, so this is where project and database ids from
     /// requests are checked (`ResourceId`): a database never exists under an id that is not one.
-    func withDatabase<T>(_ project: String, _ database: String,
-                         _ body: (inout DatabaseData, ProjectEnvironment, Hooks) throws -> T) throws -> T {
+    func withDatabase<T>(
+        _ project: String, _ database: String,
+        _ body: (inout DatabaseData, ProjectEnvironment, Hooks) throws -> T
+    ) throws -> T {
         try ResourceId.project(project)
         try ResourceId.database(database)
         let env = environments.environment(for: project)
@@ -122,7 +126,10 @@ public final class StoreService: Sendable {
     /// Throws PERMISSION_DENIED-style errors from the hook for non-admin callers; admin accesses
     /// are only shown to the hook.
     func authorize(_ hooks: Hooks, _ access: StoreAccess) throws {
-        guard !access.caller.isAdmin else { hooks.authorizer.observeAdmin(access); return }
+        guard !access.caller.isAdmin else {
+            hooks.authorizer.observeAdmin(access)
+            return
+        }
         try hooks.authorizer.authorize(access)
     }
 }

@@ -14,7 +14,9 @@ public enum Precondition: Sendable, Equatable {
             guard let b = e.boolValue else { throw EmulatorError.invalidArgument("currentDocument.exists must be a boolean.") }
             self = .exists(b)
         } else if let u = o["updateTime"] {
-            guard let s = u.stringValue, let t = Timestamp(rfc3339: s) else { throw EmulatorError.invalidArgument("currentDocument.updateTime must be an RFC 3339 timestamp.") }
+            guard let s = u.stringValue, let t = Timestamp(rfc3339: s) else {
+                throw EmulatorError.invalidArgument("currentDocument.updateTime must be an RFC 3339 timestamp.")
+            }
             self = .updateTime(t.truncatedToMicroseconds)
         } else {
             throw EmulatorError.invalidArgument("currentDocument must have 'exists' or 'updateTime'.")
@@ -52,11 +54,16 @@ public struct FieldTransform: Sendable, Equatable {
                 throw EmulatorError.invalidArgument("setToServerValue must be REQUEST_TIME.")
             }
             kind = .serverTime
-        } else if json["increment"] != nil { kind = .increment(try number("increment"))
-        } else if json["maximum"] != nil { kind = .maximum(try number("maximum"))
-        } else if json["minimum"] != nil { kind = .minimum(try number("minimum"))
-        } else if json["appendMissingElements"] != nil { kind = .appendMissing(try array("appendMissingElements"))
-        } else if json["removeAllFromArray"] != nil { kind = .removeAll(try array("removeAllFromArray"))
+        } else if json["increment"] != nil {
+            kind = .increment(try number("increment"))
+        } else if json["maximum"] != nil {
+            kind = .maximum(try number("maximum"))
+        } else if json["minimum"] != nil {
+            kind = .minimum(try number("minimum"))
+        } else if json["appendMissingElements"] != nil {
+            kind = .appendMissing(try array("appendMissingElements"))
+        } else if json["removeAllFromArray"] != nil {
+            kind = .removeAll(try array("removeAllFromArray"))
         } else {
             throw EmulatorError.invalidArgument("Field transform on '\(path)' has no operation.")
         }
@@ -129,7 +136,9 @@ public struct StoreWrite: Sendable, Equatable {
     public var precondition: Precondition?
 
     /// Creates a write.
-    public init(path: String, operation: Operation, updateMask: [FieldPath]? = nil, transforms: [FieldTransform] = [], precondition: Precondition? = nil) {
+    public init(
+        path: String, operation: Operation, updateMask: [FieldPath]? = nil, transforms: [FieldTransform] = [], precondition: Precondition? = nil
+    ) {
         self.path = path
         self.operation = operation
         self.updateMask = updateMask

@@ -65,7 +65,8 @@ public struct StructuredQuery: Sendable, Equatable {
             throw EmulatorError.invalidArgument("StructuredQuery.from cannot have more than one collection selector.")
         }
         guard case .array(let from)? = q["from"], from.count == 1,
-              let cid = from[0]["collectionId"]?.stringValue ?? (allDescendants ? "" : nil), !cid.isEmpty || allDescendants else {
+            let cid = from[0]["collectionId"]?.stringValue ?? (allDescendants ? "" : nil), !cid.isEmpty || allDescendants
+        else {
             throw EmulatorError.invalidArgument("A query needs exactly one 'from' collection selector with a collectionId.")
         }
         guard !cid.utf8.contains(UInt8(ascii: "/")) else { throw EmulatorError.invalidArgument("collectionId '\(cid)' must not contain '/'.") }
@@ -85,7 +86,9 @@ public struct StructuredQuery: Sendable, Equatable {
                 let f = try QueryFilter.queryPath(o["field"]?["fieldPath"]?.stringValue ?? "")
                 let dir = o["direction"]
                 let desc = dir?.stringValue == "DESCENDING" || dir?.intValue == 2
-                if let d = dir, !d.isNull, !(["ASCENDING", "DESCENDING", "DIRECTION_UNSPECIFIED"].contains(d.stringValue ?? "") || [0, 1, 2].contains(d.intValue ?? -1)) {
+                if let d = dir, !d.isNull,
+                    !(["ASCENDING", "DESCENDING", "DIRECTION_UNSPECIFIED"].contains(d.stringValue ?? "") || [0, 1, 2].contains(d.intValue ?? -1))
+                {
                     throw EmulatorError.invalidArgument("Invalid orderBy direction \(d).")
                 }
                 // Production's index rules: `__name__` is the last key of every index, and no
@@ -157,7 +160,9 @@ public struct StructuredQuery: Sendable, Equatable {
         // or filters on the name: production (as Google's emulator answers) refuses that.
         if explicitOrder.contains(where: { $0.field.isName }) || filter?.referencesName == true {
             let names = extra.map(\.description).sorted { $0.utf8Compare($1) < 0 }.joined(separator: ", ")
-            throw EmulatorError.invalidArgument("This query requires an index that has fields [\(names)] after __name__ and Firestore does not currently support such an index. Please try the query again with additional ordering on those fields.")
+            throw EmulatorError.invalidArgument(
+                "This query requires an index that has fields [\(names)] after __name__ and Firestore does not currently support such an index. Please try the query again with additional ordering on those fields."
+            )
         }
         // The query's own order first (explicit, then its range fields), then the aggregated
         // fields by name, then the name: what Google's emulator does (a limited `avg(a)` under
@@ -199,13 +204,15 @@ public struct StructuredQuery: Sendable, Equatable {
         }
         let dnf = filter.disjunctionCount
         if dnf > 30 {
-            throw EmulatorError.invalidArgument("Too many disjunctions after normalization. Result had \(dnf) disjunctions which is more than the maximum of 30")
+            throw EmulatorError.invalidArgument(
+                "Too many disjunctions after normalization. Result had \(dnf) disjunctions which is more than the maximum of 30")
         }
         // `__name__ == x` with a range on another field needs an index keyed on the name first,
         // which cannot exist; unless the name has a range of its own.
         let inequalities = filter.inequalityFields
         if filter.hasNameEquality, inequalities.contains(where: { !$0.isName }), !inequalities.contains(where: \.isName) {
-            throw EmulatorError.invalidArgument("Equality on key is not allowed if there are other inequality fields and key does not appear in inequalities.")
+            throw EmulatorError.invalidArgument(
+                "Equality on key is not allowed if there are other inequality fields and key does not appear in inequalities.")
         }
     }
 }

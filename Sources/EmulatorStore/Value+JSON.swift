@@ -11,9 +11,13 @@ extension Value {
     }
 
     init(json: JSON, field: String, depth: Int) throws {
-        guard depth <= Value.maxDepth else { throw EmulatorError.invalidArgument("Value at '\(field)' is nested deeper than \(Value.maxDepth) levels.") }
+        guard depth <= Value.maxDepth else {
+            throw EmulatorError.invalidArgument("Value at '\(field)' is nested deeper than \(Value.maxDepth) levels.")
+        }
         guard case .object(let o) = json, o.count == 1, let (kind, v) = o.first else {
-            throw EmulatorError.invalidArgument("Invalid value at '\(field)': expected an object with exactly one of nullValue, booleanValue, integerValue, doubleValue, timestampValue, stringValue, bytesValue, referenceValue, geoPointValue, arrayValue, mapValue.")
+            throw EmulatorError.invalidArgument(
+                "Invalid value at '\(field)': expected an object with exactly one of nullValue, booleanValue, integerValue, doubleValue, timestampValue, stringValue, bytesValue, referenceValue, geoPointValue, arrayValue, mapValue."
+            )
         }
         func bad(_ what: String) -> EmulatorError { .invalidArgument("Invalid \(kind) at '\(field)': \(what).") }
         switch kind {
@@ -24,7 +28,11 @@ extension Value {
             guard let b = v.boolValue else { throw bad("expected true or false") }
             self = .boolean(b)
         case "integerValue":
-            if let s = v.stringValue, let i = Int64(s) { self = .integer(i) } else if case .int(let i) = v { self = .integer(i) } else {
+            if let s = v.stringValue, let i = Int64(s) {
+                self = .integer(i)
+            } else if case .int(let i) = v {
+                self = .integer(i)
+            } else {
                 throw bad("expected a 64-bit integer as a decimal string")
             }
         case "doubleValue":
@@ -53,7 +61,9 @@ extension Value {
                 guard let j = g[name], !j.isNull else { return 0 }
                 guard let d = Value.protoDouble(j) else { throw bad("\(name) must be a number") }
                 guard (-limit...limit).contains(d) else {
-                    throw EmulatorError.invalidArgument("Geo point \(name) '\(Value.javaDouble(d))' outside permitted range \(Value.javaDouble(-limit)) to \(Value.javaDouble(limit)).")
+                    throw EmulatorError.invalidArgument(
+                        "Geo point \(name) '\(Value.javaDouble(d))' outside permitted range \(Value.javaDouble(-limit)) to \(Value.javaDouble(limit))."
+                    )
                 }
                 return d
             }

@@ -153,11 +153,17 @@ extension Value {
         case .integer(let i): return "n" + String(i)
         case .array(let a):
             var parts: [String] = []
-            for x in a { guard let k = x.equalityKey else { return nil }; parts.append(k) }
+            for x in a {
+                guard let k = x.equalityKey else { return nil }
+                parts.append(k)
+            }
             return "a[" + parts.joined(separator: ",") + "]"
         case .map(let m):
             var parts: [String] = []
-            for (k, value) in m.sortedByKey { guard let v = value.equalityKey else { return nil }; parts.append(JSON.string(k).serialized() + ":" + v) }
+            for (k, value) in m.sortedByKey {
+                guard let v = value.equalityKey else { return nil }
+                parts.append(JSON.string(k).serialized() + ":" + v)
+            }
             return (isVector ? "v{" : "m{") + parts.joined(separator: ",") + "}"
         case .timestamp(let t): return "t\(t.seconds).\(t.nanos / 1000)"
         default: return "\(typeOrder):" + json.serialized()

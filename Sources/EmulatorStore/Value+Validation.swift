@@ -25,7 +25,8 @@ extension Value {
             default:
                 // Swift also reads "nan" and "inf"; proto3 JSON does not.
                 guard let first = s.utf8.first, first == UInt8(ascii: "-") || first == UInt8(ascii: ".") || (0x30...0x39).contains(first),
-                      let d = Double(s), d.isFinite else { return nil }
+                    let d = Double(s), d.isFinite
+                else { return nil }
                 return d
             }
         default: return nil
@@ -41,8 +42,14 @@ extension Value {
         if a != 0 && (a >= 1e7 || a < 1e-3) {
             // Java: one digit, a fraction, "E" and the exponent (1.0E7, 1.5E-4).
             var mantissa = a, exponent = 0
-            while mantissa >= 10 { mantissa /= 10; exponent += 1 }
-            while mantissa < 1 { mantissa *= 10; exponent -= 1 }
+            while mantissa >= 10 {
+                mantissa /= 10
+                exponent += 1
+            }
+            while mantissa < 1 {
+                mantissa *= 10
+                exponent -= 1
+            }
             return (d < 0 ? "-" : "") + "\(mantissa)E\(exponent)"
         }
         return "\(d)"

@@ -89,8 +89,10 @@ extension WatchRegistry {
     /// Re-runs `t` and records what entered or left it, plus the members in `changed` (documents a
     /// commit modified that stayed in); with nil `changed` (the state was replaced wholesale) every
     /// member is sent again, and clients keep only what has a new update time.
-    private func refresh(_ t: WatchTarget, state: DatabaseState, project: String, database: String, changed: Set<UTF8Key>?,
-                         into out: inout WatchDeltaCollector) {
+    private func refresh(
+        _ t: WatchTarget, state: DatabaseState, project: String, database: String, changed: Set<UTF8Key>?,
+        into out: inout WatchDeltaCollector
+    ) {
         let previous = t.members
         let docs = Self.results(t.spec, state: state, project: project, database: database)
         var now = Set<UTF8Key>()

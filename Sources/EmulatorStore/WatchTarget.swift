@@ -116,7 +116,10 @@ extension DatabaseState {
         if let f = query.filter, !f.matches(doc, fullName: fullName) { return false }
         var keys: [Value] = []
         for o in query.order {
-            if o.field.isName { keys.append(.reference(fullName)); continue }
+            if o.field.isName {
+                keys.append(.reference(fullName))
+                continue
+            }
             guard let v = o.field.get(in: doc.fields) else { return false }
             keys.append(v)
         }

@@ -1,6 +1,6 @@
+import Emulator
 import EmulatorCore
 import EmulatorHTTP
-import Emulator
 import FirebaseEmulatorTesting
 import FoundationEssentials
 
@@ -8,10 +8,13 @@ extension EmulatorApp {
     /// One request through the in-process transport, answered as `(status, body)` with the body
     /// in the emulator's own `JSON` (`null` when empty or not JSON). The
     /// request helper this package's route tests share instead of a copy per suite.
-    public func call(_ method: String, _ target: String, _ body: JSON? = nil,
-                     headers: HTTPHeaders = ["Content-Type": "application/json"]) async throws -> (Int, JSON) {
-        let request = EmulatorRequest(method: method, path: target, headers: headers.map { ($0.name, $0.value) },
-                                      body: Data(body?.serializedBytes() ?? []))
+    public func call(
+        _ method: String, _ target: String, _ body: JSON? = nil,
+        headers: HTTPHeaders = ["Content-Type": "application/json"]
+    ) async throws -> (Int, JSON) {
+        let request = EmulatorRequest(
+            method: method, path: target, headers: headers.map { ($0.name, $0.value) },
+            body: Data(body?.serializedBytes() ?? []))
         let r = try await InProcessTransport(app: self).send(request)
         if r.body.isEmpty { return (r.status, .null) }
         return (r.status, (try? JSON.parse([UInt8](r.body))) ?? .null)

@@ -1,6 +1,7 @@
 import EmulatorCore
 import FirebaseEmulatorTesting
 import FoundationEssentials
+
 #if DEBUG
 // The gRPC service, its call and the HTTP/2 stream handle have no public initializers (the
 // product has no reason to build them outside a connection); tests reach them through
@@ -27,11 +28,14 @@ struct InProcessGRPC: Sendable {
     }
 
     func call(_ request: EmulatorRequest) async -> EmulatorResponse {
-        var fields = [HPACKHeaderField(name: ":method", value: request.method), HPACKHeaderField(name: ":path", value: request.path),
-                      HPACKHeaderField(name: ":scheme", value: "http"), HPACKHeaderField(name: ":authority", value: "127.0.0.1")]
+        var fields = [
+            HPACKHeaderField(name: ":method", value: request.method), HPACKHeaderField(name: ":path", value: request.path),
+            HPACKHeaderField(name: ":scheme", value: "http"), HPACKHeaderField(name: ":authority", value: "127.0.0.1"),
+        ]
         for (k, v) in request.headers { fields.append(HPACKHeaderField(name: k.lowercased(), value: v)) }
         let sink = CommandSink()
-        let stream = HTTP2Stream(id: 1, requestHeaders: fields, remoteAddress: "in-process", budget: HTTP2SendBudget(limit: 1 << 30), post: { sink.post($0) })
+        let stream = HTTP2Stream(
+            id: 1, requestHeaders: fields, remoteAddress: "in-process", budget: HTTP2SendBudget(limit: 1 << 30), post: { sink.post($0) })
         sink.stream.withLock { $0 = stream }
         if !request.body.isEmpty { stream.deliver([UInt8](request.body)) }
         stream.deliverEnd()

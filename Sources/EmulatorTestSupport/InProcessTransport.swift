@@ -1,6 +1,6 @@
+import Emulator
 import EmulatorCore
 import EmulatorHTTP
-import Emulator
 import FirebaseEmulatorTesting
 import FoundationEssentials
 
@@ -21,8 +21,10 @@ public struct InProcessTransport: EmulatorTransport {
     }
 
     /// A fresh emulator (services and pipeline, no listeners) with `config` (edited by `edit`).
-    public init(config: EmulatorConfig = EmulatorConfig(), logger: any LogSink = NullLogSink(),
-                _ edit: (inout EmulatorConfig) -> Void = { _ in }) throws {
+    public init(
+        config: EmulatorConfig = EmulatorConfig(), logger: any LogSink = NullLogSink(),
+        _ edit: (inout EmulatorConfig) -> Void = { _ in }
+    ) throws {
         var c = config
         edit(&c)
         self.init(app: EmulatorApp(services: try EmulatorServices(config: c, logger: logger)))
@@ -39,8 +41,10 @@ public struct InProcessTransport: EmulatorTransport {
         }
         var headers = HTTPHeaders()
         for (k, v) in request.headers { headers.add(k, v) }
-        let response = await app.handle(HTTPRequest(method: request.method, target: request.path, headers: headers,
-                                                    body: [UInt8](request.body)))
+        let response = await app.handle(
+            HTTPRequest(
+                method: request.method, target: request.path, headers: headers,
+                body: [UInt8](request.body)))
         if response.stream != nil {
             throw .unavailable("\(request.path) answers a stream (Server-Sent Events), which the in-process transport does not collect")
         }
@@ -50,7 +54,9 @@ public struct InProcessTransport: EmulatorTransport {
 
 extension FirebaseEmulator {
     /// An emulator living in this process (no sockets): a fresh one with `config`, or `app`.
-    public static func inProcess(config: EmulatorConfig = EmulatorConfig(), _ edit: (inout EmulatorConfig) -> Void = { _ in }) throws -> FirebaseEmulator {
+    public static func inProcess(config: EmulatorConfig = EmulatorConfig(), _ edit: (inout EmulatorConfig) -> Void = { _ in }) throws
+        -> FirebaseEmulator
+    {
         FirebaseEmulator(transport: try InProcessTransport(config: config, edit))
     }
 
@@ -69,8 +75,10 @@ import Testing
 extension Trait where Self == EmulatorProjectTrait {
     /// A fresh project per test in a fresh in-process emulator (one per test, configured by
     /// `edit`; `EmulatorProject.current?.emulator.inProcessApp` reaches its services).
-    public static func inProcessProject(_ edit: @escaping @Sendable (inout EmulatorConfig) -> Void = { _ in },
-                                        configure: (@Sendable (EmulatorProject) async throws -> Void)? = nil) -> Self {
+    public static func inProcessProject(
+        _ edit: @escaping @Sendable (inout EmulatorConfig) -> Void = { _ in },
+        configure: (@Sendable (EmulatorProject) async throws -> Void)? = nil
+    ) -> Self {
         .emulatorProject(emulator: { try FirebaseEmulator.inProcess(edit) }, configure: configure)
     }
 }

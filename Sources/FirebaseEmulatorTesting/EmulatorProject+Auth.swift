@@ -18,8 +18,10 @@ public struct TestUser: Sendable, Hashable {
     public let mfaEnrollmentId: String?
 
     /// A user from tokens obtained elsewhere (the factories make them for you).
-    public init(uid: String, idToken: String, refreshToken: String = "", provider: String = "custom", email: String? = nil,
-                password: String? = nil, mfaEnrollmentId: String? = nil) {
+    public init(
+        uid: String, idToken: String, refreshToken: String = "", provider: String = "custom", email: String? = nil,
+        password: String? = nil, mfaEnrollmentId: String? = nil
+    ) {
         self.uid = uid
         self.idToken = idToken
         self.refreshToken = refreshToken
@@ -94,8 +96,9 @@ extension EmulatorProject {
     /// An Admin API call on the project's users (`Bearer owner`): `""` creates, `":update"`, `":lookup"`, ...
     @discardableResult
     public func authAdmin(_ operation: String, _ body: JSONValue) async throws(FirebaseEmulatorError) -> JSONValue {
-        try await emulator.json("POST", "/identitytoolkit.googleapis.com/v1/projects/\(id)/accounts\(operation)", body,
-                                headers: [("Authorization", "Bearer owner")])
+        try await emulator.json(
+            "POST", "/identitytoolkit.googleapis.com/v1/projects/\(id)/accounts\(operation)", body,
+            headers: [("Authorization", "Bearer owner")])
     }
 
     /// An RS256 custom token for `uid`, minted by the emulator and accepted in every token mode.
@@ -111,7 +114,8 @@ extension EmulatorProject {
     /// A fresh ID token for `uid` (the user is created on first use) through a custom token;
     /// `claims` are the custom token's claims (in the token, not stored on the user).
     public func idToken(uid: String, claims: [String: JSONValue]? = nil) async throws(FirebaseEmulatorError) -> String {
-        let r = try await authCall("signInWithCustomToken", ["token": .string(try await customToken(uid: uid, claims: claims)), "returnSecureToken": true])
+        let r = try await authCall(
+            "signInWithCustomToken", ["token": .string(try await customToken(uid: uid, claims: claims)), "returnSecureToken": true])
         guard let t = r["idToken"]?.stringValue else { throw .decoding("signInWithCustomToken answered no idToken") }
         return t
     }
@@ -157,19 +161,26 @@ extension EmulatorProject {
 
     /// Signs in with a fake IdP credential (an unsigned JWT with `sub`, as the emulator accepts);
     /// with `linkingTo`, links the provider to that signed-in user instead.
-    public func signInWithIdp(_ providerId: String, email: String? = nil, sub: String? = nil,
-                              linkingTo user: TestUser? = nil) async throws(FirebaseEmulatorError) -> TestUser {
-        var body: [String: JSONValue] = ["postBody": .string(Self.idpPostBody(providerId, sub: sub ?? Self.newUid(), email: email)),
-                                         "requestUri": "http://localhost", "returnSecureToken": true]
+    public func signInWithIdp(
+        _ providerId: String, email: String? = nil, sub: String? = nil,
+        linkingTo user: TestUser? = nil
+    ) async throws(FirebaseEmulatorError) -> TestUser {
+        var body: [String: JSONValue] = [
+            "postBody": .string(Self.idpPostBody(providerId, sub: sub ?? Self.newUid(), email: email)),
+            "requestUri": "http://localhost", "returnSecureToken": true,
+        ]
         if let user { body["idToken"] = .string(user.idToken) }
         return try Self.user(try await authCall("signInWithIdp", .object(body)), provider: providerId, email: email)
     }
 
     /// Exchanges the user's refresh token for new tokens (claims and profile as stored now).
     public func refresh(_ user: inout TestUser) async throws(FirebaseEmulatorError) {
-        let r = try await emulator.json("POST", "/securetoken.googleapis.com/v1/token?key=\(apiKey)",
-                                        ["grant_type": "refresh_token", "refresh_token": .string(user.refreshToken)])
-        guard let id = r["id_token"]?.stringValue, let refresh = r["refresh_token"]?.stringValue else { throw .decoding("token refresh answered \(r)") }
+        let r = try await emulator.json(
+            "POST", "/securetoken.googleapis.com/v1/token?key=\(apiKey)",
+            ["grant_type": "refresh_token", "refresh_token": .string(user.refreshToken)])
+        guard let id = r["id_token"]?.stringValue, let refresh = r["refresh_token"]?.stringValue else {
+            throw .decoding("token refresh answered \(r)")
+        }
         user.idToken = id
         user.refreshToken = refresh
     }
@@ -177,45 +188,69 @@ extension EmulatorProject {
     /// Email action codes sent so far.
     public func oobCodes() async throws(FirebaseEmulatorError) -> [OobCode] {
         (try await emulator.json("GET", admin("/oobCodes"))["oobCodes"]?.arrayValue ?? []).map {
-            OobCode(email: $0["email"]?.stringValue ?? "", code: $0["oobCode"]?.stringValue ?? "",
-                    link: $0["oobLink"]?.stringValue ?? "", requestType: $0["requestType"]?.stringValue ?? "")
+            OobCode(
+                email: $0["email"]?.stringValue ?? "", code: $0["oobCode"]?.stringValue ?? "",
+                link: $0["oobLink"]?.stringValue ?? "", requestType: $0["requestType"]?.stringValue ?? "")
         }
     }
 
     /// SMS verification codes sent so far.
     public func smsCodes() async throws(FirebaseEmulatorError) -> [SMSCode] {
         (try await emulator.json("GET", admin("/verificationCodes"))["verificationCodes"]?.arrayValue ?? []).map {
-            SMSCode(phoneNumber: $0["phoneNumber"]?.stringValue ?? "", code: $0["code"]?.stringValue ?? "",
-                    sessionInfo: $0["sessionInfo"]?.stringValue ?? "")
+            SMSCode(
+                phoneNumber: $0["phoneNumber"]?.stringValue ?? "", code: $0["code"]?.stringValue ?? "",
+                sessionInfo: $0["sessionInfo"]?.stringValue ?? "")
         }
     }
 
     // MARK: Helpers
 
-    private func mfaUser(phone: String, email: String, password: String, claims: [String: JSONValue]?) async throws(FirebaseEmulatorError) -> TestUser {
-        let created = try await authAdmin("", ["email": .string(email), "password": .string(password), "emailVerified": true,
-                                               "mfaInfo": [["phoneInfo": .string(phone)]]])
+    private func mfaUser(phone: String, email: String, password: String, claims: [String: JSONValue]?) async throws(FirebaseEmulatorError) -> TestUser
+    {
+        let created = try await authAdmin(
+            "",
+            [
+                "email": .string(email), "password": .string(password), "emailVerified": true,
+                "mfaInfo": [["phoneInfo": .string(phone)]],
+            ])
         if let claims, let uid = created["localId"]?.stringValue { try await setCustomClaims(uid: uid, claims) }
         let first = try await authCall("signInWithPassword", ["email": .string(email), "password": .string(password), "returnSecureToken": true])
         guard let pending = first["mfaPendingCredential"]?.stringValue, let enrollment = first["mfaInfo"]?[0]?["mfaEnrollmentId"]?.stringValue,
-              let uid = first["localId"]?.stringValue else { throw .decoding("the MFA user's sign-in was not challenged: \(first)") }
-        let started = try await authCall("mfaSignIn:start", ["mfaPendingCredential": .string(pending), "mfaEnrollmentId": .string(enrollment),
-                                                             "phoneSignInInfo": ["phoneNumber": .string(phone)]], version: "v2")
+            let uid = first["localId"]?.stringValue
+        else { throw .decoding("the MFA user's sign-in was not challenged: \(first)") }
+        let started = try await authCall(
+            "mfaSignIn:start",
+            [
+                "mfaPendingCredential": .string(pending), "mfaEnrollmentId": .string(enrollment),
+                "phoneSignInInfo": ["phoneNumber": .string(phone)],
+            ], version: "v2")
         guard let session = started["phoneResponseInfo"]?["sessionInfo"]?.stringValue,
-              let code = try await smsCodes().last(where: { $0.sessionInfo == session })?.code else {
+            let code = try await smsCodes().last(where: { $0.sessionInfo == session })?.code
+        else {
             throw .decoding("mfaSignIn:start sent no code: \(started)")
         }
-        let done = try await authCall("mfaSignIn:finalize", ["mfaPendingCredential": .string(pending),
-                                                             "phoneVerificationInfo": ["sessionInfo": .string(session), "code": .string(code)]], version: "v2")
-        guard let idToken = done["idToken"]?.stringValue, let refresh = done["refreshToken"]?.stringValue else { throw .decoding("mfaSignIn:finalize answered \(done)") }
-        return TestUser(uid: uid, idToken: idToken, refreshToken: refresh, provider: "password", email: email, password: password, mfaEnrollmentId: enrollment)
+        let done = try await authCall(
+            "mfaSignIn:finalize",
+            [
+                "mfaPendingCredential": .string(pending),
+                "phoneVerificationInfo": ["sessionInfo": .string(session), "code": .string(code)],
+            ], version: "v2")
+        guard let idToken = done["idToken"]?.stringValue, let refresh = done["refreshToken"]?.stringValue else {
+            throw .decoding("mfaSignIn:finalize answered \(done)")
+        }
+        return TestUser(
+            uid: uid, idToken: idToken, refreshToken: refresh, provider: "password", email: email, password: password, mfaEnrollmentId: enrollment)
     }
 
-    static func user(_ r: JSONValue, uid: String? = nil, provider: String, email: String? = nil, password: String? = nil) throws(FirebaseEmulatorError) -> TestUser {
+    static func user(_ r: JSONValue, uid: String? = nil, provider: String, email: String? = nil, password: String? = nil)
+        throws(FirebaseEmulatorError) -> TestUser
+    {
         guard let idToken = r["idToken"]?.stringValue, let refresh = r["refreshToken"]?.stringValue,
-              let uid = uid ?? r["localId"]?.stringValue else { throw .decoding("a sign-in answered no tokens: \(r)") }
-        return TestUser(uid: uid, idToken: idToken, refreshToken: refresh, provider: provider, email: email ?? r["email"]?.stringValue,
-                        password: password, mfaEnrollmentId: nil)
+            let uid = uid ?? r["localId"]?.stringValue
+        else { throw .decoding("a sign-in answered no tokens: \(r)") }
+        return TestUser(
+            uid: uid, idToken: idToken, refreshToken: refresh, provider: provider, email: email ?? r["email"]?.stringValue,
+            password: password, mfaEnrollmentId: nil)
     }
 
     /// The `postBody` of a fake IdP sign-in: an unsigned JWT with `sub` (and a verified `email`).
@@ -225,7 +260,10 @@ extension EmulatorProject {
                 .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         }
         var claims: [String: JSONValue] = ["sub": .string(sub)]
-        if let email { claims["email"] = .string(email); claims["email_verified"] = true }
+        if let email {
+            claims["email"] = .string(email)
+            claims["email_verified"] = true
+        }
         let jwt = b64(["alg": "none", "typ": "JWT"]) + "." + b64(.object(claims)) + "."
         return "id_token=\(jwt)&providerId=\(providerId)"
     }

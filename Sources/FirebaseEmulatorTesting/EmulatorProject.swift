@@ -157,8 +157,10 @@ public struct EmulatorProject: Sendable, Hashable, CustomStringConvertible {
 
     /// Calls a callable function as the client SDKs do (`{"data": ...}` → `result`), as `user`
     /// when given. A function error throws `.http` with its status and message.
-    public func callFunction(_ name: String, data: JSONValue = .null, as user: TestUser? = nil,
-                             region: String = "us-central1") async throws(FirebaseEmulatorError) -> JSONValue {
+    public func callFunction(
+        _ name: String, data: JSONValue = .null, as user: TestUser? = nil,
+        region: String = "us-central1"
+    ) async throws(FirebaseEmulatorError) -> JSONValue {
         var headers: [(String, String)] = []
         if let user { headers.append(("Authorization", "Bearer \(user.idToken)")) }
         return try await emulator.json("POST", "/\(id)/\(region)/\(name)", ["data": data], headers: headers)["result"] ?? .null
@@ -169,8 +171,9 @@ public struct EmulatorProject: Sendable, Hashable, CustomStringConvertible {
     /// Replaces the project's Security Rules (throws `.http` 400 with the diagnostics when they
     /// do not compile; the previous rules stay).
     public func setRules(_ source: String, fileName: String = "firestore.rules") async throws(FirebaseEmulatorError) {
-        try await emulator.json("PUT", admin(":securityRules"),
-                                ["rules": ["files": [["name": .string(fileName), "content": .string(source)]]]])
+        try await emulator.json(
+            "PUT", admin(":securityRules"),
+            ["rules": ["files": [["name": .string(fileName), "content": .string(source)]]]])
     }
 
     /// The rules evaluation log, newest first, optionally only one `outcome` (`allow`, `deny`,
@@ -181,8 +184,10 @@ public struct EmulatorProject: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Judges a hypothetical request without touching data (`{"allowed", "explanation"}`).
-    public func evaluateRules(method: String, path: String, uid: String? = nil, token: [String: JSONValue] = [:],
-                              resource: [String: JSONValue]? = nil, requestResource: [String: JSONValue]? = nil) async throws(FirebaseEmulatorError) -> JSONValue {
+    public func evaluateRules(
+        method: String, path: String, uid: String? = nil, token: [String: JSONValue] = [:],
+        resource: [String: JSONValue]? = nil, requestResource: [String: JSONValue]? = nil
+    ) async throws(FirebaseEmulatorError) -> JSONValue {
         var body: [String: JSONValue] = ["method": .string(method), "path": .string(path)]
         body["auth"] = uid.map { ["uid": .string($0), "token": .object(token)] } ?? .null
         if let resource { body["resource"] = .object(resource) }
@@ -199,8 +204,10 @@ public struct EmulatorFault: Sendable {
     /// Matches `service` (`firestore`, `auth`, `functions`) and optionally an operation
     /// (`commit`, `get`, `signInWithPassword`, `call`, ...), a path glob and a function; fails
     /// with canonical `status` (e.g. `UNAVAILABLE`) and/or waits `delayMs`.
-    public init(service: String, method: String? = nil, path: String? = nil, function: String? = nil,
-                status: String? = nil, message: String? = nil, delayMs: Int? = nil, times: Int? = nil, probability: Double? = nil) {
+    public init(
+        service: String, method: String? = nil, path: String? = nil, function: String? = nil,
+        status: String? = nil, message: String? = nil, delayMs: Int? = nil, times: Int? = nil, probability: Double? = nil
+    ) {
         var match: [String: JSONValue] = ["service": .string(service)]
         if let method { match["method"] = .string(method) }
         if let path { match["path"] = .string(path) }

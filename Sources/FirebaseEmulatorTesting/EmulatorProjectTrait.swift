@@ -34,8 +34,10 @@ public struct EmulatorProjectTrait: TestTrait, SuiteTrait, TestScoping {
     public let configure: (@Sendable (EmulatorProject) async throws -> Void)?
 
     /// Creates the trait; see the static factories.
-    public init(isolation: Isolation = .fresh, emulator: (@Sendable () async throws -> FirebaseEmulator)? = nil,
-                configure: (@Sendable (EmulatorProject) async throws -> Void)? = nil) {
+    public init(
+        isolation: Isolation = .fresh, emulator: (@Sendable () async throws -> FirebaseEmulator)? = nil,
+        configure: (@Sendable (EmulatorProject) async throws -> Void)? = nil
+    ) {
         self.isolation = isolation
         self.emulator = emulator
         self.configure = configure
@@ -90,8 +92,10 @@ extension Trait where Self == EmulatorProjectTrait {
 
     /// A fresh project per test (or `shared:` an existing one, reset around each test), in
     /// `emulator` (default: the environment's), prepared by `configure`.
-    public static func emulatorProject(shared: String? = nil, emulator: (@Sendable () async throws -> FirebaseEmulator)? = nil,
-                                       configure: (@Sendable (EmulatorProject) async throws -> Void)? = nil) -> Self {
+    public static func emulatorProject(
+        shared: String? = nil, emulator: (@Sendable () async throws -> FirebaseEmulator)? = nil,
+        configure: (@Sendable (EmulatorProject) async throws -> Void)? = nil
+    ) -> Self {
         EmulatorProjectTrait(isolation: shared.map { .shared($0) } ?? .fresh, emulator: emulator, configure: configure)
     }
 }

@@ -31,9 +31,12 @@ public struct FirebaseEmulator: Sendable {
     /// `FIRESTORE_EMULATOR_HOST`, else `FIREBASE_AUTH_EMULATOR_HOST` (as `emulator exec` sets them);
     /// otherwise `127.0.0.1:4400`, where `emulator start` listens by default. On a simulator, pass
     /// the variable with the `SIMCTL_CHILD_` prefix or set it in the test plan.
-    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment,
-                                       adminToken: String? = nil) throws(FirebaseEmulatorError) -> FirebaseEmulator {
-        let host = ["FIREBASE_EMULATOR_HUB", "FIRESTORE_EMULATOR_HOST", "FIREBASE_AUTH_EMULATOR_HOST"]
+    public static func fromEnvironment(
+        _ environment: [String: String] = ProcessInfo.processInfo.environment,
+        adminToken: String? = nil
+    ) throws(FirebaseEmulatorError) -> FirebaseEmulator {
+        let host =
+            ["FIREBASE_EMULATOR_HUB", "FIRESTORE_EMULATOR_HOST", "FIREBASE_AUTH_EMULATOR_HOST"]
             .lazy.compactMap { environment[$0] }.first { !$0.isEmpty } ?? "127.0.0.1:4400"
         return try FirebaseEmulator(host: host, adminToken: adminToken ?? environment["FIREBASE_EMULATOR_ADMIN_TOKEN"])
     }
@@ -57,8 +60,10 @@ public struct FirebaseEmulator: Sendable {
     /// Sends a JSON request and decodes the JSON answer; throws `.http` unless the status is in
     /// `expect`. An empty body decodes as `null`.
     @discardableResult
-    public func json(_ method: String, _ path: String, _ body: JSONValue? = nil, headers: [(String, String)] = [],
-                     expect: Set<Int> = [200]) async throws(FirebaseEmulatorError) -> JSONValue {
+    public func json(
+        _ method: String, _ path: String, _ body: JSONValue? = nil, headers: [(String, String)] = [],
+        expect: Set<Int> = [200]
+    ) async throws(FirebaseEmulatorError) -> JSONValue {
         var h = headers
         if body != nil { h.append(("Content-Type", "application/json")) }
         let response = try await send(EmulatorRequest(method: method, path: path, headers: h, body: body?.data ?? Data()))
@@ -142,7 +147,15 @@ final class RemovalSupport: @unchecked Sendable {
 
     /// True until a removal found no route.
     var supported: Bool {
-        get { lock.lock(); defer { lock.unlock() }; return value }
-        set { lock.lock(); value = newValue; lock.unlock() }
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return value
+        }
+        set {
+            lock.lock()
+            value = newValue
+            lock.unlock()
+        }
     }
 }

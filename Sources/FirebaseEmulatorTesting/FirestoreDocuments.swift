@@ -34,7 +34,9 @@ public struct FirestoreDocuments: Sendable {
     }
 
     /// The same documents as `user`.
-    public func `as`(_ user: TestUser) -> FirestoreDocuments { FirestoreDocuments(project: project, caller: .user(idToken: user.idToken), database: database) }
+    public func `as`(_ user: TestUser) -> FirestoreDocuments {
+        FirestoreDocuments(project: project, caller: .user(idToken: user.idToken), database: database)
+    }
     /// The same documents with no credentials.
     public var unauthenticated: FirestoreDocuments { FirestoreDocuments(project: project, caller: .unauthenticated, database: database) }
 
@@ -84,7 +86,9 @@ public struct FirestoreDocuments: Sendable {
 
     /// The documents of `collection` whose `field` equals `value` (every document when `field` is
     /// nil), in name order. Rules are not filters: a user's query must constrain what the rules check.
-    public func query(_ collection: String, where field: String? = nil, isEqualTo value: JSONValue = .null) async throws(FirebaseEmulatorError) -> [FirestoreDocument] {
+    public func query(_ collection: String, where field: String? = nil, isEqualTo value: JSONValue = .null) async throws(FirebaseEmulatorError)
+        -> [FirestoreDocument]
+    {
         let parts = collection.split(separator: "/").map(String.init)
         guard let id = parts.last else { throw .unavailable("an empty collection path") }
         var structured: [String: JSONValue] = ["from": [["collectionId": .string(id)]]]

@@ -15,9 +15,10 @@ extension FirebaseEmulator {
     /// encoded as protobuf, and `metadata` such as `authorization`. Needs a transport that speaks
     /// gRPC (the in-process one does; URLSession cannot). A non-OK status is returned, not thrown.
     public func grpc(_ method: String, _ messages: [Data], metadata: [(String, String)] = []) async throws(FirebaseEmulatorError) -> GRPCReply {
-        let request = EmulatorRequest(method: "POST", path: method,
-                                      headers: [("content-type", "application/grpc"), ("te", "trailers")] + metadata,
-                                      body: GRPCFraming.frame(messages))
+        let request = EmulatorRequest(
+            method: "POST", path: method,
+            headers: [("content-type", "application/grpc"), ("te", "trailers")] + metadata,
+            body: GRPCFraming.frame(messages))
         let r = try await send(request)
         guard let statusText = r.header("grpc-status"), let status = Int(statusText) else {
             throw .decoding("gRPC answer without grpc-status (HTTP \(r.status))")
@@ -34,8 +35,10 @@ public enum GRPCFraming {
         var out = Data()
         for m in messages {
             let n = UInt32(clamping: m.count)
-            out.append(contentsOf: [0, UInt8(truncatingIfNeeded: n >> 24), UInt8(truncatingIfNeeded: n >> 16),
-                                    UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n)])
+            out.append(contentsOf: [
+                0, UInt8(truncatingIfNeeded: n >> 24), UInt8(truncatingIfNeeded: n >> 16),
+                UInt8(truncatingIfNeeded: n >> 8), UInt8(truncatingIfNeeded: n),
+            ])
             out.append(m)
         }
         return out

@@ -46,21 +46,33 @@ struct JSONTextParser {
             i += 1
             var out: [JSONValue] = []
             skipSpace()
-            if i < bytes.count, bytes[i] == UInt8(ascii: "]") { i += 1; return .array(out) }
+            if i < bytes.count, bytes[i] == UInt8(ascii: "]") {
+                i += 1
+                return .array(out)
+            }
             while true {
                 guard let v = value(depth: depth + 1) else { return nil }
                 out.append(v)
                 skipSpace()
                 guard i < bytes.count else { return fail("unterminated array") }
-                if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-                if bytes[i] == UInt8(ascii: "]") { i += 1; return .array(out) }
+                if bytes[i] == UInt8(ascii: ",") {
+                    i += 1
+                    continue
+                }
+                if bytes[i] == UInt8(ascii: "]") {
+                    i += 1
+                    return .array(out)
+                }
                 return fail("expected , or ] at offset \(i)")
             }
         case UInt8(ascii: "{"):
             i += 1
             var out: [String: JSONValue] = [:]
             skipSpace()
-            if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object(out) }
+            if i < bytes.count, bytes[i] == UInt8(ascii: "}") {
+                i += 1
+                return .object(out)
+            }
             while true {
                 skipSpace()
                 guard i < bytes.count, bytes[i] == UInt8(ascii: "\""), let k = string() else { return fail("expected a key at offset \(i)") }
@@ -71,8 +83,14 @@ struct JSONTextParser {
                 out[k] = v
                 skipSpace()
                 guard i < bytes.count else { return fail("unterminated object") }
-                if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-                if bytes[i] == UInt8(ascii: "}") { i += 1; return .object(out) }
+                if bytes[i] == UInt8(ascii: ",") {
+                    i += 1
+                    continue
+                }
+                if bytes[i] == UInt8(ascii: "}") {
+                    i += 1
+                    return .object(out)
+                }
                 return fail("expected , or } at offset \(i)")
             }
         default: return number()
@@ -125,10 +143,16 @@ struct JSONTextParser {
                 case UInt8(ascii: "b"): out.append(0x08)
                 case UInt8(ascii: "f"): out.append(0x0C)
                 case UInt8(ascii: "u"):
-                    guard var scalar = hex4() else { problem = "bad \\u escape"; return nil }
+                    guard var scalar = hex4() else {
+                        problem = "bad \\u escape"
+                        return nil
+                    }
                     if (0xD800..<0xDC00).contains(scalar), i + 6 <= bytes.count, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") {
                         i += 2
-                        guard let low = hex4(), (0xDC00..<0xE000).contains(low) else { problem = "bad surrogate pair"; return nil }
+                        guard let low = hex4(), (0xDC00..<0xE000).contains(low) else {
+                            problem = "bad surrogate pair"
+                            return nil
+                        }
                         scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                     }
                     out.append(contentsOf: Array(String(Unicode.Scalar(scalar).map(Character.init) ?? "\u{FFFD}").utf8))

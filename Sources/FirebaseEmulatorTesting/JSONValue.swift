@@ -25,7 +25,10 @@ public enum JSONValue: Sendable, Hashable {
     }
 
     /// The string, if this is one.
-    public var stringValue: String? { if case .string(let s) = self { return s }; return nil }
+    public var stringValue: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
     /// The integer, if this is one (or a double with an integral value).
     public var intValue: Int64? {
         switch self {
@@ -43,11 +46,20 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
     /// The boolean, if this is one.
-    public var boolValue: Bool? { if case .bool(let b) = self { return b }; return nil }
+    public var boolValue: Bool? {
+        if case .bool(let b) = self { return b }
+        return nil
+    }
     /// The elements, if this is an array.
-    public var arrayValue: [JSONValue]? { if case .array(let a) = self { return a }; return nil }
+    public var arrayValue: [JSONValue]? {
+        if case .array(let a) = self { return a }
+        return nil
+    }
     /// The members, if this is an object.
-    public var objectValue: [String: JSONValue]? { if case .object(let o) = self { return o }; return nil }
+    public var objectValue: [String: JSONValue]? {
+        if case .object(let o) = self { return o }
+        return nil
+    }
     /// True for `null`.
     public var isNull: Bool { self == .null }
 
@@ -123,7 +135,8 @@ public enum JSONValue: Sendable, Hashable {
 }
 
 extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
-    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral {
+    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+{
     /// `nil` is `null`.
     public init(nilLiteral: ()) { self = .null }
     /// A boolean literal.

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import EmulatorAuth
 
 /// The table of `AccountLinking.decide`: every sign-in's choice between linking, signing in,

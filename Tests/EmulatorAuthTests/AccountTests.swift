@@ -1,6 +1,7 @@
 import EmulatorCore
 import EmulatorCrypto
 import Testing
+
 @testable import EmulatorAuth
 
 @Test func signUpAndPasswordErrorStrings() async throws {
@@ -12,11 +13,19 @@ import Testing
     #expect(await message { try await a.signUp(projectId: project, body: ["password": "secret1"], privileged: false) } == "MISSING_EMAIL")
     #expect(await message { try await a.signUp(projectId: project, body: ["email": "m@example.com"], privileged: false) } == "MISSING_PASSWORD")
     #expect(await message { try await a.signUp(projectId: project, body: ["localId": "x"], privileged: false) } == "UNEXPECTED_PARAMETER : User ID")
-    #expect(await message { try await a.signInWithPassword(projectId: project, body: ["email": "none@example.com", "password": "secret1"]) } == "EMAIL_NOT_FOUND")
-    #expect(await message { try await a.signInWithPassword(projectId: project, body: ["email": "e@example.com", "password": "wrong12"]) } == "INVALID_PASSWORD")
+    #expect(
+        await message { try await a.signInWithPassword(projectId: project, body: ["email": "none@example.com", "password": "secret1"]) }
+            == "EMAIL_NOT_FOUND")
+    #expect(
+        await message { try await a.signInWithPassword(projectId: project, body: ["email": "e@example.com", "password": "wrong12"]) }
+            == "INVALID_PASSWORD")
     _ = try a.updateConfig(projectId: project, patch: ["emailPrivacyConfig": ["enableImprovedEmailPrivacy": true]])
-    #expect(await message { try await a.signInWithPassword(projectId: project, body: ["email": "none@example.com", "password": "secret1"]) } == "INVALID_LOGIN_CREDENTIALS")
-    #expect(await message { try await a.signInWithPassword(projectId: project, body: ["email": "e@example.com", "password": "wrong12"]) } == "INVALID_LOGIN_CREDENTIALS")
+    #expect(
+        await message { try await a.signInWithPassword(projectId: project, body: ["email": "none@example.com", "password": "secret1"]) }
+            == "INVALID_LOGIN_CREDENTIALS")
+    #expect(
+        await message { try await a.signInWithPassword(projectId: project, body: ["email": "e@example.com", "password": "wrong12"]) }
+            == "INVALID_LOGIN_CREDENTIALS")
     let ok = try await a.signInWithPassword(projectId: project, body: ["email": "e@example.com", "password": "secret1"])
     #expect(ok["registered"] == true && ok["idToken"] != nil)
 }
@@ -37,29 +46,35 @@ import Testing
     let (a, _) = makeService()
     // Phone: anonymous, then Apple linked → same uid, no longer anonymous.
     let anon = try await a.signUp(projectId: project, body: [:], privileged: false)
-    let linked = try await a.signInWithIdp(projectId: project, body: idp("apple.com", sub: "alice-apple", email: "alice@example.com", idToken: anon["idToken"]!.stringValue!))
+    let linked = try await a.signInWithIdp(
+        projectId: project, body: idp("apple.com", sub: "alice-apple", email: "alice@example.com", idToken: anon["idToken"]!.stringValue!))
     #expect(linked["localId"] == anon["localId"])
     let user = try a.getUser(projectId: project, uid: anon["localId"]!.stringValue!)
     #expect(!user.isAnonymous && user.email == "alice@example.com")
     // Tablet: a new anonymous user tries to link the same Apple credential.
     let tablet = try await a.signUp(projectId: project, body: [:], privileged: false)
-    #expect(await message {
-        try await a.signInWithIdp(projectId: project, body: idp("apple.com", sub: "alice-apple", email: "alice@example.com", idToken: tablet["idToken"]!.stringValue!))
-    } == "FEDERATED_USER_ID_ALREADY_LINKED")
+    #expect(
+        await message {
+            try await a.signInWithIdp(
+                projectId: project, body: idp("apple.com", sub: "alice-apple", email: "alice@example.com", idToken: tablet["idToken"]!.stringValue!))
+        } == "FEDERATED_USER_ID_ALREADY_LINKED")
     // Signing in with it instead becomes the phone's account.
     let signedIn = try await a.signInWithIdp(projectId: project, body: idp("apple.com", sub: "alice-apple", email: "alice@example.com"))
     #expect(signedIn["localId"] == anon["localId"] && signedIn["isNewUser"] == false)
     // Linking a credential whose email another account holds.
     let other = try await a.signUp(projectId: project, body: [:], privileged: false)
-    #expect(await message {
-        try await a.signInWithIdp(projectId: project, body: idp("google.com", sub: "g9", email: "alice@example.com", idToken: other["idToken"]!.stringValue!))
-    } == "EMAIL_EXISTS")
+    #expect(
+        await message {
+            try await a.signInWithIdp(
+                projectId: project, body: idp("google.com", sub: "g9", email: "alice@example.com", idToken: other["idToken"]!.stringValue!))
+        } == "EMAIL_EXISTS")
 }
 
 @Test func linkEmailPasswordToAnonymousAndUnlink() async throws {
     let (a, _) = makeService()
     let anon = try await a.signUp(projectId: project, body: [:], privileged: false)
-    let linked = try await a.signUp(projectId: project, body: ["idToken": anon["idToken"]!, "email": "l@example.com", "password": "secret1"], privileged: false)
+    let linked = try await a.signUp(
+        projectId: project, body: ["idToken": anon["idToken"]!, "email": "l@example.com", "password": "secret1"], privileged: false)
     #expect(linked["localId"] == anon["localId"])
     let g = try await a.signInWithIdp(projectId: project, body: idp("github.com", sub: "gh", email: nil, idToken: linked["idToken"]!.stringValue!))
     let u = try await a.update(projectId: project, body: ["idToken": g["idToken"]!, "deleteProvider": ["github.com"]], privileged: false)
@@ -74,7 +89,9 @@ import Testing
     #expect(u["idToken"] != nil)
     #expect(await message { try a.lookup(projectId: project, body: ["idToken": r["idToken"]!], privileged: false) } == "TOKEN_EXPIRED")
     #expect(try a.lookup(projectId: project, body: ["idToken": u["idToken"]!], privileged: false)["users"] != nil)
-    #expect(await message { try await a.update(projectId: project, body: [:], privileged: false) } == "INVALID_REQ_TYPE : Unsupported request parameters.")
+    #expect(
+        await message { try await a.update(projectId: project, body: [:], privileged: false) } == "INVALID_REQ_TYPE : Unsupported request parameters."
+    )
 }
 
 @Test func projectConfigSwitches() async throws {
@@ -85,11 +102,17 @@ import Testing
     let created = try await a.signUp(projectId: project, body: ["email": "n@example.com", "password": "secret1"], privileged: true)
     #expect(created["idToken"] == nil && created["localId"] != nil)
     let t = try await a.signInWithPassword(projectId: project, body: ["email": "n@example.com", "password": "secret1"])
-    #expect(await message { try await a.deleteAccount(projectId: project, body: ["idToken": t["idToken"]!], privileged: false) } == "ADMIN_ONLY_OPERATION")
+    #expect(
+        await message { try await a.deleteAccount(projectId: project, body: ["idToken": t["idToken"]!], privileged: false) } == "ADMIN_ONLY_OPERATION"
+    )
     _ = try await a.deleteAccount(projectId: project, body: ["localId": created["localId"]!], privileged: true)
     _ = try a.updateConfig(projectId: project, patch: ["disabledProviders": ["password", "google.com"]])
-    #expect(await message { try await a.signInWithIdp(projectId: project, body: idp("google.com", sub: "g", email: "z@gmail.com")) } == "OPERATION_NOT_ALLOWED")
-    #expect(await message { try a.updateConfig(projectId: project, patch: ["signIn": ["allowDuplicateEmails": "yes"]]) } == "INVALID_CONFIG : signIn.allowDuplicateEmails must be a boolean")
+    #expect(
+        await message { try await a.signInWithIdp(projectId: project, body: idp("google.com", sub: "g", email: "z@gmail.com")) }
+            == "OPERATION_NOT_ALLOWED")
+    #expect(
+        await message { try a.updateConfig(projectId: project, patch: ["signIn": ["allowDuplicateEmails": "yes"]]) }
+            == "INVALID_CONFIG : signIn.allowDuplicateEmails must be a boolean")
     #expect(a.getConfig(projectId: project)["signIn"]?["allowDuplicateEmails"] == false)
 }
 
@@ -103,7 +126,9 @@ import Testing
     #expect(purged == [old["localId"]!.stringValue!])
     #expect((try? a.getUser(projectId: project, uid: fresh["localId"]!.stringValue!)) != nil)
     #expect(a.snapshot(projectId: project).users.count == 2)
-    #expect(await message { try await a.purgeAnonymous(projectId: project, olderThanSeconds: .max) } == "olderThanSeconds must be an integer between 0 and 1000000000000.")
+    #expect(
+        await message { try await a.purgeAnonymous(projectId: project, olderThanSeconds: .max) }
+            == "olderThanSeconds must be an integer between 0 and 1000000000000.")
     #expect(await message { try await a.purgeAnonymous(projectId: project, olderThanSeconds: -1) } != nil)
 }
 
@@ -119,32 +144,61 @@ import Testing
 
 @Test func batchCreateVerifiesImportedHashes() async throws {
     let (a, _) = makeService()
-    let r = try a.batchCreate(projectId: project, body: [
-        "hashAlgorithm": "SCRYPT", "rounds": 8, "memoryCost": 14, "saltSeparator": "Bw==",
-        "signerKey": "jxspr8Ki0RYycVU8zykbdLGjFQ3McFUH0uiiTvC8pVMXAn210wjLNmdZJzxUECKbm0QsEmYUSDzZvpjeJ9WmXA==",
-        "users": [["localId": "imp1", "email": "imp@example.com", "salt": "42xEC+ixf3L2lw==",
-                   "passwordHash": "lSrfV15cpx95/sZS2W9c9Kp6i/LVgQNDNC/qzrCnh1SAyZvqmZqAjTdn3aoItz+VHjoZilo78198JAdRuid5lQ=="],
-                  ["email": "nouid@example.com"]],
-    ])
+    let r = try a.batchCreate(
+        projectId: project,
+        body: [
+            "hashAlgorithm": "SCRYPT", "rounds": 8, "memoryCost": 14, "saltSeparator": "Bw==",
+            "signerKey": "jxspr8Ki0RYycVU8zykbdLGjFQ3McFUH0uiiTvC8pVMXAn210wjLNmdZJzxUECKbm0QsEmYUSDzZvpjeJ9WmXA==",
+            "users": [
+                [
+                    "localId": "imp1", "email": "imp@example.com", "salt": "42xEC+ixf3L2lw==",
+                    "passwordHash": "lSrfV15cpx95/sZS2W9c9Kp6i/LVgQNDNC/qzrCnh1SAyZvqmZqAjTdn3aoItz+VHjoZilo78198JAdRuid5lQ==",
+                ],
+                ["email": "nouid@example.com"],
+            ],
+        ])
     #expect(r["error"]?.arrayValue?.count == 1)
     let s = try await a.signInWithPassword(projectId: project, body: ["email": "imp@example.com", "password": "user1password"])
     #expect(s["localId"] == "imp1")
-    #expect(await message { try await a.signInWithPassword(projectId: project, body: ["email": "imp@example.com", "password": "wrong-pw"]) } == "INVALID_PASSWORD")
+    #expect(
+        await message { try await a.signInWithPassword(projectId: project, body: ["email": "imp@example.com", "password": "wrong-pw"]) }
+            == "INVALID_PASSWORD")
     // HMAC_SHA256: hash = HMAC(key, password + salt).
     let key: [UInt8] = Array("hmac-key".utf8), salt: [UInt8] = [1, 2, 3]
     let h = Digest.hmacSHA256(key: key, Array("pw-hmac1".utf8) + salt)
-    _ = try a.batchCreate(projectId: project, body: ["hashAlgorithm": "HMAC_SHA256", "signerKey": .string(Base64.encode(key)),
-                                                     "users": [["localId": "h1", "email": "h1@example.com", "salt": .string(Base64.encode(salt)), "passwordHash": .string(Base64.encode(h))]]])
+    _ = try a.batchCreate(
+        projectId: project,
+        body: [
+            "hashAlgorithm": "HMAC_SHA256", "signerKey": .string(Base64.encode(key)),
+            "users": [["localId": "h1", "email": "h1@example.com", "salt": .string(Base64.encode(salt)), "passwordHash": .string(Base64.encode(h))]],
+        ])
     #expect(try await a.signInWithPassword(projectId: project, body: ["email": "h1@example.com", "password": "pw-hmac1"])["localId"] == "h1")
     let p = try Digest.pbkdf2SHA256(password: Array("pw-pbkdf2".utf8), salt: salt, iterations: 10, length: 32)
-    _ = try a.batchCreate(projectId: project, body: ["hashAlgorithm": "PBKDF2_SHA256", "rounds": 10,
-                                                     "users": [["localId": "p1", "email": "p1@example.com", "salt": .string(Base64.encode(salt)), "passwordHash": .string(Base64.encode(p))]]])
+    _ = try a.batchCreate(
+        projectId: project,
+        body: [
+            "hashAlgorithm": "PBKDF2_SHA256", "rounds": 10,
+            "users": [["localId": "p1", "email": "p1@example.com", "salt": .string(Base64.encode(salt)), "passwordHash": .string(Base64.encode(p))]],
+        ])
     #expect(try await a.signInWithPassword(projectId: project, body: ["email": "p1@example.com", "password": "pw-pbkdf2"])["localId"] == "p1")
-    #expect(await message { try a.batchCreate(projectId: project, body: ["hashAlgorithm": "MD4", "users": [["localId": "x"]]]) } == "INVALID_HASH_ALGORITHM")
+    #expect(
+        await message { try a.batchCreate(projectId: project, body: ["hashAlgorithm": "MD4", "users": [["localId": "x"]]]) }
+            == "INVALID_HASH_ALGORITHM")
     #expect(await message { try a.batchCreate(projectId: project, body: [:]) } == "MISSING_USER_ACCOUNT")
-    #expect(await message { try a.batchCreate(projectId: project, body: ["hashAlgorithm": "PBKDF2_SHA256", "rounds": 99_999_999, "users": [["localId": "x"]]]) }
-        == "INVALID_HASH_PARAMETERS : PBKDF2_SHA256 needs rounds 1..120000")
-    #expect(await message { try a.batchCreate(projectId: project, body: ["hashAlgorithm": "STANDARD_SCRYPT", "cpuMemCost": .int(1 << 30), "blockSize": 8, "parallelization": 1, "users": [["localId": "x"]]]) }?
+    #expect(
+        await message {
+            try a.batchCreate(projectId: project, body: ["hashAlgorithm": "PBKDF2_SHA256", "rounds": 99_999_999, "users": [["localId": "x"]]])
+        }
+            == "INVALID_HASH_PARAMETERS : PBKDF2_SHA256 needs rounds 1..120000")
+    #expect(
+        await message {
+            try a.batchCreate(
+                projectId: project,
+                body: [
+                    "hashAlgorithm": "STANDARD_SCRYPT", "cpuMemCost": .int(1 << 30), "blockSize": 8, "parallelization": 1,
+                    "users": [["localId": "x"]],
+                ])
+        }?
         .hasPrefix("INVALID_HASH_PARAMETERS") == true)
 }
 
@@ -187,8 +241,14 @@ import Testing
     guard BCrypt.isAvailable else { return }
     let (a, _) = makeService()
     let h = "$2b$04$abcdefghijklmnopqrstuughE8Ev8uGFaUgY2cNEySvxngrb/Jzdm"
-    _ = try a.batchCreate(projectId: project, body: ["hashAlgorithm": "BCRYPT",
-                                                     "users": [["localId": "b1", "email": "b1@example.com", "passwordHash": .string(Base64.encode(Array(h.utf8)))]]])
+    _ = try a.batchCreate(
+        projectId: project,
+        body: [
+            "hashAlgorithm": "BCRYPT",
+            "users": [["localId": "b1", "email": "b1@example.com", "passwordHash": .string(Base64.encode(Array(h.utf8)))]],
+        ])
     #expect(try await a.signInWithPassword(projectId: project, body: ["email": "b1@example.com", "password": "password"])["localId"] == "b1")
-    #expect(await message { try await a.signInWithPassword(projectId: project, body: ["email": "b1@example.com", "password": "passwore"]) } == "INVALID_PASSWORD")
+    #expect(
+        await message { try await a.signInWithPassword(projectId: project, body: ["email": "b1@example.com", "password": "passwore"]) }
+            == "INVALID_PASSWORD")
 }

@@ -1,5 +1,6 @@
 import EmulatorCore
 import Testing
+
 @testable import EmulatorAuth
 
 /// Six-digit codes cannot be brute-forced (issue 22, item 12): wrong SMS and TOTP codes are
@@ -51,15 +52,24 @@ private func wrong(_ code: String) -> String { code == "000000" ? "111111" : "00
     let secret = try #require(info["sharedSecretKey"]?.stringValue.flatMap(Base32.decode))
     let now = { env.clock.now().seconds }
     func code(_ at: Int64) -> String { TOTP.code(secret: secret, counter: TOTP.counter(at: at)) }
-    let f = try a.mfaEnrollmentFinalize(projectId: project, body: ["idToken": .string(u.idToken),
-                                                                  "totpVerificationInfo": ["sessionInfo": info["sessionInfo"]!, "verificationCode": .string(code(now()))]])
+    let f = try a.mfaEnrollmentFinalize(
+        projectId: project,
+        body: [
+            "idToken": .string(u.idToken),
+            "totpVerificationInfo": ["sessionInfo": info["sessionInfo"]!, "verificationCode": .string(code(now()))],
+        ])
     let id = try #require(try claims(f["idToken"])["firebase"]?["second_factor_identifier"])
     env.clock.advance(seconds: 30)
     func pending() async throws -> JSON {
-        try #require(try await a.signInWithPassword(projectId: project, body: ["email": "guess@example.com", "password": "secret1"])["mfaPendingCredential"])
+        try #require(
+            try await a.signInWithPassword(projectId: project, body: ["email": "guess@example.com", "password": "secret1"])["mfaPendingCredential"])
     }
     func fin(_ p: JSON, _ c: String) async -> String? {
-        await message { try await a.mfaSignInFinalize(projectId: project, body: ["mfaPendingCredential": p, "mfaEnrollmentId": id, "totpVerificationInfo": ["verificationCode": .string(c)]]) }
+        await message {
+            try await a.mfaSignInFinalize(
+                projectId: project,
+                body: ["mfaPendingCredential": p, "mfaEnrollmentId": id, "totpVerificationInfo": ["verificationCode": .string(c)]])
+        }
     }
     let first = try await pending()
     for _ in 0..<AttemptLimiter.perSession { #expect(await fin(first, wrong(code(now()))) == "INVALID_CODE") }
@@ -83,7 +93,11 @@ private func wrong(_ code: String) -> String { code == "000000" ? "111111" : "00
     let secret = try #require(info["sharedSecretKey"]?.stringValue.flatMap(Base32.decode))
     let right = TOTP.code(secret: secret, counter: TOTP.counter(at: env.clock.now().seconds))
     func fin(_ c: String) async -> String? {
-        await message { try a.mfaEnrollmentFinalize(projectId: project, body: ["idToken": .string(u.idToken), "totpVerificationInfo": ["sessionInfo": info["sessionInfo"]!, "verificationCode": .string(c)]]) }
+        await message {
+            try a.mfaEnrollmentFinalize(
+                projectId: project,
+                body: ["idToken": .string(u.idToken), "totpVerificationInfo": ["sessionInfo": info["sessionInfo"]!, "verificationCode": .string(c)]])
+        }
     }
     for _ in 0..<AttemptLimiter.perSession { #expect(await fin(wrong(right)) == "INVALID_CODE") }
     #expect(await fin(right)?.hasPrefix("TOO_MANY_ATTEMPTS_TRY_LATER") == true)

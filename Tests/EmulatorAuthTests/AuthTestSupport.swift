@@ -1,6 +1,7 @@
 import EmulatorCore
 import EmulatorCrypto
 import Testing
+
 @testable import EmulatorAuth
 
 /// One RSA key for the whole test process (generation is the slow part).
@@ -41,8 +42,10 @@ func message(_ body: () async throws -> Any) async -> String? {
 func idp(_ provider: String, sub: String, email: String?, verified: Bool = true, idToken: String? = nil) -> UTF8Dictionary<JSON> {
     var claims: UTF8Dictionary<JSON> = ["sub": .string(sub), "email_verified": .bool(verified)]
     if let email { claims["email"] = .string(email) }
-    var b: UTF8Dictionary<JSON> = ["requestUri": "http://localhost", "returnSecureToken": true,
-                             "postBody": .string("providerId=\(provider)&id_token=\(AuthService.percentEncode(JSON.object(claims).serialized()))")]
+    var b: UTF8Dictionary<JSON> = [
+        "requestUri": "http://localhost", "returnSecureToken": true,
+        "postBody": .string("providerId=\(provider)&id_token=\(AuthService.percentEncode(JSON.object(claims).serialized()))"),
+    ]
     if let idToken { b["idToken"] = .string(idToken) }
     return b
 }
@@ -98,13 +101,17 @@ func lastCode(_ a: AuthService, tenant: String? = nil) throws -> (code: String, 
 }
 
 /// Enrols `phone` as a second factor through the v2 calls; returns the new tokens and the enrolment id.
-func enrollPhone(_ a: AuthService, idToken: String, phone: String, tenant: String? = nil) async throws -> (idToken: String, refreshToken: String, enrollmentId: String) {
+func enrollPhone(_ a: AuthService, idToken: String, phone: String, tenant: String? = nil) async throws -> (
+    idToken: String, refreshToken: String, enrollmentId: String
+) {
     var start: UTF8Dictionary<JSON> = ["idToken": .string(idToken), "phoneEnrollmentInfo": ["phoneNumber": .string(phone)]]
     if let tenant { start["tenantId"] = .string(tenant) }
     let s = try a.mfaEnrollmentStart(projectId: project, body: start)
     let session = try #require(s["phoneSessionInfo"]?["sessionInfo"])
     let code = try lastCode(a, tenant: tenant).code
-    var fin: UTF8Dictionary<JSON> = ["idToken": .string(idToken), "displayName": "phone", "phoneVerificationInfo": ["sessionInfo": session, "code": .string(code)]]
+    var fin: UTF8Dictionary<JSON> = [
+        "idToken": .string(idToken), "displayName": "phone", "phoneVerificationInfo": ["sessionInfo": session, "code": .string(code)],
+    ]
     if let tenant { fin["tenantId"] = .string(tenant) }
     let f = try a.mfaEnrollmentFinalize(projectId: project, body: fin)
     let t = try #require(f["idToken"]?.stringValue)

@@ -1,6 +1,7 @@
 import EmulatorCore
 import EmulatorCrypto
 import Testing
+
 @testable import EmulatorAuth
 
 /// Custom tokens when unsigned tokens are refused (issue 22, item 10): only RS256 tokens signed by
@@ -38,7 +39,8 @@ private func claims(uid: String, iss: String = "svc@demo.iam.gserviceaccount.com
     let other = try JWT.encode(claims(uid: "alice", iss: "someone@else.test"), key: foreignKey)
     #expect(await message { try await a.signInWithCustomToken(projectId: project, body: ["token": .string(other)]) }?.contains("iss must be") == true)
     // Minted by the control plane.
-    let minted = try #require(try a.mintCustomToken(projectId: project, tenantId: nil, body: ["uid": "bob", "claims": ["role": "admin"]])["token"]?.stringValue)
+    let minted = try #require(
+        try a.mintCustomToken(projectId: project, tenantId: nil, body: ["uid": "bob", "claims": ["role": "admin"]])["token"]?.stringValue)
     let b = try await a.signInWithCustomToken(projectId: project, body: ["token": .string(minted)])
     #expect(try claims(b["idToken"])["role"] == "admin")
     #expect(await message { try a.mintCustomToken(projectId: project, tenantId: nil, body: ["claims": [:]]) } == "uid is required.")

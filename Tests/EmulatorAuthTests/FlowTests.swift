@@ -1,26 +1,38 @@
 import EmulatorCore
 import Testing
+
 @testable import EmulatorAuth
 
 @Test func emailLinkSignInCreatesVerifiedUser() async throws {
     let (a, _) = makeService()
-    _ = try await a.sendOobCode(projectId: project, body: ["requestType": "EMAIL_SIGNIN", "email": "link@example.com"], privileged: false, linkBase: "http://127.0.0.1:9099")
+    _ = try await a.sendOobCode(
+        projectId: project, body: ["requestType": "EMAIL_SIGNIN", "email": "link@example.com"], privileged: false, linkBase: "http://127.0.0.1:9099")
     let c = try #require(a.listOobCodes(projectId: project)["oobCodes"]?.arrayValue?.first)
     #expect(c["oobLink"]?.stringValue?.hasPrefix("http://127.0.0.1:9099/emulator/action?mode=signIn") == true)
     let code = c["oobCode"]!
-    #expect(await message { try await a.signInWithEmailLink(projectId: project, body: ["email": "other@example.com", "oobCode": code]) } == "INVALID_EMAIL : The email provided does not match the sign-in email address.")
+    #expect(
+        await message { try await a.signInWithEmailLink(projectId: project, body: ["email": "other@example.com", "oobCode": code]) }
+            == "INVALID_EMAIL : The email provided does not match the sign-in email address.")
     let r = try await a.signInWithEmailLink(projectId: project, body: ["email": "link@example.com", "oobCode": code])
     #expect(r["isNewUser"] == true)
     #expect(JWT.decode(r["idToken"]!.stringValue!)?.payload["email_verified"] == true)
-    #expect(await message { try await a.signInWithEmailLink(projectId: project, body: ["email": "link@example.com", "oobCode": code]) } == "INVALID_OOB_CODE")
+    #expect(
+        await message { try await a.signInWithEmailLink(projectId: project, body: ["email": "link@example.com", "oobCode": code]) }
+            == "INVALID_OOB_CODE")
 }
 
 @Test func passwordResetFlow() async throws {
     let (a, _) = makeService()
     _ = try await signUp(a, "reset@example.com")
-    #expect(await message { try await a.sendOobCode(projectId: project, body: ["requestType": "PASSWORD_RESET", "email": "no@example.com"], privileged: false, linkBase: "") } == "EMAIL_NOT_FOUND")
+    #expect(
+        await message {
+            try await a.sendOobCode(
+                projectId: project, body: ["requestType": "PASSWORD_RESET", "email": "no@example.com"], privileged: false, linkBase: "")
+        } == "EMAIL_NOT_FOUND")
     #expect(await message { try await a.sendOobCode(projectId: project, body: [:], privileged: false, linkBase: "") } == "MISSING_REQ_TYPE")
-    let sent = try await a.sendOobCode(projectId: project, body: ["requestType": "PASSWORD_RESET", "email": "reset@example.com", "returnOobLink": true], privileged: true, linkBase: "")
+    let sent = try await a.sendOobCode(
+        projectId: project, body: ["requestType": "PASSWORD_RESET", "email": "reset@example.com", "returnOobLink": true], privileged: true,
+        linkBase: "")
     let code = try #require(sent["oobCode"])
     #expect(try a.resetPassword(projectId: project, body: ["oobCode": code])["requestType"] == "PASSWORD_RESET")
     _ = try a.resetPassword(projectId: project, body: ["oobCode": code, "newPassword": "brandnew"])
@@ -34,11 +46,14 @@ import Testing
     let s = try a.sendVerificationCode(projectId: project, body: ["phoneNumber": "+15555550100"])
     let listed = try #require(a.listVerificationCodes(projectId: project)["verificationCodes"]?.arrayValue?.first)
     #expect(listed["sessionInfo"] == s["sessionInfo"])
-    #expect(await message { try await a.signInWithPhoneNumber(projectId: project, body: ["sessionInfo": s["sessionInfo"]!, "code": "000000x"]) } == "INVALID_CODE")
+    #expect(
+        await message { try await a.signInWithPhoneNumber(projectId: project, body: ["sessionInfo": s["sessionInfo"]!, "code": "000000x"]) }
+            == "INVALID_CODE")
     let r = try await a.signInWithPhoneNumber(projectId: project, body: ["sessionInfo": s["sessionInfo"]!, "code": listed["code"]!])
     let c = try #require(JWT.decode(r["idToken"]!.stringValue!)).payload
     #expect(c["phone_number"] == "+15555550100" && c["firebase"]?["identities"]?["phone"] == ["+15555550100"])
-    #expect(await message { try a.sendVerificationCode(projectId: project, body: ["phoneNumber": "555"]) } == "INVALID_PHONE_NUMBER : Invalid format.")
+    #expect(
+        await message { try a.sendVerificationCode(projectId: project, body: ["phoneNumber": "555"]) } == "INVALID_PHONE_NUMBER : Invalid format.")
 }
 
 @Test func blockingHooksRunOnSignUpAndSignIn() async throws {
@@ -141,14 +156,24 @@ import Testing
 @Test func samlProvidersUseTheAssertionNameId() async throws {
     let (a, _) = makeService()
     let saml = #"{"assertion":{"subject":{"nameId":"Sam@Corp.example"}}}"#
-    let r = try await a.signInWithIdp(projectId: project, body: ["requestUri": "http://localhost",
-        "postBody": .string("providerId=saml.corp&SAMLResponse=\(AuthService.percentEncode(saml))")])
+    let r = try await a.signInWithIdp(
+        projectId: project,
+        body: [
+            "requestUri": "http://localhost",
+            "postBody": .string("providerId=saml.corp&SAMLResponse=\(AuthService.percentEncode(saml))"),
+        ])
     #expect(r["email"] == "sam@corp.example" && r["federatedId"] == "Sam@Corp.example" && r["idToken"] != nil)
-    #expect(await message { try await a.signInWithIdp(projectId: project, body: ["requestUri": "http://localhost", "postBody": "providerId=saml.corp"]) }
-        == "INVALID_IDP_RESPONSE : ((Missing assertion.subject.nameId in SAMLResponse.))")
+    #expect(
+        await message { try await a.signInWithIdp(projectId: project, body: ["requestUri": "http://localhost", "postBody": "providerId=saml.corp"]) }
+            == "INVALID_IDP_RESPONSE : ((Missing assertion.subject.nameId in SAMLResponse.))")
     #expect(await message { try await a.signInWithIdp(projectId: project, body: ["postBody": "providerId=google.com"]) } == "MISSING_REQUEST_URI")
-    #expect(await message { try await a.signInWithIdp(projectId: project, body: ["requestUri": "http://localhost", "postBody": "id_token=x"]) }?
-        .hasPrefix("INVALID_CREDENTIAL_OR_PROVIDER_ID") == true)
-    #expect(await message { try await a.signInWithIdp(projectId: project, body: ["requestUri": "http://localhost", "postBody": "providerId=google.com&id_token=%7Bbad"]) }?
+    #expect(
+        await message { try await a.signInWithIdp(projectId: project, body: ["requestUri": "http://localhost", "postBody": "id_token=x"]) }?
+            .hasPrefix("INVALID_CREDENTIAL_OR_PROVIDER_ID") == true)
+    #expect(
+        await message {
+            try await a.signInWithIdp(
+                projectId: project, body: ["requestUri": "http://localhost", "postBody": "providerId=google.com&id_token=%7Bbad"])
+        }?
         .hasPrefix("INVALID_IDP_RESPONSE : Unable to parse id_token") == true)
 }

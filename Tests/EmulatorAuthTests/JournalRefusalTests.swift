@@ -1,5 +1,6 @@
 import EmulatorCore
 import Testing
+
 @testable import EmulatorAuth
 
 /// A write-ahead journal that keeps entries in memory and can be told to refuse (a full disk).
@@ -24,10 +25,13 @@ final class MemoryJournal: Sendable {
     a.setJournal(journal.append)
     let keep = try await signUp(a, "keep@example.com")
     let uid = try #require(keep["localId"]?.stringValue)
-    let tenant = try #require(try a.createTenant(projectId: project, body: ["displayName": "T", "allowPasswordSignup": true])["name"]?
-        .stringValue?.split(separator: "/").last.map(String.init))
-    _ = try await a.signUp(projectId: project, body: ["email": "t@example.com", "password": "secret1", "tenantId": .string(tenant)], privileged: false)
-    _ = try await a.sendOobCode(projectId: project, body: ["requestType": "PASSWORD_RESET", "email": "keep@example.com"], privileged: false, linkBase: "http://h")
+    let tenant = try #require(
+        try a.createTenant(projectId: project, body: ["displayName": "T", "allowPasswordSignup": true])["name"]?
+            .stringValue?.split(separator: "/").last.map(String.init))
+    _ = try await a.signUp(
+        projectId: project, body: ["email": "t@example.com", "password": "secret1", "tenantId": .string(tenant)], privileged: false)
+    _ = try await a.sendOobCode(
+        projectId: project, body: ["requestType": "PASSWORD_RESET", "email": "keep@example.com"], privileged: false, linkBase: "http://h")
     _ = try a.sendVerificationCode(projectId: project, body: ["phoneNumber": "+15550000001"])
     let before = a.snapshot(projectId: project)
     let export = a.exportProject(project)
@@ -47,16 +51,19 @@ final class MemoryJournal: Sendable {
     }
     await refused("sign-up") { _ = try await signUp(a, "new@example.com") }
     await refused("tenant sign-up") {
-        _ = try await a.signUp(projectId: project, body: ["email": "n@example.com", "password": "secret1", "tenantId": .string(tenant)], privileged: false)
+        _ = try await a.signUp(
+            projectId: project, body: ["email": "n@example.com", "password": "secret1", "tenantId": .string(tenant)], privileged: false)
     }
     await refused("sign-in") { _ = try await a.signInWithPassword(projectId: project, body: ["email": "keep@example.com", "password": "secret1"]) }
     await refused("update") {
-        _ = try await a.update(projectId: project, body: ["localId": .string(uid), "email": "moved@example.com", "displayName": "K"], privileged: true)
+        _ = try await a.update(
+            projectId: project, body: ["localId": .string(uid), "email": "moved@example.com", "displayName": "K"], privileged: true)
     }
     await refused("delete") { try await a.deleteUser(projectId: project, uid: uid) }
     await refused("delete all") { try a.deleteAllAccounts(projectId: project) }
     await refused("oob code") {
-        _ = try await a.sendOobCode(projectId: project, body: ["requestType": "VERIFY_EMAIL", "email": "keep@example.com"], privileged: true, linkBase: "http://h")
+        _ = try await a.sendOobCode(
+            projectId: project, body: ["requestType": "VERIFY_EMAIL", "email": "keep@example.com"], privileged: true, linkBase: "http://h")
     }
     await refused("sms code") { _ = try a.sendVerificationCode(projectId: project, body: ["phoneNumber": "+15550000002"]) }
     await refused("config") { _ = try a.updateConfig(projectId: project, patch: ["signIn": ["allowDuplicateEmails": true]]) }
@@ -78,7 +85,9 @@ final class MemoryJournal: Sendable {
 @Test func authStateNeverExistsUnderAnInvalidProjectId() async throws {
     let (a, _) = makeService()
     for bad in ["victim.json\u{0}x", "a/b", "UPPER", ""] {
-        await #expect(throws: EmulatorError.self) { _ = try await a.signUp(projectId: bad, body: ["email": "x@example.com", "password": "secret1"], privileged: false) }
+        await #expect(throws: EmulatorError.self) {
+            _ = try await a.signUp(projectId: bad, body: ["email": "x@example.com", "password": "secret1"], privileged: false)
+        }
         #expect(throws: EmulatorError.self) { try a.importProject(bad, [:]) }
         #expect(throws: EmulatorError.self) { try a.replay(project: bad, entry: ["users": [:]]) }
     }

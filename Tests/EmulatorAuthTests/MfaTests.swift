@@ -1,5 +1,6 @@
 import EmulatorCore
 import Testing
+
 @testable import EmulatorAuth
 
 @Test func phoneEnrolmentRevokesOtherSessionsAndTokensCarryTheFactor() async throws {
@@ -17,7 +18,9 @@ import Testing
     let refreshed = try a.refresh(projectId: project, grantType: "refresh_token", refreshToken: e.refreshToken)
     #expect(try claims(refreshed["id_token"])["firebase"]?["second_factor_identifier"] == .string(e.enrollmentId))
     // The user record shows the full number; iOS-parsable enrolledAt.
-    let info = try #require(a.lookup(projectId: project, body: ["idToken": .string(e.idToken)], privileged: false)["users"]?.arrayValue?.first?["mfaInfo"]?.arrayValue?.first)
+    let info = try #require(
+        a.lookup(projectId: project, body: ["idToken": .string(e.idToken)], privileged: false)["users"]?.arrayValue?.first?["mfaInfo"]?.arrayValue?
+            .first)
     #expect(info["phoneInfo"] == "+15555550100" && info["unobfuscatedPhoneInfo"] == "+15555550100" && info["displayName"] == "phone")
     #expect(info["enrolledAt"] == .string(Timestamp(seconds: start.seconds + 2).rfc3339(fractionDigits: 3)))
     #expect(info["mfaEnrollmentId"]?.stringValue?.count == 28)
@@ -27,7 +30,9 @@ import Testing
     let (a, env) = makeService()
     let anon = try await a.signUp(projectId: project, body: [:], privileged: false)
     let start: (JSON) async -> String? = { token in
-        await message { try a.mfaEnrollmentStart(projectId: project, body: ["idToken": token, "phoneEnrollmentInfo": ["phoneNumber": "+15555550111"]]) }
+        await message {
+            try a.mfaEnrollmentStart(projectId: project, body: ["idToken": token, "phoneEnrollmentInfo": ["phoneNumber": "+15555550111"]])
+        }
     }
     #expect(await message { try a.mfaEnrollmentStart(projectId: project, body: [:]) } == "MISSING_ID_TOKEN")
     #expect(await start("garbage") == "INVALID_ID_TOKEN")
@@ -35,17 +40,30 @@ import Testing
     let unverified = try await signUp(a, "unverified@example.com")
     #expect(await start(unverified["idToken"]!) == "UNVERIFIED_EMAIL : Need to verify email first before enrolling second factors.")
     let u = try await verifiedUser(a, "order@example.com")
-    #expect(await message { try a.mfaEnrollmentStart(projectId: project, body: ["idToken": .string(u.idToken)]) } == "INVALID_ARGUMENT : ((Missing phoneEnrollmentInfo.))")
-    #expect(await message { try a.mfaEnrollmentStart(projectId: project, body: ["idToken": .string(u.idToken), "phoneEnrollmentInfo": ["phoneNumber": "5555"]]) }
-        == "INVALID_PHONE_NUMBER : Invalid format.")
+    #expect(
+        await message { try a.mfaEnrollmentStart(projectId: project, body: ["idToken": .string(u.idToken)]) }
+            == "INVALID_ARGUMENT : ((Missing phoneEnrollmentInfo.))")
+    #expect(
+        await message {
+            try a.mfaEnrollmentStart(projectId: project, body: ["idToken": .string(u.idToken), "phoneEnrollmentInfo": ["phoneNumber": "5555"]])
+        }
+            == "INVALID_PHONE_NUMBER : Invalid format.")
     let e = try await enrollPhone(a, idToken: u.idToken, phone: "+15555550112")
-    #expect(await message { try a.mfaEnrollmentStart(projectId: project, body: ["idToken": .string(e.idToken), "phoneEnrollmentInfo": ["phoneNumber": "+15555550112"]]) }
-        == "SECOND_FACTOR_EXISTS : Phone number already enrolled as second factor for this account.")
+    #expect(
+        await message {
+            try a.mfaEnrollmentStart(
+                projectId: project, body: ["idToken": .string(e.idToken), "phoneEnrollmentInfo": ["phoneNumber": "+15555550112"]])
+        }
+            == "SECOND_FACTOR_EXISTS : Phone number already enrolled as second factor for this account.")
     // Five minutes after the first factor, enrolment needs a fresh sign-in.
     env.clock.advance(seconds: 301)
     let fresh = try a.refresh(projectId: project, grantType: "refresh_token", refreshToken: e.refreshToken)
-    #expect(await message { try a.mfaEnrollmentStart(projectId: project, body: ["idToken": fresh["id_token"]!, "phoneEnrollmentInfo": ["phoneNumber": "+15555550113"]]) }
-        == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+    #expect(
+        await message {
+            try a.mfaEnrollmentStart(
+                projectId: project, body: ["idToken": fresh["id_token"]!, "phoneEnrollmentInfo": ["phoneNumber": "+15555550113"]])
+        }
+            == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
     // The SMS gate comes first.
     _ = try a.updateConfig(projectId: project, patch: ["mfa": ["enabledProviders": []]])
     #expect(await message { try a.mfaEnrollmentStart(projectId: project, body: [:]) } == "OPERATION_NOT_ALLOWED : SMS based MFA not enabled.")
@@ -54,12 +72,15 @@ import Testing
 @Test func enrolmentFinalizeValidatesBeforeAnyChange() async throws {
     let (a, _) = makeService()
     let u = try await verifiedUser(a, "fin@example.com")
-    let s = try a.mfaEnrollmentStart(projectId: project, body: ["idToken": .string(u.idToken), "phoneEnrollmentInfo": ["phoneNumber": "+15555550120"]])
+    let s = try a.mfaEnrollmentStart(
+        projectId: project, body: ["idToken": .string(u.idToken), "phoneEnrollmentInfo": ["phoneNumber": "+15555550120"]])
     let session = s["phoneSessionInfo"]!["sessionInfo"]!
     let fin: (JSON) async -> String? = { info in
         await message { try a.mfaEnrollmentFinalize(projectId: project, body: ["idToken": .string(u.idToken), "phoneVerificationInfo": info]) }
     }
-    #expect(await message { try a.mfaEnrollmentFinalize(projectId: project, body: ["idToken": .string(u.idToken)]) } == "INVALID_ARGUMENT : ((Missing phoneVerificationInfo.))")
+    #expect(
+        await message { try a.mfaEnrollmentFinalize(projectId: project, body: ["idToken": .string(u.idToken)]) }
+            == "INVALID_ARGUMENT : ((Missing phoneVerificationInfo.))")
     #expect(await fin(["sessionInfo": session]) == "MISSING_CODE")
     #expect(await fin(["code": "123456"]) == "MISSING_SESSION_INFO")
     #expect(await fin(["sessionInfo": "nope", "code": "123456"]) == "INVALID_SESSION_INFO")
@@ -68,7 +89,8 @@ import Testing
     #expect(await fin(["sessionInfo": session, "code": .string(wrong)]) == "INVALID_CODE")
     #expect(a.snapshot(projectId: project).user(u.uid)?.mfaInfo.isEmpty == true)
     // A wrong guess keeps the code; the right one works once.
-    _ = try a.mfaEnrollmentFinalize(projectId: project, body: ["idToken": .string(u.idToken), "phoneVerificationInfo": ["sessionInfo": session, "code": .string(code)]])
+    _ = try a.mfaEnrollmentFinalize(
+        projectId: project, body: ["idToken": .string(u.idToken), "phoneVerificationInfo": ["sessionInfo": session, "code": .string(code)]])
     #expect(a.snapshot(projectId: project).user(u.uid)?.mfaInfo.count == 1)
     #expect(await fin(["sessionInfo": session, "code": .string(code)]) == "INVALID_SESSION_INFO")
     #expect(await fin(["androidVerificationProof": "x"]) != nil)
@@ -77,14 +99,21 @@ import Testing
 @Test func smsCodesExpireAfterTenMinutes() async throws {
     let (a, env) = makeService()
     let u = try await verifiedUser(a, "expire@example.com")
-    let s = try a.mfaEnrollmentStart(projectId: project, body: ["idToken": .string(u.idToken), "phoneEnrollmentInfo": ["phoneNumber": "+15555550130"]])
+    let s = try a.mfaEnrollmentStart(
+        projectId: project, body: ["idToken": .string(u.idToken), "phoneEnrollmentInfo": ["phoneNumber": "+15555550130"]])
     let code = try lastCode(a).code
     env.clock.advance(seconds: Double(SmsCode.lifetimeSeconds + 1))
     // (The recent-login window is shorter, so sign in again to isolate the code's expiry.)
     let again = try await a.signInWithPassword(projectId: project, body: ["email": "expire@example.com", "password": "secret1"])
-    #expect(await message {
-        try a.mfaEnrollmentFinalize(projectId: project, body: ["idToken": again["idToken"]!, "phoneVerificationInfo": ["sessionInfo": s["phoneSessionInfo"]!["sessionInfo"]!, "code": .string(code)]])
-    } == "SESSION_EXPIRED")
+    #expect(
+        await message {
+            try a.mfaEnrollmentFinalize(
+                projectId: project,
+                body: [
+                    "idToken": again["idToken"]!,
+                    "phoneVerificationInfo": ["sessionInfo": s["phoneSessionInfo"]!["sessionInfo"]!, "code": .string(code)],
+                ])
+        } == "SESSION_EXPIRED")
     #expect(try a.listVerificationCodes(projectId: project)["verificationCodes"] == [])
 }
 
@@ -105,20 +134,31 @@ import Testing
     #expect(a.snapshot(projectId: project).user(u.uid)?.lastLoginAt == before && hooks.calls.withLock { $0 }.isEmpty)
     let pending = try #require(r["mfaPendingCredential"])
     // Start names the enrolment; the number the client sends is ignored.
-    let s = try a.mfaSignInStart(projectId: project, body: ["mfaPendingCredential": pending, "mfaEnrollmentId": .string(e.enrollmentId),
-                                                            "phoneSignInInfo": ["phoneNumber": "+*******0140"]])
+    let s = try a.mfaSignInStart(
+        projectId: project,
+        body: [
+            "mfaPendingCredential": pending, "mfaEnrollmentId": .string(e.enrollmentId),
+            "phoneSignInInfo": ["phoneNumber": "+*******0140"],
+        ])
     let sent = try lastCode(a)
     #expect(sent.phone == "+15555550140" && s["phoneResponseInfo"]?["sessionInfo"] == .string(sent.session))
     env.clock.advance(seconds: 30)
-    let f = try await a.mfaSignInFinalize(projectId: project, body: ["mfaPendingCredential": pending, "phoneVerificationInfo": ["sessionInfo": .string(sent.session), "code": .string(sent.code)]])
+    let f = try await a.mfaSignInFinalize(
+        projectId: project,
+        body: ["mfaPendingCredential": pending, "phoneVerificationInfo": ["sessionInfo": .string(sent.session), "code": .string(sent.code)]])
     let c = try claims(f["idToken"])
     #expect(c["firebase"]?["sign_in_second_factor"] == "phone" && c["firebase"]?["second_factor_identifier"] == .string(e.enrollmentId))
     #expect(c["firebase"]?["sign_in_provider"] == "password" && c["auth_time"] == .int(start.seconds + 90))
     #expect(hooks.calls.withLock { $0 } == ["beforeSignIn:password:phone"])
     #expect(Set(f.objectValue!.keys) == ["idToken", "refreshToken"])
     // The code and the pending credential are used up.
-    #expect(await message { try await a.mfaSignInFinalize(projectId: project, body: ["mfaPendingCredential": pending, "phoneVerificationInfo": ["sessionInfo": .string(sent.session), "code": .string(sent.code)]]) }
-        == "INVALID_MFA_PENDING_CREDENTIAL")
+    #expect(
+        await message {
+            try await a.mfaSignInFinalize(
+                projectId: project,
+                body: ["mfaPendingCredential": pending, "phoneVerificationInfo": ["sessionInfo": .string(sent.session), "code": .string(sent.code)]])
+        }
+            == "INVALID_MFA_PENDING_CREDENTIAL")
 }
 
 @Test func mfaSignInErrorsAndNoSideEffectsOnFailure() async throws {
@@ -127,16 +167,29 @@ import Testing
     let e = try await enrollPhone(a, idToken: u.idToken, phone: "+15555550150")
     let r = try await a.signInWithPassword(projectId: project, body: ["email": "err@example.com", "password": "secret1"])
     let pending = r["mfaPendingCredential"]!
-    #expect(await message { try a.mfaSignInStart(projectId: project, body: [:]) } == "MISSING_MFA_PENDING_CREDENTIAL : Request does not have MFA pending credential.")
-    #expect(await message { try a.mfaSignInStart(projectId: project, body: ["mfaPendingCredential": pending]) } == "MISSING_MFA_ENROLLMENT_ID : No second factor identifier is provided.")
-    #expect(await message { try a.mfaSignInStart(projectId: project, body: ["mfaPendingCredential": "bogus", "mfaEnrollmentId": "x"]) } == "INVALID_MFA_PENDING_CREDENTIAL")
-    #expect(await message { try a.mfaSignInStart(projectId: project, body: ["mfaPendingCredential": pending, "mfaEnrollmentId": "x"]) } == "MFA_ENROLLMENT_NOT_FOUND")
-    #expect(await message { try await a.mfaSignInFinalize(projectId: project, body: [:]) } == "MISSING_CREDENTIAL : Please set MFA Pending Credential.")
-    #expect(await message { try await a.mfaSignInFinalize(projectId: project, body: ["mfaPendingCredential": pending]) } == "INVALID_ARGUMENT : MFA provider not supported!")
+    #expect(
+        await message { try a.mfaSignInStart(projectId: project, body: [:]) }
+            == "MISSING_MFA_PENDING_CREDENTIAL : Request does not have MFA pending credential.")
+    #expect(
+        await message { try a.mfaSignInStart(projectId: project, body: ["mfaPendingCredential": pending]) }
+            == "MISSING_MFA_ENROLLMENT_ID : No second factor identifier is provided.")
+    #expect(
+        await message { try a.mfaSignInStart(projectId: project, body: ["mfaPendingCredential": "bogus", "mfaEnrollmentId": "x"]) }
+            == "INVALID_MFA_PENDING_CREDENTIAL")
+    #expect(
+        await message { try a.mfaSignInStart(projectId: project, body: ["mfaPendingCredential": pending, "mfaEnrollmentId": "x"]) }
+            == "MFA_ENROLLMENT_NOT_FOUND")
+    #expect(
+        await message { try await a.mfaSignInFinalize(projectId: project, body: [:]) } == "MISSING_CREDENTIAL : Please set MFA Pending Credential.")
+    #expect(
+        await message { try await a.mfaSignInFinalize(projectId: project, body: ["mfaPendingCredential": pending]) }
+            == "INVALID_ARGUMENT : MFA provider not supported!")
     _ = try a.mfaSignInStart(projectId: project, body: ["mfaPendingCredential": pending, "mfaEnrollmentId": .string(e.enrollmentId)])
     let sent = try lastCode(a)
     let fin: (UTF8Dictionary<JSON>) async -> String? = { info in
-        await message { try await a.mfaSignInFinalize(projectId: project, body: ["mfaPendingCredential": pending, "phoneVerificationInfo": .object(info)]) }
+        await message {
+            try await a.mfaSignInFinalize(projectId: project, body: ["mfaPendingCredential": pending, "phoneVerificationInfo": .object(info)])
+        }
     }
     #expect(await fin(["sessionInfo": .string(sent.session)]) == "MISSING_CODE")
     #expect(await fin(["code": .string(sent.code)]) == "MISSING_SESSION_INFO")
@@ -144,9 +197,16 @@ import Testing
     #expect(await fin(["sessionInfo": .string(sent.session), "code": .string(sent.code == "000000" ? "111111" : "000000")]) == "INVALID_CODE")
     // A code from another pending sign-in of the same user is not this one's.
     let other = try await a.signInWithPassword(projectId: project, body: ["email": "err@example.com", "password": "secret1"])
-    #expect(await message { try await a.mfaSignInFinalize(projectId: project, body: ["mfaPendingCredential": other["mfaPendingCredential"]!,
-                                                                                    "phoneVerificationInfo": ["sessionInfo": .string(sent.session), "code": .string(sent.code)]]) }
-        == "INVALID_SESSION_INFO")
+    #expect(
+        await message {
+            try await a.mfaSignInFinalize(
+                projectId: project,
+                body: [
+                    "mfaPendingCredential": other["mfaPendingCredential"]!,
+                    "phoneVerificationInfo": ["sessionInfo": .string(sent.session), "code": .string(sent.code)],
+                ])
+        }
+            == "INVALID_SESSION_INFO")
     // Nothing was consumed by the failures; a disabled user fails before anything changes.
     _ = try await a.update(projectId: project, body: ["localId": .string(u.uid), "disableUser": true], privileged: true)
     #expect(await fin(["sessionInfo": .string(sent.session), "code": .string(sent.code)]) == "USER_DISABLED")
@@ -164,8 +224,12 @@ import Testing
     let u = try await verifiedUser(a, "ios@example.com")
     // Enrolment through sendVerificationCode with the real number.
     let sent = try a.sendVerificationCode(projectId: project, body: ["phoneNumber": "+15555550160"])
-    let enrol = try a.mfaEnrollmentFinalize(projectId: project, body: ["idToken": .string(u.idToken),
-                                                                      "phoneVerificationInfo": ["sessionInfo": sent["sessionInfo"]!, "code": .string(try lastCode(a).code)]])
+    let enrol = try a.mfaEnrollmentFinalize(
+        projectId: project,
+        body: [
+            "idToken": .string(u.idToken),
+            "phoneVerificationInfo": ["sessionInfo": sent["sessionInfo"]!, "code": .string(try lastCode(a).code)],
+        ])
     let id = try #require(try claims(enrol["idToken"])["firebase"]?["second_factor_identifier"])
     let r = try await a.signInWithPassword(projectId: project, body: ["email": "ios@example.com", "password": "secret1"])
     let masked = try #require(r["mfaInfo"]?.arrayValue?.first?["phoneInfo"])
@@ -173,9 +237,16 @@ import Testing
     let listed = try lastCode(a)
     #expect(listed.phone == "+*******0160")
     // The masked number's code cannot sign anyone in as a first factor.
-    #expect(await message { try await a.signInWithPhoneNumber(projectId: project, body: ["sessionInfo": s["sessionInfo"]!, "code": .string(listed.code)]) } == "INVALID_SESSION_INFO")
-    let f = try await a.mfaSignInFinalize(projectId: project, body: ["mfaPendingCredential": r["mfaPendingCredential"]!,
-                                                                    "phoneVerificationInfo": ["sessionInfo": s["sessionInfo"]!, "code": .string(listed.code)]])
+    #expect(
+        await message {
+            try await a.signInWithPhoneNumber(projectId: project, body: ["sessionInfo": s["sessionInfo"]!, "code": .string(listed.code)])
+        } == "INVALID_SESSION_INFO")
+    let f = try await a.mfaSignInFinalize(
+        projectId: project,
+        body: [
+            "mfaPendingCredential": r["mfaPendingCredential"]!,
+            "phoneVerificationInfo": ["sessionInfo": s["sessionInfo"]!, "code": .string(listed.code)],
+        ])
     #expect(try claims(f["idToken"])["firebase"]?["second_factor_identifier"] == id)
 }
 
@@ -191,9 +262,20 @@ import Testing
     func code(_ at: Int64) -> String { TOTP.code(secret: secret, counter: TOTP.counter(at: at)) }
     let now = { env.clock.now().seconds }
     let wrong = code(now()) == "000000" ? "111111" : "000000"
-    #expect(await message { try a.mfaEnrollmentFinalize(projectId: project, body: ["idToken": .string(u.idToken), "totpVerificationInfo": ["sessionInfo": info["sessionInfo"]!, "verificationCode": .string(wrong)]]) } == "INVALID_CODE")
-    let f = try a.mfaEnrollmentFinalize(projectId: project, body: ["idToken": .string(u.idToken), "displayName": "app",
-                                                                  "totpVerificationInfo": ["sessionInfo": info["sessionInfo"]!, "verificationCode": .string(code(now()))]])
+    #expect(
+        await message {
+            try a.mfaEnrollmentFinalize(
+                projectId: project,
+                body: [
+                    "idToken": .string(u.idToken), "totpVerificationInfo": ["sessionInfo": info["sessionInfo"]!, "verificationCode": .string(wrong)],
+                ])
+        } == "INVALID_CODE")
+    let f = try a.mfaEnrollmentFinalize(
+        projectId: project,
+        body: [
+            "idToken": .string(u.idToken), "displayName": "app",
+            "totpVerificationInfo": ["sessionInfo": info["sessionInfo"]!, "verificationCode": .string(code(now()))],
+        ])
     #expect(f["totpAuthInfo"] == [:])
     let id = try #require(try claims(f["idToken"])["firebase"]?["second_factor_identifier"])
     #expect(try claims(f["idToken"])["firebase"]?["sign_in_second_factor"] == "totp")
@@ -201,7 +283,9 @@ import Testing
     #expect(r["mfaInfo"]?.arrayValue?.first?["totpInfo"] == [:] && r["mfaInfo"]?.arrayValue?.first?["phoneInfo"] == nil)
     let pending = r["mfaPendingCredential"]!
     let fin: (String) async throws -> JSON = { c in
-        try await a.mfaSignInFinalize(projectId: project, body: ["mfaPendingCredential": pending, "mfaEnrollmentId": id, "totpVerificationInfo": ["verificationCode": .string(c)]])
+        try await a.mfaSignInFinalize(
+            projectId: project,
+            body: ["mfaPendingCredential": pending, "mfaEnrollmentId": id, "totpVerificationInfo": ["verificationCode": .string(c)]])
     }
     // The code that enrolled cannot sign in (same step), the next step's can.
     #expect(await message { try await fin(code(now())) } == "INVALID_CODE")
@@ -211,22 +295,34 @@ import Testing
     // Replays are refused; ±5 steps (the default adjacentIntervals) are accepted, 6 are not.
     let r2 = try await a.signInWithPassword(projectId: project, body: ["email": "totp@example.com", "password": "secret1"])
     let fin2: (String) async throws -> JSON = { c in
-        try await a.mfaSignInFinalize(projectId: project, body: ["mfaPendingCredential": r2["mfaPendingCredential"]!, "mfaEnrollmentId": id, "totpVerificationInfo": ["verificationCode": .string(c)]])
+        try await a.mfaSignInFinalize(
+            projectId: project,
+            body: [
+                "mfaPendingCredential": r2["mfaPendingCredential"]!, "mfaEnrollmentId": id, "totpVerificationInfo": ["verificationCode": .string(c)],
+            ])
     }
     #expect(await message { try await fin2(code(now())) } == "INVALID_CODE")
     #expect(await message { try await fin2(code(now() + 6 * 30)) } == "INVALID_CODE")
     _ = try await fin2(code(now() + 5 * 30))
-    #expect(await message { try a.mfaSignInStart(projectId: project, body: ["mfaPendingCredential": r2["mfaPendingCredential"]!, "mfaEnrollmentId": id]) } == "INVALID_MFA_PENDING_CREDENTIAL")
+    #expect(
+        await message {
+            try a.mfaSignInStart(projectId: project, body: ["mfaPendingCredential": r2["mfaPendingCredential"]!, "mfaEnrollmentId": id])
+        } == "INVALID_MFA_PENDING_CREDENTIAL")
     // TOTP has no start.
     let r3 = try await a.signInWithPassword(projectId: project, body: ["email": "totp@example.com", "password": "secret1"])
-    #expect(await message { try a.mfaSignInStart(projectId: project, body: ["mfaPendingCredential": r3["mfaPendingCredential"]!, "mfaEnrollmentId": id]) } == "INVALID_ARGUMENT : MFA provider not supported!")
+    #expect(
+        await message {
+            try a.mfaSignInStart(projectId: project, body: ["mfaPendingCredential": r3["mfaPendingCredential"]!, "mfaEnrollmentId": id])
+        } == "INVALID_ARGUMENT : MFA provider not supported!")
 }
 
 @Test func withdrawRemovesTheFactorAndChallengeStops() async throws {
     let (a, _) = makeService()
     let u = try await verifiedUser(a, "wd@example.com")
     let e = try await enrollPhone(a, idToken: u.idToken, phone: "+15555550170")
-    #expect(await message { try a.mfaEnrollmentWithdraw(projectId: project, body: ["idToken": .string(e.idToken), "mfaEnrollmentId": "nope"]) } == "MFA_ENROLLMENT_NOT_FOUND")
+    #expect(
+        await message { try a.mfaEnrollmentWithdraw(projectId: project, body: ["idToken": .string(e.idToken), "mfaEnrollmentId": "nope"]) }
+            == "MFA_ENROLLMENT_NOT_FOUND")
     let w = try a.mfaEnrollmentWithdraw(projectId: project, body: ["idToken": .string(e.idToken), "mfaEnrollmentId": .string(e.enrollmentId)])
     #expect(try claims(w["idToken"])["firebase"]?["sign_in_second_factor"] == nil)
     let r = try await a.signInWithPassword(projectId: project, body: ["email": "wd@example.com", "password": "secret1"])
@@ -241,11 +337,13 @@ import Testing
     let u = try await verifiedUser(a, "ct@example.com")
     _ = try await enrollPhone(a, idToken: u.idToken, phone: "+15555550180")
     let aud = "https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit"
-    let ct = try await a.signInWithCustomToken(projectId: project, body: ["token": .string(try JWT.encode(["aud": .string(aud), "uid": .string(u.uid)], key: nil))])
+    let ct = try await a.signInWithCustomToken(
+        projectId: project, body: ["token": .string(try JWT.encode(["aud": .string(aud), "uid": .string(u.uid)], key: nil))])
     #expect(ct["idToken"] != nil && ct["mfaPendingCredential"] == nil)
     _ = try await a.update(projectId: project, body: ["localId": .string(u.uid), "phoneNumber": "+15555550181"], privileged: true)
-    #expect(await message { try a.sendVerificationCode(projectId: project, body: ["phoneNumber": "+15555550181"]) }
-        == "UNSUPPORTED_FIRST_FACTOR : A phone number cannot be set as a first factor on an SMS based MFA user.")
+    #expect(
+        await message { try a.sendVerificationCode(projectId: project, body: ["phoneNumber": "+15555550181"]) }
+            == "UNSUPPORTED_FIRST_FACTOR : A phone number cannot be set as a first factor on an SMS based MFA user.")
     // With MFA off for the project, the same user signs in without a challenge.
     _ = try a.updateConfig(projectId: project, patch: ["mfa": ["state": "DISABLED"]])
     #expect(try await a.signInWithPassword(projectId: project, body: ["email": "ct@example.com", "password": "secret1"])["idToken"] != nil)
@@ -253,9 +351,13 @@ import Testing
 
 @Test func adminCreateUpdateAndImportWithFactors() async throws {
     let (a, _) = makeService()
-    let created = try await a.signUp(projectId: project, body: ["email": "adm@example.com", "emailVerified": true,
-                                                                "mfaInfo": [["phoneInfo": "+15555550190", "displayName": "one"], ["phoneInfo": "+15555550190"]]],
-                                     privileged: true)
+    let created = try await a.signUp(
+        projectId: project,
+        body: [
+            "email": "adm@example.com", "emailVerified": true,
+            "mfaInfo": [["phoneInfo": "+15555550190", "displayName": "one"], ["phoneInfo": "+15555550190"]],
+        ],
+        privileged: true)
     let uid = created["localId"]!.stringValue!
     let f = try #require(a.snapshot(projectId: project).user(uid)?.mfaInfo)
     #expect(f.count == 1 && f[0].displayName == "one" && f[0].enrolledAt == start.milliseconds)
@@ -263,7 +365,9 @@ import Testing
         await message { try await a.update(projectId: project, body: ["localId": .string(uid), "mfa": .object(mfa)], privileged: true) }
     }
     #expect(await upd(["enrollments": [["phoneInfo": "+15555550191"]]]) == "INVALID_MFA_ENROLLMENT_ID : mfaEnrollmentId must be defined.")
-    #expect(await upd(["enrollments": [["mfaEnrollmentId": "a", "phoneInfo": "+15555550191"], ["mfaEnrollmentId": "a", "phoneInfo": "+15555550192"]]]) == "DUPLICATE_MFA_ENROLLMENT_ID")
+    #expect(
+        await upd(["enrollments": [["mfaEnrollmentId": "a", "phoneInfo": "+15555550191"], ["mfaEnrollmentId": "a", "phoneInfo": "+15555550192"]]])
+            == "DUPLICATE_MFA_ENROLLMENT_ID")
     #expect(await upd(["enrollments": [["mfaEnrollmentId": "a", "phoneInfo": "123"]]]) == "INVALID_MFA_PHONE_NUMBER : Invalid format.")
     #expect(await upd(["enrollments": [["mfaEnrollmentId": "a", "phoneInfo": "+15555550191", "enrolledAt": "2030-01-02T03:04:05.678Z"]]]) == nil)
     #expect(a.snapshot(projectId: project).user(uid)?.mfaInfo.map(\.mfaEnrollmentId) == ["a"])
@@ -274,16 +378,25 @@ import Testing
     #expect(a.snapshot(projectId: project).user(uid)?.mfaInfo.isEmpty == true)
     // End users may not set factors through accounts:update.
     let u = try await verifiedUser(a, "self@example.com")
-    #expect(await message { try await a.update(projectId: project, body: ["idToken": .string(u.idToken), "mfa": [:]], privileged: false) } == "INSUFFICIENT_PERMISSION")
+    #expect(
+        await message { try await a.update(projectId: project, body: ["idToken": .string(u.idToken), "mfa": [:]], privileged: false) }
+            == "INSUFFICIENT_PERMISSION")
     // Import: factors need a verified email; ids generated; TOTP cannot be imported.
-    let imp = try a.batchCreate(projectId: project, body: ["users": [
-        ["localId": "i1", "email": "i1@example.com", "emailVerified": true, "mfaInfo": [["phoneInfo": "+15555550193"]]],
-        ["localId": "i2", "mfaInfo": [["phoneInfo": "+15555550194"]]],
-        ["localId": "i3", "email": "i3@example.com", "mfaInfo": [["phoneInfo": "+15555550195"]]],
-        ["localId": "i4", "email": "i4@example.com", "emailVerified": true, "mfaInfo": [["totpInfo": [:]]]],
-    ]])
-    #expect(imp["error"]?.arrayValue?.map { $0["message"]!.stringValue! } == ["Second factor account requires email to be presented.",
-                                                                             "Second factor account requires email to be verified.", "Second factor not supported."])
+    let imp = try a.batchCreate(
+        projectId: project,
+        body: [
+            "users": [
+                ["localId": "i1", "email": "i1@example.com", "emailVerified": true, "mfaInfo": [["phoneInfo": "+15555550193"]]],
+                ["localId": "i2", "mfaInfo": [["phoneInfo": "+15555550194"]]],
+                ["localId": "i3", "email": "i3@example.com", "mfaInfo": [["phoneInfo": "+15555550195"]]],
+                ["localId": "i4", "email": "i4@example.com", "emailVerified": true, "mfaInfo": [["totpInfo": [:]]]],
+            ]
+        ])
+    #expect(
+        imp["error"]?.arrayValue?.map { $0["message"]!.stringValue! } == [
+            "Second factor account requires email to be presented.",
+            "Second factor account requires email to be verified.", "Second factor not supported.",
+        ])
     #expect(a.snapshot(projectId: project).user("i1")?.mfaInfo.first?.mfaEnrollmentId.count == 28)
 }
 
@@ -295,10 +408,19 @@ import Testing
     _ = try await enrollPhone(a, idToken: u.idToken, phone: "+15555550200")
     let s = try a.mfaEnrollmentStart(projectId: project, body: ["idToken": .string(u.idToken), "totpEnrollmentInfo": [:]])
     let secret = Base32.decode(s["totpSessionInfo"]!["sharedSecretKey"]!.stringValue!)!
-    _ = try a.mfaEnrollmentFinalize(projectId: project, body: ["idToken": .string(u.idToken), "totpVerificationInfo": [
-        "sessionInfo": s["totpSessionInfo"]!["sessionInfo"]!, "verificationCode": .string(TOTP.code(secret: secret, counter: TOTP.counter(at: env.clock.now().seconds)))]])
+    _ = try a.mfaEnrollmentFinalize(
+        projectId: project,
+        body: [
+            "idToken": .string(u.idToken),
+            "totpVerificationInfo": [
+                "sessionInfo": s["totpSessionInfo"]!["sessionInfo"]!,
+                "verificationCode": .string(TOTP.code(secret: secret, counter: TOTP.counter(at: env.clock.now().seconds))),
+            ],
+        ])
     _ = try await a.signInWithPassword(projectId: project, body: ["email": "persist@example.com", "password": "secret1"])
-    let t = try a.createTenant(projectId: project, body: ["displayName": "Persist", "allowPasswordSignup": true, "mfaConfig": ["state": "ENABLED", "enabledProviders": ["PHONE_SMS"]]])
+    let t = try a.createTenant(
+        projectId: project,
+        body: ["displayName": "Persist", "allowPasswordSignup": true, "mfaConfig": ["state": "ENABLED", "enabledProviders": ["PHONE_SMS"]]])
     let tid = String(t["name"]!.stringValue!.split(separator: "/").last!)
     _ = try await verifiedUser(a, "tenant@example.com", tenant: tid)
     let b = AuthService(environments: LocalEnvironmentProvider(), keyring: testKeyring)

@@ -1,13 +1,19 @@
 import EmulatorCore
 import Testing
+
 @testable import EmulatorAuth
 
 @Test func exportImportKeepsUsersHashesTokensAndKey() async throws {
     let (a, _) = makeService()
     let r = try await signUp(a, "keep@example.com")
-    _ = try a.batchCreate(projectId: project, body: ["hashAlgorithm": "HMAC_SHA256", "signerKey": "a2V5",
-                                                     "users": [["localId": "imp", "email": "imp@example.com", "salt": "AQID", "passwordHash": "AAAA"]]])
-    _ = try await a.sendOobCode(projectId: project, body: ["requestType": "EMAIL_SIGNIN", "email": "x@example.com"], privileged: false, linkBase: "http://h")
+    _ = try a.batchCreate(
+        projectId: project,
+        body: [
+            "hashAlgorithm": "HMAC_SHA256", "signerKey": "a2V5",
+            "users": [["localId": "imp", "email": "imp@example.com", "salt": "AQID", "passwordHash": "AAAA"]],
+        ])
+    _ = try await a.sendOobCode(
+        projectId: project, body: ["requestType": "EMAIL_SIGNIN", "email": "x@example.com"], privileged: false, linkBase: "http://h")
     _ = try a.updateConfig(projectId: project, patch: ["signIn": ["allowDuplicateEmails": true]])
     let export = a.exportProject(project)
     #expect(a.projectsWithData == [project])

@@ -1,5 +1,6 @@
 import EmulatorCore
 import Testing
+
 @testable import EmulatorAuth
 
 @Test func idTokenIsUnsignedByDefaultLikeFirebasesEmulator() async throws {
@@ -63,7 +64,9 @@ import Testing
     env.clock.advance(seconds: 10)
     _ = try await a.update(projectId: project, body: ["localId": .string(uid), "validSince": .string(String(start.seconds + 10))], privileged: true)
     #expect(await message { try a.lookup(projectId: project, body: ["idToken": r["idToken"]!], privileged: false) } == "TOKEN_EXPIRED")
-    #expect(await message { try a.refresh(projectId: project, grantType: "refresh_token", refreshToken: r["refreshToken"]?.stringValue) } == "TOKEN_EXPIRED")
+    #expect(
+        await message { try a.refresh(projectId: project, grantType: "refresh_token", refreshToken: r["refreshToken"]?.stringValue) }
+            == "TOKEN_EXPIRED")
     // Without the revocation check (the store's view) the token is still well-formed and unexpired.
     #expect(try a.verifyIDToken(projectId: project, token: r["idToken"]!.stringValue!).uid == uid)
 }
@@ -109,7 +112,9 @@ import Testing
     let uid = r["localId"]!.stringValue!
     _ = try await a.update(projectId: project, body: ["localId": .string(uid), "disableUser": true], privileged: true)
     #expect(await message { try a.lookup(projectId: project, body: ["idToken": r["idToken"]!], privileged: false) } == "USER_DISABLED")
-    #expect(await message { try await a.signInWithPassword(projectId: project, body: ["email": "d@example.com", "password": "secret1"]) } == "USER_DISABLED")
+    #expect(
+        await message { try await a.signInWithPassword(projectId: project, body: ["email": "d@example.com", "password": "secret1"]) }
+            == "USER_DISABLED")
     #expect(await message { try a.refresh(projectId: project, grantType: "refresh_token", refreshToken: r["refreshToken"]?.stringValue) } != nil)
     try await a.deleteUser(projectId: project, uid: uid)
     #expect(await message { try a.lookup(projectId: project, body: ["idToken": r["idToken"]!], privileged: false) } == "USER_NOT_FOUND")
@@ -129,11 +134,23 @@ import Testing
     // RS256 with our key works too; a broken signature does not.
     let signed = try JWT.encode(["aud": .string(aud), "uid": "u1"], key: testKeyring.key())
     #expect(try await a.signInWithCustomToken(projectId: project, body: ["token": .string(signed)])["isNewUser"] == false)
-    #expect(await message { try await a.signInWithCustomToken(projectId: project, body: ["token": .string(signed.dropLast(4) + "AAAA")]) } == "INVALID_CUSTOM_TOKEN : ((Invalid signature.))")
+    #expect(
+        await message { try await a.signInWithCustomToken(projectId: project, body: ["token": .string(signed.dropLast(4) + "AAAA")]) }
+            == "INVALID_CUSTOM_TOKEN : ((Invalid signature.))")
     #expect(await message { try await a.signInWithCustomToken(projectId: project, body: [:]) } == "MISSING_CUSTOM_TOKEN")
-    #expect(await message { try await a.signInWithCustomToken(projectId: project, body: ["token": .string(try JWT.encode(["aud": .string(aud)], key: nil))]) } == "MISSING_IDENTIFIER")
-    #expect(await message { try await a.signInWithCustomToken(projectId: project, body: ["token": .string(try JWT.encode(["aud": "x", "uid": "u"], key: nil))]) }?.hasPrefix("INVALID_CUSTOM_TOKEN : ((Invalid aud") == true)
-    #expect(await message { try await a.signInWithCustomToken(projectId: project, body: ["token": .string(try JWT.encode(["aud": .string(aud), "uid": "u", "claims": ["sub": "x"]], key: nil))]) } == "FORBIDDEN_CLAIM : sub")
+    #expect(
+        await message {
+            try await a.signInWithCustomToken(projectId: project, body: ["token": .string(try JWT.encode(["aud": .string(aud)], key: nil))])
+        } == "MISSING_IDENTIFIER")
+    #expect(
+        await message {
+            try await a.signInWithCustomToken(projectId: project, body: ["token": .string(try JWT.encode(["aud": "x", "uid": "u"], key: nil))])
+        }?.hasPrefix("INVALID_CUSTOM_TOKEN : ((Invalid aud") == true)
+    #expect(
+        await message {
+            try await a.signInWithCustomToken(
+                projectId: project, body: ["token": .string(try JWT.encode(["aud": .string(aud), "uid": "u", "claims": ["sub": "x"]], key: nil))])
+        } == "FORBIDDEN_CLAIM : sub")
 }
 
 @Test func customClaimsValidation() async throws {
@@ -144,9 +161,15 @@ import Testing
     let t = try await a.signInWithPassword(projectId: project, body: ["email": "c@example.com", "password": "secret1"])
     #expect(JWT.decode(t["idToken"]!.stringValue!)?.payload["role"] == "admin")
     #expect(await message { try a.setCustomClaims(projectId: project, uid: uid, claims: ["firebase": 1]) } == "FORBIDDEN_CLAIM : firebase")
-    #expect(await message { try a.setCustomClaims(projectId: project, uid: uid, claims: ["big": .string(String(repeating: "x", count: 1000))]) } == "CLAIMS_TOO_LARGE")
-    #expect(await message { try await a.update(projectId: project, body: ["localId": .string(uid), "customAttributes": "[1]"], privileged: true) } == "INVALID_CLAIMS")
-    #expect(await message { try await a.update(projectId: project, body: ["idToken": r["idToken"]!, "customAttributes": "{}"], privileged: false) } == "INSUFFICIENT_PERMISSION")
+    #expect(
+        await message { try a.setCustomClaims(projectId: project, uid: uid, claims: ["big": .string(String(repeating: "x", count: 1000))]) }
+            == "CLAIMS_TOO_LARGE")
+    #expect(
+        await message { try await a.update(projectId: project, body: ["localId": .string(uid), "customAttributes": "[1]"], privileged: true) }
+            == "INVALID_CLAIMS")
+    #expect(
+        await message { try await a.update(projectId: project, body: ["idToken": r["idToken"]!, "customAttributes": "{}"], privileged: false) }
+            == "INSUFFICIENT_PERMISSION")
 }
 
 @Test func sessionCookieUsesSessionIssuer() async throws {
@@ -155,7 +178,8 @@ import Testing
     let c = try a.createSessionCookie(projectId: project, body: ["idToken": r["idToken"]!, "validDuration": "600"])
     let p = try #require(JWT.decode(c["sessionCookie"]!.stringValue!)).payload
     #expect(p["iss"] == .string("https://session.firebase.google.com/\(project)") && p["exp"] == .int(start.seconds + 600))
-    #expect(await message { try a.createSessionCookie(projectId: project, body: ["idToken": r["idToken"]!, "validDuration": 10]) } == "INVALID_DURATION")
+    #expect(
+        await message { try a.createSessionCookie(projectId: project, body: ["idToken": r["idToken"]!, "validDuration": 10]) } == "INVALID_DURATION")
 }
 
 /// The signature cache saves the RSA check for a repeated token, but every check that can change
@@ -206,7 +230,8 @@ import Testing
     #expect(try a.verifyIDTokenStrictly(projectId: project, token: r["idToken"]!.stringValue!).uid == r["localId"]!.stringValue!)
     #expect(a.keyring.existingKey == nil && a.exportProject(project)["signingKey"] == nil)
     // An RS256 token cannot be ours before a key exists.
-    let foreign = try JWT.encode(["sub": "x", "aud": .string(project), "iss": .string("https://securetoken.google.com/\(project)")], key: testKeyring.key())
+    let foreign = try JWT.encode(
+        ["sub": "x", "aud": .string(project), "iss": .string("https://securetoken.google.com/\(project)")], key: testKeyring.key())
     #expect(await message { try a.verifyIDToken(projectId: project, token: foreign) } == "INVALID_ID_TOKEN")
     _ = try a.keyring.jwks()
     #expect(a.keyring.existingKey != nil && a.exportProject(project)["signingKey"] != nil)

@@ -1,10 +1,13 @@
 import EmulatorCore
 import Testing
+
 @testable import EmulatorAuth
 
 /// RFC 6238 Appendix B (SHA-1 rows, 6 digits: the last six of the 8-digit values).
-@Test(arguments: [(Int64(59), "287082"), (1_111_111_109, "081804"), (1_111_111_111, "050471"), (1_234_567_890, "005924"),
-                  (2_000_000_000, "279037"), (20_000_000_000, "353130")])
+@Test(arguments: [
+    (Int64(59), "287082"), (1_111_111_109, "081804"), (1_111_111_111, "050471"), (1_234_567_890, "005924"),
+    (2_000_000_000, "279037"), (20_000_000_000, "353130"),
+])
 func totpMatchesRFC6238Vectors(time: Int64, code: String) {
     let secret = Array("12345678901234567890".utf8)
     #expect(TOTP.code(secret: secret, counter: TOTP.counter(at: time)) == code)
@@ -17,7 +20,9 @@ func totpMatchesRFC6238Vectors(time: Int64, code: String) {
     #expect(Base32.encode(secret) == "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ")
     #expect(Base32.decode("gezdgnbvgy3tqojqgezdgnbvgy3tqojq") == secret)
     // RFC 4648 §10 vectors (padding omitted on encode, tolerated on decode).
-    for (plain, encoded) in [("", ""), ("f", "MY"), ("fo", "MZXQ"), ("foo", "MZXW6"), ("foob", "MZXW6YQ"), ("fooba", "MZXW6YTB"), ("foobar", "MZXW6YTBOI")] {
+    for (plain, encoded) in [
+        ("", ""), ("f", "MY"), ("fo", "MZXQ"), ("foo", "MZXW6"), ("foob", "MZXW6YQ"), ("fooba", "MZXW6YTB"), ("foobar", "MZXW6YTBOI"),
+    ] {
         #expect(Base32.encode(Array(plain.utf8)) == encoded)
         #expect(Base32.decode(encoded + "======") == Array(plain.utf8))
     }

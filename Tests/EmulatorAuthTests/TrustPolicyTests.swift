@@ -1,5 +1,6 @@
 import EmulatorCore
 import Testing
+
 @testable import EmulatorAuth
 
 @Test(arguments: [
@@ -50,7 +51,9 @@ func trustedProviders(provider: String, email: String, trusted: Bool) {
     #expect(user.providers.map(\.providerId) == ["google.com"])
     #expect(user.emailVerified)
     // The old refresh token was revoked by the takeover.
-    #expect(await message { try a.refresh(projectId: project, grantType: "refresh_token", refreshToken: fb["refreshToken"]?.stringValue) } == "TOKEN_EXPIRED")
+    #expect(
+        await message { try a.refresh(projectId: project, grantType: "refresh_token", refreshToken: fb["refreshToken"]?.stringValue) }
+            == "TOKEN_EXPIRED")
     // Signing in with the removed untrusted provider now needs linking.
     let again = try await a.signInWithIdp(projectId: project, body: idp("facebook.com", sub: "fb1", email: "al@gmail.com"))
     #expect(again["needConfirmation"] == true)
@@ -62,7 +65,9 @@ func trustedProviders(provider: String, email: String, trusted: Bool) {
     let g = try await a.signInWithIdp(projectId: project, body: idp("google.com", sub: "g2", email: "bo@gmail.com"))
     #expect(g["localId"] == pw["localId"])
     #expect(try a.getUser(projectId: project, uid: g["localId"]!.stringValue!).password == nil)
-    #expect(await message { try await a.signInWithPassword(projectId: project, body: ["email": "bo@gmail.com", "password": "secret1"]) } == "INVALID_PASSWORD")
+    #expect(
+        await message { try await a.signInWithPassword(projectId: project, body: ["email": "bo@gmail.com", "password": "secret1"]) }
+            == "INVALID_PASSWORD")
 }
 
 @Test func row4TrustedThenTrustedLinksBoth() async throws {
@@ -78,7 +83,8 @@ func trustedProviders(provider: String, email: String, trusted: Bool) {
 @Test func verifiedEmailThroughOurFlowIsTrusted() async throws {
     let (a, _) = makeService()
     let pw = try await signUp(a, "cy@example.com")
-    _ = try await a.sendOobCode(projectId: project, body: ["requestType": "VERIFY_EMAIL", "idToken": pw["idToken"]!], privileged: false, linkBase: "http://h")
+    _ = try await a.sendOobCode(
+        projectId: project, body: ["requestType": "VERIFY_EMAIL", "idToken": pw["idToken"]!], privileged: false, linkBase: "http://h")
     let code = try #require(a.listOobCodes(projectId: project)["oobCodes"]?.arrayValue?.first?["oobCode"]?.stringValue)
     try a.applyOobCode(projectId: project, code: code, newPassword: nil)
     let fb = try await a.signInWithIdp(projectId: project, body: idp("facebook.com", sub: "f", email: "cy@example.com"))

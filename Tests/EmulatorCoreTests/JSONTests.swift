@@ -1,4 +1,5 @@
 import Testing
+
 @testable import EmulatorCore
 
 @Suite struct JSONTests {
@@ -73,7 +74,8 @@ import Testing
         let a = IDGenerator(seed: 42), b = IDGenerator(seed: 42)
         #expect(a.documentID() == b.documentID())
         #expect(a.uid().count == 28)
-        a.reseed(7); b.reseed(7)
+        a.reseed(7)
+        b.reseed(7)
         #expect(a.digits(6) == b.digits(6))
     }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import EmulatorCore
 
 @Suite struct ResourceIdTests {

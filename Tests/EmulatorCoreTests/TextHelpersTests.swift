@@ -1,8 +1,10 @@
+import Testing
+
+@testable import EmulatorCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Testing
-@testable import EmulatorCore
 
 @Suite struct FilePathTextTests {
     @Test(arguments: [

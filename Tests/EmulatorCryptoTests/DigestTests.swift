@@ -1,5 +1,6 @@
 import EmulatorCore
 import Testing
+
 @testable import EmulatorCrypto
 
 func hex(_ b: [UInt8]) -> String { b.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined() }
@@ -37,7 +38,9 @@ func unhex(_ s: String) -> [UInt8] {
 
 @Test func scryptRFC7914Vector1() throws {
     let out = try Digest.scrypt(password: [], salt: [], n: 16, r: 1, p: 1, length: 64)
-    #expect(hex(out) == "77d6576238657b203b19ca42c18a0497f16b4844e3074ae8dfdffa3fede21442fcd0069ded0948f8326a753a0fc81f17e8d3e0fb2e0d3628cf35e20c38d18906")
+    #expect(
+        hex(out) == "77d6576238657b203b19ca42c18a0497f16b4844e3074ae8dfdffa3fede21442fcd0069ded0948f8326a753a0fc81f17e8d3e0fb2e0d3628cf35e20c38d18906"
+    )
     #expect(throws: CryptoError.self) { try Digest.scrypt(password: [], salt: [], n: 15, r: 1, p: 1, length: 64) }
 }
 
@@ -52,8 +55,9 @@ func unhex(_ s: String) -> [UInt8] {
 }
 
 @Test func aes256CTRNISTVector() throws {
-    let out = try Cipher.aes256CTR(key: unhex("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4"),
-                                   iv: unhex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"), unhex("6bc1bee22e409f96e93d7e117393172a"))
+    let out = try Cipher.aes256CTR(
+        key: unhex("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4"),
+        iv: unhex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"), unhex("6bc1bee22e409f96e93d7e117393172a"))
     #expect(hex(out) == "601ec313775789a5b7a7f504bbf3d228")
     #expect(throws: CryptoError.self) { try Cipher.aes256CTR(key: [1], iv: [], []) }
 }

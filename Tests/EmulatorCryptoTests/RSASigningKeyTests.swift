@@ -1,5 +1,6 @@
 import EmulatorCore
 import Testing
+
 @testable import EmulatorCrypto
 
 /// One key for the whole suite: generation is the slow part.

@@ -1,5 +1,6 @@
 import EmulatorCore
 import Testing
+
 @testable import EmulatorFunctions
 
 @Suite struct CallableProtocolTests {
@@ -23,7 +24,10 @@ import Testing
     }
 
     @Test func unwrapsInt64Wrappers() throws {
-        let v = try CallableProtocol.decode(["n": ["@type": "type.googleapis.com/google.protobuf.Int64Value", "value": "9007199254740993"], "l": [["@type": "type.googleapis.com/google.protobuf.UInt64Value", "value": "5"]]])
+        let v = try CallableProtocol.decode([
+            "n": ["@type": "type.googleapis.com/google.protobuf.Int64Value", "value": "9007199254740993"],
+            "l": [["@type": "type.googleapis.com/google.protobuf.UInt64Value", "value": "5"]],
+        ])
         #expect(v == ["n": .int(9_007_199_254_740_993), "l": [5]])
         #expect(throws: HttpsError.self) { try CallableProtocol.decode(["@type": "type.googleapis.com/google.protobuf.Other", "value": "1"]) }
     }
@@ -53,12 +57,13 @@ import Testing
         #expect(CallableProtocol.success(["ok": true]).body == ["result": ["ok": true]])
     }
 
-    @Test(arguments: [
-        ("tasks/{taskId}", "tasks/t1", ["taskId": "t1"]),
-        ("users/{uid}/notes/{id}", "users/u/notes/n", ["uid": "u", "id": "n"]),
-        ("tasks/{taskId}", "tasks/t1/sub/x", nil),
-        ("tasks/{taskId}", "users/u1", nil),
-    ] as [(String, String, [String: String]?)])
+    @Test(
+        arguments: [
+            ("tasks/{taskId}", "tasks/t1", ["taskId": "t1"]),
+            ("users/{uid}/notes/{id}", "users/u/notes/n", ["uid": "u", "id": "n"]),
+            ("tasks/{taskId}", "tasks/t1/sub/x", nil),
+            ("tasks/{taskId}", "users/u1", nil),
+        ] as [(String, String, [String: String]?)])
     func documentPatterns(pattern: String, path: String, expected: [String: String]?) {
         #expect(DocumentPattern.match(pattern, path) == expected)
     }

@@ -1,10 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import EmulatorCore
 import Testing
+
 @testable import EmulatorFunctions
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Reads a stream of a child to its end as text.
 private func drain(_ next: () -> [UInt8]) -> String {
@@ -26,8 +28,9 @@ private let path = ["PATH": "/usr/local/bin:/usr/bin:/bin"]
 @Suite struct ChildProcessStreamsTests {
     @Test func inputPipeReachesTheChildAndClosingItEndsIt() async throws {
         signal(SIGPIPE, SIG_IGN)
-        let p = try ChildProcess.start(command: ["sh", "-c", "while read l; do echo \"got $l\"; done; echo eof"], environment: path,
-                                       input: .pipe, captureOutput: true)
+        let p = try ChildProcess.start(
+            command: ["sh", "-c", "while read l; do echo \"got $l\"; done; echo eof"], environment: path,
+            input: .pipe, captureOutput: true)
         #expect(p.writeInput(Array("one\ntwo\n".utf8)))
         p.closeInput()
         p.closeInput()  // idempotent
@@ -42,7 +45,9 @@ private let path = ["PATH": "/usr/local/bin:/usr/bin:/bin"]
         signal(SIGPIPE, SIG_IGN)
         let saved = dup(0)
         close(0)
-        let started = Result { try ChildProcess.start(command: ["sh", "-c", "read l; echo \"got $l\""], environment: path, input: .pipe, captureOutput: true) }
+        let started = Result {
+            try ChildProcess.start(command: ["sh", "-c", "read l; echo \"got $l\""], environment: path, input: .pipe, captureOutput: true)
+        }
         restoreStandardInput(from: saved)
         let p = try started.get()
         #expect(p.writeInput(Array("x\n".utf8)))
@@ -59,16 +64,18 @@ private let path = ["PATH": "/usr/local/bin:/usr/bin:/bin"]
     }
 
     @Test func standardErrorApartOrMerged() async throws {
-        let apart = try ChildProcess.start(command: ["sh", "-c", "echo out; echo err >&2"], environment: path, captureOutput: true,
-                                           errorOutput: .capture)
+        let apart = try ChildProcess.start(
+            command: ["sh", "-c", "echo out; echo err >&2"], environment: path, captureOutput: true,
+            errorOutput: .capture)
         let err = Mutex("")
         let done = DispatchSemaphore(value: 0)
         ChildProcess.forEachLine(of: apart.readErrorOutput, atEnd: { done.signal() }) { line in err.withLock { $0 += line + ";" } }
         #expect(drain(apart.readOutput) == "out\n")
         done.wait()
         #expect(err.withLock { $0 } == "err;")
-        let merged = try ChildProcess.start(command: ["sh", "-c", "echo out; echo err >&2"], environment: path, captureOutput: true,
-                                            errorOutput: .output)
+        let merged = try ChildProcess.start(
+            command: ["sh", "-c", "echo out; echo err >&2"], environment: path, captureOutput: true,
+            errorOutput: .output)
         #expect(drain(merged.readOutput) == "out\nerr\n")
         #expect(await merged.termination() == .exited(0))
     }
@@ -90,7 +97,10 @@ private let path = ["PATH": "/usr/local/bin:/usr/bin:/bin"]
     @Test func aDirectPathRunsWithoutEnvEvenWithAnEqualsSign() async throws {
         let dir = "/tmp/childprocess-a=b-\(getpid())"
         mkdir(dir, 0o755)
-        defer { unlink(dir + "/prog"); rmdir(dir) }
+        defer {
+            unlink(dir + "/prog")
+            rmdir(dir)
+        }
         let script = "#!/bin/sh\necho \"direct $1\"\n"
         let fd = open(dir + "/prog", O_WRONLY | O_CREAT | O_TRUNC, 0o755)
         _ = Array(script.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
@@ -132,20 +142,22 @@ private let path = ["PATH": "/usr/local/bin:/usr/bin:/bin"]
     /// are started from a thread that lives as long as the process, so one started from a
     /// short-lived thread survives that thread.
     @Test(.enabled(if: onPath("python3"))) func aChildOutlivesTheThreadThatAskedForIt() async throws {
-        let armed = "import ctypes, signal, sys, time; ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0); print('armed', flush=True); time.sleep(30)"
+        let armed =
+            "import ctypes, signal, sys, time; ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0); print('armed', flush=True); time.sleep(30)"
         // The starting thread waits until the child has armed its signal, then ends.
         let (p, text) = try await withCheckedThrowingContinuation { (c: CheckedContinuation<(ChildProcess, String), any Error>) in
             BackgroundThread.detach(name: "short-lived") {
-                c.resume(with: Result {
-                    let p = try ChildProcess.start(command: ["python3", "-c", armed], environment: path, captureOutput: true)
-                    var text: [UInt8] = []
-                    while !text.contains(10) {
-                        let chunk = p.readOutput()
-                        if chunk.isEmpty { break }
-                        text += chunk
-                    }
-                    return (p, String(decoding: text, as: UTF8.self))
-                })
+                c.resume(
+                    with: Result {
+                        let p = try ChildProcess.start(command: ["python3", "-c", armed], environment: path, captureOutput: true)
+                        var text: [UInt8] = []
+                        while !text.contains(10) {
+                            let chunk = p.readOutput()
+                            if chunk.isEmpty { break }
+                            text += chunk
+                        }
+                        return (p, String(decoding: text, as: UTF8.self))
+                    })
             }
         }
         #expect(text == "armed\n")

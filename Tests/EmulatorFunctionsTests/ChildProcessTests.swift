@@ -1,9 +1,11 @@
+import EmulatorCore
+import Testing
+
+@testable import EmulatorFunctions
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import EmulatorCore
-import Testing
-@testable import EmulatorFunctions
 
 /// Reads a child's whole captured output as text.
 private func output(_ p: ChildProcess) -> String {
@@ -37,8 +39,9 @@ private func onThreadBlocking<T: Sendable>(_ signals: [Int32], _ body: @escaping
     }
 
     @Test func exactlyTheGivenEnvironmentAndWorkingDirectory() async throws {
-        let p = try ChildProcess.start(command: ["sh", "-c", "pwd; echo \"$ONLY\"; env | wc -l"], environment: ["PATH": "/usr/bin:/bin", "ONLY": "yes"],
-                                       workingDirectory: "/tmp", captureOutput: true)
+        let p = try ChildProcess.start(
+            command: ["sh", "-c", "pwd; echo \"$ONLY\"; env | wc -l"], environment: ["PATH": "/usr/bin:/bin", "ONLY": "yes"],
+            workingDirectory: "/tmp", captureOutput: true)
         let lines = output(p).split(separator: "\n").map { $0.trimming(" ") }
         // `sh` adds PWD (and may add SHLVL, _) to what it was given.
         #expect(lines.count == 3 && lines[0] == "/tmp" && lines[1] == "yes" && (Int(lines[2]) ?? 99) <= 5, "\(lines)")
@@ -72,8 +75,9 @@ private func onThreadBlocking<T: Sendable>(_ signals: [Int32], _ body: @escaping
     @Test func childStartsWithNoBlockedOrIgnoredSignals() async throws {
         signal(SIGPIPE, SIG_IGN)
         let text = try await onThreadBlocking([SIGTERM, SIGINT]) { () -> String in
-            let p = try ChildProcess.start(command: ["grep", "-E", "^Sig(Blk|Ign):", "/proc/self/status"], environment: ["PATH": "/usr/bin:/bin"],
-                                           captureOutput: true)
+            let p = try ChildProcess.start(
+                command: ["grep", "-E", "^Sig(Blk|Ign):", "/proc/self/status"], environment: ["PATH": "/usr/bin:/bin"],
+                captureOutput: true)
             return output(p)
         }
         let masks = text.split(separator: "\n").compactMap { UInt64($0.split(separator: "\t").last ?? "", radix: 16) }

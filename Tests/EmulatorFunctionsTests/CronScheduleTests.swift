@@ -1,10 +1,13 @@
 import EmulatorCore
 import Testing
+
 @testable import EmulatorFunctions
 
 @Suite struct CronScheduleTests {
     /// 2026-03-02 (a Monday) at hh:mm UTC, in minutes since 1970.
-    func minute(_ h: Int, _ m: Int, day: Int = 2) -> Int64 { (Timestamp(rfc3339: "2026-03-02T00:00:00Z")!.seconds + Int64((day - 2) * 86_400 + h * 3600 + m * 60)) / 60 }
+    func minute(_ h: Int, _ m: Int, day: Int = 2) -> Int64 {
+        (Timestamp(rfc3339: "2026-03-02T00:00:00Z")!.seconds + Int64((day - 2) * 86_400 + h * 3600 + m * 60)) / 60
+    }
 
     @Test func unixCronFields() throws {
         let every5 = try CronSchedule("*/5 * * * *")
@@ -14,7 +17,9 @@ import Testing
         let sundays = try CronSchedule("0 0 * * 7")
         #expect(sundays.fires(atUnixMinute: minute(0, 0, day: 1)))
         let either = try CronSchedule("0 12 15 * SAT")  // the 15th or a Saturday
-        #expect(either.fires(atUnixMinute: minute(12, 0, day: 7)) && either.fires(atUnixMinute: minute(12, 0, day: 15)) && !either.fires(atUnixMinute: minute(12, 0, day: 9)))
+        #expect(
+            either.fires(atUnixMinute: minute(12, 0, day: 7)) && either.fires(atUnixMinute: minute(12, 0, day: 15))
+                && !either.fires(atUnixMinute: minute(12, 0, day: 9)))
         let lists = try CronSchedule("0,30 8-10/2 1 JAN,mar *")
         #expect(lists.fires(atUnixMinute: minute(8, 30, day: 1)) && !lists.fires(atUnixMinute: minute(9, 0, day: 2)))
     }
@@ -22,7 +27,8 @@ import Testing
     @Test func appEngineForms() throws {
         #expect(try CronSchedule("every 5 minutes").fires(atUnixMinute: minute(3, 35)))
         #expect(try !CronSchedule("every 5 minutes").fires(atUnixMinute: minute(3, 36)))
-        #expect(try CronSchedule("every 2 hours").fires(atUnixMinute: minute(4, 0)) && !CronSchedule("every 2 hours").fires(atUnixMinute: minute(5, 0)))
+        #expect(
+            try CronSchedule("every 2 hours").fires(atUnixMinute: minute(4, 0)) && !CronSchedule("every 2 hours").fires(atUnixMinute: minute(5, 0)))
         #expect(try CronSchedule("every day 09:30").fires(atUnixMinute: minute(9, 30)))
         #expect(try CronSchedule("every monday,friday 18:00").fires(atUnixMinute: minute(18, 0, day: 2)))
         #expect(try !CronSchedule("every monday,friday 18:00").fires(atUnixMinute: minute(18, 0, day: 3)))
@@ -43,7 +49,10 @@ import Testing
 
     @Test func badSchedulesNameTheProblem() {
         func message(_ text: String, _ tz: String? = nil) -> String? {
-            do { _ = try CronSchedule(text, timeZone: tz); return nil } catch let e as HttpsError { return e.message } catch { return "\(error)" }
+            do {
+                _ = try CronSchedule(text, timeZone: tz)
+                return nil
+            } catch let e as HttpsError { return e.message } catch { return "\(error)" }
         }
         #expect(message("* * *") == "schedule '* * *' must have 5 fields (minute hour day-of-month month day-of-week) or start with 'every'")
         #expect(message("61 * * * *") == "minute '61' is not in 0-59")

@@ -1,5 +1,6 @@
 import EmulatorCore
 import Testing
+
 @testable import EmulatorFunctions
 
 @Suite struct DotEnvTests {
@@ -15,8 +16,11 @@ import Testing
               SPACED  =  x
             URL=https://example.com/a?b=c
             """
-        #expect(try DotEnv.parse(text) == ["PLAIN": "value with spaces", "EMPTY": "", "SINGLE": "keeps \\n and # as is",
-                                           "DOUBLE": "line1\nline2\t\"quoted\"", "MULTI": "first\nsecond", "SPACED": "x", "URL": "https://example.com/a?b=c"])
+        #expect(
+            try DotEnv.parse(text) == [
+                "PLAIN": "value with spaces", "EMPTY": "", "SINGLE": "keeps \\n and # as is",
+                "DOUBLE": "line1\nline2\t\"quoted\"", "MULTI": "first\nsecond", "SPACED": "x", "URL": "https://example.com/a?b=c",
+            ])
         #expect(try DotEnv.parse("A=1\r\nB=2\r\n") == ["A": "1", "B": "2"])
         #expect(try DotEnv.parse("A=1\nA=2") == ["A": "2"])
         #expect(try DotEnv.parse("") == [:])
@@ -26,7 +30,10 @@ import Testing
 
     @Test func namesTheBadLine() {
         func message(_ text: String) -> String? {
-            do { _ = try DotEnv.parse(text); return nil } catch let e as HttpsError { return e.message } catch { return "\(error)" }
+            do {
+                _ = try DotEnv.parse(text)
+                return nil
+            } catch let e as HttpsError { return e.message } catch { return "\(error)" }
         }
         #expect(message("A=1\nnot a pair\n") == "line 2: expected '=' after not")
         #expect(message("A=\"open\nB=2") == "line 2: unterminated double-quoted value of A")

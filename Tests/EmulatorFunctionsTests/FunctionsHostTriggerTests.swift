@@ -1,5 +1,6 @@
 import EmulatorCore
 import Testing
+
 @testable import EmulatorFunctions
 
 @Suite struct FunctionsHostTriggerTests {
@@ -11,12 +12,16 @@ import Testing
         let h = makeHost()
         let seen = Seen()
         for name in ["a", "b"] {
-            h.register(project: "p", FunctionDefinition(name: name, trigger: .pubsub(topic: "orders")), .event { ev, _ in
-                seen.add("\(name) \(ev.id) \(ev.after?["data"]?.stringValue ?? "") \(ev.after?["attributes"]?["k"]?.stringValue ?? "")")
-            })
+            h.register(
+                project: "p", FunctionDefinition(name: name, trigger: .pubsub(topic: "orders")),
+                .event { ev, _ in
+                    seen.add("\(name) \(ev.id) \(ev.after?["data"]?.stringValue ?? "") \(ev.after?["attributes"]?["k"]?.stringValue ?? "")")
+                })
         }
         h.register(project: "p", FunctionDefinition(name: "other", trigger: .pubsub(topic: "else")), .event { _, _ in seen.add("other") })
-        let ids = h.publish(project: "p", topic: "orders", messages: [PubSubMessage(data: [1], attributes: ["k": "v"]), PubSubMessage(data: [2])], time: Timestamp(seconds: 1))
+        let ids = h.publish(
+            project: "p", topic: "orders", messages: [PubSubMessage(data: [1], attributes: ["k": "v"]), PubSubMessage(data: [2])],
+            time: Timestamp(seconds: 1))
         #expect(await h.idle(project: "p", timeout: 5) == nil)
         #expect(ids.count == 2 && Set(ids).count == 2)
         #expect(seen.all == ["a \(ids[0]) AQ== v", "b \(ids[0]) AQ== v", "a \(ids[1]) Ag== ", "b \(ids[1]) Ag== "])
@@ -25,11 +30,13 @@ import Testing
     @Test func scheduledFunctionsRunOnDemandAndRetryAsConfigured() async throws {
         let h = makeHost()
         let attempts = Seen()
-        h.register(project: "p", FunctionDefinition(name: "tick", trigger: .scheduled(schedule: "every 5 minutes", timeZone: nil), retry: true, maxAttempts: 2),
-                   .event { ev, _ in
-                       attempts.add("\(ev.type) \(ev.time.seconds) \(ev.attempt)")
-                       throw HttpsError(.internal, "always fails")
-                   })
+        h.register(
+            project: "p",
+            FunctionDefinition(name: "tick", trigger: .scheduled(schedule: "every 5 minutes", timeZone: nil), retry: true, maxAttempts: 2),
+            .event { ev, _ in
+                attempts.add("\(ev.type) \(ev.time.seconds) \(ev.attempt)")
+                throw HttpsError(.internal, "always fails")
+            })
         _ = try h.runScheduled(project: "p", name: "tick", scheduleTime: Timestamp(seconds: 300))
         #expect(await h.idle(project: "p", timeout: 5) == nil)
         #expect(attempts.all == ["schedule.run 300 1", "schedule.run 300 2"])
@@ -43,9 +50,11 @@ import Testing
         clock.freeze(at: Timestamp(rfc3339: "2026-03-01T10:00:30Z")!)
         let h = makeHost(provider)
         let runs = Seen()
-        h.register(project: "p", FunctionDefinition(name: "tick", trigger: .scheduled(schedule: "*/5 * * * *", timeZone: nil)), .event { ev, _ in
-            runs.add(ev.time.rfc3339())
-        })
+        h.register(
+            project: "p", FunctionDefinition(name: "tick", trigger: .scheduled(schedule: "*/5 * * * *", timeZone: nil)),
+            .event { ev, _ in
+                runs.add(ev.time.rfc3339())
+            })
         h.tickSchedules()  // starts the count
         clock.advance(seconds: 60)
         h.tickSchedules()
@@ -65,9 +74,11 @@ import Testing
         clock.freeze(at: Timestamp(rfc3339: "2026-03-01T03:00:00Z")!)
         let h = makeHost(provider)
         let runs = Seen()
-        h.register(project: "p", FunctionDefinition(name: "nine", trigger: .scheduled(schedule: "0 9 * * *", timeZone: "Asia/Kolkata")), .event { ev, _ in
-            runs.add(ev.time.rfc3339())
-        })
+        h.register(
+            project: "p", FunctionDefinition(name: "nine", trigger: .scheduled(schedule: "0 9 * * *", timeZone: "Asia/Kolkata")),
+            .event { ev, _ in
+                runs.add(ev.time.rfc3339())
+            })
         h.tickSchedules()
         clock.advance(seconds: 6 * 3600)
         h.tickSchedules()
@@ -81,10 +92,13 @@ import Testing
         clock.freeze(at: Timestamp(seconds: 1000))
         let h = makeHost(provider)
         let seen = Seen()
-        h.register(project: "p", FunctionDefinition(name: "work", trigger: .taskQueue), .event { ev, _ in
-            seen.add("\(ev.after?["body"]?.stringValue ?? "") \(ev.after?["headers"]?["X-H"]?.stringValue ?? "")")
-        })
-        let id = try h.enqueueTask(project: "p", queue: "work", taskId: "t1", body: [7], headers: ["X-H": "h"], scheduleTime: Timestamp(seconds: 1000, nanos: 300_000_000))
+        h.register(
+            project: "p", FunctionDefinition(name: "work", trigger: .taskQueue),
+            .event { ev, _ in
+                seen.add("\(ev.after?["body"]?.stringValue ?? "") \(ev.after?["headers"]?["X-H"]?.stringValue ?? "")")
+            })
+        let id = try h.enqueueTask(
+            project: "p", queue: "work", taskId: "t1", body: [7], headers: ["X-H": "h"], scheduleTime: Timestamp(seconds: 1000, nanos: 300_000_000))
         #expect(id == "t1")
         #expect(await h.idle(project: "p", timeout: 0)?.contains("1 task(s) waiting for their schedule time") == true)
         #expect(await h.idle(project: "p", timeout: 5) == nil)
@@ -94,7 +108,9 @@ import Testing
 
     @Test func functionsAreServedAtEveryRegionTheyName() {
         let h = makeHost()
-        h.register(project: "p", FunctionDefinition(name: "f", regions: ["us-east1", "asia-northeast1"], trigger: .http), .http { _, _ in FunctionHTTPResponse(status: 204) })
+        h.register(
+            project: "p", FunctionDefinition(name: "f", regions: ["us-east1", "asia-northeast1"], trigger: .http),
+            .http { _, _ in FunctionHTTPResponse(status: 204) })
         #expect(h.resolve(project: "p", region: "us-east1", name: "f") != nil && h.resolve(project: "p", region: "asia-northeast1", name: "f") != nil)
         #expect(h.resolve(project: "p", region: "us-central1", name: "f") == nil)
         #expect(h.functions(project: "p").first?.region == "us-east1")

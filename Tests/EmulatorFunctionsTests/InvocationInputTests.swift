@@ -1,5 +1,6 @@
 import EmulatorCore
 import Testing
+
 @testable import EmulatorFunctions
 
 /// Invocation records keep what the function was given, and a recorded event can be delivered again.
@@ -7,10 +8,12 @@ import Testing
     @Test func eventInputIsRecordedAndRedeliveredWithTheSameId() async {
         let h = host()
         let seen = Seen()
-        h.register(project: "p", FunctionDefinition(name: "onTask", trigger: .document(pattern: "tasks/{id}", event: .written)), .event { ev, ctx in
-            seen.add(ev.id)
-            ctx.log("saw \(ev.subject)")
-        })
+        h.register(
+            project: "p", FunctionDefinition(name: "onTask", trigger: .document(pattern: "tasks/{id}", event: .written)),
+            .event { ev, ctx in
+                seen.add(ev.id)
+                ctx.log("saw \(ev.subject)")
+            })
         h.documentsChanged(project: "p", time: Timestamp(seconds: 1), changes: [("tasks/a", nil, doc(["n": 1]))])
         #expect(await h.idle(project: "p", timeout: 5) == nil)
         let first = h.logs(project: "p")[0]
@@ -25,8 +28,9 @@ import Testing
     @Test func callableInputIsRecordedButNotRerunnable() async {
         let h = host()
         h.register(project: "p", FunctionDefinition(name: "echo", trigger: .callable), .callable { req, _ in req.data })
-        _ = await h.call(project: "p", name: "echo", method: "POST", contentType: "application/json", body: Array(#"{"data": {"x": 1}}"#.utf8),
-                         auth: .success(nil), rawToken: nil, appCheck: nil)
+        _ = await h.call(
+            project: "p", name: "echo", method: "POST", contentType: "application/json", body: Array(#"{"data": {"x": 1}}"#.utf8),
+            auth: .success(nil), rawToken: nil, appCheck: nil)
         let rec = h.logs(project: "p")[0]
         #expect(rec.input == ["x": 1] && rec.event == nil && rec.json["rerunnable"] == nil)
     }
@@ -35,8 +39,9 @@ import Testing
         let h = host()
         h.register(project: "p", FunctionDefinition(name: "echo", trigger: .callable), .callable { req, _ in req.data })
         for i in 0..<(FunctionsHost.maxInputs + 5) {
-            _ = await h.call(project: "p", name: "echo", method: "POST", contentType: "application/json", body: Array("{\"data\": \(i)}".utf8),
-                             auth: .success(nil), rawToken: nil, appCheck: nil)
+            _ = await h.call(
+                project: "p", name: "echo", method: "POST", contentType: "application/json", body: Array("{\"data\": \(i)}".utf8),
+                auth: .success(nil), rawToken: nil, appCheck: nil)
         }
         let logs = h.logs(project: "p")
         #expect(logs.prefix(5).allSatisfy { $0.input == nil } && logs.suffix(FunctionsHost.maxInputs).allSatisfy { $0.input != nil })

@@ -1,10 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import EmulatorCore
 import Foundation
 import Testing
+
 @testable import EmulatorFunctions
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A launcher that answers like the real one, without Python: forked processes are simulated, and
 /// each "function process" listens on a real loopback socket so the readiness check can connect.
@@ -43,7 +45,10 @@ final class FakeLauncher: LauncherChannel, @unchecked Sendable {
         let id = command["id"]?.stringValue ?? ""
         switch command["op"]?.stringValue {
         case "spawn" where command["kind"] == "admin":
-            let pid = state.withLock { s -> Int32 in s.nextPid += 1; return s.nextPid }
+            let pid = state.withLock { s -> Int32 in
+                s.nextPid += 1
+                return s.nextPid
+            }
             emit(.spawned(id: id, pid: pid, port: 9))
         case "spawn":
             let name = String(id.split(separator: "#")[0])
@@ -84,7 +89,9 @@ final class FakeLauncher: LauncherChannel, @unchecked Sendable {
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        _ = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
         Glibc.listen(fd, 16)
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
@@ -101,7 +108,9 @@ final class FakeFunctionTransport: WorkerTransport, @unchecked Sendable {
     let requests = Mutex<[(String, String, [(String, String)], [UInt8])]>([])
     init(launcher: FakeLauncher) { self.launcher = launcher }
 
-    func send(port: Int, method: String, path: String, headers: [(String, String)], body: [UInt8], timeout: Double) async throws -> FunctionHTTPResponse {
+    func send(port: Int, method: String, path: String, headers: [(String, String)], body: [UInt8], timeout: Double) async throws
+        -> FunctionHTTPResponse
+    {
         requests.withLock { $0.append((method, path, headers, body)) }
         if path == "/__/functions.yaml" { return FunctionHTTPResponse(status: 200, body: Array("endpoints: {}".utf8)) }
         if path == "/__/quitquitquit" { return FunctionHTTPResponse(status: 200, body: Array("OK".utf8)) }
@@ -111,23 +120,28 @@ final class FakeFunctionTransport: WorkerTransport, @unchecked Sendable {
             launcher.emit(.output(id: sid, stream: "stdout", line: "\u{1E}\(inv)\u{1F}\u{1D}END"))
             launcher.emit(.output(id: sid, stream: "stderr", line: "\u{1E}\(inv)\u{1F}\u{1D}END"))
         }
-        return FunctionHTTPResponse(status: 200, headers: [("Content-Type", "application/json")],
-                                    body: JSON.object(["result": ["path": .string(path), "port": .int(Int64(port))]]).serializedBytes())
+        return FunctionHTTPResponse(
+            status: 200, headers: [("Content-Type", "application/json")],
+            body: JSON.object(["result": ["path": .string(path), "port": .int(Int64(port))]]).serializedBytes())
     }
 }
 
 @Suite(.serialized) struct PythonCodebaseTests {
-    static let manifest: JSON = ["specVersion": "v1alpha1", "endpoints": [
-        "hello": ["entryPoint": "hello", "platform": "gcfv2", "callableTrigger": [:]],
-        "broken": ["entryPoint": "broken", "platform": "gcfv2", "callableTrigger": [:]],
-        "page": ["entryPoint": "page", "platform": "gcfv2", "httpsTrigger": [:], "region": ["europe-west1"]],
-    ]]
+    static let manifest: JSON = [
+        "specVersion": "v1alpha1",
+        "endpoints": [
+            "hello": ["entryPoint": "hello", "platform": "gcfv2", "callableTrigger": [:]],
+            "broken": ["entryPoint": "broken", "platform": "gcfv2", "callableTrigger": [:]],
+            "page": ["entryPoint": "page", "platform": "gcfv2", "httpsTrigger": [:], "region": ["europe-west1"]],
+        ],
+    ]
 
     /// A source folder with a stand-in venv interpreter (never run: the launcher is fake).
     static func source(yaml: String? = nil) throws -> String {
         let dir = NSTemporaryDirectory() + "pycodebase-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: dir + "/venv/bin", withIntermediateDirectories: true)
-        _ = FileManager.default.createFile(atPath: dir + "/venv/bin/python", contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o755])
+        _ = FileManager.default.createFile(
+            atPath: dir + "/venv/bin/python", contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o755])
         _ = FileManager.default.createFile(atPath: dir + "/requirements.txt", contents: Data("firebase-functions\n".utf8))
         _ = FileManager.default.createFile(atPath: dir + "/.env", contents: Data("FROM_DOTENV=yes\n".utf8))
         if let yaml { _ = FileManager.default.createFile(atPath: dir + "/functions.yaml", contents: Data(yaml.utf8)) }
@@ -140,17 +154,19 @@ final class FakeFunctionTransport: WorkerTransport, @unchecked Sendable {
         config.watch = false
         config.startTimeoutSeconds = 5
         let transport = FakeFunctionTransport(launcher: launcher)
-        let codebase = PythonCodebase(config: config, project: "demo-p", host: host, transport: transport,
-                                      environment: FunctionEnvironment(inherited: ["PATH": "/bin"], project: "demo-p", venv: source + "/venv"),
-                                      logger: NullLogSink(), launcher: { _, _, _ in launcher })
+        let codebase = PythonCodebase(
+            config: config, project: "demo-p", host: host, transport: transport,
+            environment: FunctionEnvironment(inherited: ["PATH": "/bin"], project: "demo-p", venv: source + "/venv"),
+            logger: NullLogSink(), launcher: { _, _, _ in launcher })
         codebase.start()
         #expect(await codebase.waitUntilSettled(timeout: 10))
         return (host, codebase, transport)
     }
 
     func call(_ host: FunctionsHost, _ name: String) async -> (status: Int, body: JSON) {
-        await host.call(project: "demo-p", name: name, method: "POST", contentType: "application/json", body: Array(#"{"data":1}"#.utf8),
-                        auth: .success(nil), rawToken: nil, appCheck: nil)
+        await host.call(
+            project: "demo-p", name: name, method: "POST", contentType: "application/json", body: Array(#"{"data":1}"#.utf8),
+            auth: .success(nil), rawToken: nil, appCheck: nil)
     }
 
     @Test func discoversThroughTheAdminServerAndRegisters() async throws {
@@ -195,7 +211,8 @@ final class FakeFunctionTransport: WorkerTransport, @unchecked Sendable {
         let (host, codebase, _) = try await boot(launcher, source: try Self.source())
         let r = await call(host, "broken")
         #expect(r.status == 503 && r.body["error"]?["status"] == "UNAVAILABLE")
-        #expect(r.body["error"]?["message"] == "function broken failed to start (exit status 3):\nTraceback (most recent call last):\nImportError: nope")
+        #expect(
+            r.body["error"]?["message"] == "function broken failed to start (exit status 3):\nTraceback (most recent call last):\nImportError: nope")
         // The next call tries again with a new process; other functions are unaffected.
         _ = await call(host, "broken")
         #expect(launcher.spawns.filter { $0["env"]?["FUNCTION_TARGET"] == "broken" }.count == 2)
@@ -218,8 +235,11 @@ final class FakeFunctionTransport: WorkerTransport, @unchecked Sendable {
     @Test func httpFunctionsGetTheirPathAndHeadersWithoutHopByHop() async throws {
         let launcher = FakeLauncher(manifest: Self.manifest)
         let (host, codebase, transport) = try await boot(launcher, source: try Self.source())
-        let r = await host.http(project: "demo-p", name: "page", request: FunctionHTTPRequest(method: "PUT", path: "/a/b?c=d",
-                                headers: [("Host", "x"), ("Connection", "keep-alive"), ("X-Mine", "1")], body: [1]))
+        let r = await host.http(
+            project: "demo-p", name: "page",
+            request: FunctionHTTPRequest(
+                method: "PUT", path: "/a/b?c=d",
+                headers: [("Host", "x"), ("Connection", "keep-alive"), ("X-Mine", "1")], body: [1]))
         #expect(r.status == 200)
         let sent = transport.requests.withLock { $0.last }
         #expect(sent?.0 == "PUT" && sent?.1 == "/a/b?c=d" && sent?.3 == [1])

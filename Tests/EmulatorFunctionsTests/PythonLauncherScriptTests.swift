@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import EmulatorFunctions
 
 /// The Python launcher is the plain file Sources/EmulatorFunctions/Python/launcher/launcher.py,

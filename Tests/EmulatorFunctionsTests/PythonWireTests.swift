@@ -1,41 +1,56 @@
+import EmulatorCore
+import Testing
+
+@testable import EmulatorFunctions
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import EmulatorCore
-import Testing
-@testable import EmulatorFunctions
 
 /// The requests Python functions get and the answers read back: blocking JWTs, CloudEvents,
 /// scheduler and task headers, output tagging.
 @Suite struct PythonWireTests {
-    let user: JSON = ["localId": "u1", "email": "a@b.c", "emailVerified": true, "displayName": "Ann", "photoUrl": "https://p/x.png",
-                      "disabled": false, "createdAt": "1700000000000", "lastLoginAt": "1700000001000", "validSince": "1700000000",
-                      "customAttributes": #"{"role":"admin"}"#, "tenantId": "t1",
-                      "providerUserInfo": [["providerId": "password", "rawId": "a@b.c", "federatedId": "a@b.c", "email": "a@b.c"]],
-                      "mfaInfo": [["mfaEnrollmentId": "m1", "phoneInfo": "+15555550100", "displayName": "phone", "enrolledAt": "2024-01-01T00:00:00Z"]]]
+    let user: JSON = [
+        "localId": "u1", "email": "a@b.c", "emailVerified": true, "displayName": "Ann", "photoUrl": "https://p/x.png",
+        "disabled": false, "createdAt": "1700000000000", "lastLoginAt": "1700000001000", "validSince": "1700000000",
+        "customAttributes": #"{"role":"admin"}"#, "tenantId": "t1",
+        "providerUserInfo": [["providerId": "password", "rawId": "a@b.c", "federatedId": "a@b.c", "email": "a@b.c"]],
+        "mfaInfo": [["mfaEnrollmentId": "m1", "phoneInfo": "+15555550100", "displayName": "phone", "enrolledAt": "2024-01-01T00:00:00Z"]],
+    ]
 
     @Test func blockingClaimsCarryTheUserRecordInSnakeCase() {
-        let c = BlockingPayload.claims(project: "demo-p", event: "beforeCreate", signInMethod: "password", user: user, eventId: "e1",
-                                       now: Timestamp(seconds: 1_700_000_100), audience: "https://aud")
+        let c = BlockingPayload.claims(
+            project: "demo-p", event: "beforeCreate", signInMethod: "password", user: user, eventId: "e1",
+            now: Timestamp(seconds: 1_700_000_100), audience: "https://aud")
         #expect(c["iss"] == "https://securetoken.google.com/demo-p" && c["sub"] == "u1" && c["aud"] == "https://aud")
         #expect(c["iat"] == 1_700_000_100 && c["exp"] == 1_700_003_700 && c["event_id"] == "e1" && c["event_type"] == "beforeCreate")
         #expect(c["ip_address"] == "127.0.0.1" && c["user_agent"] != nil && c["sign_in_method"] == "password" && c["tenant_id"] == "t1")
-        #expect(c["user_record"] == [
-            "uid": "u1", "email": "a@b.c", "email_verified": true, "display_name": "Ann", "photo_url": "https://p/x.png", "disabled": false,
-            "tenant_id": "t1", "custom_claims": ["role": "admin"], "tokens_valid_after_time": 1_700_000_000,
-            "metadata": ["creation_time": 1_700_000_000_000, "last_sign_in_time": 1_700_000_001_000],
-            "provider_data": [["uid": "a@b.c", "provider_id": "password", "email": "a@b.c"]],
-            "multi_factor": ["enrolled_factors": [["uid": "m1", "factor_id": "phone", "display_name": "phone", "phone_number": "+15555550100",
-                                                   "enrollment_time": "2024-01-01T00:00:00Z"]]],
-        ])
+        #expect(
+            c["user_record"] == [
+                "uid": "u1", "email": "a@b.c", "email_verified": true, "display_name": "Ann", "photo_url": "https://p/x.png", "disabled": false,
+                "tenant_id": "t1", "custom_claims": ["role": "admin"], "tokens_valid_after_time": 1_700_000_000,
+                "metadata": ["creation_time": 1_700_000_000_000, "last_sign_in_time": 1_700_000_001_000],
+                "provider_data": [["uid": "a@b.c", "provider_id": "password", "email": "a@b.c"]],
+                "multi_factor": [
+                    "enrolled_factors": [
+                        [
+                            "uid": "m1", "factor_id": "phone", "display_name": "phone", "phone_number": "+15555550100",
+                            "enrollment_time": "2024-01-01T00:00:00Z",
+                        ]
+                    ]
+                ],
+            ])
     }
 
     @Test func blockingClaimsCarryTheCredentialAndOnlyTheTokensAskedFor() {
-        let credential: JSON = ["rawUserInfo": #"{"sub":"g1"}"#, "signInAttributes": ["role": ["admin"]], "idToken": "it", "accessToken": "at",
-                                "refreshToken": "rt", "tokenSecret": "ts", "expiresIn": 3600]
+        let credential: JSON = [
+            "rawUserInfo": #"{"sub":"g1"}"#, "signInAttributes": ["role": ["admin"]], "idToken": "it", "accessToken": "at",
+            "refreshToken": "rt", "tokenSecret": "ts", "expiresIn": 3600,
+        ]
         func claims(_ forward: Set<String>) -> UTF8Dictionary<JSON> {
-            BlockingPayload.claims(project: "p", event: "beforeSignIn", signInMethod: "google.com", user: user, eventId: "e", now: Timestamp(seconds: 1),
-                                   audience: "a", secondFactor: "totp", credential: credential, locale: "fr", forward: forward)
+            BlockingPayload.claims(
+                project: "p", event: "beforeSignIn", signInMethod: "google.com", user: user, eventId: "e", now: Timestamp(seconds: 1),
+                audience: "a", secondFactor: "totp", credential: credential, locale: "fr", forward: forward)
         }
         let none = claims([])
         #expect(none["raw_user_info"] == #"{"sub":"g1"}"# && none["sign_in_attributes"] == ["role": ["admin"]] && none["locale"] == "fr")
@@ -60,11 +75,22 @@ import Testing
     }
 
     @Test func onlyMaskedChangesApplyAndBothPhotoSpellingsCount() throws {
-        let answer: JSON = ["userRecord": ["displayName": "New", "photoURL": "https://p/new.png", "disabled": true, "customClaims": ["a": 1],
-                                           "updateMask": "displayName,photoURL,customClaims"]]
-        #expect(try BlockingPayload.changes(fromResponse: answer) == ["displayName": "New", "photoUrl": "https://p/new.png", "customClaims": ["a": 1]])
-        #expect(try BlockingPayload.changes(fromResponse: ["userRecord": ["photoUrl": "https://q", "updateMask": "photoUrl"]]) == ["photoUrl": "https://q"])
-        #expect(try BlockingPayload.changes(fromResponse: ["userRecord": ["sessionClaims": ["s": true], "updateMask": "sessionClaims"]]) == ["sessionClaims": ["s": true]])
+        let answer: JSON = [
+            "userRecord": [
+                "displayName": "New", "photoURL": "https://p/new.png", "disabled": true, "customClaims": ["a": 1],
+                "updateMask": "displayName,photoURL,customClaims",
+            ]
+        ]
+        #expect(
+            try BlockingPayload.changes(fromResponse: answer) == ["displayName": "New", "photoUrl": "https://p/new.png", "customClaims": ["a": 1]])
+        #expect(
+            try BlockingPayload.changes(fromResponse: ["userRecord": ["photoUrl": "https://q", "updateMask": "photoUrl"]]) == [
+                "photoUrl": "https://q"
+            ])
+        #expect(
+            try BlockingPayload.changes(fromResponse: ["userRecord": ["sessionClaims": ["s": true], "updateMask": "sessionClaims"]]) == [
+                "sessionClaims": ["s": true]
+            ])
         #expect(try BlockingPayload.changes(fromResponse: [:]) == nil)
         #expect(try BlockingPayload.changes(fromResponse: ["userRecord": ["displayName": "x"]]) == nil)
         #expect(throws: HttpsError.self) { try BlockingPayload.changes(fromResponse: ["userRecord": "x"]) }
@@ -72,24 +98,29 @@ import Testing
     }
 
     func event(_ type: String = "document.updated", attempt: Int = 1, after: JSON? = nil) -> BackgroundEvent {
-        var e = BackgroundEvent(id: "ev1", type: type, time: Timestamp(seconds: 1_700_000_000, nanos: 123_456_789), subject: "tasks/t1",
-                                params: ["taskId": "t1"], before: nil, after: after)
+        var e = BackgroundEvent(
+            id: "ev1", type: type, time: Timestamp(seconds: 1_700_000_000, nanos: 123_456_789), subject: "tasks/t1",
+            params: ["taskId": "t1"], before: nil, after: after)
         e.attempt = attempt
         return e
     }
 
     @Test func firestoreEventsAreBinaryModeCloudEvents() {
-        let r = PlatformRequest.firestore(project: "demo-p", location: "us-central1", eventType: "google.cloud.firestore.document.v1.written",
-                                          event: event(), data: [1, 2, 3])
+        let r = PlatformRequest.firestore(
+            project: "demo-p", location: "us-central1", eventType: "google.cloud.firestore.document.v1.written",
+            event: event(), data: [1, 2, 3])
         #expect(r.method == "POST" && r.path == "/" && r.body == [1, 2, 3])
-        #expect(r.headers == [
-            "Content-Type": "application/protobuf", "ce-specversion": "1.0", "ce-id": "ev1", "ce-type": "google.cloud.firestore.document.v1.written",
-            "ce-source": "//firestore.googleapis.com/projects/demo-p/databases/(default)", "ce-time": "2023-11-14T22:13:20.123456789Z",
-            "ce-subject": "documents/tasks/t1", "ce-dataschema": PlatformRequest.firestoreDataSchema, "ce-location": "us-central1",
-            "ce-project": "demo-p", "ce-database": "(default)", "ce-namespace": "(default)", "ce-document": "tasks/t1",
-        ])
-        let auth = PlatformRequest.firestore(project: "p", location: "l", eventType: "google.cloud.firestore.document.v1.created.withAuthContext",
-                                             event: event(), data: [], authType: "service_account", authId: "sa@p")
+        #expect(
+            r.headers == [
+                "Content-Type": "application/protobuf", "ce-specversion": "1.0", "ce-id": "ev1",
+                "ce-type": "google.cloud.firestore.document.v1.written",
+                "ce-source": "//firestore.googleapis.com/projects/demo-p/databases/(default)", "ce-time": "2023-11-14T22:13:20.123456789Z",
+                "ce-subject": "documents/tasks/t1", "ce-dataschema": PlatformRequest.firestoreDataSchema, "ce-location": "us-central1",
+                "ce-project": "demo-p", "ce-database": "(default)", "ce-namespace": "(default)", "ce-document": "tasks/t1",
+            ])
+        let auth = PlatformRequest.firestore(
+            project: "p", location: "l", eventType: "google.cloud.firestore.document.v1.created.withAuthContext",
+            event: event(), data: [], authType: "service_account", authId: "sa@p")
         #expect(auth.headers["ce-authtype"] == "service_account" && auth.headers["ce-authid"] == "sa@p")
     }
 
@@ -108,23 +139,31 @@ import Testing
         #expect(ce["type"] == "google.cloud.pubsub.topic.v1.messagePublished" && ce["source"] == "//pubsub.googleapis.com/projects/p/topics/orders")
         #expect(ce["time"] == "2023-11-14T22:13:20.123456Z" && ce["specversion"] == "1.0" && ce["id"] == "ev1")
         #expect(ce["data"]?["subscription"] == "projects/p/subscriptions/sub")
-        #expect(ce["data"]?["message"] == ["data": "eyJ4IjoxfQ==", "attributes": ["k": "v"], "messageId": "42", "message_id": "42",
-                                            "publishTime": "2023-11-14T22:13:20.123456Z", "publish_time": "2023-11-14T22:13:20.123456Z"])
+        #expect(
+            ce["data"]?["message"] == [
+                "data": "eyJ4IjoxfQ==", "attributes": ["k": "v"], "messageId": "42", "message_id": "42",
+                "publishTime": "2023-11-14T22:13:20.123456Z", "publish_time": "2023-11-14T22:13:20.123456Z",
+            ])
     }
 
     @Test func storageEventsAreStructuredCloudEventsCarryingTheObject() throws {
-        let object: JSON = ["kind": "storage#object", "name": "a/b.png", "bucket": "p.appspot.com", "size": "3", "generation": "1", "metageneration": "1"]
+        let object: JSON = [
+            "kind": "storage#object", "name": "a/b.png", "bucket": "p.appspot.com", "size": "3", "generation": "1", "metageneration": "1",
+        ]
         let r = PlatformRequest.storage(bucket: "p.appspot.com", event: "finalized", event("storage.finalized", after: object))
         #expect(r.headers == ["Content-Type": "application/cloudevents+json"])
         let ce = try JSON.parse(r.body)
-        #expect(ce["type"] == "google.cloud.storage.object.v1.finalized" && ce["source"] == "//storage.googleapis.com/projects/_/buckets/p.appspot.com")
+        #expect(
+            ce["type"] == "google.cloud.storage.object.v1.finalized" && ce["source"] == "//storage.googleapis.com/projects/_/buckets/p.appspot.com")
         #expect(ce["subject"] == "objects/a/b.png" && ce["data"] == object && ce["specversion"] == "1.0" && ce["id"] == "ev1")
         #expect(ce["time"]?.stringValue?.contains(".") == true)  // the Python SDK's strptime needs fractional seconds
     }
 
     @Test func schedulerAndTaskRequestsCarryTheirHeaders() {
         let s = PlatformRequest.scheduled(name: "tick", region: "us-central1", scheduleTime: Timestamp(seconds: 1_700_000_000))
-        #expect(s.headers["X-CloudScheduler-JobName"] == "firebase-schedule-tick-us-central1" && s.headers["X-CloudScheduler-ScheduleTime"] == "2023-11-14T22:13:20Z")
+        #expect(
+            s.headers["X-CloudScheduler-JobName"] == "firebase-schedule-tick-us-central1"
+                && s.headers["X-CloudScheduler-ScheduleTime"] == "2023-11-14T22:13:20Z")
         #expect(s.body.isEmpty)
         let task: JSON = ["body": .string(Base64.encode(Array(#"{"data":1}"#.utf8))), "headers": ["X-Custom": "c"], "taskId": "t9", "queue": "work"]
         let t = PlatformRequest.task(project: "p", region: "us-central1", event: event("task.dispatched", attempt: 3, after: task))
@@ -144,7 +183,8 @@ import Testing
     }
 
     @Test func launcherEventsParseAndNumbersOutOfRangeAreRefused() {
-        #expect(LauncherEvent.parse(#"{"ev": "exit", "id": "a#1", "pid": 4242, "status": 3}"#) == .exited(id: "a#1", pid: 4242, status: 3, signal: nil))
+        #expect(
+            LauncherEvent.parse(#"{"ev": "exit", "id": "a#1", "pid": 4242, "status": 3}"#) == .exited(id: "a#1", pid: 4242, status: 3, signal: nil))
         #expect(LauncherEvent.parse(#"{"ev": "spawned", "id": "f#2", "pid": 7, "port": 8123}"#) == .spawned(id: "f#2", pid: 7, port: 8123))
         #expect(LauncherEvent.parse(#"{"ev": "ready", "id": "f#2", "port": 8123}"#) == .started(id: "f#2", port: 8123))
         // Found by the fuzzer: a pid beyond Int32 trapped.
@@ -162,10 +202,14 @@ import Testing
     }
 
     @Test func tracebacksAndWorkerDeathsAreRecognised() {
-        let lines = [" * Serving Flask app", "[2026] ERROR in app: Exception on /__/functions.yaml [GET]", "Traceback (most recent call last):",
-                     #"  File "main.py", line 3, in <module>"#, "ZeroDivisionError: division by zero",
-                     #"127.0.0.1 - - [23/Nov/2026 02:43:20] "GET /__/functions.yaml HTTP/1.1" 500 -"#]
-        #expect(PythonCodebase.traceback(lines) == "Traceback (most recent call last):\n  File \"main.py\", line 3, in <module>\nZeroDivisionError: division by zero")
+        let lines = [
+            " * Serving Flask app", "[2026] ERROR in app: Exception on /__/functions.yaml [GET]", "Traceback (most recent call last):",
+            #"  File "main.py", line 3, in <module>"#, "ZeroDivisionError: division by zero",
+            #"127.0.0.1 - - [23/Nov/2026 02:43:20] "GET /__/functions.yaml HTTP/1.1" 500 -"#,
+        ]
+        #expect(
+            PythonCodebase.traceback(lines)
+                == "Traceback (most recent call last):\n  File \"main.py\", line 3, in <module>\nZeroDivisionError: division by zero")
         #expect(PythonCodebase.traceback(["only", "lines"]) == "only\nlines")
         #expect(PythonCodebase.workerDeath("[2026-11-23 02:43:18 +0000] [25973] [ERROR] Worker (pid:25974) exited with code 7.") == "exit status 7")
         #expect(PythonCodebase.workerDeath("[ERROR] Worker (pid:1) was sent SIGKILL! Perhaps out of memory?") == "killed by SIGKILL")
@@ -179,10 +223,14 @@ extension String {
 
 @Suite struct PythonCodebaseConfigTests {
     @Test func decodesEntriesWithDefaults() throws {
-        let c = try PythonCodebaseConfig(json: ["source": "/src", "codebase": "web", "runtime": "python312", "ignore": ["venv", "*.tmp"], "env": ["A": "1", "B": 2]])
+        let c = try PythonCodebaseConfig(json: [
+            "source": "/src", "codebase": "web", "runtime": "python312", "ignore": ["venv", "*.tmp"], "env": ["A": "1", "B": 2],
+        ])
         #expect(c.name == "web" && c.source == "/src" && c.venv == "/src/venv" && c.interpreter == "python3.12" && c.ignore == ["venv", "*.tmp"])
         #expect(c.environment == ["A": "1"] && c.installDependencies && c.prefork && !c.prestart && c.watch && c.startTimeoutSeconds == 30)
-        let d = try PythonCodebaseConfig(json: ["source": "/src", "name": "n", "prefork": false, "prestart": true, "watch": false, "startTimeoutSeconds": 5])
+        let d = try PythonCodebaseConfig(json: [
+            "source": "/src", "name": "n", "prefork": false, "prestart": true, "watch": false, "startTimeoutSeconds": 5,
+        ])
         #expect(d.name == "n" && !d.prefork && d.prestart && !d.watch && d.startTimeoutSeconds == 5 && d.interpreter == "python3")
     }
 

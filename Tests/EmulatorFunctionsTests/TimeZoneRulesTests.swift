@@ -1,9 +1,11 @@
+import EmulatorCore
+import Testing
+
+@testable import EmulatorFunctions
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import EmulatorCore
-import Testing
-@testable import EmulatorFunctions
 
 /// Seconds since the epoch of an RFC 3339 time.
 private func at(_ text: String) -> Int64 { Timestamp(rfc3339: text)!.seconds }
@@ -14,7 +16,8 @@ private func tzif(times: [Int64], offsets: [Int32], initial: Int32, footer: Stri
     func be32(_ v: Int64) -> [UInt8] { (0..<4).reversed().map { UInt8(truncatingIfNeeded: v >> ($0 * 8)) } }
     func be64(_ v: Int64) -> [UInt8] { (0..<8).reversed().map { UInt8(truncatingIfNeeded: v >> ($0 * 8)) } }
     func header(timecnt: Int, typecnt: Int, charcnt: Int) -> [UInt8] {
-        Array("TZif2".utf8) + [UInt8](repeating: 0, count: 15) + be32(0) + be32(0) + be32(0) + be32(Int64(timecnt)) + be32(Int64(typecnt)) + be32(Int64(charcnt))
+        Array("TZif2".utf8) + [UInt8](repeating: 0, count: 15) + be32(0) + be32(0) + be32(0) + be32(Int64(timecnt)) + be32(Int64(typecnt))
+            + be32(Int64(charcnt))
     }
     // v1: no transitions, one type (offset 0), one designation byte.
     var out = header(timecnt: 0, typecnt: 1, charcnt: 1) + be32(0) + [0, 0] + [0]
@@ -73,7 +76,10 @@ private func tzif(times: [Int64], offsets: [Int32], initial: Int32, footer: Stri
 
     @Test func brokenTZifNamesTheProblem() {
         func message(_ b: [UInt8]) -> String? {
-            do { _ = try TimeZoneRules.parse(b); return nil } catch { return error.description }
+            do {
+                _ = try TimeZoneRules.parse(b)
+                return nil
+            } catch { return error.description }
         }
         let good = tzif(times: [100, 200], offsets: [3600, 0], initial: 0, footer: "UTC0")
         #expect(message(Array("nope".utf8)) == "not a TZif file")

@@ -1,8 +1,9 @@
-@testable import EmulatorFuzzTargets
 import EmulatorHTTP
 import EmulatorRules
 import Foundation
 import Testing
+
+@testable import EmulatorFuzzTargets
 
 /// Replays the committed seed corpus and every regression input through its fuzz target: each
 /// crash a fuzzer found is a file in `Fuzz/regressions/<target>/` and must stay fixed.

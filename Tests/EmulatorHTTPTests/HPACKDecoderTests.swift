@@ -1,4 +1,5 @@
 import Testing
+
 @testable import EmulatorHTTP
 
 /// HPACKDecoder: the RFC 7541 Appendix C examples byte for byte, every representation, the
@@ -6,8 +7,10 @@ import Testing
 @Suite struct HPACKDecoderTests {
     /// C.2.1–C.2.4: one representation each, on a fresh decoder, with the table after it.
     @Test(arguments: [
-        ("400a 6375 7374 6f6d 2d6b 6579 0d63 7573 746f 6d2d 6865 6164 6572",
-         [hf("custom-key", "custom-header")], [hf("custom-key", "custom-header")], 55),
+        (
+            "400a 6375 7374 6f6d 2d6b 6579 0d63 7573 746f 6d2d 6865 6164 6572",
+            [hf("custom-key", "custom-header")], [hf("custom-key", "custom-header")], 55
+        ),
         ("040c 2f73 616d 706c 652f 7061 7468", [hf(":path", "/sample/path")], [], 0),
         ("1008 7061 7373 776f 7264 0673 6563 7265 74", [hf("password", "secret", never: true)], [], 0),
         ("82", [hf(":method", "GET")], [], 0),
@@ -92,7 +95,8 @@ import Testing
     /// neither touches the table; never indexed keeps its flag.
     @Test func literalsWithoutIndexing() throws {
         var decoder = HPACKDecoder()
-        let block = try decoder.decode(hpackHex("0001610162" + "1001610162" + "1f08" + "08" + hpackHexString(Array("Bearer x".utf8)) + "0f1003616263"))
+        let block = try decoder.decode(
+            hpackHex("0001610162" + "1001610162" + "1f08" + "08" + hpackHexString(Array("Bearer x".utf8)) + "0f1003616263"))
         #expect(block.fields == [hf("a", "b"), hf("a", "b", never: true), hf("authorization", "Bearer x", never: true), hf("content-type", "abc")])
         #expect(decoder.dynamicTableCount == 0)
     }
@@ -102,13 +106,18 @@ import Testing
         var decoder = HPACKDecoder()
         // :path new-name literal (grpc-core's habit), then :authority with static name 1.
         let path = "/google.firestore.v1.Firestore/Commit"
-        let first = try decoder.decode(hpackHex("8386" + "4005" + hpackHexString(Array(":path".utf8))
-            + format2(path.utf8.count) + hpackHexString(Array(path.utf8)) + "410e" + hpackHexString(Array("127.0.0.1:8080".utf8))))
+        let first = try decoder.decode(
+            hpackHex(
+                "8386" + "4005" + hpackHexString(Array(":path".utf8))
+                    + format2(path.utf8.count) + hpackHexString(Array(path.utf8)) + "410e" + hpackHexString(Array("127.0.0.1:8080".utf8))))
         #expect(first.fields == [hf(":method", "POST"), hf(":scheme", "http"), hf(":path", path), hf(":authority", "127.0.0.1:8080")])
         #expect(decoder.dynamicTableFields == [hf(":authority", "127.0.0.1:8080"), hf(":path", path)])
         // The second request: both from the table (62 = newest), then a literal naming entry 63.
         let second = try decoder.decode(hpackHex("8386bfbe" + "7f0003" + hpackHexString(Array("/x/".utf8))))
-        #expect(second.fields == [hf(":method", "POST"), hf(":scheme", "http"), hf(":path", path), hf(":authority", "127.0.0.1:8080"), hf(":path", "/x/")])
+        #expect(
+            second.fields == [
+                hf(":method", "POST"), hf(":scheme", "http"), hf(":path", path), hf(":authority", "127.0.0.1:8080"), hf(":path", "/x/"),
+            ])
         #expect(decoder.dynamicTableFields.first == hf(":path", "/x/"))
         #expect(decoder.dynamicTableSize == (10 + 14 + 32) + (5 + path.utf8.count + 32) + (5 + 3 + 32))
     }

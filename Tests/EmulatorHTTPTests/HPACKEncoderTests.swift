@@ -1,4 +1,5 @@
 import Testing
+
 @testable import EmulatorHTTP
 
 /// HPACKEncoder: the RFC 7541 Appendix C sequences byte for byte (with the RFC encoder's
@@ -33,12 +34,15 @@ import Testing
     /// where there is one, Huffman values), the same headers again are four one-octet indices.
     @Test func grpcResponseHeadersAreIndexedAfterTheFirst() {
         var encoder = HPACKEncoder()
-        let headers = [hf(":status", "200"), hf("content-type", "application/grpc"), hf("grpc-encoding", "identity"),
-                       hf("grpc-accept-encoding", "identity,deflate,gzip")]
-        #expect(hpackHexString(encoder.encode(headers)) == "88"
-            + "5f8b1d75d0620d263d4c4d6564"
-            + "408a9acac8b16a21e435537f" + "863485a9264faf"
-            + "408e9acac8b0c842d6958b510f21aa9b" + "903485a9264fafa90b2d03497ea6f66aff")
+        let headers = [
+            hf(":status", "200"), hf("content-type", "application/grpc"), hf("grpc-encoding", "identity"),
+            hf("grpc-accept-encoding", "identity,deflate,gzip"),
+        ]
+        #expect(
+            hpackHexString(encoder.encode(headers)) == "88"
+                + "5f8b1d75d0620d263d4c4d6564"
+                + "408a9acac8b16a21e435537f" + "863485a9264faf"
+                + "408e9acac8b0c842d6958b510f21aa9b" + "903485a9264fafa90b2d03497ea6f66aff")
         #expect(hpackHexString(encoder.encode(headers)) == "88c0bfbe")
     }
 
@@ -46,10 +50,12 @@ import Testing
     /// `grpc-message` never is, so each new message costs no table space.
     @Test func grpcTrailers() {
         var encoder = HPACKEncoder()
-        #expect(hpackHexString(encoder.encode([hf("grpc-status", "0"), hf("grpc-message", "")]))
-            == "40889acac8b21234da8f0130" + "00899acac8b5254207317f00")
-        #expect(hpackHexString(encoder.encode([hf("grpc-status", "0"), hf("grpc-message", "not found")]))
-            == "be" + "00899acac8b5254207317f87a8e95253db549f")
+        #expect(
+            hpackHexString(encoder.encode([hf("grpc-status", "0"), hf("grpc-message", "")]))
+                == "40889acac8b21234da8f0130" + "00899acac8b5254207317f00")
+        #expect(
+            hpackHexString(encoder.encode([hf("grpc-status", "0"), hf("grpc-message", "not found")]))
+                == "be" + "00899acac8b5254207317f87a8e95253db549f")
         #expect(encoder.dynamicTableFields == [hf("grpc-status", "0")])
         // Another status reuses the indexed name (62) and is indexed itself.
         #expect(hpackHexString(encoder.encode([hf("grpc-status", "5")])) == "7e0135")
@@ -73,11 +79,14 @@ import Testing
         var encoder = HPACKEncoder()
         var decoder = HPACKDecoder()
         _ = try decoder.decode(encoder.encode([hf("x-secret", "owner")]))
-        let block = encoder.encode([hf("authorization", "owner", never: true), hf("x-goog-request-params", "owner", never: true),
-                                    hf("x-secret", "owner", never: true)])
-        #expect(hpackHexString(block) == "1f08" + "843f8a8b67"
-            + "108ff2b4c73ccb585ed695095ab1d83a51" + "843f8a8b67"
-            + "1f2f" + "843f8a8b67")
+        let block = encoder.encode([
+            hf("authorization", "owner", never: true), hf("x-goog-request-params", "owner", never: true),
+            hf("x-secret", "owner", never: true),
+        ])
+        #expect(
+            hpackHexString(block) == "1f08" + "843f8a8b67"
+                + "108ff2b4c73ccb585ed695095ab1d83a51" + "843f8a8b67"
+                + "1f2f" + "843f8a8b67")
         let fields = try decoder.decode(block).fields
         #expect(fields.allSatisfy(\.neverIndexed) && fields.count == 3)
     }

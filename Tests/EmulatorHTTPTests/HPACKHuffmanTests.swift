@@ -1,4 +1,5 @@
 import Testing
+
 @testable import EmulatorHTTP
 
 /// The Huffman code (RFC 7541 §5.2, Appendix B): the transcribed table, the RFC's coded
@@ -68,8 +69,10 @@ import Testing
         ("Mon, 21 Oct 2013 20:13:22 GMT", "d07abe941054d444a8200595040b8166e084a62d1bff"),
         ("https://www.example.com", "9d29ad171863c78f0b97c8e9ae82ae43d3"),
         ("gzip", "9bd9ab"),
-        ("foo=ASDJKHQKBZXOQWEOPIUAXQWEOIU; max-age=3600; version=1",
-         "94e7821dd7f2e6c7b335dfdfcd5b3960d5af27087f3672c1ab270fb5291f9587316065c003ed4ee5b1063d5007"),
+        (
+            "foo=ASDJKHQKBZXOQWEOPIUAXQWEOIU; max-age=3600; version=1",
+            "94e7821dd7f2e6c7b335dfdfcd5b3960d5af27087f3672c1ab270fb5291f9587316065c003ed4ee5b1063d5007"
+        ),
     ])
     func rfcStrings(text: String, hex: String) throws {
         #expect(hpackHexString(encode(text)) == hex)

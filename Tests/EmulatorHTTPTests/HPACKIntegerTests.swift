@@ -1,4 +1,5 @@
 import Testing
+
 @testable import EmulatorHTTP
 
 /// RFC 7541 §5.1 integers: the Appendix C.1 examples, round trips, and hostile encodings.
@@ -20,7 +21,8 @@ import Testing
         for prefix in 1...8 {
             let flags: UInt8 = prefix == 8 ? 0 : UInt8(0xFF << prefix & 0xFF)
             let limit = 1 << prefix - 1
-            for value in [0, 1, limit - 1, limit, limit + 1, 127, 128, 255, 256, 1337, 16383, 16384, 1 << 20, 1 << 28 - 1, (1 << 31) - 1, 1 << 34] where value >= 0 {
+            for value in [0, 1, limit - 1, limit, limit + 1, 127, 128, 255, 256, 1337, 16383, 16384, 1 << 20, 1 << 28 - 1, (1 << 31) - 1, 1 << 34]
+            where value >= 0 {
                 var out: [UInt8] = []
                 HPACKInteger.encode(value, prefixBits: prefix, firstOctetFlags: flags, into: &out)
                 #expect(out[0] & flags == flags)
@@ -54,8 +56,10 @@ import Testing
     }
 
     /// Through the decoder: huge indices, name indices and string lengths are compression errors.
-    @Test(arguments: ["ff" + String(repeating: "ff", count: 12), "7f" + String(repeating: "ff", count: 12),
-                      "40ff" + String(repeating: "ff", count: 12), "3f" + String(repeating: "ff", count: 12)])
+    @Test(arguments: [
+        "ff" + String(repeating: "ff", count: 12), "7f" + String(repeating: "ff", count: 12),
+        "40ff" + String(repeating: "ff", count: 12), "3f" + String(repeating: "ff", count: 12),
+    ])
     func hugeIntegersInBlocksThrow(hex: String) {
         var decoder = HPACKDecoder()
         #expect(throws: HPACKError("integer takes more than 5 continuation octets")) { try decoder.decode(hpackHex(hex)) }

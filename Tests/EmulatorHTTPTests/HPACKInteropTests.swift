@@ -1,4 +1,5 @@
 import Testing
+
 @testable import EmulatorHTTP
 
 /// Header blocks from an independent encoder (the PyPI `hpack` package, see

@@ -9,120 +9,147 @@ enum HPACKInteropVectors {
 
     /// grpcCore (Huffman off).
     static let grpcCore: [Block] = [
-        ("8683410e3132372e302e302e313a3830383044252f676f6f676c652e6669726573746f72652e76312e4669726573746f72652f436f6d6d69741f080c426561726572206f776e65724015782d676f6f672d726571756573742d706172616d733c64617461626173653d70726f6a6563747325324664656d6f2d70726f6a65637425324664617461626173657325324625323864656661756c74253239401c676f6f676c652d636c6f75642d7265736f757263652d7072656669782970726f6a656374732f64656d6f2d70726f6a6563742f6461746162617365732f2864656661756c74294011782d676f6f672d6170692d636c69656e7433676c2d707974686f6e2f332e31312e3720677270632f312e36362e30206761782f322e31392e32206763636c2f322e31382e30400c677270632d74696d656f75740635393939386d4002746508747261696c6572735f106170706c69636174696f6e2f677270637a30677270632d707974686f6e2f312e36362e3020677270632d632f34332e302e3020286c696e75783b20636874747032294014677270632d6163636570742d656e636f64696e67176964656e746974792c206465666c6174652c20677a6970", [
-            HPACKHeaderField(name: ":scheme", value: "http"),
-            HPACKHeaderField(name: ":method", value: "POST"),
-            HPACKHeaderField(name: ":authority", value: "127.0.0.1:8080"),
-            HPACKHeaderField(name: ":path", value: "/google.firestore.v1.Firestore/Commit"),
-            HPACKHeaderField(name: "authorization", value: "Bearer owner", neverIndexed: true),
-            HPACKHeaderField(name: "x-goog-request-params", value: "database=projects%2Fdemo-project%2Fdatabases%2F%28default%29"),
-            HPACKHeaderField(name: "google-cloud-resource-prefix", value: "projects/demo-project/databases/(default)"),
-            HPACKHeaderField(name: "x-goog-api-client", value: "gl-python/3.11.7 grpc/1.66.0 gax/2.19.2 gccl/2.18.0"),
-            HPACKHeaderField(name: "grpc-timeout", value: "59998m"),
-            HPACKHeaderField(name: "te", value: "trailers"),
-            HPACKHeaderField(name: "content-type", value: "application/grpc"),
-            HPACKHeaderField(name: "user-agent", value: "grpc-python/1.66.0 grpc-c/43.0.0 (linux; chttp2)"),
-            HPACKHeaderField(name: "grpc-accept-encoding", value: "identity, deflate, gzip"),
-        ]),
-        ("8683c744302f676f6f676c652e6669726573746f72652e76312e4669726573746f72652f4261746368476574446f63756d656e74731f080c426561726572206f776e6572c6c5c47f040635393939396dc3c2c1c04010782d746573742d74726163652d62696e1041414543417751464267634943513d3d", [
-            HPACKHeaderField(name: ":scheme", value: "http"),
-            HPACKHeaderField(name: ":method", value: "POST"),
-            HPACKHeaderField(name: ":authority", value: "127.0.0.1:8080"),
-            HPACKHeaderField(name: ":path", value: "/google.firestore.v1.Firestore/BatchGetDocuments"),
-            HPACKHeaderField(name: "authorization", value: "Bearer owner", neverIndexed: true),
-            HPACKHeaderField(name: "x-goog-request-params", value: "database=projects%2Fdemo-project%2Fdatabases%2F%28default%29"),
-            HPACKHeaderField(name: "google-cloud-resource-prefix", value: "projects/demo-project/databases/(default)"),
-            HPACKHeaderField(name: "x-goog-api-client", value: "gl-python/3.11.7 grpc/1.66.0 gax/2.19.2 gccl/2.18.0"),
-            HPACKHeaderField(name: "grpc-timeout", value: "59999m"),
-            HPACKHeaderField(name: "te", value: "trailers"),
-            HPACKHeaderField(name: "content-type", value: "application/grpc"),
-            HPACKHeaderField(name: "user-agent", value: "grpc-python/1.66.0 grpc-c/43.0.0 (linux; chttp2)"),
-            HPACKHeaderField(name: "grpc-accept-encoding", value: "identity, deflate, gzip"),
-            HPACKHeaderField(name: "x-test-trace-bin", value: "AAECAwQFBgcICQ=="),
-        ]),
-        ("3fe1078683ca44252f676f6f676c652e6669726573746f72652e76312e4669726573746f72652f4c697374656e1f080c426561726572206f776e6572c9c8c77f01053336303053c6c5c4c37f010c2f77385149444241554742774008782d637573746f6d08cf8020e289a02033", [
-            HPACKHeaderField(name: ":scheme", value: "http"),
-            HPACKHeaderField(name: ":method", value: "POST"),
-            HPACKHeaderField(name: ":authority", value: "127.0.0.1:8080"),
-            HPACKHeaderField(name: ":path", value: "/google.firestore.v1.Firestore/Listen"),
-            HPACKHeaderField(name: "authorization", value: "Bearer owner", neverIndexed: true),
-            HPACKHeaderField(name: "x-goog-request-params", value: "database=projects%2Fdemo-project%2Fdatabases%2F%28default%29"),
-            HPACKHeaderField(name: "google-cloud-resource-prefix", value: "projects/demo-project/databases/(default)"),
-            HPACKHeaderField(name: "x-goog-api-client", value: "gl-python/3.11.7 grpc/1.66.0 gax/2.19.2 gccl/2.18.0"),
-            HPACKHeaderField(name: "grpc-timeout", value: "3600S"),
-            HPACKHeaderField(name: "te", value: "trailers"),
-            HPACKHeaderField(name: "content-type", value: "application/grpc"),
-            HPACKHeaderField(name: "user-agent", value: "grpc-python/1.66.0 grpc-c/43.0.0 (linux; chttp2)"),
-            HPACKHeaderField(name: "grpc-accept-encoding", value: "identity, deflate, gzip"),
-            HPACKHeaderField(name: "x-test-trace-bin", value: "/w8QIDBAUGBw"),
-            HPACKHeaderField(name: "x-custom", value: "\u{3c0} \u{2260} 3"),
-        ]),
+        (
+            "8683410e3132372e302e302e313a3830383044252f676f6f676c652e6669726573746f72652e76312e4669726573746f72652f436f6d6d69741f080c426561726572206f776e65724015782d676f6f672d726571756573742d706172616d733c64617461626173653d70726f6a6563747325324664656d6f2d70726f6a65637425324664617461626173657325324625323864656661756c74253239401c676f6f676c652d636c6f75642d7265736f757263652d7072656669782970726f6a656374732f64656d6f2d70726f6a6563742f6461746162617365732f2864656661756c74294011782d676f6f672d6170692d636c69656e7433676c2d707974686f6e2f332e31312e3720677270632f312e36362e30206761782f322e31392e32206763636c2f322e31382e30400c677270632d74696d656f75740635393939386d4002746508747261696c6572735f106170706c69636174696f6e2f677270637a30677270632d707974686f6e2f312e36362e3020677270632d632f34332e302e3020286c696e75783b20636874747032294014677270632d6163636570742d656e636f64696e67176964656e746974792c206465666c6174652c20677a6970",
+            [
+                HPACKHeaderField(name: ":scheme", value: "http"),
+                HPACKHeaderField(name: ":method", value: "POST"),
+                HPACKHeaderField(name: ":authority", value: "127.0.0.1:8080"),
+                HPACKHeaderField(name: ":path", value: "/google.firestore.v1.Firestore/Commit"),
+                HPACKHeaderField(name: "authorization", value: "Bearer owner", neverIndexed: true),
+                HPACKHeaderField(name: "x-goog-request-params", value: "database=projects%2Fdemo-project%2Fdatabases%2F%28default%29"),
+                HPACKHeaderField(name: "google-cloud-resource-prefix", value: "projects/demo-project/databases/(default)"),
+                HPACKHeaderField(name: "x-goog-api-client", value: "gl-python/3.11.7 grpc/1.66.0 gax/2.19.2 gccl/2.18.0"),
+                HPACKHeaderField(name: "grpc-timeout", value: "59998m"),
+                HPACKHeaderField(name: "te", value: "trailers"),
+                HPACKHeaderField(name: "content-type", value: "application/grpc"),
+                HPACKHeaderField(name: "user-agent", value: "grpc-python/1.66.0 grpc-c/43.0.0 (linux; chttp2)"),
+                HPACKHeaderField(name: "grpc-accept-encoding", value: "identity, deflate, gzip"),
+            ]
+        ),
+        (
+            "8683c744302f676f6f676c652e6669726573746f72652e76312e4669726573746f72652f4261746368476574446f63756d656e74731f080c426561726572206f776e6572c6c5c47f040635393939396dc3c2c1c04010782d746573742d74726163652d62696e1041414543417751464267634943513d3d",
+            [
+                HPACKHeaderField(name: ":scheme", value: "http"),
+                HPACKHeaderField(name: ":method", value: "POST"),
+                HPACKHeaderField(name: ":authority", value: "127.0.0.1:8080"),
+                HPACKHeaderField(name: ":path", value: "/google.firestore.v1.Firestore/BatchGetDocuments"),
+                HPACKHeaderField(name: "authorization", value: "Bearer owner", neverIndexed: true),
+                HPACKHeaderField(name: "x-goog-request-params", value: "database=projects%2Fdemo-project%2Fdatabases%2F%28default%29"),
+                HPACKHeaderField(name: "google-cloud-resource-prefix", value: "projects/demo-project/databases/(default)"),
+                HPACKHeaderField(name: "x-goog-api-client", value: "gl-python/3.11.7 grpc/1.66.0 gax/2.19.2 gccl/2.18.0"),
+                HPACKHeaderField(name: "grpc-timeout", value: "59999m"),
+                HPACKHeaderField(name: "te", value: "trailers"),
+                HPACKHeaderField(name: "content-type", value: "application/grpc"),
+                HPACKHeaderField(name: "user-agent", value: "grpc-python/1.66.0 grpc-c/43.0.0 (linux; chttp2)"),
+                HPACKHeaderField(name: "grpc-accept-encoding", value: "identity, deflate, gzip"),
+                HPACKHeaderField(name: "x-test-trace-bin", value: "AAECAwQFBgcICQ=="),
+            ]
+        ),
+        (
+            "3fe1078683ca44252f676f6f676c652e6669726573746f72652e76312e4669726573746f72652f4c697374656e1f080c426561726572206f776e6572c9c8c77f01053336303053c6c5c4c37f010c2f77385149444241554742774008782d637573746f6d08cf8020e289a02033",
+            [
+                HPACKHeaderField(name: ":scheme", value: "http"),
+                HPACKHeaderField(name: ":method", value: "POST"),
+                HPACKHeaderField(name: ":authority", value: "127.0.0.1:8080"),
+                HPACKHeaderField(name: ":path", value: "/google.firestore.v1.Firestore/Listen"),
+                HPACKHeaderField(name: "authorization", value: "Bearer owner", neverIndexed: true),
+                HPACKHeaderField(name: "x-goog-request-params", value: "database=projects%2Fdemo-project%2Fdatabases%2F%28default%29"),
+                HPACKHeaderField(name: "google-cloud-resource-prefix", value: "projects/demo-project/databases/(default)"),
+                HPACKHeaderField(name: "x-goog-api-client", value: "gl-python/3.11.7 grpc/1.66.0 gax/2.19.2 gccl/2.18.0"),
+                HPACKHeaderField(name: "grpc-timeout", value: "3600S"),
+                HPACKHeaderField(name: "te", value: "trailers"),
+                HPACKHeaderField(name: "content-type", value: "application/grpc"),
+                HPACKHeaderField(name: "user-agent", value: "grpc-python/1.66.0 grpc-c/43.0.0 (linux; chttp2)"),
+                HPACKHeaderField(name: "grpc-accept-encoding", value: "identity, deflate, gzip"),
+                HPACKHeaderField(name: "x-test-trace-bin", value: "/w8QIDBAUGBw"),
+                HPACKHeaderField(name: "x-custom", value: "\u{3c0} \u{2260} 3"),
+            ]
+        ),
     ]
 
     /// nghttp2 (Huffman on).
     static let nghttp2: [Block] = [
-        ("83418aa0e41d139d09b8f01e0786449c62639e6a0abca6b0a849ec2afdc2be13585424f6158db6d5b2d2d9eb1f08a5ba51d85b142facb3c78886d46cb6c626e8c950172facbee4e590da8d9678f151d3f77657d75f8b1d75d0620d263d4c4d65644082497f864d833505b11f408e9acac8b0c842d6958b510f21aa9b903485a9264fafa90b2d03497ea6f66aff7a8e9acac8b54790ab7443015c205def408cf2b4c73ccb0eb32c4a0c5a939c9a85aa3c8560405c215c2a4a6b0ac042b81702935959180ae102ef7f409498e79a82ac4a0f6c8b58541edb0855abb0b29bcf9eaec3f4291286242d275abb0fd0a44b120d238c682a18fea42ca3b684ff7f", [
-            HPACKHeaderField(name: ":method", value: "POST"),
-            HPACKHeaderField(name: ":authority", value: "localhost:8080"),
-            HPACKHeaderField(name: ":scheme", value: "http"),
-            HPACKHeaderField(name: ":path", value: "/google.firestore.v1.Firestore/RunQuery"),
-            HPACKHeaderField(name: "authorization", value: "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9.", neverIndexed: true),
-            HPACKHeaderField(name: "content-type", value: "application/grpc"),
-            HPACKHeaderField(name: "te", value: "trailers"),
-            HPACKHeaderField(name: "grpc-accept-encoding", value: "identity,deflate,gzip"),
-            HPACKHeaderField(name: "user-agent", value: "grpc-node-js/1.10.8"),
-            HPACKHeaderField(name: "x-goog-api-client", value: "gl-node/20.11.1 fire/11.0.0 grpc/1.10.8"),
-            HPACKHeaderField(name: "google-cloud-resource-prefix", value: "projects/demo-project/databases/(default)"),
-        ]),
-        ("83c586c41f08a5ba51d85b142facb3c78886d46cb6c626e8c950172facbee4e590da8d9678f151d3f77657d7c3c2c1c0bfbe40899acac8b24d494f6a7f8513efbefd3f", [
-            HPACKHeaderField(name: ":method", value: "POST"),
-            HPACKHeaderField(name: ":authority", value: "localhost:8080"),
-            HPACKHeaderField(name: ":scheme", value: "http"),
-            HPACKHeaderField(name: ":path", value: "/google.firestore.v1.Firestore/RunQuery"),
-            HPACKHeaderField(name: "authorization", value: "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9.", neverIndexed: true),
-            HPACKHeaderField(name: "content-type", value: "application/grpc"),
-            HPACKHeaderField(name: "te", value: "trailers"),
-            HPACKHeaderField(name: "grpc-accept-encoding", value: "identity,deflate,gzip"),
-            HPACKHeaderField(name: "user-agent", value: "grpc-node-js/1.10.8"),
-            HPACKHeaderField(name: "x-goog-api-client", value: "gl-node/20.11.1 fire/11.0.0 grpc/1.10.8"),
-            HPACKHeaderField(name: "google-cloud-resource-prefix", value: "projects/demo-project/databases/(default)"),
-            HPACKHeaderField(name: "grpc-timeout", value: "29999m"),
-        ]),
-        ("3fe10183418aa0e41d139d09b8f01e0786449962639e6a0abca6b0a849ec2afdc2be13585424f6158e5619251f08a5ba51d85b142facb3c78886d46cb6c626e8c950172facbee4e590da8d9678f151d3f77657d75f8b1d75d0620d263d4c4d65644082497f864d833505b11f408e9acac8b0c842d6958b510f21aa9b903485a9264fafa90b2d03497ea6f66aff7a8e9acac8b54790ab7443015c205def408cf2b4c73ccb0eb32c4a0c5a939c9a85aa3c8560405c215c2a4a6b0ac042b81702935959180ae102ef7f409498e79a82ac4a0f6c8b58541edb0855abb0b29bcf9eaec3f4291286242d275abb0fd0a44b120d238c682a18fea42ca3b684ff7f408ff2b4c73ccb585ed695095ab1d83a51a490691c634160aec3f4291286242d275abb0fd0a44b120d238c682a18fea42ca3b684ff7f408a9acac8b26c190ab466ab83861860", [
-            HPACKHeaderField(name: ":method", value: "POST"),
-            HPACKHeaderField(name: ":authority", value: "localhost:8080"),
-            HPACKHeaderField(name: ":scheme", value: "http"),
-            HPACKHeaderField(name: ":path", value: "/google.firestore.v1.Firestore/Write"),
-            HPACKHeaderField(name: "authorization", value: "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9.", neverIndexed: true),
-            HPACKHeaderField(name: "content-type", value: "application/grpc"),
-            HPACKHeaderField(name: "te", value: "trailers"),
-            HPACKHeaderField(name: "grpc-accept-encoding", value: "identity,deflate,gzip"),
-            HPACKHeaderField(name: "user-agent", value: "grpc-node-js/1.10.8"),
-            HPACKHeaderField(name: "x-goog-api-client", value: "gl-node/20.11.1 fire/11.0.0 grpc/1.10.8"),
-            HPACKHeaderField(name: "google-cloud-resource-prefix", value: "projects/demo-project/databases/(default)"),
-            HPACKHeaderField(name: "x-goog-request-params", value: "database=projects/demo-project/databases/(default)"),
-            HPACKHeaderField(name: "grpc-trace-bin", value: "AAA="),
-        ]),
+        (
+            "83418aa0e41d139d09b8f01e0786449c62639e6a0abca6b0a849ec2afdc2be13585424f6158db6d5b2d2d9eb1f08a5ba51d85b142facb3c78886d46cb6c626e8c950172facbee4e590da8d9678f151d3f77657d75f8b1d75d0620d263d4c4d65644082497f864d833505b11f408e9acac8b0c842d6958b510f21aa9b903485a9264fafa90b2d03497ea6f66aff7a8e9acac8b54790ab7443015c205def408cf2b4c73ccb0eb32c4a0c5a939c9a85aa3c8560405c215c2a4a6b0ac042b81702935959180ae102ef7f409498e79a82ac4a0f6c8b58541edb0855abb0b29bcf9eaec3f4291286242d275abb0fd0a44b120d238c682a18fea42ca3b684ff7f",
+            [
+                HPACKHeaderField(name: ":method", value: "POST"),
+                HPACKHeaderField(name: ":authority", value: "localhost:8080"),
+                HPACKHeaderField(name: ":scheme", value: "http"),
+                HPACKHeaderField(name: ":path", value: "/google.firestore.v1.Firestore/RunQuery"),
+                HPACKHeaderField(name: "authorization", value: "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9.", neverIndexed: true),
+                HPACKHeaderField(name: "content-type", value: "application/grpc"),
+                HPACKHeaderField(name: "te", value: "trailers"),
+                HPACKHeaderField(name: "grpc-accept-encoding", value: "identity,deflate,gzip"),
+                HPACKHeaderField(name: "user-agent", value: "grpc-node-js/1.10.8"),
+                HPACKHeaderField(name: "x-goog-api-client", value: "gl-node/20.11.1 fire/11.0.0 grpc/1.10.8"),
+                HPACKHeaderField(name: "google-cloud-resource-prefix", value: "projects/demo-project/databases/(default)"),
+            ]
+        ),
+        (
+            "83c586c41f08a5ba51d85b142facb3c78886d46cb6c626e8c950172facbee4e590da8d9678f151d3f77657d7c3c2c1c0bfbe40899acac8b24d494f6a7f8513efbefd3f",
+            [
+                HPACKHeaderField(name: ":method", value: "POST"),
+                HPACKHeaderField(name: ":authority", value: "localhost:8080"),
+                HPACKHeaderField(name: ":scheme", value: "http"),
+                HPACKHeaderField(name: ":path", value: "/google.firestore.v1.Firestore/RunQuery"),
+                HPACKHeaderField(name: "authorization", value: "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9.", neverIndexed: true),
+                HPACKHeaderField(name: "content-type", value: "application/grpc"),
+                HPACKHeaderField(name: "te", value: "trailers"),
+                HPACKHeaderField(name: "grpc-accept-encoding", value: "identity,deflate,gzip"),
+                HPACKHeaderField(name: "user-agent", value: "grpc-node-js/1.10.8"),
+                HPACKHeaderField(name: "x-goog-api-client", value: "gl-node/20.11.1 fire/11.0.0 grpc/1.10.8"),
+                HPACKHeaderField(name: "google-cloud-resource-prefix", value: "projects/demo-project/databases/(default)"),
+                HPACKHeaderField(name: "grpc-timeout", value: "29999m"),
+            ]
+        ),
+        (
+            "3fe10183418aa0e41d139d09b8f01e0786449962639e6a0abca6b0a849ec2afdc2be13585424f6158e5619251f08a5ba51d85b142facb3c78886d46cb6c626e8c950172facbee4e590da8d9678f151d3f77657d75f8b1d75d0620d263d4c4d65644082497f864d833505b11f408e9acac8b0c842d6958b510f21aa9b903485a9264fafa90b2d03497ea6f66aff7a8e9acac8b54790ab7443015c205def408cf2b4c73ccb0eb32c4a0c5a939c9a85aa3c8560405c215c2a4a6b0ac042b81702935959180ae102ef7f409498e79a82ac4a0f6c8b58541edb0855abb0b29bcf9eaec3f4291286242d275abb0fd0a44b120d238c682a18fea42ca3b684ff7f408ff2b4c73ccb585ed695095ab1d83a51a490691c634160aec3f4291286242d275abb0fd0a44b120d238c682a18fea42ca3b684ff7f408a9acac8b26c190ab466ab83861860",
+            [
+                HPACKHeaderField(name: ":method", value: "POST"),
+                HPACKHeaderField(name: ":authority", value: "localhost:8080"),
+                HPACKHeaderField(name: ":scheme", value: "http"),
+                HPACKHeaderField(name: ":path", value: "/google.firestore.v1.Firestore/Write"),
+                HPACKHeaderField(name: "authorization", value: "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9.", neverIndexed: true),
+                HPACKHeaderField(name: "content-type", value: "application/grpc"),
+                HPACKHeaderField(name: "te", value: "trailers"),
+                HPACKHeaderField(name: "grpc-accept-encoding", value: "identity,deflate,gzip"),
+                HPACKHeaderField(name: "user-agent", value: "grpc-node-js/1.10.8"),
+                HPACKHeaderField(name: "x-goog-api-client", value: "gl-node/20.11.1 fire/11.0.0 grpc/1.10.8"),
+                HPACKHeaderField(name: "google-cloud-resource-prefix", value: "projects/demo-project/databases/(default)"),
+                HPACKHeaderField(name: "x-goog-request-params", value: "database=projects/demo-project/databases/(default)"),
+                HPACKHeaderField(name: "grpc-trace-bin", value: "AAA="),
+            ]
+        ),
     ]
 
     /// responses (Huffman on).
     static let responses: [Block] = [
-        ("885f8b1d75d0620d263d4c4d6564408e9acac8b0c842d6958b510f21aa9b903485a9264fafa90b2d03497ea6f66aff408a9acac8b16a21e435537f863485a9264faf", [
-            HPACKHeaderField(name: ":status", value: "200"),
-            HPACKHeaderField(name: "content-type", value: "application/grpc"),
-            HPACKHeaderField(name: "grpc-accept-encoding", value: "identity,deflate,gzip"),
-            HPACKHeaderField(name: "grpc-encoding", value: "identity"),
-        ]),
-        ("40889acac8b21234da8f810740899acac8b5254207317f80", [
-            HPACKHeaderField(name: "grpc-status", value: "0"),
-            HPACKHeaderField(name: "grpc-message", value: ""),
-        ]),
-        ("20885f8b1d75d0620d263d4c4d656440889acac8b21234da8f816f40899acac8b5254207317fb6a8ea16a4993e9449d4b6b90692dc52bb0fd0a44a1890b49d6aec3f42912c48348e31a0a863fa90b28eda13fdb121c96d25a928606c47", [
-            HPACKHeaderField(name: ":status", value: "200"),
-            HPACKHeaderField(name: "content-type", value: "application/grpc"),
-            HPACKHeaderField(name: "grpc-status", value: "5"),
-            HPACKHeaderField(name: "grpc-message", value: "no entity to update: projects/demo-project/databases/(default)/documents/a/b"),
-        ]),
+        (
+            "885f8b1d75d0620d263d4c4d6564408e9acac8b0c842d6958b510f21aa9b903485a9264fafa90b2d03497ea6f66aff408a9acac8b16a21e435537f863485a9264faf",
+            [
+                HPACKHeaderField(name: ":status", value: "200"),
+                HPACKHeaderField(name: "content-type", value: "application/grpc"),
+                HPACKHeaderField(name: "grpc-accept-encoding", value: "identity,deflate,gzip"),
+                HPACKHeaderField(name: "grpc-encoding", value: "identity"),
+            ]
+        ),
+        (
+            "40889acac8b21234da8f810740899acac8b5254207317f80",
+            [
+                HPACKHeaderField(name: "grpc-status", value: "0"),
+                HPACKHeaderField(name: "grpc-message", value: ""),
+            ]
+        ),
+        (
+            "20885f8b1d75d0620d263d4c4d656440889acac8b21234da8f816f40899acac8b5254207317fb6a8ea16a4993e9449d4b6b90692dc52bb0fd0a44a1890b49d6aec3f42912c48348e31a0a863fa90b28eda13fdb121c96d25a928606c47",
+            [
+                HPACKHeaderField(name: ":status", value: "200"),
+                HPACKHeaderField(name: "content-type", value: "application/grpc"),
+                HPACKHeaderField(name: "grpc-status", value: "5"),
+                HPACKHeaderField(name: "grpc-message", value: "no entity to update: projects/demo-project/databases/(default)/documents/a/b"),
+            ]
+        ),
     ]
 
     /// Every scenario, named.

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import EmulatorHTTP
 
 /// Property: random header lists encoded by one HPACKEncoder decode back to the same lists on
@@ -6,9 +7,11 @@ import Testing
 /// across peer table size changes.
 @Suite struct HPACKRoundTripTests {
     /// Names: static-table names, gRPC names, unindexed names and made-up ones.
-    static let names = [":status", ":path", ":authority", "content-type", "grpc-status", "grpc-message", "grpc-encoding",
-                        "grpc-accept-encoding", "authorization", "date", "content-length", "x-goog-request-params",
-                        "x-custom-bin", "user-agent", "te", "x-a", "x-b", "cookie", "accept-encoding"]
+    static let names = [
+        ":status", ":path", ":authority", "content-type", "grpc-status", "grpc-message", "grpc-encoding",
+        "grpc-accept-encoding", "authorization", "date", "content-length", "x-goog-request-params",
+        "x-custom-bin", "user-agent", "te", "x-a", "x-b", "cookie", "accept-encoding",
+    ]
     /// Values that recur.
     static let values = ["", "0", "200", "application/grpc", "identity", "gzip, deflate", "trailers", "Bearer owner", "/"]
 
@@ -58,8 +61,10 @@ import Testing
     @Test func repeatedListsShrinkToIndices() throws {
         var encoder = HPACKEncoder()
         var decoder = HPACKDecoder()
-        let fields = [hf(":status", "200"), hf("content-type", "application/grpc"), hf("x-goog-request-params", "database=x"),
-                      hf("grpc-message", "changing")]
+        let fields = [
+            hf(":status", "200"), hf("content-type", "application/grpc"), hf("x-goog-request-params", "database=x"),
+            hf("grpc-message", "changing"),
+        ]
         let first = encoder.encode(fields)
         let second = encoder.encode(fields)
         #expect(try decoder.decode(first).fields == fields)

@@ -1,5 +1,6 @@
-import Testing
 import EmulatorCore
+import Testing
+
 @testable import EmulatorHTTP
 
 /// Hostile HTTP/2 peers (issue 22): floods end with GOAWAY ENHANCE_YOUR_CALM, stream ids may not
@@ -124,9 +125,12 @@ import EmulatorCore
         h.feed(H2Harness.settings())
         _ = h.frames()
         var enc = HPACKEncoder()
-        let block = enc.encode([(":method", "GET"), (":scheme", "http"), (":path", "/"), (":authority", "t")].map { HPACKHeaderField(name: $0.0, value: $0.1) })
+        let block = enc.encode(
+            [(":method", "GET"), (":scheme", "http"), (":path", "/"), (":authority", "t")].map { HPACKHeaderField(name: $0.0, value: $0.1) })
         let priority: [UInt8] = [0, 0, 0, 1, 16]  // depends on stream 1, weight 17
-        #expect(h.feed(H2Harness.frame(HTTP2FrameType.headers, HTTP2Flag.endHeaders | HTTP2Flag.endStream | HTTP2Flag.priority, 1, priority + block)) == nil)
+        #expect(
+            h.feed(H2Harness.frame(HTTP2FrameType.headers, HTTP2Flag.endHeaders | HTTP2Flag.endStream | HTTP2Flag.priority, 1, priority + block))
+                == nil)
         #expect(h.opened.isEmpty)
         let rst = h.frames().first { $0.type == HTTP2FrameType.rstStream }
         #expect(rst?.streamId == 1 && rst?.u32 == HTTP2ErrorCode.protocolError.rawValue)
@@ -244,8 +248,9 @@ import EmulatorCore
     }
 
     @Test func theFloodGuardRefillsByElapsedTime() {
-        var g = HTTP2FloodGuard(reset: HTTP2FloodRate(burst: 2, perSecond: 10), answered: HTTP2FloodRate(burst: 1, perSecond: 0),
-                                empty: HTTP2FloodRate(burst: Int.max, perSecond: Int.max), now: 0)
+        var g = HTTP2FloodGuard(
+            reset: HTTP2FloodRate(burst: 2, perSecond: 10), answered: HTTP2FloodRate(burst: 1, perSecond: 0),
+            empty: HTTP2FloodRate(burst: Int.max, perSecond: Int.max), now: 0)
         let first = [g.take(.reset, now: 0), g.take(.reset, now: 0), g.take(.reset, now: 0)]
         #expect(first == [true, true, false])
         let half = g.take(.reset, now: 50_000_000)  // half a token

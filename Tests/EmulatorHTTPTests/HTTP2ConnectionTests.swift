@@ -51,7 +51,9 @@ import Testing
     @Test func settingsAreAckedAndPingsEchoed() {
         let h = H2Harness()
         _ = h.frames()
-        #expect(h.feed(H2Harness.settings([(HTTP2Setting.maxFrameSize, 32_768)]) + H2Harness.frame(HTTP2FrameType.ping, 0, 0, [1, 2, 3, 4, 5, 6, 7, 8])) == nil)
+        #expect(
+            h.feed(H2Harness.settings([(HTTP2Setting.maxFrameSize, 32_768)]) + H2Harness.frame(HTTP2FrameType.ping, 0, 0, [1, 2, 3, 4, 5, 6, 7, 8]))
+                == nil)
         let fs = h.frames()
         #expect(fs.count == 2)
         #expect(fs[0].type == HTTP2FrameType.settings && fs[0].has(HTTP2Flag.ack) && fs[0].payload.isEmpty)
@@ -173,8 +175,9 @@ import Testing
         let h = H2Harness()
         h.feed(H2Harness.settings())
         var enc = HPACKEncoder()
-        let block = enc.encode([(":method", "GET"), (":scheme", "http"), (":path", "/p"), ("x-a", String(repeating: "a", count: 30))]
-            .map { HPACKHeaderField(name: $0.0, value: $0.1) })
+        let block = enc.encode(
+            [(":method", "GET"), (":scheme", "http"), (":path", "/p"), ("x-a", String(repeating: "a", count: 30))]
+                .map { HPACKHeaderField(name: $0.0, value: $0.1) })
         let cut = block.count / 2
         h.feed(H2Harness.frame(HTTP2FrameType.headers, HTTP2Flag.endStream, 1, Array(block[..<cut])))
         #expect(h.opened.isEmpty)
@@ -229,7 +232,8 @@ import Testing
         var enc = HPACKEncoder()
         let missingPath = enc.encode([HPACKHeaderField(name: ":method", value: "GET"), HPACKHeaderField(name: ":scheme", value: "http")])
         h.feed(H2Harness.frame(HTTP2FrameType.headers, HTTP2Flag.endHeaders | HTTP2Flag.endStream, 1, missingPath))
-        let upper = enc.encode([(":method", "GET"), (":scheme", "http"), (":path", "/"), ("X-Upper", "1")].map { HPACKHeaderField(name: $0.0, value: $0.1) })
+        let upper = enc.encode(
+            [(":method", "GET"), (":scheme", "http"), (":path", "/"), ("X-Upper", "1")].map { HPACKHeaderField(name: $0.0, value: $0.1) })
         h.feed(H2Harness.frame(HTTP2FrameType.headers, HTTP2Flag.endHeaders | HTTP2Flag.endStream, 3, upper))
         #expect(h.opened.isEmpty)
         let rsts = h.frames().filter { $0.type == HTTP2FrameType.rstStream }

@@ -33,8 +33,11 @@ import Testing
     @Test func realClientSessionParsesTheSameWhateverTheChunking() async throws {
         #expect(Array(GRPCSessionCapture.clientBytes.prefix(24)) == Connection.http2Preface)
         let whole = try await replay(chunk: Int.max / 2)
-        #expect(whole.map(\.path) == ["/google.firestore.v1.Firestore/Commit", "/google.firestore.v1.Firestore/BatchGetDocuments",
-                                      "/google.firestore.v1.Firestore/RunQuery"])
+        #expect(
+            whole.map(\.path) == [
+                "/google.firestore.v1.Firestore/Commit", "/google.firestore.v1.Firestore/BatchGetDocuments",
+                "/google.firestore.v1.Firestore/RunQuery",
+            ])
         // Every body is exactly one uncompressed length-prefixed message.
         for s in whole {
             #expect(s.body.count > 5 && s.body[0] == 0)

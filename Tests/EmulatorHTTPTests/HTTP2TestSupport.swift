@@ -1,4 +1,5 @@
 import EmulatorCore
+
 @testable import EmulatorHTTP
 
 /// Drives an `HTTP2Connection` without sockets: bytes in, frames out, stream commands applied on
@@ -22,9 +23,10 @@ final class H2Harness: @unchecked Sendable {
         let posted = self.posted
         var opened: [HTTP2Stream] = []
         let clock = self.clock
-        conn = HTTP2Connection(limits: limits, remote: "test", quota: quota, clock: { clock.now },
-                               post: { id, c in posted.withLock { $0.append((id, c)) } },
-                               onStream: { s, _ in opened.append(s) })
+        conn = HTTP2Connection(
+            limits: limits, remote: "test", quota: quota, clock: { clock.now },
+            post: { id, c in posted.withLock { $0.append((id, c)) } },
+            onStream: { s, _ in opened.append(s) })
         self.conn = conn
         conn.start(into: &out)
         streamsSource = { opened }
@@ -95,7 +97,9 @@ extension HTTP2Frame {
     /// GOAWAY's error code.
     var goawayCode: UInt32 { UInt32(payload[4]) << 24 | UInt32(payload[5]) << 16 | UInt32(payload[6]) << 8 | UInt32(payload[7]) }
     /// GOAWAY's last stream id.
-    var goawayLastStream: UInt32 { (UInt32(payload[0]) << 24 | UInt32(payload[1]) << 16 | UInt32(payload[2]) << 8 | UInt32(payload[3])) & 0x7fff_ffff }
+    var goawayLastStream: UInt32 {
+        (UInt32(payload[0]) << 24 | UInt32(payload[1]) << 16 | UInt32(payload[2]) << 8 | UInt32(payload[3])) & 0x7fff_ffff
+    }
     /// A 32-bit payload (RST_STREAM code, WINDOW_UPDATE increment).
     var u32: UInt32 { UInt32(payload[0]) << 24 | UInt32(payload[1]) << 16 | UInt32(payload[2]) << 8 | UInt32(payload[3]) }
 }

@@ -1,9 +1,11 @@
+import Foundation
+import Testing
+
+@testable import EmulatorHTTP
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import Testing
-@testable import EmulatorHTTP
 
 /// Answers with the peer address, so a test can tell whether requests shared a connection.
 let peer: HTTPResponder = { req in .text(req.remoteAddress ?? "?") }
@@ -41,8 +43,10 @@ let peer: HTTPResponder = { req in .text(req.remoteAddress ?? "?") }
     /// A peer that answers `Connection: close` (our server never does on its own) is not pooled,
     /// nor is an HTTP/1.0 peer that does not say keep-alive.
     @Test func closingPeersAreNotPooled() async throws {
-        for answer in ["HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nbye",
-                       "HTTP/1.0 200 OK\r\nContent-Length: 3\r\n\r\nbye"] {
+        for answer in [
+            "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nbye",
+            "HTTP/1.0 200 OK\r\nContent-Length: 3\r\n\r\nbye",
+        ] {
             let port = try oneShotServer(answer)
             let pool = HTTPConnectionPool()
             let r = try await pool.send(HTTPRequest(method: "GET", target: "/"), host: "127.0.0.1", port: port)
@@ -57,10 +61,12 @@ let peer: HTTPResponder = { req in .text(req.remoteAddress ?? "?") }
     @Test func returnsAnAnswerSentBeforeTheBodyWasRead() async throws {
         let body = [UInt8](repeating: UInt8(ascii: "x"), count: 16 * 1024 * 1024)
         let answer = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nbye"
-        let pooled = try await HTTPConnectionPool().send(HTTPRequest(method: "POST", target: "/", body: body),
-                                                         host: "127.0.0.1", port: try oneShotServer(answer))
+        let pooled = try await HTTPConnectionPool().send(
+            HTTPRequest(method: "POST", target: "/", body: body),
+            host: "127.0.0.1", port: try oneShotServer(answer))
         #expect(pooled.status == 200 && String(decoding: pooled.body, as: UTF8.self) == "bye")
-        let direct = try await HTTPClient.send(HTTPRequest(method: "GET", target: "/", body: body), host: "127.0.0.1", port: try oneShotServer(answer))
+        let direct = try await HTTPClient.send(
+            HTTPRequest(method: "GET", target: "/", body: body), host: "127.0.0.1", port: try oneShotServer(answer))
         #expect(direct.status == 200 && String(decoding: direct.body, as: UTF8.self) == "bye")
     }
 

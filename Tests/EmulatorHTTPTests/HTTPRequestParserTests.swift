@@ -1,4 +1,5 @@
 import Testing
+
 @testable import EmulatorHTTP
 
 /// Parses `input` fed as the given chunks and returns every event until it needs more or fails.
@@ -14,7 +15,9 @@ func parseAll(_ chunks: [[UInt8]], maxHeader: Int = 64 * 1024, maxBody: Int = 1 
                 out.append("\(r.method) \(r.target) \(r.version) [\(headers)] body=\(String(decoding: r.body, as: UTF8.self))")
             case .expectContinue: out.append("100-continue")
             case .needMore: break loop
-            case .error(let e): out.append("error \(e.status)"); return out
+            case .error(let e):
+                out.append("error \(e.status)")
+                return out
             }
         }
     }
@@ -25,8 +28,10 @@ func parseAll(_ chunks: [[UInt8]], maxHeader: Int = 64 * 1024, maxBody: Int = 1 
     @Test(arguments: [
         ("GET /a?b=1 HTTP/1.1\r\nHost: x\r\n\r\n", ["GET /a?b=1 HTTP/1.1 [Host=x] body="]),
         ("POST /p HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello", ["POST /p HTTP/1.1 [Content-Length=5] body=hello"]),
-        ("POST /p HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nX-Trailer: t\r\n\r\n",
-         ["POST /p HTTP/1.1 [Transfer-Encoding=chunked] body=hello world"]),
+        (
+            "POST /p HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nX-Trailer: t\r\n\r\n",
+            ["POST /p HTTP/1.1 [Transfer-Encoding=chunked] body=hello world"]
+        ),
         ("GET /1 HTTP/1.1\r\n\r\nGET /2 HTTP/1.0\r\n\r\n", ["GET /1 HTTP/1.1 [] body=", "GET /2 HTTP/1.0 [] body="]),
         ("HEAD / HTTP/1.1\r\nX-A:  spaced value \r\n\r\n", ["HEAD / HTTP/1.1 [X-A=spaced value] body="]),
         ("POST /e HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n", ["100-continue"]),
@@ -76,7 +81,10 @@ func parseAll(_ chunks: [[UInt8]], maxHeader: Int = 64 * 1024, maxBody: Int = 1 
     @Test(arguments: [
         ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX: " + String(repeating: "a", count: 1100) + "\r\n\r\n", "error 431"),
         ("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1;e=" + String(repeating: "e", count: 4200) + "\r\nx\r\n0\r\n\r\n", "error 400"),
-        ("GET / HTTP/1.1\r\nX: " + String(repeating: "h", count: 1005) + "\r\n\r\n", "GET / HTTP/1.1 [X=\(String(repeating: "h", count: 1005))] body="),
+        (
+            "GET / HTTP/1.1\r\nX: " + String(repeating: "h", count: 1005) + "\r\n\r\n",
+            "GET / HTTP/1.1 [X=\(String(repeating: "h", count: 1005))] body="
+        ),
     ])
     func lineLimitsDoNotDependOnChunking(input: String, expected: String) {
         let bytes = Array(input.utf8)
@@ -94,15 +102,17 @@ func parseAll(_ chunks: [[UInt8]], maxHeader: Int = 64 * 1024, maxBody: Int = 1 
         let trailers = String(repeating: "X-T: 0123456789\r\n", count: 200)
         let s = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\n" + trailers + "\r\n"
         #expect(parseAll([Array(s.utf8)], maxHeader: 1024) == ["error 431"])
-        let few = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\n" + String(repeating: "X-T: 0123456789\r\n", count: 10) + "\r\n"
+        let few =
+            "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\n" + String(repeating: "X-T: 0123456789\r\n", count: 10) + "\r\n"
         #expect(parseAll([Array(few.utf8)], maxHeader: 1024) == ["POST / HTTP/1.1 [Transfer-Encoding=chunked] body=x"])
     }
 
     /// The same bytes give the same requests whether fed at once, byte by byte, or in random chunks.
     @Test func byteByByteReplayGivesTheSameResult() {
-        let input = Array(("POST /a%28default%29 HTTP/1.1\r\nContent-Length: 4\r\n\r\nbody"
-            + "POST /c HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
-            + "GET /q?x=1 HTTP/1.1\r\nA: b\r\n\r\n").utf8)
+        let input = Array(
+            ("POST /a%28default%29 HTTP/1.1\r\nContent-Length: 4\r\n\r\nbody"
+                + "POST /c HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
+                + "GET /q?x=1 HTTP/1.1\r\nA: b\r\n\r\n").utf8)
         let whole = parseAll([input])
         #expect(whole.count == 3)
         #expect(parseAll(input.map { [$0] }) == whole)

@@ -1,10 +1,12 @@
+import EmulatorCore
+import Foundation
+import Testing
+
+@testable import EmulatorHTTP
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import Testing
-import EmulatorCore
-@testable import EmulatorHTTP
 
 /// The server's limits over real sockets (issue 22): a client that does not read its answers
 /// stops being served, connections beyond the cap are answered 503, two Host headers are refused.

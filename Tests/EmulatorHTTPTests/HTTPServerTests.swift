@@ -1,10 +1,12 @@
+import EmulatorCore
+import Foundation
+import Testing
+
+@testable import EmulatorHTTP
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import Testing
-import EmulatorCore
-@testable import EmulatorHTTP
 
 /// A raw TCP client for protocol-level tests. Its reads block a thread of their own
 /// (`HTTPClient.onThread`), never the cooperative pool the server's responders run on: with
@@ -77,10 +79,12 @@ final class RawClient: @unchecked Sendable {
 }
 
 /// Starts a server for one test.
-func withServer(_ edit: (inout HTTPServerConfiguration) -> Void = { _ in },
-                listeners: [HTTPServerConfiguration.Listener] = [.init(host: "127.0.0.1", port: 0)],
-                responder: @escaping HTTPResponder = echo,
-                _ body: ([BoundAddress]) async throws -> Void) async throws {
+func withServer(
+    _ edit: (inout HTTPServerConfiguration) -> Void = { _ in },
+    listeners: [HTTPServerConfiguration.Listener] = [.init(host: "127.0.0.1", port: 0)],
+    responder: @escaping HTTPResponder = echo,
+    _ body: ([BoundAddress]) async throws -> Void
+) async throws {
     var config = HTTPServerConfiguration(listeners: listeners)
     edit(&config)
     let server = HTTPServer(configuration: config, responder: responder)
@@ -152,7 +156,10 @@ let echo: HTTPResponder = { req in
     }
 
     @Test func limitsAnswer431And413() async throws {
-        try await withServer({ $0.maxHeaderBytes = 1024; $0.maxBodyBytes = 100 }) { bound in
+        try await withServer({
+            $0.maxHeaderBytes = 1024
+            $0.maxBodyBytes = 100
+        }) { bound in
             let c = try RawClient(port: bound[0].port)
             try c.send("GET / HTTP/1.1\r\nX: " + String(repeating: "a", count: 2000) + "\r\n\r\n")
             #expect(await c.read(responses: 1).hasPrefix("HTTP/1.1 431"))
@@ -202,7 +209,9 @@ let echo: HTTPResponder = { req in
         try await Task.sleep(nanoseconds: 100_000_000)
         await server.shutdown()
         #expect(try await slow.status == 200)
-        #expect(throws: HTTPServerError.self) { try HTTPClient.sendBlocking(HTTPRequest(method: "GET", target: "/"), host: "127.0.0.1", port: port, timeout: 1) }
+        #expect(throws: HTTPServerError.self) {
+            try HTTPClient.sendBlocking(HTTPRequest(method: "GET", target: "/"), host: "127.0.0.1", port: port, timeout: 1)
+        }
     }
 
     @Test func servesIPv6AndSeveralListeners() async throws {
@@ -216,7 +225,8 @@ let echo: HTTPResponder = { req in
 
     @Test func busyPortErrorNamesTheAddress() async throws {
         try await withServer { bound in
-            let other = HTTPServer(configuration: HTTPServerConfiguration(listeners: [.init(host: "127.0.0.1", port: bound[0].port)]), responder: echo)
+            let other = HTTPServer(
+                configuration: HTTPServerConfiguration(listeners: [.init(host: "127.0.0.1", port: bound[0].port)]), responder: echo)
             do {
                 _ = try other.start()
                 Issue.record("second bind succeeded")
@@ -254,9 +264,11 @@ let echo: HTTPResponder = { req in
             var enc = HPACKEncoder()
             var bytes = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
             HTTP2FrameWriter.settings(&bytes, [])
-            HTTP2FrameWriter.append(&bytes, type: HTTP2FrameType.headers, flags: HTTP2Flag.endHeaders | HTTP2Flag.endStream, stream: 1,
-                                    payload: enc.encode([(":method", "GET"), (":scheme", "http"), (":path", "/over-h2"), (":authority", "t")]
-                                        .map { HPACKHeaderField(name: $0.0, value: $0.1) }))
+            HTTP2FrameWriter.append(
+                &bytes, type: HTTP2FrameType.headers, flags: HTTP2Flag.endHeaders | HTTP2Flag.endStream, stream: 1,
+                payload: enc.encode(
+                    [(":method", "GET"), (":scheme", "http"), (":path", "/over-h2"), (":authority", "t")]
+                        .map { HPACKHeaderField(name: $0.0, value: $0.1) }))
             try HTTPClient.writeAll(c.fd, bytes)
             let answer = await c.readRaw(until: "GET /over-h2 ")
             #expect(answer.contains("GET /over-h2 "))
@@ -270,7 +282,12 @@ let echo: HTTPResponder = { req in
             r.headers.add("Content-Type", "text/event-stream")
             if req.path == "/forever" {
                 r.stream = { w in
-                    do { while true { try await w.write(Array("tick\n".utf8)); try await Task.sleep(nanoseconds: 20_000_000) } } catch {}
+                    do {
+                        while true {
+                            try await w.write(Array("tick\n".utf8))
+                            try await Task.sleep(nanoseconds: 20_000_000)
+                        }
+                    } catch {}
                     stopped.withLock { $0 = true }
                 }
             } else {

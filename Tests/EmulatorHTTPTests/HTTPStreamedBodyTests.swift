@@ -1,10 +1,12 @@
+import EmulatorCore
+import Foundation
+import Testing
+
+@testable import EmulatorHTTP
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import Testing
-import EmulatorCore
-@testable import EmulatorHTTP
 
 /// Feeds `chunks` to a parser that streams every POST body (limit `limit`) and returns its events:
 /// `head METHOD target`, `part <bytes>`, `end`, `request ...` (buffered), `error N`.
@@ -19,16 +21,21 @@ private func streamAll(_ chunks: [[UInt8]], limit: Int = 1 << 20, maxBody: Int =
                 case .bytes(let b): out.append("part " + String(decoding: b, as: UTF8.self))
                 case .end: out.append("end")
                 case .needMore: break loop
-                case .error(let e): out.append("error \(e.status)"); return out
+                case .error(let e):
+                    out.append("error \(e.status)")
+                    return out
                 }
                 continue
             }
             switch p.next() {
             case .request(let r):
-                out.append(p.isStreamingBody ? "head \(r.method) \(r.target)" : "request \(r.method) \(r.target) \(String(decoding: r.body, as: UTF8.self))")
+                out.append(
+                    p.isStreamingBody ? "head \(r.method) \(r.target)" : "request \(r.method) \(r.target) \(String(decoding: r.body, as: UTF8.self))")
             case .expectContinue: out.append("100-continue")
             case .needMore: break loop
-            case .error(let e): out.append("error \(e.status)"); return out
+            case .error(let e):
+                out.append("error \(e.status)")
+                return out
             }
         }
     }
@@ -69,7 +76,8 @@ private func merged(_ events: [String]) -> [String] {
     }
 
     @Test func expectContinueComesBeforeTheStreamedHead() {
-        #expect(streamAll([Array("POST /e HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n".utf8), Array("ok".utf8)])
+        #expect(
+            streamAll([Array("POST /e HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n".utf8), Array("ok".utf8)])
                 == ["100-continue", "head POST /e", "part ok", "end"])
     }
 }
@@ -107,11 +115,14 @@ private let slowCounter: HTTPResponder = { req in
             var body = [UInt8](repeating: 0, count: size)
             for i in 0..<size { body[i] = UInt8(truncatingIfNeeded: i &* 31) }
             let expectedSum = body.reduce(UInt64(0)) { $0 &+ UInt64($1) }
-            let r = try await HTTPClient.send(HTTPRequest(method: "POST", target: "/slow", body: body), host: "127.0.0.1", port: bound[0].port, timeout: 60)
+            let r = try await HTTPClient.send(
+                HTTPRequest(method: "POST", target: "/slow", body: body), host: "127.0.0.1", port: bound[0].port, timeout: 60)
             #expect(String(decoding: r.body, as: UTF8.self) == "streamed \(size) \(expectedSum)")
-            let small = try await HTTPClient.send(HTTPRequest(method: "POST", target: "/up", body: Array("abc".utf8)), host: "127.0.0.1", port: bound[0].port)
+            let small = try await HTTPClient.send(
+                HTTPRequest(method: "POST", target: "/up", body: Array("abc".utf8)), host: "127.0.0.1", port: bound[0].port)
             #expect(String(decoding: small.body, as: UTF8.self) == "streamed 3 294")
-            let other = try await HTTPClient.send(HTTPRequest(method: "POST", target: "/other", body: [UInt8](repeating: 1, count: 2048)), host: "127.0.0.1", port: bound[0].port)
+            let other = try await HTTPClient.send(
+                HTTPRequest(method: "POST", target: "/other", body: [UInt8](repeating: 1, count: 2048)), host: "127.0.0.1", port: bound[0].port)
             #expect(other.status == 413)
         }
     }
@@ -151,7 +162,12 @@ private let slowCounter: HTTPResponder = { req in
     }
 
     @Test func aStalledUploadTimesOut() async throws {
-        try await withServer({ Self.uploads(&$0); $0.idleTimeout = 0.3 }, responder: slowCounter) { bound in
+        try await withServer(
+            {
+                Self.uploads(&$0)
+                $0.idleTimeout = 0.3
+            }, responder: slowCounter
+        ) { bound in
             let c = try RawClient(port: bound[0].port)
             try c.send("POST /up HTTP/1.1\r\nContent-Length: 10\r\n\r\nabc")
             let text = await c.read(responses: 1, timeout: 5)

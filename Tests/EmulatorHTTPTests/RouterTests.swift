@@ -1,10 +1,13 @@
 import Testing
+
 @testable import EmulatorHTTP
 
 @Suite struct RouterTests {
     static func router() -> Router {
         var r = Router()
-        let tag: (String) -> RouteHandler = { name in { _, m in HTTPResponse.text(name + " " + m.params.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")) } }
+        let tag: (String) -> RouteHandler = { name in
+            { _, m in HTTPResponse.text(name + " " + m.params.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")) }
+        }
         r.get("/emulator/v1/status", tag("status"))
         r.add("*", "/{project}/{region}/{name}", tag("function"))
         r.post("/identitytoolkit.googleapis.com/v1/accounts:signUp", tag("signUp"))
@@ -68,7 +71,8 @@ import Testing
 
     @Test func wildcardKeepsEncodedSlashInsideASegment() {
         guard case .found(_, let m) = Self.router().resolve(method: "GET", path: "/v1/projects/p/databases/d/documents/c/a%2Fb") else {
-            Issue.record("no match"); return
+            Issue.record("no match")
+            return
         }
         #expect(m.wildcardSegments["path"] == ["c", "a/b"])
     }

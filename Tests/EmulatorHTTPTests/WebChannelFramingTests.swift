@@ -1,5 +1,6 @@
 import EmulatorCore
 import Testing
+
 @testable import EmulatorHTTP
 
 /// Chunk framing (`<length>\n<json>`, the length in UTF-16 code units) and the ASCII escaping that

@@ -1,5 +1,6 @@
 import EmulatorCore
 import Testing
+
 @testable import EmulatorHTTP
 
 /// Sessions of `WebChannelServer` with an echo service, a manual clock and in-memory
@@ -83,8 +84,10 @@ import Testing
     }
 
     static func open(_ f: Fixture, _ maps: [String] = ["m0"], headers: String? = nil) async throws -> String {
-        let r = try await f.server.handle(HTTPRequest(method: "POST", target: "/c?VER=8&RID=1&CVER=22&X-HTTP-Session-Id=gsessionid",
-                                                      body: body(maps, ofs: 0, headers: headers)))
+        let r = try await f.server.handle(
+            HTTPRequest(
+                method: "POST", target: "/c?VER=8&RID=1&CVER=22&X-HTTP-Session-Id=gsessionid",
+                body: body(maps, ofs: 0, headers: headers)))
         #expect(r.status == 200)
         #expect(r.headers["X-HTTP-Session-Id"]?.hasPrefix("gsid-") == true)
         var reader = WebChannelChunkReader()
@@ -96,14 +99,17 @@ import Testing
     }
 
     static func post(_ f: Fixture, _ sid: String, _ maps: [String], ofs: Int, aid: Int? = nil) async throws -> String {
-        let r = try await f.server.handle(HTTPRequest(method: "POST", target: "/c?VER=8&SID=\(sid)&RID=2" + (aid.map { "&AID=\($0)" } ?? ""),
-                                                      body: body(maps, ofs: ofs)))
+        let r = try await f.server.handle(
+            HTTPRequest(
+                method: "POST", target: "/c?VER=8&SID=\(sid)&RID=2" + (aid.map { "&AID=\($0)" } ?? ""),
+                body: body(maps, ofs: ofs)))
         return String(decoding: r.body, as: UTF8.self)
     }
 
     /// Opens a backchannel and serves it in a task; returns the collector and the task.
     static func get(_ f: Fixture, _ sid: String, aid: Int, longPoll: Bool, extra: String = "") async throws -> (Collector, Task<Void, Never>) {
-        let r = try await f.server.handle(HTTPRequest(method: "GET", target: "/c?VER=8&RID=rpc&SID=\(sid)&AID=\(aid)&CI=\(longPoll ? 1 : 0)&TYPE=xmlhttp" + extra))
+        let r = try await f.server.handle(
+            HTTPRequest(method: "GET", target: "/c?VER=8&RID=rpc&SID=\(sid)&AID=\(aid)&CI=\(longPoll ? 1 : 0)&TYPE=xmlhttp" + extra))
         let stream = try #require(r.stream)
         let w = Collector()
         return (w, Task { await stream(w) })
@@ -217,7 +223,10 @@ import Testing
     }
 
     @Test func tooMuchQueuedDropsTheSessionAndSendWaitsForTheBackchannel() async throws {
-        let f = Self.fixture { $0.maxQueuedBytes = 10_000; $0.sendBufferBytes = 1000 }
+        let f = Self.fixture {
+            $0.maxQueuedBytes = 10_000
+            $0.sendBufferBytes = 1000
+        }
         let sid = try await Self.open(f, [])
         let session = try #require(f.server.session(sid))
         let big = JSON.string(String(repeating: "x", count: 600))

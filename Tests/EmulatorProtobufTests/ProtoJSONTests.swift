@@ -1,6 +1,7 @@
 import EmulatorCore
-@testable import EmulatorProtobuf
 import Testing
+
+@testable import EmulatorProtobuf
 
 /// The proto3 JSON mapping rules the gRPC layer relies on, each with the bytes it must give.
 struct ProtoJSONTests {
@@ -69,14 +70,17 @@ struct ProtoJSONTests {
         #expect(try decode("08 00", composite) == [:])
         let latLng = FirestoreSchemas.message(named: "google.type.LatLng")!
         #expect(try decode("09 00 00 00 00 00 00 00 00", latLng) == [:])
-        let m = MessageSchema("test.Defaults", [
-            .field(1, "d", .double), .field(2, "f", .float), .field(3, "i32", .int32), .field(4, "i64", .int64),
-            .field(5, "u32", .uint32), .field(6, "u64", .uint64), .field(7, "s32", .sint32), .field(8, "s64", .sint64),
-            .field(9, "f32", .fixed32), .field(10, "f64", .fixed64), .field(11, "sf32", .sfixed32), .field(12, "sf64", .sfixed64),
-            .field(13, "b", .bool), .field(14, "s", .string), .field(15, "by", .bytes),
-        ])
+        let m = MessageSchema(
+            "test.Defaults",
+            [
+                .field(1, "d", .double), .field(2, "f", .float), .field(3, "i32", .int32), .field(4, "i64", .int64),
+                .field(5, "u32", .uint32), .field(6, "u64", .uint64), .field(7, "s32", .sint32), .field(8, "s64", .sint64),
+                .field(9, "f32", .fixed32), .field(10, "f64", .fixed64), .field(11, "sf32", .sfixed32), .field(12, "sf64", .sfixed64),
+                .field(13, "b", .bool), .field(14, "s", .string), .field(15, "by", .bytes),
+            ])
         _ = try SchemaRegistry(messages: [m], enums: [])
-        let zeros = "09 0000000000000000 15 00000000 18 00 20 00 28 00 30 00 38 00 40 00 4d 00000000 51 0000000000000000 5d 00000000 61 0000000000000000 68 00 72 00 7a 00"
+        let zeros =
+            "09 0000000000000000 15 00000000 18 00 20 00 28 00 30 00 38 00 40 00 4d 00000000 51 0000000000000000 5d 00000000 61 0000000000000000 68 00 72 00 7a 00"
         #expect(try ProtoJSON.decode(Fixtures.bytes(hex: zeros), as: m) == [:])
     }
 
@@ -99,7 +103,9 @@ struct ProtoJSONTests {
         #expect(try encode(["integerValue": -1], value) == encode(["integerValue": "-1"], value))
         #expect(try encode(["integerValue": 3.0], value) == [0x10, 0x03])
         #expect(try encode(["integerValue": "9223372036854775807"], value) == [0x10, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F])
-        #expect(encodeError(["integerValue": "9223372036854775808"], value) == "\"9223372036854775808\" is not a 64-bit integer in google.firestore.v1.Value.integer_value (at integerValue)")
+        #expect(
+            encodeError(["integerValue": "9223372036854775808"], value)
+                == "\"9223372036854775808\" is not a 64-bit integer in google.firestore.v1.Value.integer_value (at integerValue)")
         #expect(encodeError(["integerValue": 1.5], value)?.hasPrefix("1.5 is not a 64-bit integer") == true)
         #expect(encodeError(["integerValue": "1.0"], value) != nil)
         #expect(encodeError(["integerValue": true], value)?.hasPrefix("expected an integer") == true)
@@ -135,7 +141,9 @@ struct ProtoJSONTests {
         let negativeZero = try decode("19 00 00 00 00 00 00 00 80", value)
         #expect(negativeZero["doubleValue"]?.doubleValue?.sign == .minus)
         let latLng = FirestoreSchemas.message(named: "google.type.LatLng")!
-        #expect(try encode(["latitude": 0.0, "longitude": -0.0], latLng) == [0x11, 0, 0, 0, 0, 0, 0, 0, 0x80], "implicit presence: +0.0 is the default, -0.0 is not")
+        #expect(
+            try encode(["latitude": 0.0, "longitude": -0.0], latLng) == [0x11, 0, 0, 0, 0, 0, 0, 0, 0x80],
+            "implicit presence: +0.0 is the default, -0.0 is not")
     }
 
     // MARK: bytes, strings, enums
@@ -161,7 +169,10 @@ struct ProtoJSONTests {
         #expect(try encode(["direction": 9], order) == [0x10, 0x09], "proto3 enums are open")
         #expect(try decode("10 02", order) == ["direction": "DESCENDING"])
         #expect(try decode("10 09", order) == ["direction": 9])
-        #expect(encodeError(["direction": "SIDEWAYS"], order) == "unknown value \"SIDEWAYS\" for enum google.firestore.v1.StructuredQuery.Direction in google.firestore.v1.StructuredQuery.Order.direction (at direction)")
+        #expect(
+            encodeError(["direction": "SIDEWAYS"], order)
+                == "unknown value \"SIDEWAYS\" for enum google.firestore.v1.StructuredQuery.Direction in google.firestore.v1.StructuredQuery.Order.direction (at direction)"
+        )
         #expect(try encode(["nullValue": "NULL_VALUE"], value) == [0x58, 0x00])
         #expect(try encode(["nullValue": 0], value) == [0x58, 0x00])
     }
@@ -172,18 +183,22 @@ struct ProtoJSONTests {
         #expect(try encode(["integer_value": "5"], value) == [0x10, 0x05])
         let withProtoNames = try encode(["update_time": "1970-01-01T00:00:01Z", "name": "n"], document)
         #expect(withProtoNames == (try encode(["updateTime": "1970-01-01T00:00:01Z", "name": "n"], document)))
-        #expect(encodeError(["updateTime": "1970-01-01T00:00:01Z", "update_time": "1970-01-01T00:00:02Z"], document)?
-            .hasPrefix("field update_time is given twice") == true)
+        #expect(
+            encodeError(["updateTime": "1970-01-01T00:00:01Z", "update_time": "1970-01-01T00:00:02Z"], document)?
+                .hasPrefix("field update_time is given twice") == true)
     }
 
     @Test func unknownKeysAreRejectedNamingKeyMessageAndPath() {
         #expect(encodeError(["nmae": "x"], document) == "unknown field \"nmae\" in google.firestore.v1.Document")
-        #expect(encodeError(["writes": [["update": ["name": "n", "feilds": [:]]]]], FirestoreSchemas.commitRequest)
-            == "unknown field \"feilds\" in google.firestore.v1.Document (at writes[0].update)")
-        #expect(encodeError(["fields": ["a": ["integerValue": "1", "x": 1]]], document)
-            == "unknown field \"x\" in google.firestore.v1.Value (at fields[\"a\"])")
-        #expect(encodeError(["fields": ["a": ["integerValue": "z"]]], document)
-            == "\"z\" is not a 64-bit integer in google.firestore.v1.Value.integer_value (at fields[\"a\"].integerValue)")
+        #expect(
+            encodeError(["writes": [["update": ["name": "n", "feilds": [:]]]]], FirestoreSchemas.commitRequest)
+                == "unknown field \"feilds\" in google.firestore.v1.Document (at writes[0].update)")
+        #expect(
+            encodeError(["fields": ["a": ["integerValue": "1", "x": 1]]], document)
+                == "unknown field \"x\" in google.firestore.v1.Value (at fields[\"a\"])")
+        #expect(
+            encodeError(["fields": ["a": ["integerValue": "z"]]], document)
+                == "\"z\" is not a 64-bit integer in google.firestore.v1.Value.integer_value (at fields[\"a\"].integerValue)")
     }
 
     /// Errors do not depend on dictionary order (which changes from run to run): several unknown
@@ -191,12 +206,16 @@ struct ProtoJSONTests {
     @Test func errorsAreTheSameOnEveryRun() {
         for _ in 0..<20 {
             #expect(encodeError(["zz": 1, "name": "n", "aa": 1, "mm": 1], document) == "unknown field \"aa\" in google.firestore.v1.Document")
-            #expect(encodeError(["integerValue": "1", "booleanValue": true, "stringValue": ""], value)?.hasPrefix("oneof value_type has two members, booleanValue and") == true)
+            #expect(
+                encodeError(["integerValue": "1", "booleanValue": true, "stringValue": ""], value)?.hasPrefix(
+                    "oneof value_type has two members, booleanValue and") == true)
         }
     }
 
     @Test func twoMembersOfOneOneofAreRejected() {
-        #expect(encodeError(["booleanValue": true, "integerValue": "1"], value) == "oneof value_type has two members, booleanValue and integerValue in google.firestore.v1.Value")
+        #expect(
+            encodeError(["booleanValue": true, "integerValue": "1"], value)
+                == "oneof value_type has two members, booleanValue and integerValue in google.firestore.v1.Value")
     }
 
     @Test func wrongJSONKindsAreRejected() {
@@ -212,20 +231,27 @@ struct ProtoJSONTests {
     @Test func mapsAreObjectsWrittenInKeyOrder() throws {
         let labels = FirestoreSchemas.listenRequest
         let bytes = try encode(["labels": ["b": "2", "a": "1", "": ""]], labels)
-        #expect(bytes == [0x22, 0x04, 0x0A, 0x00, 0x12, 0x00, 0x22, 0x06, 0x0A, 0x01, 0x61, 0x12, 0x01, 0x31, 0x22, 0x06, 0x0A, 0x01, 0x62, 0x12, 0x01, 0x32])
+        #expect(
+            bytes == [
+                0x22, 0x04, 0x0A, 0x00, 0x12, 0x00, 0x22, 0x06, 0x0A, 0x01, 0x61, 0x12, 0x01, 0x31, 0x22, 0x06, 0x0A, 0x01, 0x62, 0x12, 0x01, 0x32,
+            ])
         #expect(try decode(Fixtures.hex(bytes), labels) == ["labels": ["": "", "a": "1", "b": "2"]])
     }
 
     /// A registry of its own, with the map key types Firestore does not use.
     @Test func integerAndBoolMapKeysAreStringified() throws {
-        let m = MessageSchema("test.Maps", [
-            .map(1, "by_int", .int32, .string),
-            .map(2, "by_bool", .bool, .int64),
-            .map(3, "by_uint64", .uint64, .bool),
-            .map(4, "by_sint", .sint64, .double),
-        ])
+        let m = MessageSchema(
+            "test.Maps",
+            [
+                .map(1, "by_int", .int32, .string),
+                .map(2, "by_bool", .bool, .int64),
+                .map(3, "by_uint64", .uint64, .bool),
+                .map(4, "by_sint", .sint64, .double),
+            ])
         _ = try SchemaRegistry(messages: [m], enums: [])
-        let json: JSON = ["byInt": ["-1": "minus one", "7": "seven"], "byBool": ["true": "1"], "byUint64": ["18446744073709551615": true], "bySint": ["-2": 0.5]]
+        let json: JSON = [
+            "byInt": ["-1": "minus one", "7": "seven"], "byBool": ["true": "1"], "byUint64": ["18446744073709551615": true], "bySint": ["-2": 0.5],
+        ]
         let bytes = try ProtoJSON.encode(json, as: m)
         #expect(try ProtoJSON.decode(bytes, as: m) == json)
         #expect(encodeError(["byInt": ["x": "y"]], m)?.hasPrefix("\"x\" is not a 32-bit integer") == true)
@@ -235,13 +261,15 @@ struct ProtoJSONTests {
     // MARK: other scalar types
 
     @Test func everyScalarTypeRoundTrips() throws {
-        let m = MessageSchema("test.Scalars", [
-            .field(1, "d", .double), .field(2, "f", .float), .field(3, "i32", .int32), .field(4, "i64", .int64),
-            .field(5, "u32", .uint32), .field(6, "u64", .uint64), .field(7, "s32", .sint32), .field(8, "s64", .sint64),
-            .field(9, "f32", .fixed32), .field(10, "f64", .fixed64), .field(11, "sf32", .sfixed32), .field(12, "sf64", .sfixed64),
-            .field(13, "b", .bool), .field(14, "s", .string), .field(15, "by", .bytes),
-            .repeated(16, "rs32", .sint32), .repeated(17, "rf", .float), .repeated(18, "rsf64", .sfixed64),
-        ])
+        let m = MessageSchema(
+            "test.Scalars",
+            [
+                .field(1, "d", .double), .field(2, "f", .float), .field(3, "i32", .int32), .field(4, "i64", .int64),
+                .field(5, "u32", .uint32), .field(6, "u64", .uint64), .field(7, "s32", .sint32), .field(8, "s64", .sint64),
+                .field(9, "f32", .fixed32), .field(10, "f64", .fixed64), .field(11, "sf32", .sfixed32), .field(12, "sf64", .sfixed64),
+                .field(13, "b", .bool), .field(14, "s", .string), .field(15, "by", .bytes),
+                .repeated(16, "rs32", .sint32), .repeated(17, "rf", .float), .repeated(18, "rsf64", .sfixed64),
+            ])
         _ = try SchemaRegistry(messages: [m], enums: [])
         let json: JSON = [
             "d": 1.25, "f": 0.1, "i32": -5, "i64": "-6", "u32": 4_294_967_295, "u64": "18446744073709551615", "s32": -2_147_483_648,
@@ -298,10 +326,13 @@ struct ProtoJSONTests {
     @Test func truncationErrorsNameTheFieldAndPath() {
         // CommitRequest{writes: [Write{update: Document{fields: {"a": Value{integer_value: <truncated>}}}}]}
         let hex = "12 0b 0a 09 12 07 0a 01 61 12 02 10 80"
-        #expect(decodeError(hex, FirestoreSchemas.commitRequest)
-            == "truncated varint in google.firestore.v1.Value.integer_value (at writes[0].update.fields[\"a\"].integer_value)")
+        #expect(
+            decodeError(hex, FirestoreSchemas.commitRequest)
+                == "truncated varint in google.firestore.v1.Value.integer_value (at writes[0].update.fields[\"a\"].integer_value)")
         #expect(decodeError("10", value) == "truncated varint in google.firestore.v1.Value.integer_value (at integer_value)")
-        #expect(decodeError("0a 05 61", document)?.hasPrefix("truncated length-delimited field (5 bytes declared, 1 left) in google.firestore.v1.Document.name") == true)
+        #expect(
+            decodeError("0a 05 61", document)?.hasPrefix(
+                "truncated length-delimited field (5 bytes declared, 1 left) in google.firestore.v1.Document.name") == true)
         #expect(decodeError("0b", document) == "group wire type (field 1) is not supported in google.firestore.v1.Document")
         #expect(decodeError("fa 06 05 01", document)?.hasPrefix("truncated length-delimited field") == true, "unknown fields are bounds-checked too")
     }

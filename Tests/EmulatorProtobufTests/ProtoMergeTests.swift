@@ -1,6 +1,7 @@
 import EmulatorCore
-@testable import EmulatorProtobuf
 import Testing
+
+@testable import EmulatorProtobuf
 
 /// Protobuf's merge rule (a singular message field that occurs more than once is parsed as if its
 /// occurrences were one message, their contents concatenated) and the bounds on decoding work:
@@ -168,54 +169,80 @@ struct ProtoMergeTests {
 
     @Test func aOneofMemberSetInBetweenStartsTheMessageOver() throws {
         // map_value{a: 1}, string_value "x", map_value{b: 2}
-        #expect(try decode("32 09 0a 07 0a 01 61 12 02 10 01 8a 01 01 78 32 09 0a 07 0a 01 62 12 02 10 02", value)
-            == ["mapValue": ["fields": ["b": ["integerValue": "2"]]]])
+        #expect(
+            try decode("32 09 0a 07 0a 01 61 12 02 10 01 8a 01 01 78 32 09 0a 07 0a 01 62 12 02 10 02", value)
+                == ["mapValue": ["fields": ["b": ["integerValue": "2"]]]])
         // map_value{a}, array_value{[1]}, map_value{b}, map_value{c}: the last two merge
-        #expect(try decode("32 09 0a 07 0a 01 61 12 02 10 01 4a 04 0a 02 10 01 32 09 0a 07 0a 01 62 12 02 10 02 32 09 0a 07 0a 01 63 12 02 10 03", value)
-            == ["mapValue": ["fields": ["b": ["integerValue": "2"], "c": ["integerValue": "3"]]]])
+        #expect(
+            try decode("32 09 0a 07 0a 01 61 12 02 10 01 4a 04 0a 02 10 01 32 09 0a 07 0a 01 62 12 02 10 02 32 09 0a 07 0a 01 63 12 02 10 03", value)
+                == ["mapValue": ["fields": ["b": ["integerValue": "2"], "c": ["integerValue": "3"]]]])
     }
 
     @Test func mapsMergeByKeyAndAKeySeenAgainIsReplacedNotMerged() throws {
         // map_value{a: 1, b: 1}, map_value{b: 2, c: 3}
-        #expect(try decode("32 12 0a 07 0a 01 61 12 02 10 01 0a 07 0a 01 62 12 02 10 01 32 12 0a 07 0a 01 62 12 02 10 02 0a 07 0a 01 63 12 02 10 03", value)
-            == ["mapValue": ["fields": ["a": ["integerValue": "1"], "b": ["integerValue": "2"], "c": ["integerValue": "3"]]]])
+        #expect(
+            try decode(
+                "32 12 0a 07 0a 01 61 12 02 10 01 0a 07 0a 01 62 12 02 10 01 32 12 0a 07 0a 01 62 12 02 10 02 0a 07 0a 01 63 12 02 10 03", value)
+                == ["mapValue": ["fields": ["a": ["integerValue": "1"], "b": ["integerValue": "2"], "c": ["integerValue": "3"]]]])
     }
 
     @Test func aMapEntrysValueSeenTwiceMerges() throws {
         // map_value{fields{key "a", value{map_value{x: 1}}, value{map_value{y: 2}}}}
-        #expect(try decode("32 1f 0a 1d 0a 01 61 12 0b 32 09 0a 07 0a 01 78 12 02 10 01 12 0b 32 09 0a 07 0a 01 79 12 02 10 02", value)
-            == ["mapValue": ["fields": ["a": ["mapValue": ["fields": ["x": ["integerValue": "1"], "y": ["integerValue": "2"]]]]]]])
+        #expect(
+            try decode("32 1f 0a 1d 0a 01 61 12 0b 32 09 0a 07 0a 01 78 12 02 10 01 12 0b 32 09 0a 07 0a 01 79 12 02 10 02", value)
+                == ["mapValue": ["fields": ["a": ["mapValue": ["fields": ["x": ["integerValue": "1"], "y": ["integerValue": "2"]]]]]]])
     }
 
     @Test func repeatedFieldsConcatenate() throws {
         // array_value{[1, 2]}, array_value{[3]}
-        #expect(try decode("4a 08 0a 02 10 01 0a 02 10 02 4a 04 0a 02 10 03", value)
-            == ["arrayValue": ["values": [["integerValue": "1"], ["integerValue": "2"], ["integerValue": "3"]]]])
+        #expect(
+            try decode("4a 08 0a 02 10 01 0a 02 10 02 4a 04 0a 02 10 03", value)
+                == ["arrayValue": ["values": [["integerValue": "1"], ["integerValue": "2"], ["integerValue": "3"]]]])
         // StructuredQuery start_at{values [1], before true}, start_at{values [2], before false}
-        #expect(try decode("3a 06 0a 02 10 01 10 01 3a 06 0a 02 10 02 10 00", structuredQuery)
-            == ["startAt": ["values": [["integerValue": "1"], ["integerValue": "2"]]]])
+        #expect(
+            try decode("3a 06 0a 02 10 01 10 01 3a 06 0a 02 10 02 10 00", structuredQuery)
+                == ["startAt": ["values": [["integerValue": "1"], ["integerValue": "2"]]]])
     }
 
     @Test func wellKnownTypesMergeFieldByField() throws {
         // Document create_time{seconds 5}, name "n", create_time{nanos 7}, create_time{seconds 6}
-        #expect(try decode("1a 02 08 05 0a 01 6e 1a 02 10 07 1a 02 08 06", FirestoreSchemas.document)
-            == ["createTime": "1970-01-01T00:00:06.000000007Z", "name": "n"])
+        #expect(
+            try decode("1a 02 08 05 0a 01 6e 1a 02 10 07 1a 02 08 06", FirestoreSchemas.document)
+                == ["createTime": "1970-01-01T00:00:06.000000007Z", "name": "n"])
     }
 
     @Test func mergingReachesEveryLevel() throws {
         // where{composite{op AND, filters[a == 1]}}, limit 3, where{composite{filters[b == 2]}}, limit 4
-        #expect(try decode("1a 13 0a 11 08 01 12 0d 12 0b 0a 03 12 01 61 10 05 1a 02 10 01 2a 02 08 03 1a 11 0a 0f 12 0d 12 0b 0a 03 12 01 62 10 05 1a 02 10 02 2a 02 08 04",
-                           structuredQuery)
-            == ["limit": 4, "where": ["compositeFilter": ["op": "AND", "filters": [
-                ["fieldFilter": ["field": ["fieldPath": "a"], "op": "EQUAL", "value": ["integerValue": "1"]]],
-                ["fieldFilter": ["field": ["fieldPath": "b"], "op": "EQUAL", "value": ["integerValue": "2"]]],
-            ]]]])
+        #expect(
+            try decode(
+                "1a 13 0a 11 08 01 12 0d 12 0b 0a 03 12 01 61 10 05 1a 02 10 01 2a 02 08 03 1a 11 0a 0f 12 0d 12 0b 0a 03 12 01 62 10 05 1a 02 10 02 2a 02 08 04",
+                structuredQuery)
+                == [
+                    "limit": 4,
+                    "where": [
+                        "compositeFilter": [
+                            "op": "AND",
+                            "filters": [
+                                ["fieldFilter": ["field": ["fieldPath": "a"], "op": "EQUAL", "value": ["integerValue": "1"]]],
+                                ["fieldFilter": ["field": ["fieldPath": "b"], "op": "EQUAL", "value": ["integerValue": "2"]]],
+                            ],
+                        ]
+                    ],
+                ])
         // where{field_filter{a == map{x: 1}}}, where{field_filter{field b, value map{y: 2}}}: the
         // field path is replaced, the two values' maps merge, op stays.
-        #expect(try decode("1a 16 12 14 0a 03 12 01 61 10 05 1a 0b 32 09 0a 07 0a 01 78 12 02 10 01 1a 14 12 12 0a 03 12 01 62 1a 0b 32 09 0a 07 0a 01 79 12 02 10 02",
-                           structuredQuery)
-            == ["where": ["fieldFilter": ["field": ["fieldPath": "b"], "op": "EQUAL",
-                                          "value": ["mapValue": ["fields": ["x": ["integerValue": "1"], "y": ["integerValue": "2"]]]]]]])
+        #expect(
+            try decode(
+                "1a 16 12 14 0a 03 12 01 61 10 05 1a 0b 32 09 0a 07 0a 01 78 12 02 10 01 1a 14 12 12 0a 03 12 01 62 1a 0b 32 09 0a 07 0a 01 79 12 02 10 02",
+                structuredQuery)
+                == [
+                    "where": [
+                        "fieldFilter": [
+                            "field": ["fieldPath": "b"], "op": "EQUAL",
+                            "value": ["mapValue": ["fields": ["x": ["integerValue": "1"], "y": ["integerValue": "2"]]]],
+                        ]
+                    ]
+                ])
     }
 
     /// A route through long map keys stays short: each key is shown up to 100 characters (the
@@ -229,7 +256,10 @@ struct ProtoMergeTests {
             Issue.record("decoded")
         } catch {
             #expect(error.description.utf8.count < 2_000)
-            #expect(error.description.hasPrefix("truncated varint in google.firestore.v1.Value.integer_value (at map_value.fields[\"\(String(repeating: "k", count: 100))…\"].map_value"))
+            #expect(
+                error.description.hasPrefix(
+                    "truncated varint in google.firestore.v1.Value.integer_value (at map_value.fields[\"\(String(repeating: "k", count: 100))…\"].map_value"
+                ))
         }
     }
 

@@ -1,5 +1,6 @@
-@testable import EmulatorProtobuf
 import Testing
+
+@testable import EmulatorProtobuf
 
 /// The wire level: `ProtoWriter` (back to front) and `ProtoReader` (bounds-checked).
 struct ProtoWireTests {
@@ -99,7 +100,9 @@ struct ProtoWireTests {
         #expect(readError(Array(repeating: 0xFF, count: 10) + [0x01]) { _ = try $0.readVarint() } == "varint longer than 10 bytes")
         #expect(readError([0x01, 0x02, 0x03]) { _ = try $0.readFixed32() } == "truncated fixed32")
         #expect(readError([0x01]) { _ = try $0.readFixed64() } == "truncated fixed64")
-        #expect(readError([0x05, 0x01]) { _ = try $0.readLengthDelimited() }?.hasPrefix("truncated length-delimited field (5 bytes declared, 1 left)") == true)
+        #expect(
+            readError([0x05, 0x01]) { _ = try $0.readLengthDelimited() }?.hasPrefix("truncated length-delimited field (5 bytes declared, 1 left)")
+                == true)
         #expect(readError([0x0B]) { _ = try $0.readTag() } == "group wire type (field 1) is not supported")
         #expect(readError([0x0C]) { _ = try $0.readTag() } == "group wire type (field 1) is not supported")
         #expect(readError([0x0E]) { _ = try $0.readTag() } == "invalid wire type 6 (field 1)")

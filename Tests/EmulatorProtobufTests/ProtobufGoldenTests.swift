@@ -1,6 +1,7 @@
 import EmulatorCore
-@testable import EmulatorProtobuf
 import Testing
+
+@testable import EmulatorProtobuf
 
 /// One case of `Fixtures/golden.json` (made by `Fixtures/make_golden.py` with the real Python
 /// protobuf classes).

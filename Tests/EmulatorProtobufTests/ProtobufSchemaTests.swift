@@ -1,6 +1,7 @@
 import EmulatorCore
-@testable import EmulatorProtobuf
 import Testing
+
+@testable import EmulatorProtobuf
 
 /// Pins every declared message, field and enum to the real descriptors that
 /// `Fixtures/dump_descriptors.py` dumped from google-cloud-firestore and google-events
@@ -9,7 +10,7 @@ import Testing
 struct ProtobufSchemaTests {
     /// Fields we declare that the published protos lack, with why.
     static let documentedAdditions: [String: String] = [
-        "google.firestore.v1.Write.verify": "field 5: sent by the iOS/Android/JS SDKs in transaction commits, not in googleapis' write.proto",
+        "google.firestore.v1.Write.verify": "field 5: sent by the iOS/Android/JS SDKs in transaction commits, not in googleapis' write.proto"
     ]
 
     /// Descriptor messages we deliberately do not declare (none: every reachable message is).
@@ -54,15 +55,19 @@ struct ProtobufSchemaTests {
     @Test func theComparisonCatchesEachKindOfMistake() throws {
         let wrong = try SchemaRegistry(
             messages: [
-                MessageSchema("google.firestore.v1.Cursor", [
-                    .repeated(1, "values", .string),  // wrong type
-                    .field(3, "before", .bool),  // wrong number
-                ]),
+                MessageSchema(
+                    "google.firestore.v1.Cursor",
+                    [
+                        .repeated(1, "values", .string),  // wrong type
+                        .field(3, "before", .bool),  // wrong number
+                    ]),
                 MessageSchema("google.firestore.v1.DocumentMask", [.field(1, "field_paths", .string)]),  // not repeated
-                MessageSchema("google.firestore.v1.Precondition", [
-                    .oneof("other", 1, "exists", .bool),  // wrong oneof
-                    .field(2, "update_time", .message("google.protobuf.Timestamp"), jsonName: "updatedTime"),  // not in a oneof, wrong json name
-                ]),
+                MessageSchema(
+                    "google.firestore.v1.Precondition",
+                    [
+                        .oneof("other", 1, "exists", .bool),  // wrong oneof
+                        .field(2, "update_time", .message("google.protobuf.Timestamp"), jsonName: "updatedTime"),  // not in a oneof, wrong json name
+                    ]),
                 MessageSchema("google.protobuf.Timestamp", [.field(1, "seconds", .int64), .field(2, "nanos", .int32)]),
                 MessageSchema("google.firestore.v1.Invented", []),
             ],
@@ -141,8 +146,9 @@ struct ProtobufSchemaTests {
         check("name", field.name, f["name"]?.stringValue.map(protoName))
         check("json name", field.jsonName, f["json_name"]?.stringValue)
         check("oneof", field.oneof, f["oneof"]?.stringValue)
-        check("explicit presence", String(field.hasExplicitPresence && field.oneof == nil && field.type.typeName == nil),
-              String(f["proto3_optional"]?.boolValue ?? false))
+        check(
+            "explicit presence", String(field.hasExplicitPresence && field.oneof == nil && field.type.typeName == nil),
+            String(f["proto3_optional"]?.boolValue ?? false))
         let repeated = f["label"]?.stringValue == "repeated"
         let entry = f["type_name"]?.stringValue.flatMap { messages[$0] }
         if let entry, entry["map_entry"]?.boolValue == true {

@@ -1,6 +1,7 @@
 import EmulatorCore
-@testable import EmulatorProtobuf
 import Testing
+
+@testable import EmulatorProtobuf
 
 /// Pins every declared google.pubsub.v1 message, field and enum, and the RPC table, to the
 /// descriptors shipped in google-cloud-pubsub (`Fixtures/pubsub_descriptors.json`, dumped by
@@ -39,7 +40,8 @@ struct PubSubSchemaTests {
     @Test func aPublishRequestRoundTrips() throws {
         // PublishRequest(topic="projects/p/topics/t", messages=[PubsubMessage(data=b"hi",
         //   attributes={"k": "v"}, ordering_key="o")]).SerializeToString()
-        let bytes = Fixtures.bytes(hex: "0a 13 70 72 6f 6a 65 63 74 73 2f 70 2f 74 6f 70 69 63 73 2f 74 12 0f 0a 02 68 69 12 06 0a 01 6b 12 01 76 2a 01 6f")
+        let bytes = Fixtures.bytes(
+            hex: "0a 13 70 72 6f 6a 65 63 74 73 2f 70 2f 74 6f 70 69 63 73 2f 74 12 0f 0a 02 68 69 12 06 0a 01 6b 12 01 76 2a 01 6f")
         let json = try ProtoJSON.decode(bytes, as: PubSubSchemas.publishRequest)
         #expect(json["topic"] == "projects/p/topics/t")
         let message = try #require(json["messages"]?.arrayValue?.first)

@@ -1,5 +1,6 @@
-@testable import EmulatorProtobuf
 import Testing
+
+@testable import EmulatorProtobuf
 
 /// The decoder's own UTF-8 check agrees with the standard library's validating initializer.
 struct UTF8ValidationTests {
@@ -20,15 +21,19 @@ struct UTF8ValidationTests {
 
     @Test func randomInputsAgreeWithTheStandardLibrary() async {
         let disagreements = await offThePool { () -> [[UInt8]] in
-        var rng = SystemRandomNumberGenerator()
-        let interesting: [UInt8] = [0x00, 0x41, 0x7F, 0x80, 0xBF, 0xC0, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF, 0xA0, 0x9F, 0x8F, 0x90]
-        var disagreements: [[UInt8]] = []
-        for _ in 0..<20_000 {
-            let n = Int.random(in: 0..<24, using: &rng)
-            let bytes = (0..<n).map { _ in Bool.random(using: &rng) ? interesting.randomElement(using: &rng)! : UInt8.random(in: 0...255, using: &rng) }
-            if UTF8ValidationTests.valid(bytes) != UTF8ValidationTests.stdlib(bytes) { disagreements.append(bytes) }
-        }
-        return disagreements
+            var rng = SystemRandomNumberGenerator()
+            let interesting: [UInt8] = [
+                0x00, 0x41, 0x7F, 0x80, 0xBF, 0xC0, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF, 0xA0, 0x9F, 0x8F, 0x90,
+            ]
+            var disagreements: [[UInt8]] = []
+            for _ in 0..<20_000 {
+                let n = Int.random(in: 0..<24, using: &rng)
+                let bytes = (0..<n).map { _ in
+                    Bool.random(using: &rng) ? interesting.randomElement(using: &rng)! : UInt8.random(in: 0...255, using: &rng)
+                }
+                if UTF8ValidationTests.valid(bytes) != UTF8ValidationTests.stdlib(bytes) { disagreements.append(bytes) }
+            }
+            return disagreements
         }
         #expect(disagreements.isEmpty, "\(disagreements.prefix(5))")
     }

@@ -1,6 +1,7 @@
 import EmulatorCore
-@testable import EmulatorProtobuf
 import Testing
+
+@testable import EmulatorProtobuf
 
 /// The google.protobuf types with special JSON forms.
 struct WellKnownTypeTests {
@@ -18,7 +19,10 @@ struct WellKnownTypeTests {
     }
 
     /// Timestamps print exactly as `Document.json` prints them (`Timestamp.rfc3339()`).
-    @Test(arguments: [(0, 0), (1_700_000_000, 123_456_000), (1_700_000_000, 5_000), (-1, 500_000_000), (253_402_300_799, 999_999_999), (-62_135_596_800, 0)] as [(Int64, Int32)])
+    @Test(
+        arguments: [
+            (0, 0), (1_700_000_000, 123_456_000), (1_700_000_000, 5_000), (-1, 500_000_000), (253_402_300_799, 999_999_999), (-62_135_596_800, 0),
+        ] as [(Int64, Int32)])
     func timestampsMatchTheRESTFormat(_ seconds: Int64, _ nanos: Int32) throws {
         let bytes = try ProtoJSON.encode(.string(Timestamp(seconds: seconds, nanos: nanos).rfc3339()), as: timestamp)
         #expect(try ProtoJSON.decode(bytes, as: timestamp) == .string(Timestamp(seconds: seconds, nanos: nanos).rfc3339()))
@@ -28,21 +32,28 @@ struct WellKnownTypeTests {
     /// times across the whole range and on awkward texts.
     @Test func fastTimestampTextMatchesEmulatorCore() async throws {
         let disagreements = await offThePool { () -> [String] in
-        var rng = SystemRandomNumberGenerator()
-        var disagreements: [String] = []
-        for _ in 0..<10_000 {
-            let seconds = Int64.random(in: WellKnownText.minTimestampSeconds...WellKnownText.maxTimestampSeconds, using: &rng)
-            let nanos = [0, 1000 * Int32.random(in: 0..<1_000_000, using: &rng), Int32.random(in: 0..<1_000_000_000, using: &rng), 1_000_000 * Int32.random(in: 0..<1000, using: &rng)].randomElement(using: &rng)!
-            let text = (try? WellKnownText.timestamp(seconds: seconds, nanos: nanos)) ?? "error"
-            let parsed = try? WellKnownText.parseTimestamp(text)
-            if text != Timestamp(seconds: seconds, nanos: nanos).rfc3339() || parsed?.0 != seconds || parsed?.1 != nanos { disagreements.append(text) }
-        }
-        return disagreements
+            var rng = SystemRandomNumberGenerator()
+            var disagreements: [String] = []
+            for _ in 0..<10_000 {
+                let seconds = Int64.random(in: WellKnownText.minTimestampSeconds...WellKnownText.maxTimestampSeconds, using: &rng)
+                let nanos = [
+                    0, 1000 * Int32.random(in: 0..<1_000_000, using: &rng), Int32.random(in: 0..<1_000_000_000, using: &rng),
+                    1_000_000 * Int32.random(in: 0..<1000, using: &rng),
+                ].randomElement(using: &rng)!
+                let text = (try? WellKnownText.timestamp(seconds: seconds, nanos: nanos)) ?? "error"
+                let parsed = try? WellKnownText.parseTimestamp(text)
+                if text != Timestamp(seconds: seconds, nanos: nanos).rfc3339() || parsed?.0 != seconds || parsed?.1 != nanos {
+                    disagreements.append(text)
+                }
+            }
+            return disagreements
         }
         #expect(disagreements.isEmpty, "\(disagreements.prefix(5))")
-        for text in ["2024-02-31T00:00:00Z", "2016-12-31T23:59:60Z", "2024-01-01T00:00:00.1Z", "2024-01-01T00:00:00.123456789Z",
-                     "2024-01-01T00:00:00.Z", "2024-01-01T00:00:00.1234567890Z", "2024-01-01t00:00:00z", "2024-13-01T00:00:00Z",
-                     "0000-01-01T00:00:00Z", "2024-01-01T24:00:00Z", "2024-01-01T00:00:00+00:00", "2024-1-01T00:00:00Z", "2024-01-01T00:00:0aZ"] {
+        for text in [
+            "2024-02-31T00:00:00Z", "2016-12-31T23:59:60Z", "2024-01-01T00:00:00.1Z", "2024-01-01T00:00:00.123456789Z",
+            "2024-01-01T00:00:00.Z", "2024-01-01T00:00:00.1234567890Z", "2024-01-01t00:00:00z", "2024-13-01T00:00:00Z",
+            "0000-01-01T00:00:00Z", "2024-01-01T24:00:00Z", "2024-01-01T00:00:00+00:00", "2024-1-01T00:00:00Z", "2024-01-01T00:00:0aZ",
+        ] {
             let core = Timestamp(rfc3339: text).map { ($0.seconds, $0.nanos) }
             let ours = try? WellKnownText.parseTimestamp(text)
             let coreInRange = core.flatMap { $0.0 >= WellKnownText.minTimestampSeconds ? $0 : nil }
@@ -55,13 +66,20 @@ struct WellKnownTypeTests {
         #expect(error { try ProtoJSON.encode("yesterday", as: timestamp) } == "invalid RFC 3339 timestamp \"yesterday\" in google.protobuf.Timestamp")
         #expect(error { try ProtoJSON.encode(1, as: timestamp) }?.hasPrefix("expected an RFC 3339 timestamp string, got number") == true)
         // seconds 253402300800 (year 10000) and nanos 10^9 have no RFC 3339 form.
-        #expect(error { try ProtoJSON.decode([0x08, 0x80, 0x83, 0xD1, 0xFF, 0xAF, 0x07], as: self.timestamp) }?.hasPrefix("timestamp seconds 253402300800 outside years 1 to 9999") == true)
-        #expect(error { try ProtoJSON.decode([0x10, 0x80, 0x94, 0xEB, 0xDC, 0x03], as: self.timestamp) }?.hasPrefix("timestamp nanos 1000000000 outside") == true)
-        #expect(error { try ProtoJSON.decode([0x10, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F], as: self.timestamp) }?.hasPrefix("timestamp nanos -1 outside") == true)
+        #expect(
+            error { try ProtoJSON.decode([0x08, 0x80, 0x83, 0xD1, 0xFF, 0xAF, 0x07], as: self.timestamp) }?.hasPrefix(
+                "timestamp seconds 253402300800 outside years 1 to 9999") == true)
+        #expect(
+            error { try ProtoJSON.decode([0x10, 0x80, 0x94, 0xEB, 0xDC, 0x03], as: self.timestamp) }?.hasPrefix("timestamp nanos 1000000000 outside")
+                == true)
+        #expect(
+            error { try ProtoJSON.decode([0x10, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F], as: self.timestamp) }?.hasPrefix("timestamp nanos -1 outside") == true)
     }
 
     @Test func durations() throws {
-        for (text, seconds, nanos) in [("1.500s", 1, 500_000_000), ("-0.500s", 0, -500_000_000), ("0s", 0, 0), ("-3.000001s", -3, -1000), ("315576000000s", 315_576_000_000, 0)] as [(String, Int64, Int32)] {
+        for (text, seconds, nanos) in [
+            ("1.500s", 1, 500_000_000), ("-0.500s", 0, -500_000_000), ("0s", 0, 0), ("-3.000001s", -3, -1000), ("315576000000s", 315_576_000_000, 0),
+        ] as [(String, Int64, Int32)] {
             let bytes = try ProtoJSON.encode(.string(text), as: duration)
             #expect(try ProtoJSON.decode(bytes, as: duration) == .string(text), "\(text)")
             #expect(try WellKnownText.parseDuration(text) == (seconds, nanos))
@@ -71,7 +89,9 @@ struct WellKnownTypeTests {
             #expect(error { try ProtoJSON.encode(.string(bad), as: self.duration) } != nil, "\(bad)")
         }
         // seconds 1, nanos -1: signs differ.
-        #expect(error { try ProtoJSON.decode([0x08, 0x01, 0x10] + Array(repeating: 0xFF, count: 9) + [0x01], as: self.duration) }?.contains("of another sign") == true)
+        #expect(
+            error { try ProtoJSON.decode([0x08, 0x01, 0x10] + Array(repeating: 0xFF, count: 9) + [0x01], as: self.duration) }?.contains(
+                "of another sign") == true)
     }
 
     @Test func structValueAndListValueCarryArbitraryJSON() throws {
@@ -97,12 +117,18 @@ struct WellKnownTypeTests {
         #expect(try ProtoJSON.decode(try ProtoJSON.encode(unknown, as: any), as: any) == unknown)
         #expect(try ProtoJSON.encode([:], as: any) == [])
         #expect(error { try ProtoJSON.encode(["code": 1], as: self.any) }?.hasPrefix("Any needs an \"@type\" string") == true)
-        #expect(error { try ProtoJSON.encode(["@type": "x/google.rpc.Status", "nope": 1], as: self.any) } == "unknown field \"nope\" in google.rpc.Status")
-        #expect(error { try ProtoJSON.encode(["@type": "x/unknown.Type", "reason": "r"], as: self.any) }?.contains("can only carry \"@value\"") == true)
+        #expect(
+            error { try ProtoJSON.encode(["@type": "x/google.rpc.Status", "nope": 1], as: self.any) } == "unknown field \"nope\" in google.rpc.Status"
+        )
+        #expect(
+            error { try ProtoJSON.encode(["@type": "x/unknown.Type", "reason": "r"], as: self.any) }?.contains("can only carry \"@value\"") == true)
     }
 
     @Test func wrappersAreTheirBareValue() throws {
-        let names = ["DoubleValue": JSON.double(2.5), "FloatValue": 0.5, "Int64Value": "-5", "UInt64Value": "5", "Int32Value": -5, "UInt32Value": 5, "BoolValue": true, "StringValue": "s", "BytesValue": "AQ=="]
+        let names = [
+            "DoubleValue": JSON.double(2.5), "FloatValue": 0.5, "Int64Value": "-5", "UInt64Value": "5", "Int32Value": -5, "UInt32Value": 5,
+            "BoolValue": true, "StringValue": "s", "BytesValue": "AQ==",
+        ]
         for (name, v) in names {
             let schema = FirestoreSchemas.message(named: "google.protobuf." + name)!
             #expect(try ProtoJSON.decode(try ProtoJSON.encode(v, as: schema), as: schema) == v, "\(name)")
@@ -118,7 +144,10 @@ struct WellKnownTypeTests {
     /// google.events.cloud.firestore.v1.DocumentEventData, as firebase-functions decodes it.
     @Test func documentEventData() throws {
         let json: JSON = [
-            "value": ["name": "projects/p/databases/(default)/documents/a/b", "fields": ["n": ["integerValue": "2"]], "createTime": "2024-01-01T00:00:00Z", "updateTime": "2024-01-02T00:00:00.5Z"],
+            "value": [
+                "name": "projects/p/databases/(default)/documents/a/b", "fields": ["n": ["integerValue": "2"]], "createTime": "2024-01-01T00:00:00Z",
+                "updateTime": "2024-01-02T00:00:00.5Z",
+            ],
             "oldValue": ["name": "projects/p/databases/(default)/documents/a/b", "fields": ["n": ["integerValue": "1"]]],
             "updateMask": ["fieldPaths": ["n"]],
         ]
@@ -128,7 +157,8 @@ struct WellKnownTypeTests {
         #expect(back["oldValue"] == json["oldValue"])
         #expect(back["updateMask"] == json["updateMask"])
         // The events package's Value has no pipeline members.
-        #expect(error { try ProtoJSON.encode(["value": ["fields": ["f": ["fieldReferenceValue": "x"]]]], as: FirestoreSchemas.documentEventData) }?
-            .hasPrefix("unknown field \"fieldReferenceValue\" in google.events.cloud.firestore.v1.Value") == true)
+        #expect(
+            error { try ProtoJSON.encode(["value": ["fields": ["f": ["fieldReferenceValue": "x"]]]], as: FirestoreSchemas.documentEventData) }?
+                .hasPrefix("unknown field \"fieldReferenceValue\" in google.events.cloud.firestore.v1.Value") == true)
     }
 }

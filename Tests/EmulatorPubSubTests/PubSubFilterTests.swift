@@ -21,8 +21,10 @@ struct PubSubFilterTests {
     }
 
     @Test func malformedFiltersAreRefusedWithThePosition() {
-        let bad = ["attributes.x = ", "attributes.k = \"v\" AND attributes:a OR attributes:b", "foo", "attributes.k = \"v", "(attributes:k",
-                   String(repeating: "a", count: 300), String(repeating: "(", count: 100) + "attributes:k" + String(repeating: ")", count: 100)]
+        let bad = [
+            "attributes.x = ", "attributes.k = \"v\" AND attributes:a OR attributes:b", "foo", "attributes.k = \"v", "(attributes:k",
+            String(repeating: "a", count: 300), String(repeating: "(", count: 100) + "attributes:k" + String(repeating: ")", count: 100),
+        ]
         for text in bad {
             #expect(throws: EmulatorError.self, "\(text.prefix(40))") { try PubSubFilter.parse(text) }
         }

@@ -1,6 +1,7 @@
 import EmulatorCore
-@testable import EmulatorPubSub
 import Testing
+
+@testable import EmulatorPubSub
 
 /// Topics, subscriptions and delivery through the service's RPC functions, on a frozen clock.
 struct PubSubServiceTests {
@@ -22,7 +23,8 @@ struct PubSubServiceTests {
     }
 
     static func pull(_ s: PubSubService, _ max: Int = 10, sub: String = sub) async throws -> [JSON] {
-        try await s.pull(["subscription": .string(sub), "maxMessages": .int(Int64(max)), "returnImmediately": true])["receivedMessages"]?.arrayValue ?? []
+        try await s.pull(["subscription": .string(sub), "maxMessages": .int(Int64(max)), "returnImmediately": true])["receivedMessages"]?.arrayValue
+            ?? []
     }
 
     static func data(_ r: JSON) -> String { String(decoding: Base64.decode(r["message"]?["data"]?.stringValue ?? "") ?? [], as: UTF8.self) }
@@ -63,9 +65,14 @@ struct PubSubServiceTests {
         #expect(throws: EmulatorError.invalidArgument("ack_deadline_secs out of bounds")) {
             try s.createSubscription(["name": "projects/demo-project/subscriptions/other", "topic": .string(Self.topic), "ackDeadlineSeconds": 700])
         }
-        #expect(throws: EmulatorError(.outOfRange, "The value for max_delivery_attempts is too small. You passed 3 in the request, but the minimum value is 5.")) {
-            try s.createSubscription(["name": "projects/demo-project/subscriptions/other", "topic": .string(Self.topic),
-                                      "deadLetterPolicy": ["deadLetterTopic": .string(Self.topic), "maxDeliveryAttempts": 3]])
+        #expect(
+            throws: EmulatorError(
+                .outOfRange, "The value for max_delivery_attempts is too small. You passed 3 in the request, but the minimum value is 5.")
+        ) {
+            try s.createSubscription([
+                "name": "projects/demo-project/subscriptions/other", "topic": .string(Self.topic),
+                "deadLetterPolicy": ["deadLetterTopic": .string(Self.topic), "maxDeliveryAttempts": 3],
+            ])
         }
         let list = try s.listTopicSubscriptions(["topic": .string(Self.topic)])
         #expect(list["subscriptions"] == [.string(Self.sub)])
@@ -104,15 +111,21 @@ struct PubSubServiceTests {
         #expect(throws: EmulatorError.invalidArgument("Invalid ack id (ack_id=garbage)")) {
             try s.acknowledge(["subscription": .string(Self.sub), "ackIds": ["garbage"]])
         }
-        #expect(throws: EmulatorError.invalidArgument("No ack ids specified.")) { try s.acknowledge(["subscription": .string(Self.sub), "ackIds": []]) }
+        #expect(throws: EmulatorError.invalidArgument("No ack ids specified.")) {
+            try s.acknowledge(["subscription": .string(Self.sub), "ackIds": []])
+        }
     }
 
     @Test func orderingKeysAreDeliveredInOrderOneLeaseAtATime() async throws {
         let (s, _) = Self.make()
         _ = try s.createTopic(["name": .string(Self.topic)])
         _ = try s.createSubscription(["name": .string(Self.sub), "topic": .string(Self.topic), "enableMessageOrdering": true])
-        _ = try Self.publish(s, [["data": Self.b64("a1"), "orderingKey": "a"], ["data": Self.b64("b1"), "orderingKey": "b"],
-                                 ["data": Self.b64("a2"), "orderingKey": "a"]])
+        _ = try Self.publish(
+            s,
+            [
+                ["data": Self.b64("a1"), "orderingKey": "a"], ["data": Self.b64("b1"), "orderingKey": "b"],
+                ["data": Self.b64("a2"), "orderingKey": "a"],
+            ])
         let first = try await Self.pull(s, 1)
         #expect(first.map(Self.data) == ["a1"])
         // a2 waits for a1; b1 is free.
@@ -129,9 +142,11 @@ struct PubSubServiceTests {
         _ = try s.createTopic(["name": .string(Self.topic)])
         _ = try s.createTopic(["name": .string(dlTopic)])
         _ = try s.createSubscription(["name": .string(dlSub), "topic": .string(dlTopic)])
-        let created = try s.createSubscription(["name": .string(Self.sub), "topic": .string(Self.topic),
-                                                "deadLetterPolicy": ["deadLetterTopic": .string(dlTopic), "maxDeliveryAttempts": 5],
-                                                "retryPolicy": ["minimumBackoff": "1s", "maximumBackoff": "3s"]])
+        let created = try s.createSubscription([
+            "name": .string(Self.sub), "topic": .string(Self.topic),
+            "deadLetterPolicy": ["deadLetterTopic": .string(dlTopic), "maxDeliveryAttempts": 5],
+            "retryPolicy": ["minimumBackoff": "1s", "maximumBackoff": "3s"],
+        ])
         #expect(created["retryPolicy"]?["maximumBackoff"] == "3s")
         _ = try Self.publish(s, [["data": Self.b64("poison")]])
         for attempt in 1...5 {
@@ -154,7 +169,9 @@ struct PubSubServiceTests {
         _ = try s.createTopic(["name": .string(Self.topic)])
         _ = try s.createSubscription(["name": .string(Self.sub), "topic": .string(Self.topic), "filter": "attributes.kind = \"a\""])
         #expect(throws: EmulatorError.self) {
-            try s.createSubscription(["name": "projects/demo-project/subscriptions/bad-filter", "topic": .string(Self.topic), "filter": "attributes.x = "])
+            try s.createSubscription([
+                "name": "projects/demo-project/subscriptions/bad-filter", "topic": .string(Self.topic), "filter": "attributes.x = ",
+            ])
         }
         _ = try Self.publish(s, [["data": Self.b64("yes"), "attributes": ["kind": "a"]], ["data": Self.b64("no"), "attributes": ["kind": "b"]]])
         #expect(try await Self.pull(s).map(Self.data) == ["yes"])
@@ -177,7 +194,9 @@ struct PubSubServiceTests {
         // A snapshot of an empty backlog; then a message; seeking back makes it unacknowledged again.
         let snap = "projects/demo-project/snapshots/before"
         _ = try s.createSnapshot(["name": .string(snap), "subscription": .string(Self.sub)])
-        #expect(throws: EmulatorError.alreadyExists("Snapshot already exists")) { try s.createSnapshot(["name": .string(snap), "subscription": .string(Self.sub)]) }
+        #expect(throws: EmulatorError.alreadyExists("Snapshot already exists")) {
+            try s.createSnapshot(["name": .string(snap), "subscription": .string(Self.sub)])
+        }
         _ = try Self.publish(s, [["data": Self.b64("after")]])
         let after = try await Self.pull(s)
         _ = try s.acknowledge(["subscription": .string(Self.sub), "ackIds": .array(after.compactMap { $0["ackId"] })])

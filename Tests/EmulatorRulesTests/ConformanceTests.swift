@@ -1,6 +1,7 @@
 import EmulatorCore
 import Foundation
 import Testing
+
 @testable import EmulatorRules
 
 /// Loads a conformance file kept beside the tests.
@@ -30,11 +31,16 @@ struct DictionarySource: RulesDataSource {
             case .failure(let d): Issue.record("\(text): did not parse: \(d)")
             case .success(let v):
                 if let fragment = c["error"]?.stringValue {
-                    guard case .error(let m) = v else { Issue.record("\(text): expected error containing '\(fragment)', got \(v.display)"); continue }
+                    guard case .error(let m) = v else {
+                        Issue.record("\(text): expected error containing '\(fragment)', got \(v.display)")
+                        continue
+                    }
                     #expect(m.contains(fragment), "\(text): error '\(m)' lacks '\(fragment)'")
                 } else if let expected = c["value"] {
-                    #expect(RulesValue.equal(v, rulesValue(expected)) && v.typeName == rulesValue(expected).typeName || (v.typeName == "float" && expected.doubleValue != nil && RulesValue.equal(v, rulesValue(expected))),
-                            "\(text): expected \(rulesValue(expected).display), got \(v.display)")
+                    #expect(
+                        RulesValue.equal(v, rulesValue(expected)) && v.typeName == rulesValue(expected).typeName
+                            || (v.typeName == "float" && expected.doubleValue != nil && RulesValue.equal(v, rulesValue(expected))),
+                        "\(text): expected \(rulesValue(expected).display), got \(v.display)")
                 }
             }
         }
@@ -47,7 +53,9 @@ struct DictionarySource: RulesDataSource {
             let rs: CompiledRuleset
             switch CompiledRuleset.compile(source: source) {
             case .success(let r): rs = r
-            case .failure(let e): Issue.record("\(s["name"] ?? ""): \(e)"); continue
+            case .failure(let e):
+                Issue.record("\(s["name"] ?? ""): \(e)")
+                continue
             }
             for c in s["cases"]?.arrayValue ?? [] {
                 let name = c["name"]?.stringValue ?? "?"
@@ -57,23 +65,28 @@ struct DictionarySource: RulesDataSource {
                     claims["sub"] = .string(uid)
                     return AuthContext(uid: uid, token: claims)
                 }
-                var req = RulesRequest(method: method, path: (c["path"]?.stringValue ?? "").split(separator: "/").map(String.init), auth: auth,
-                                       time: Timestamp(seconds: 1_800_000_000),
-                                       resource: c["resource"]?.objectValue?.dictionary.mapValues(rulesValue),
-                                       requestResource: c["requestResource"]?.objectValue?.dictionary.mapValues(rulesValue))
+                var req = RulesRequest(
+                    method: method, path: (c["path"]?.stringValue ?? "").split(separator: "/").map(String.init), auth: auth,
+                    time: Timestamp(seconds: 1_800_000_000),
+                    resource: c["resource"]?.objectValue?.dictionary.mapValues(rulesValue),
+                    requestResource: c["requestResource"]?.objectValue?.dictionary.mapValues(rulesValue))
                 if let q = c["query"]?.arrayValue {
-                    let disjuncts = q.map { d in (d.objectValue?.dictionary ?? [:]).mapValues { v -> QueryConstraint in
-                        if case .object(let r) = v {
-                            let lo = r[">"].map { (rulesValue($0), false) } ?? r[">="].map { (rulesValue($0), true) }
-                            let hi = r["<"].map { (rulesValue($0), false) } ?? r["<="].map { (rulesValue($0), true) }
-                            return .range(lower: lo, upper: hi)
+                    let disjuncts = q.map { d in
+                        (d.objectValue?.dictionary ?? [:]).mapValues { v -> QueryConstraint in
+                            if case .object(let r) = v {
+                                let lo = r[">"].map { (rulesValue($0), false) } ?? r[">="].map { (rulesValue($0), true) }
+                                let hi = r["<"].map { (rulesValue($0), false) } ?? r["<="].map { (rulesValue($0), true) }
+                                return .range(lower: lo, upper: hi)
+                            }
+                            return .equal(rulesValue(v))
                         }
-                        return .equal(rulesValue(v))
-                    } }
-                    req.query = RulesQuery(limit: c["limit"]?.intValue.map(Int.init), offset: nil, orderBy: [], disjuncts: disjuncts,
-                                           collectionGroup: c["group"]?.boolValue ?? false)
+                    }
+                    req.query = RulesQuery(
+                        limit: c["limit"]?.intValue.map(Int.init), offset: nil, orderBy: [], disjuncts: disjuncts,
+                        collectionGroup: c["group"]?.boolValue ?? false)
                 }
-                let data = DictionarySource(docs: (c["data"]?.objectValue?.dictionary ?? [:]).mapValues { ($0.objectValue?.dictionary ?? [:]).mapValues(rulesValue) })
+                let data = DictionarySource(
+                    docs: (c["data"]?.objectValue?.dictionary ?? [:]).mapValues { ($0.objectValue?.dictionary ?? [:]).mapValues(rulesValue) })
                 let d = rs.evaluate(req, data: data)
                 #expect(d.allowed == c["allow"]?.boolValue, "\(s["name"]!) / \(name): \(d.explanation)")
                 if let fragment = c["explains"]?.stringValue {

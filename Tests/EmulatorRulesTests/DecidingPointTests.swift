@@ -1,5 +1,6 @@
 import EmulatorCore
 import Testing
+
 @testable import EmulatorRules
 
 /// Where a decision was made (the lines a request log highlights), beside the explanation.
@@ -22,14 +23,19 @@ import Testing
 
     static func evaluate(_ method: RulesMethod, auth: AuthContext?, resource: [String: RulesValue]?) throws -> RulesDecision {
         let rs = try CompiledRuleset.compile(source: source).get()
-        return rs.evaluate(RulesRequest(method: method, path: ["tasks", "t1"], auth: auth, time: Timestamp(seconds: 0), resource: resource), data: EmptyDataSource())
+        return rs.evaluate(
+            RulesRequest(method: method, path: ["tasks", "t1"], auth: auth, time: Timestamp(seconds: 0), resource: resource), data: EmptyDataSource())
     }
 
     @Test func denialPointsIntoTheCalledFunction() throws {
         let d = try Self.evaluate(.get, auth: AuthContext(uid: "bob", token: [:]), resource: ["owner": .string("alice")])
         #expect(!d.allowed)
-        #expect(d.deciding == [RulesDecidingPoint(outcome: "deny", statement: SourceLocation(file: "firestore.rules", line: 8, column: 7),
-                                                  location: SourceLocation(file: "firestore.rules", line: 5, column: 14), expression: "request.auth.uid == d.owner")])
+        #expect(
+            d.deciding == [
+                RulesDecidingPoint(
+                    outcome: "deny", statement: SourceLocation(file: "firestore.rules", line: 8, column: 7),
+                    location: SourceLocation(file: "firestore.rules", line: 5, column: 14), expression: "request.auth.uid == d.owner")
+            ])
     }
 
     @Test func falseLeftSideOfAndDecides() throws {

@@ -1,6 +1,7 @@
+import EmulatorCore
 import Foundation
 import Testing
-import EmulatorCore
+
 @testable import EmulatorRules
 
 /// Deeply nested rules must be refused with a diagnostic, never overflow the stack: a ruleset with
@@ -51,17 +52,20 @@ import EmulatorCore
 
     @Test(arguments: accepted)
     func deepestAcceptedRulesetsAreSafe(name: String, condition: String) async {
-        let source = Self.ruleset(condition).replacingOccurrences(of: "match /databases",
-                                                                  with: "function f(x) { return x; } match /databases")
+        let source = Self.ruleset(condition).replacingOccurrences(
+            of: "match /databases",
+            with: "function f(x) { return x; } match /databases")
         await Self.onSmallStack {
             switch CompiledRuleset.compile(source: source) {
             case .failure(let e):
                 Issue.record("\(name) was refused: \(e.description.prefix(300))")
             case .success(let rs):
                 for m in RulesMethod.allCases {
-                    _ = rs.evaluate(RulesRequest(method: m, path: ["c", "d"], auth: AuthContext(uid: "u", token: [:]),
-                                                 time: Timestamp(seconds: 0), resource: [:], requestResource: [:]),
-                                    data: EmptyDataSource())
+                    _ = rs.evaluate(
+                        RulesRequest(
+                            method: m, path: ["c", "d"], auth: AuthContext(uid: "u", token: [:]),
+                            time: Timestamp(seconds: 0), resource: [:], requestResource: [:]),
+                        data: EmptyDataSource())
                 }
                 _ = rs.coverageJSON()
                 _ = rs.coverageHTML()
@@ -82,7 +86,12 @@ import EmulatorCore
         cases.append(("hostile minus", String(repeating: "- ", count: 100_000) + "1 < 0", nested))
         cases.append(("hostile plus-chain", chain(60_000, "+", "1") + " > 0", deep))
         cases.append(("hostile ternaries", String(repeating: "true ? 1 : ", count: 20_000) + "2", nested))
-        cases.append(("hostile path", "exists(/databases/$(" + String(repeating: "(", count: 10_000) + "'x'" + String(repeating: ")", count: 10_000) + ")/documents/a)", nested))
+        cases.append(
+            (
+                "hostile path",
+                "exists(/databases/$(" + String(repeating: "(", count: 10_000) + "'x'" + String(repeating: ")", count: 10_000) + ")/documents/a)",
+                nested
+            ))
         return cases
     }()
 
@@ -109,7 +118,8 @@ import EmulatorCore
                 }
             }
         }
-        let ten = "service cloud.firestore { " + String(repeating: "match /a { ", count: 10) + "allow read; " + String(repeating: "} ", count: 10) + "}"
+        let ten =
+            "service cloud.firestore { " + String(repeating: "match /a { ", count: 10) + "allow read; " + String(repeating: "} ", count: 10) + "}"
         #expect((try? CompiledRuleset.compile(source: ten).get()) != nil)
     }
 
@@ -125,7 +135,10 @@ import EmulatorCore
 @Suite struct LongLineExcerptTests {
     @Test func longLinesAreWindowedAroundTheCaret() {
         let source = "service cloud.firestore { match /a { allow get: if " + String(repeating: "1 + ", count: 200) + "; } }"
-        guard case .failure(let e) = CompiledRuleset.compile(source: source) else { Issue.record("compiled"); return }
+        guard case .failure(let e) = CompiledRuleset.compile(source: source) else {
+            Issue.record("compiled")
+            return
+        }
         let lines = e.description.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.count == 3)
         #expect(lines[0] == "firestore.rules:1:852: error: expected an expression but found ';'")
@@ -135,8 +148,13 @@ import EmulatorCore
     }
 
     @Test func aCaretInTheMiddleIsCentred() {
-        let source = "service cloud.firestore { match /a { allow get: if " + String(repeating: "1 + ", count: 100) + "; " + String(repeating: " ", count: 400) + "} }"
-        guard case .failure(let e) = CompiledRuleset.compile(source: source) else { Issue.record("compiled"); return }
+        let source =
+            "service cloud.firestore { match /a { allow get: if " + String(repeating: "1 + ", count: 100) + "; " + String(repeating: " ", count: 400)
+            + "} }"
+        guard case .failure(let e) = CompiledRuleset.compile(source: source) else {
+            Issue.record("compiled")
+            return
+        }
         let lines = e.description.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines[1].count == 2 + 1 + 120 + 1)
         #expect(lines[1].hasPrefix("  …") && lines[1].hasSuffix("…"))

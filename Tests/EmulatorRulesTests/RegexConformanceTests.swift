@@ -1,5 +1,6 @@
 import EmulatorCore
 import Testing
+
 @testable import EmulatorRules
 
 /// The rows of `Conformance/regex.json`: `matches`, `replace` and `split` answers and refused
@@ -73,7 +74,8 @@ import Testing
             let pattern = try #require(row["pattern"]?.stringValue)
             let dynamic = Self.eval("'x'.matches(p)", ["p": .string(pattern)])
             let prefix = "    match /c/{d} { allow read: if 'x'.matches("
-            let source = "rules_version = '2';\nservice cloud.firestore {\n  match /databases/{db}/documents {\n"
+            let source =
+                "rules_version = '2';\nservice cloud.firestore {\n  match /databases/{db}/documents {\n"
                 + prefix + Self.literal(pattern) + "); }\n  }\n}\n"
             let compiled = CompiledRuleset.compile(source: source)
             guard isRefused else {
@@ -84,15 +86,23 @@ import Testing
             refused += 1
             let reason = try #require(row["reason"]?.stringValue, "\(pattern): no reason")
             let at = try #require(row["at"]?.intValue, "\(pattern): no position")
-            guard case .error(let message) = dynamic else { Issue.record("\(pattern) should be refused, got \(dynamic.display)"); continue }
-            #expect(message.hasPrefix("invalid regular expression") && message.contains(reason) && message.hasSuffix("at character \(at) of the pattern"),
-                    "\(pattern): \(message)")
-            guard case .failure(let e) = compiled, let d = e.diagnostics.first else { Issue.record("\(pattern) compiled"); continue }
+            guard case .error(let message) = dynamic else {
+                Issue.record("\(pattern) should be refused, got \(dynamic.display)")
+                continue
+            }
+            #expect(
+                message.hasPrefix("invalid regular expression") && message.contains(reason) && message.hasSuffix("at character \(at) of the pattern"),
+                "\(pattern): \(message)")
+            guard case .failure(let e) = compiled, let d = e.diagnostics.first else {
+                Issue.record("\(pattern) compiled")
+                continue
+            }
             // The column of the character's first byte inside the literal (escapes counted as written).
             let before = String(String.UnicodeScalarView(pattern.unicodeScalars.prefix(Int(at) - 1)))
             let column = prefix.utf8.count + 1 + Self.literal(before).utf8.count - 1
-            #expect(d.location == SourceLocation(file: "firestore.rules", line: 4, column: column) && d.message == message,
-                    "\(pattern): \(d)")
+            #expect(
+                d.location == SourceLocation(file: "firestore.rules", line: 4, column: column) && d.message == message,
+                "\(pattern): \(d)")
         }
         #expect(refused > 60)
     }

@@ -1,5 +1,6 @@
 import EmulatorCore
 import Testing
+
 @testable import EmulatorRules
 
 /// Patterns written as string literals are compiled when the ruleset loads: one RE2 refuses is a
@@ -24,11 +25,12 @@ import Testing
             """
         let d = Self.diagnostics(source)
         // The quote is at column 59; `\\w+\\.x` takes 9 bytes of source before the `(`.
-        #expect(d.map(\.description) == [
-            "firestore.rules:5:68: error: invalid regular expression \"\\w+\\.x(?=y)\": invalid perl operator: (?= (look-ahead is not supported), at character 7 of the pattern\n"
-                + "        allow create: if request.resource.data.name.matches('\\\\w+\\\\.x(?=y)');\n"
-                + "                                                                     ^",
-        ])
+        #expect(
+            d.map(\.description) == [
+                "firestore.rules:5:68: error: invalid regular expression \"\\w+\\.x(?=y)\": invalid perl operator: (?= (look-ahead is not supported), at character 7 of the pattern\n"
+                    + "        allow create: if request.resource.data.name.matches('\\\\w+\\\\.x(?=y)');\n"
+                    + "                                                                     ^"
+            ])
     }
 
     /// Every bad literal is reported, in functions too, each at its own place; `replace` and
@@ -45,11 +47,12 @@ import Testing
             }
             """
         let d = Self.diagnostics(source)
-        #expect(d.map { "\($0.location) \($0.message.split(separator: ":").dropFirst().first ?? "")" } == [
-            "firestore.rules:3:71  invalid escape sequence",
-            "firestore.rules:5:49  invalid character class range",
-            "firestore.rules:5:72  invalid repetition size",
-        ])
+        #expect(
+            d.map { "\($0.location) \($0.message.split(separator: ":").dropFirst().first ?? "")" } == [
+                "firestore.rules:3:71  invalid escape sequence",
+                "firestore.rules:5:49  invalid character class range",
+                "firestore.rules:5:72  invalid repetition size",
+            ])
     }
 
     @Test func unicodeBeforeTheProblemCountsItsBytesInTheColumn() {

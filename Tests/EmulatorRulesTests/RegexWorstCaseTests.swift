@@ -1,4 +1,5 @@
 import Testing
+
 @testable import EmulatorRules
 
 /// Patterns that make a backtracking engine take time exponential in the input: each case runs
@@ -24,7 +25,10 @@ import Testing
     ])
     func exponentialForBacktrackingIsLinearHere(_ expr: String, _ expected: Bool) {
         let v = Self.eval(expr)
-        guard case .bool(let b) = v else { Issue.record("\(expr): \(v.display)"); return }
+        guard case .bool(let b) = v else {
+            Issue.record("\(expr): \(v.display)")
+            return
+        }
         #expect(b == expected, "\(expr)")
     }
 

@@ -1,5 +1,6 @@
 import EmulatorCore
 import Testing
+
 @testable import EmulatorRules
 
 /// The per-request cost limit on string, list and regular-expression work
@@ -40,8 +41,9 @@ import Testing
     }
 
     @Test func aReplacementThatWouldGrowTheStringAHundredfoldIsRefused() {
-        let v = Self.eval("s.replace('', r)", ["s": .string(String(Self.csv.prefix(9000))), "r": .string(String(repeating: "x", count: 100))],
-                          budget: 100_000)
+        let v = Self.eval(
+            "s.replace('', r)", ["s": .string(String(Self.csv.prefix(9000))), "r": .string(String(repeating: "x", count: 100))],
+            budget: 100_000)
         Self.expectCostError(v, "replace() on a string of 9000 bytes")
     }
 
@@ -63,8 +65,10 @@ import Testing
         Self.expectCostError(Self.eval(Array(repeating: "s.lower() != ''", count: 9).joined(separator: " && "), ["s": s], budget: 16_000), "lower()")
         Self.expectCostError(Self.eval(Array(repeating: "s.upper() != ''", count: 9).joined(separator: " && "), ["s": s], budget: 16_000), "upper()")
         Self.expectCostError(Self.eval(Array(repeating: "s.trim() != ''", count: 17).joined(separator: " && "), ["s": s], budget: 16_000), "trim()")
-        Self.expectCostError(Self.eval(Array(repeating: "s.toUtf8() != b''", count: 17).joined(separator: " && "), ["s": s], budget: 16_000), "toUtf8()")
-        Self.expectCostError(Self.eval(Array(repeating: "[s, s].join('') != ''", count: 9).joined(separator: " && "), ["s": s], budget: 16_000), "list.join()")
+        Self.expectCostError(
+            Self.eval(Array(repeating: "s.toUtf8() != b''", count: 17).joined(separator: " && "), ["s": s], budget: 16_000), "toUtf8()")
+        Self.expectCostError(
+            Self.eval(Array(repeating: "[s, s].join('') != ''", count: 9).joined(separator: " && "), ["s": s], budget: 16_000), "list.join()")
     }
 
     @Test func doublingAStringInLetsStopsAtTheLimit() throws {
@@ -111,14 +115,21 @@ import Testing
     @Test func dynamicPatternsAreCompiledChargedAndChecked() {
         let v = Self.eval("'aaa'.matches(p + '+')", ["p": .string("a")])
         #expect(RulesValue.equal(v, .bool(true)))
-        guard case .error(let m) = Self.eval("'aa'.matches(p)", ["p": .string("(a)\\1")]) else { Issue.record("accepted"); return }
-        #expect(m == "invalid regular expression \"(a)\\1\": invalid escape sequence: \\1 (back-references are not supported), at character 4 of the pattern")
+        guard case .error(let m) = Self.eval("'aa'.matches(p)", ["p": .string("(a)\\1")]) else {
+            Issue.record("accepted")
+            return
+        }
+        #expect(
+            m
+                == "invalid regular expression \"(a)\\1\": invalid escape sequence: \\1 (back-references are not supported), at character 4 of the pattern"
+        )
         let long = String(repeating: "[a-z]", count: 1000)
         Self.expectCostError(Self.eval("'a'.matches(p)", ["p": .string(long)], budget: 5000), "compiling the regular expression")
         // Case-folding a class of all of Unicode (about 2,800 folding scalars) over and over is
         // refused before it takes long, whatever the budget.
         let fold = "(?i)[\\x{0}-\\x{10FFFF}]"
-        Self.expectCostError(Self.eval("'a'.matches(p)", ["p": .string(String(repeating: fold, count: 100))], budget: 100_000), "compiling the regular expression")
+        Self.expectCostError(
+            Self.eval("'a'.matches(p)", ["p": .string(String(repeating: fold, count: 100))], budget: 100_000), "compiling the regular expression")
         let folds = String(repeating: fold, count: 400)
         guard case .error(let big) = Self.eval("'a'.matches(p)", ["p": .string(folds)]) else {
             Issue.record("accepted")

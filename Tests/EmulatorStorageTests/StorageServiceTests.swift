@@ -1,10 +1,12 @@
 import EmulatorCore
 import Foundation
 import Testing
+
 @testable import EmulatorStorage
 
 /// A service over memory blobs with a frozen, advanceable clock.
-func makeService(_ options: StorageOptions = StorageOptions(), blobs: any BlobStore = MemoryBlobStore()) -> (StorageService, LocalEnvironmentProvider) {
+func makeService(_ options: StorageOptions = StorageOptions(), blobs: any BlobStore = MemoryBlobStore()) -> (StorageService, LocalEnvironmentProvider)
+{
     let envs = LocalEnvironmentProvider()
     envs.environment(for: "p").clock.freeze(at: Timestamp(seconds: 1_700_000_000))
     return (StorageService(environments: envs, defaultProject: "p", blobs: blobs, options: options), envs)
@@ -16,7 +18,11 @@ final class Recorder: StorageAuthorizer, StorageObserver, @unchecked Sendable {
     let changes = Mutex<[String]>([])
     let deny = Mutex<Set<StorageAccessMethod>>([])
     func authorize(_ access: StorageAccess) throws {
-        accesses.withLock { $0.append("\(access.method.rawValue) \(access.bucket)/\(access.path) resource=\(access.resource != nil) request=\(access.requestResource?.size ?? -1)") }
+        accesses.withLock {
+            $0.append(
+                "\(access.method.rawValue) \(access.bucket)/\(access.path) resource=\(access.resource != nil) request=\(access.requestResource?.size ?? -1)"
+            )
+        }
         if deny.withLock({ $0.contains(access.method) }) { throw EmulatorError.permissionDenied("denied") }
     }
     func storageChanged(_ change: StorageChange) {
@@ -31,7 +37,9 @@ let user = Caller.user(AuthContext(uid: "u1", token: [:]))
     @Test func defaultBucketsExistAndObjectsRoundTripWithHashesAndGenerations() throws {
         let (s, envs) = makeService()
         #expect(s.buckets(project: "p").map(\.name) == ["p.appspot.com", "p.firebasestorage.app"])
-        let o = try s.store(bytes: Array("hello world".utf8), as: .init(bucket: bucket, name: "a/b.txt", metadata: ObjectMetadata(contentType: "text/plain")), caller: .admin)
+        let o = try s.store(
+            bytes: Array("hello world".utf8), as: .init(bucket: bucket, name: "a/b.txt", metadata: ObjectMetadata(contentType: "text/plain")),
+            caller: .admin)
         #expect(o.size == 11)
         #expect(o.md5Base64 == "XrY7u+Ae7tCTyyK7j1rNww==")
         #expect(o.crc32cBase64 == "yZRlqg==")
@@ -102,21 +110,30 @@ let user = Caller.user(AuthContext(uid: "u1", token: [:]))
         } catch let e as EmulatorError {
             #expect(e.status == 412)
         }
-        _ = try s.store(bytes: [2], as: .init(bucket: bucket, name: "x", conditions: StorageConditions(ifGenerationMatch: o.generation)), caller: .admin)
+        _ = try s.store(
+            bytes: [2], as: .init(bucket: bucket, name: "x", conditions: StorageConditions(ifGenerationMatch: o.generation)), caller: .admin)
         do {
             _ = try s.object(bucket: bucket, name: "x", conditions: StorageConditions(ifGenerationNotMatch: o.generation + 1), caller: .admin)
             Issue.record("ifGenerationNotMatch of the live generation must answer 304")
         } catch let e as EmulatorError {
             #expect(e.status == 304)
         }
-        #expect(throws: EmulatorError.self) { try s.delete(bucket: bucket, name: "x", conditions: StorageConditions(ifMetagenerationMatch: 5), caller: .admin) }
-        #expect(throws: EmulatorError.self) { try s.object(bucket: bucket, name: "x", conditions: StorageConditions(generation: o.generation), caller: .admin) }
+        #expect(throws: EmulatorError.self) {
+            try s.delete(bucket: bucket, name: "x", conditions: StorageConditions(ifMetagenerationMatch: 5), caller: .admin)
+        }
+        #expect(throws: EmulatorError.self) {
+            try s.object(bucket: bucket, name: "x", conditions: StorageConditions(generation: o.generation), caller: .admin)
+        }
         try s.delete(bucket: bucket, name: "x", conditions: StorageConditions(ifMetagenerationMatch: 1), caller: .admin)
     }
 
     @Test func updatesMergeOrReplaceAndBumpTheMetageneration() throws {
         let (s, _) = makeService()
-        _ = try s.store(bytes: [1], as: .init(bucket: bucket, name: "x", metadata: ObjectMetadata(contentType: "text/plain", cacheControl: "no-cache", custom: ["a": "1", "b": "2"])), caller: .admin)
+        _ = try s.store(
+            bytes: [1],
+            as: .init(
+                bucket: bucket, name: "x",
+                metadata: ObjectMetadata(contentType: "text/plain", cacheControl: "no-cache", custom: ["a": "1", "b": "2"])), caller: .admin)
         var patch = ObjectMetadataPatch()
         patch.custom = ["a": nil, "c": "3"]
         patch.cacheControl = .remove
@@ -153,12 +170,13 @@ let user = Caller.user(AuthContext(uid: "u1", token: [:]))
         r.deny.withLock { $0 = [.delete] }
         #expect(throws: EmulatorError.self) { try s.delete(bucket: bucket, name: "x", caller: user) }
         #expect(throws: EmulatorError.self) { try s.delete(bucket: bucket, name: "missing", caller: user) }
-        #expect(r.accesses.withLock { $0 } == [
-            "create p.appspot.com/x resource=false request=2", "update p.appspot.com/x resource=true request=3",
-            "get p.appspot.com/x resource=true request=-1", "list p.appspot.com/d/ resource=false request=-1",
-            "update p.appspot.com/x resource=true request=3", "delete p.appspot.com/x resource=true request=-1",
-            "delete p.appspot.com/missing resource=false request=-1",
-        ])
+        #expect(
+            r.accesses.withLock { $0 } == [
+                "create p.appspot.com/x resource=false request=2", "update p.appspot.com/x resource=true request=3",
+                "get p.appspot.com/x resource=true request=-1", "list p.appspot.com/d/ resource=false request=-1",
+                "update p.appspot.com/x resource=true request=3", "delete p.appspot.com/x resource=true request=-1",
+                "delete p.appspot.com/missing resource=false request=-1",
+            ])
         // Tokens: only administrators manage them; a token read skips the hook.
         #expect(throws: EmulatorError.self) { try s.createDownloadToken(bucket: bucket, name: "x", caller: user) }
         let withTwo = try s.createDownloadToken(bucket: bucket, name: "x", caller: .admin)
@@ -183,10 +201,11 @@ let user = Caller.user(AuthContext(uid: "u1", token: [:]))
         try s.delete(bucket: bucket, name: "x", caller: .admin)
         _ = try s.createBucket("other-bucket", project: "p", location: nil, storageClass: nil)
         try s.deleteBucket("other-bucket")
-        #expect(r.changes.withLock { $0 } == [
-            "finalized p.appspot.com/x", "tokensChanged p.appspot.com/x", "metadataUpdated p.appspot.com/x",
-            "finalized p.appspot.com/y", "deleted p.appspot.com/x", "bucketCreated other-bucket/", "bucketDeleted other-bucket/",
-        ])
+        #expect(
+            r.changes.withLock { $0 } == [
+                "finalized p.appspot.com/x", "tokensChanged p.appspot.com/x", "metadataUpdated p.appspot.com/x",
+                "finalized p.appspot.com/y", "deleted p.appspot.com/x", "bucketCreated other-bucket/", "bucketDeleted other-bucket/",
+            ])
     }
 
     @Test func blobsGoWhenTheLastReferenceGoesAndSnapshotsKeepThem() throws {
@@ -248,7 +267,8 @@ let user = Caller.user(AuthContext(uid: "u1", token: [:]))
         let (s, _) = makeService()
         let r = Recorder()
         s.setObserver(r)
-        let id = try s.startSession(.init(bucket: bucket, name: "big", metadata: ObjectMetadata(contentType: "video/mp4"), firebase: true), expectedSize: 5, caller: user)
+        let id = try s.startSession(
+            .init(bucket: bucket, name: "big", metadata: ObjectMetadata(contentType: "video/mp4"), firebase: true), expectedSize: 5, caller: user)
         var (u, status) = try s.checkOutSession(id)
         #expect(status.received == 0)
         #expect(throws: EmulatorError.self) { try s.checkOutSession(id) }  // busy
@@ -274,23 +294,35 @@ let user = Caller.user(AuthContext(uid: "u1", token: [:]))
         #expect(throws: EmulatorError.self) { try s.checkOutSession(id2) }
         // A failed precondition at finalize is remembered.
         _ = try s.store(bytes: [9], as: .init(bucket: bucket, name: "d"), caller: .admin)
-        let id3 = try s.startSession(.init(bucket: bucket, name: "e", conditions: StorageConditions(ifGenerationMatch: 0)), expectedSize: nil, caller: .admin)
+        let id3 = try s.startSession(
+            .init(bucket: bucket, name: "e", conditions: StorageConditions(ifGenerationMatch: 0)), expectedSize: nil, caller: .admin)
         _ = try s.store(bytes: [9], as: .init(bucket: bucket, name: "e"), caller: .admin)
-        do { _ = try s.finalizeSession(id3, nil, caller: .admin); Issue.record("must fail") } catch let e as EmulatorError { #expect(e.status == 412) }
-        do { _ = try s.finalizeSession(id3, nil, caller: .admin); Issue.record("must fail again") } catch let e as EmulatorError { #expect(e.status == 412) }
+        do {
+            _ = try s.finalizeSession(id3, nil, caller: .admin)
+            Issue.record("must fail")
+        } catch let e as EmulatorError { #expect(e.status == 412) }
+        do {
+            _ = try s.finalizeSession(id3, nil, caller: .admin)
+            Issue.record("must fail again")
+        } catch let e as EmulatorError { #expect(e.status == 412) }
         s.resetProject("p")
         #expect(throws: EmulatorError.self) { try s.sessionStatus(id) }
     }
 
     @Test func composeConcatenatesAndCopyKeepsOrReplacesMetadata() throws {
         let (s, _) = makeService()
-        _ = try s.store(bytes: Array("ab".utf8), as: .init(bucket: bucket, name: "1", metadata: ObjectMetadata(contentType: "text/plain", custom: ["k": "v"])), caller: .admin)
+        _ = try s.store(
+            bytes: Array("ab".utf8), as: .init(bucket: bucket, name: "1", metadata: ObjectMetadata(contentType: "text/plain", custom: ["k": "v"])),
+            caller: .admin)
         let two = try s.store(bytes: Array("cd".utf8), as: .init(bucket: bucket, name: "2"), caller: .admin)
-        let c = try s.compose([.init(name: "1"), .init(name: "2", ifGenerationMatch: two.generation)], into: .init(bucket: bucket, name: "all"), caller: .admin)
+        let c = try s.compose(
+            [.init(name: "1"), .init(name: "2", ifGenerationMatch: two.generation)], into: .init(bucket: bucket, name: "all"), caller: .admin)
         #expect(try c.blob.open().read(at: 0, count: 10) == Array("abcd".utf8))
         #expect(c.blob.crc32c == CRC32C.checksum(Array("abcd".utf8)))
         #expect(c.metadata.contentType == "text/plain")
-        #expect(throws: EmulatorError.self) { try s.compose([.init(name: "2", ifGenerationMatch: 1)], into: .init(bucket: bucket, name: "z"), caller: .admin) }
+        #expect(throws: EmulatorError.self) {
+            try s.compose([.init(name: "2", ifGenerationMatch: 1)], into: .init(bucket: bucket, name: "z"), caller: .admin)
+        }
         #expect(throws: EmulatorError.self) { try s.compose([], into: .init(bucket: bucket, name: "z"), caller: .admin) }
         let copy = try s.copy(from: bucket, "1", to: .init(bucket: "p.firebasestorage.app", name: "copy"), caller: .admin)
         #expect(copy.metadata.custom == ["k": "v"] && copy.bucket == "p.firebasestorage.app")

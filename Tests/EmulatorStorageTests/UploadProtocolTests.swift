@@ -1,4 +1,5 @@
 import Testing
+
 @testable import EmulatorStorage
 
 /// Runs `body` through a parser in pieces of `size` bytes; content pieces are merged.
@@ -11,7 +12,9 @@ func multipartEvents(_ body: [UInt8], boundary: String, pieces size: Int) throws
             switch e {
             case .partStart(let h): out.append("start " + h.map { "\($0.name)=\($0.value)" }.joined(separator: ","))
             case .content(let c):
-                if let last = out.last, last.hasPrefix("content ") { out[out.count - 1] = last + String(decoding: c, as: UTF8.self) } else {
+                if let last = out.last, last.hasPrefix("content ") {
+                    out[out.count - 1] = last + String(decoding: c, as: UTF8.self)
+                } else {
                     out.append("content " + String(decoding: c, as: UTF8.self))
                 }
             case .partEnd: out.append("end part")
@@ -28,10 +31,13 @@ func multipartEvents(_ body: [UInt8], boundary: String, pieces size: Int) throws
     @Test func theJSSDKsMultipartBodyParsesTheSameInAnyPieces() throws {
         // The shape the Firebase JS SDK sends for uploadBytes (requests.ts multipartUpload).
         let b = "9871234512345"
-        let body = Array(("--\(b)\r\nContent-Type: application/json; charset=utf-8\r\n\r\n{\"name\":\"a/b.txt\",\"contentType\":\"text/plain\"}"
-            + "\r\n--\(b)\r\nContent-Type: text/plain\r\n\r\nhello\r\n--\r\n--\(b)--").utf8)
-        let expected = ["start Content-Type=application/json; charset=utf-8", "content {\"name\":\"a/b.txt\",\"contentType\":\"text/plain\"}", "end part",
-                        "start Content-Type=text/plain", "content hello\r\n--", "end part", "end"]
+        let body = Array(
+            ("--\(b)\r\nContent-Type: application/json; charset=utf-8\r\n\r\n{\"name\":\"a/b.txt\",\"contentType\":\"text/plain\"}"
+                + "\r\n--\(b)\r\nContent-Type: text/plain\r\n\r\nhello\r\n--\r\n--\(b)--").utf8)
+        let expected = [
+            "start Content-Type=application/json; charset=utf-8", "content {\"name\":\"a/b.txt\",\"contentType\":\"text/plain\"}", "end part",
+            "start Content-Type=text/plain", "content hello\r\n--", "end part", "end",
+        ]
         for size in [1, 2, 3, 7, 16, 1000] {
             #expect(try multipartEvents(body, boundary: b, pieces: size) == expected, "pieces of \(size)")
         }

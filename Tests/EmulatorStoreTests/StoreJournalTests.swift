@@ -1,5 +1,6 @@
 import EmulatorCore
 import Testing
+
 @testable import EmulatorStore
 
 /// A write-ahead journal that keeps entries in memory and can be told to refuse (a full disk).
@@ -27,8 +28,9 @@ final class MemoryJournal: Sendable {
         s.setObserver { _ in observed.withLock { $0 += 1 } }
         try set(s, "t/a", ["v": .integer(1)])
         let sink = RecordingSink()
-        try s.addWatch(project: "p", database: "(default)", sink: sink, target: 1,
-                       spec: .query(parent: "", try StructuredQuery(json: ["from": [["collectionId": "t"]]])), resume: nil, once: false, caller: .admin)
+        try s.addWatch(
+            project: "p", database: "(default)", sink: sink, target: 1,
+            spec: .query(parent: "", try StructuredQuery(json: ["from": [["collectionId": "t"]]])), resume: nil, once: false, caller: .admin)
         _ = sink.take()
         let before = s.exportProject("p")
         let seen = observed.withLock { $0 }
@@ -37,8 +39,12 @@ final class MemoryJournal: Sendable {
         #expect(throws: MemoryJournal.refusal) { try set(s, "t/a", ["v": .integer(2)]) }
         #expect(throws: MemoryJournal.refusal) { try set(s, "t/b", [:]) }
         #expect(throws: MemoryJournal.refusal) {
-            try s.commit(project: "p", database: "(default)", writes: [StoreWrite(path: "t/c", operation: .update([:])),
-                                                                     StoreWrite(path: "t/a", operation: .delete)], caller: .admin)
+            try s.commit(
+                project: "p", database: "(default)",
+                writes: [
+                    StoreWrite(path: "t/c", operation: .update([:])),
+                    StoreWrite(path: "t/a", operation: .delete),
+                ], caller: .admin)
         }
         #expect(throws: MemoryJournal.refusal) { try s.deleteAll(project: "p", database: "(default)") }
         #expect(throws: MemoryJournal.refusal) { try s.resetProject("p") }
@@ -78,12 +84,16 @@ final class MemoryJournal: Sendable {
 
     @Test func idsThatAreNotIdsNeverReachTheStore() throws {
         let (s, _) = makeStore()
-        for (project, database) in [("victim.json\u{0}x", "(default)"), ("a/b", "(default)"), ("UPPER", "(default)"), ("p", "a\u{0}b"), ("p", "(other)")] {
+        for (project, database) in [
+            ("victim.json\u{0}x", "(default)"), ("a/b", "(default)"), ("UPPER", "(default)"), ("p", "a\u{0}b"), ("p", "(other)"),
+        ] {
             #expect(throws: EmulatorError.self) {
                 try s.commit(project: project, database: database, writes: [StoreWrite(path: "c/d", operation: .update([:]))], caller: .admin)
             }
             #expect(throws: EmulatorError.self) { try s.importProject(project, ["databases": [database: ["documents": []]]]) }
-            #expect(throws: EmulatorError.self) { try s.replay(project: project, entry: ["database": .string(database), "commitTime": "2030-01-01T00:00:00Z"]) }
+            #expect(throws: EmulatorError.self) {
+                try s.replay(project: project, entry: ["database": .string(database), "commitTime": "2030-01-01T00:00:00Z"])
+            }
         }
         #expect(s.projectsWithData.isEmpty)
     }

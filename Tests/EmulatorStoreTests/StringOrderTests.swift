@@ -1,5 +1,6 @@
 import EmulatorCore
 import Testing
+
 @testable import EmulatorStore
 
 /// Firestore orders and compares strings by their UTF-8 bytes, with no Unicode normalization:
@@ -18,9 +19,13 @@ import Testing
         #expect(!Value.queryEquals(nfc, nfd))
         // Transitive in every order of the three.
         let values = [nfc, nfd, f]
-        for a in values { for b in values { for c in values where Value.compare(a, b) <= 0 && Value.compare(b, c) <= 0 {
-            #expect(Value.compare(a, c) <= 0, "\(a) <= \(b) <= \(c)")
-        } } }
+        for a in values {
+            for b in values {
+                for c in values where Value.compare(a, b) <= 0 && Value.compare(b, c) <= 0 {
+                    #expect(Value.compare(a, c) <= 0, "\(a) <= \(b) <= \(c)")
+                }
+            }
+        }
     }
 
     @Test func equalityQueriesMatchBytesWithAndWithoutTheIndex() throws {

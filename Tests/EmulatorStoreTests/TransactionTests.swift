@@ -1,5 +1,6 @@
 import EmulatorCore
 import Testing
+
 @testable import EmulatorStore
 
 @Suite struct TransactionTests {
@@ -10,7 +11,9 @@ import Testing
         _ = try s.getDocument(project: "p", database: "(default)", path: "c/d", consistency: .transaction(t), caller: .admin)
         try set(s, "c/d", ["v": .integer(5)])
         do {
-            _ = try s.commit(project: "p", database: "(default)", writes: [StoreWrite(path: "c/d", operation: .update(["v": .integer(2)]))], transaction: t, caller: .admin)
+            _ = try s.commit(
+                project: "p", database: "(default)", writes: [StoreWrite(path: "c/d", operation: .update(["v": .integer(2)]))], transaction: t,
+                caller: .admin)
             Issue.record("commit succeeded")
         } catch let e as EmulatorError {
             #expect(e.code == .aborted)
@@ -21,7 +24,9 @@ import Testing
     @Test func readOfAMissingDocumentIsProtectedToo() throws {
         let (s, _) = makeStore()
         let t = try s.beginTransaction(project: "p", database: "(default)", readOnly: false)
-        #expect(throws: EmulatorError.self) { try s.getDocument(project: "p", database: "(default)", path: "c/new", consistency: .transaction(t), caller: .admin) }
+        #expect(throws: EmulatorError.self) {
+            try s.getDocument(project: "p", database: "(default)", path: "c/new", consistency: .transaction(t), caller: .admin)
+        }
         try set(s, "c/new", [:])
         #expect(throws: EmulatorError.self) { try s.commit(project: "p", database: "(default)", writes: [], transaction: t, caller: .admin) }
     }
@@ -29,7 +34,9 @@ import Testing
     @Test func queryResultsInATransactionDetectPhantoms() throws {
         let (s, _) = makeStore()
         let t = try s.beginTransaction(project: "p", database: "(default)", readOnly: false)
-        _ = try s.runQuery(project: "p", database: "(default)", parent: "", query: StructuredQuery(json: ["from": [["collectionId": "c"]]]), consistency: .transaction(t), caller: .admin)
+        _ = try s.runQuery(
+            project: "p", database: "(default)", parent: "", query: StructuredQuery(json: ["from": [["collectionId": "c"]]]),
+            consistency: .transaction(t), caller: .admin)
         try set(s, "c/phantom", [:])
         #expect(throws: EmulatorError.self) { try s.commit(project: "p", database: "(default)", writes: [], transaction: t, caller: .admin) }
     }
@@ -56,7 +63,9 @@ import Testing
         let t = try s.beginTransaction(project: "p", database: "(default)", readOnly: true)
         env.clock.advance(seconds: 1)
         try set(s, "c/d", ["v": .integer(2)])
-        #expect(try s.getDocument(project: "p", database: "(default)", path: "c/d", consistency: .transaction(t), caller: .admin).value.fields["v"] == .integer(1))
+        #expect(
+            try s.getDocument(project: "p", database: "(default)", path: "c/d", consistency: .transaction(t), caller: .admin).value.fields["v"]
+                == .integer(1))
         #expect(throws: EmulatorError.invalidArgument("Cannot modify entities in a read-only transaction.")) {
             try s.commit(project: "p", database: "(default)", writes: [StoreWrite(path: "c/d", operation: .delete)], transaction: t, caller: .admin)
         }
@@ -73,11 +82,19 @@ import Testing
                     for _ in 0..<25 {
                         while true {
                             let t = try s.beginTransaction(project: "p", database: "(default)", readOnly: false)
-                            let doc = try s.getDocument(project: "p", database: "(default)", path: "counters/c", consistency: .transaction(t), caller: .admin).value
-                            guard case .integer(let n)? = doc.fields["n"] else { Issue.record("bad counter"); return }
+                            let doc = try s.getDocument(
+                                project: "p", database: "(default)", path: "counters/c", consistency: .transaction(t), caller: .admin
+                            ).value
+                            guard case .integer(let n)? = doc.fields["n"] else {
+                                Issue.record("bad counter")
+                                return
+                            }
                             await Task.yield()
                             do {
-                                _ = try s.commit(project: "p", database: "(default)", writes: [StoreWrite(path: "counters/c", operation: .update(["n": .integer(n + 1)]))], transaction: t, caller: .admin)
+                                _ = try s.commit(
+                                    project: "p", database: "(default)",
+                                    writes: [StoreWrite(path: "counters/c", operation: .update(["n": .integer(n + 1)]))], transaction: t,
+                                    caller: .admin)
                                 commits.add()
                                 break
                             } catch let e as EmulatorError where e.code == .aborted {

@@ -1,5 +1,6 @@
 import EmulatorCore
 import Testing
+
 @testable import EmulatorStore
 
 @Suite struct ValueTests {
@@ -55,20 +56,23 @@ import Testing
         #expect(try Value(json: ["integerValue": 5]) == .integer(5))
         #expect(try Value(json: ["doubleValue": "1.5"]) == .double(1.5))
         #expect(try Value(json: ["nullValue": "NULL_VALUE"]) == .null)
-        #expect(try Value(json: ["timestampValue": "2026-01-01T00:00:00.123456789Z"]) == .timestamp(Timestamp(seconds: 1_767_225_600, nanos: 123_456_000)))
+        #expect(
+            try Value(json: ["timestampValue": "2026-01-01T00:00:00.123456789Z"]) == .timestamp(Timestamp(seconds: 1_767_225_600, nanos: 123_456_000))
+        )
     }
 
-    @Test(arguments: [
-        (JSON.object(["integerValue": "x"]), "Invalid integerValue"),
-        (["stringValue": 3], "Invalid stringValue"),
-        (["a": 1, "b": 2], "exactly one of"),
-        (["arrayValue": ["values": [["arrayValue": [:]]]]], "Cannot convert an array value in an array value."),
-        (["mapValue": ["fields": ["__x__": ["nullValue": nil]]]], "field name __x__ is reserved"),
-        (["referenceValue": "tasks/t1"], "Invalid referenceValue"),
-        (["geoPointValue": ["latitude": 91, "longitude": 0]], "latitude '91.0' outside permitted range"),
-        (["bytesValue": "!!"], "expected base64"),
-        (["unknownValue": 1], "unknown value kind"),
-    ] as [(JSON, String)])
+    @Test(
+        arguments: [
+            (JSON.object(["integerValue": "x"]), "Invalid integerValue"),
+            (["stringValue": 3], "Invalid stringValue"),
+            (["a": 1, "b": 2], "exactly one of"),
+            (["arrayValue": ["values": [["arrayValue": [:]]]]], "Cannot convert an array value in an array value."),
+            (["mapValue": ["fields": ["__x__": ["nullValue": nil]]]], "field name __x__ is reserved"),
+            (["referenceValue": "tasks/t1"], "Invalid referenceValue"),
+            (["geoPointValue": ["latitude": 91, "longitude": 0]], "latitude '91.0' outside permitted range"),
+            (["bytesValue": "!!"], "expected base64"),
+            (["unknownValue": 1], "unknown value kind"),
+        ] as [(JSON, String)])
     func rejectsBadValuesWithAMessage(json: JSON, fragment: String) {
         do {
             _ = try Value(json: json)

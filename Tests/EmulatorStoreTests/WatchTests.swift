@@ -1,12 +1,18 @@
 import EmulatorCore
 import Testing
+
 @testable import EmulatorStore
 
 /// Records what a session is told.
 final class RecordingSink: WatchSink, @unchecked Sendable {
     let events = Mutex<[WatchEvent]>([])
     func deliver(_ event: WatchEvent) { events.withLock { $0.append(event) } }
-    func take() -> [WatchEvent] { events.withLock { e in defer { e = [] }; return e } }
+    func take() -> [WatchEvent] {
+        events.withLock { e in
+            defer { e = [] }
+            return e
+        }
+    }
 
     /// The deltas of the `changed` events taken, flattened to "path:+targets/-removed[/deleted]".
     func changes() -> [String] {
@@ -22,10 +28,13 @@ final class RecordingSink: WatchSink, @unchecked Sendable {
 func q(_ json: JSON) throws -> StructuredQuery { try StructuredQuery(json: json) }
 
 @Suite struct WatchTests {
-    func addQuery(_ s: StoreService, _ sink: RecordingSink, _ id: Int32, _ json: JSON, parent: String = "",
-                  resume: WatchResumePoint? = nil) throws {
-        try s.addWatch(project: "p", database: "(default)", sink: sink, target: id, spec: .query(parent: parent, try q(json)),
-                       resume: resume, once: false, caller: .admin)
+    func addQuery(
+        _ s: StoreService, _ sink: RecordingSink, _ id: Int32, _ json: JSON, parent: String = "",
+        resume: WatchResumePoint? = nil
+    ) throws {
+        try s.addWatch(
+            project: "p", database: "(default)", sink: sink, target: id, spec: .query(parent: parent, try q(json)),
+            resume: resume, once: false, caller: .admin)
     }
 
     @Test func initialResultThenOnlyTheDocumentsACommitChanged() throws {
@@ -35,7 +44,10 @@ func q(_ json: JSON) throws -> StructuredQuery { try StructuredQuery(json: json)
         try set(s, "other/x", ["n": .integer(9)])
         let sink = RecordingSink()
         try addQuery(s, sink, 2, ["from": [["collectionId": "tasks"]], "where": fieldFilter("n", "GREATER_THAN", ["integerValue": "2"])])
-        guard case .added(let t, let reset, let resumed, let docs, _, let count, _) = sink.take()[0] else { Issue.record("no added"); return }
+        guard case .added(let t, let reset, let resumed, let docs, _, let count, _) = sink.take()[0] else {
+            Issue.record("no added")
+            return
+        }
         #expect(t == 2 && !reset && !resumed && docs.map(\.path) == ["tasks/b"] && count == 1)
         try set(s, "tasks/a", ["n": .integer(3)])  // enters
         try set(s, "other/y", ["n": .integer(9)])  // another collection: no event at all
@@ -59,9 +71,11 @@ func q(_ json: JSON) throws -> StructuredQuery { try StructuredQuery(json: json)
         let (s, _) = makeStore()
         let group = RecordingSink(), docs = RecordingSink()
         try addQuery(s, group, 1, ["from": [["collectionId": "msgs", "allDescendants": true]]], parent: "rooms/r1")
-        try s.addWatch(project: "p", database: "(default)", sink: docs, target: 7, spec: .documents(["rooms/r1/msgs/m1", "nope/x"]),
-                       resume: nil, once: false, caller: .admin)
-        _ = group.take(); _ = docs.take()
+        try s.addWatch(
+            project: "p", database: "(default)", sink: docs, target: 7, spec: .documents(["rooms/r1/msgs/m1", "nope/x"]),
+            resume: nil, once: false, caller: .admin)
+        _ = group.take()
+        _ = docs.take()
         try set(s, "rooms/r1/msgs/m1", [:])
         try set(s, "rooms/r2/msgs/m2", [:])  // outside the parent
         try set(s, "rooms/r1/x/y/msgs/m3", [:])
@@ -74,7 +88,10 @@ func q(_ json: JSON) throws -> StructuredQuery { try StructuredQuery(json: json)
         for (id, n) in [("a", 1), ("b", 2), ("c", 3), ("d", 4)] { try set(s, "t/\(id)", ["n": .integer(Int64(n))]) }
         let sink = RecordingSink()
         try addQuery(s, sink, 2, ["from": [["collectionId": "t"]], "orderBy": [["field": ["fieldPath": "n"]]], "limit": 2])
-        guard case .added(_, _, _, let docs, _, _, _) = sink.take()[0] else { Issue.record("no added"); return }
+        guard case .added(_, _, _, let docs, _, _, _) = sink.take()[0] else {
+            Issue.record("no added")
+            return
+        }
         #expect(docs.map(\.path) == ["t/a", "t/b"])
         _ = try s.commit(project: "p", database: "(default)", writes: [StoreWrite(path: "t/a", operation: .delete)], caller: .admin)
         #expect(sink.changes() == ["t/a:+/-2/deleted", "t/c:+2/-"], "c enters as a leaves: the window stays full")
@@ -90,7 +107,10 @@ func q(_ json: JSON) throws -> StructuredQuery { try StructuredQuery(json: json)
         try set(s, "t/b", ["n": .integer(1)])
         let first = RecordingSink()
         try addQuery(s, first, 2, ["from": [["collectionId": "t"]]])
-        guard case .added(_, _, _, _, _, _, let readTime) = first.take()[0] else { Issue.record("no added"); return }
+        guard case .added(_, _, _, _, _, _, let readTime) = first.take()[0] else {
+            Issue.record("no added")
+            return
+        }
         s.removeWatches(project: "p", database: "(default)", sink: first)
         env.clock.advance(seconds: 1)
         try set(s, "t/b", ["n": .integer(2)])
@@ -98,11 +118,17 @@ func q(_ json: JSON) throws -> StructuredQuery { try StructuredQuery(json: json)
         _ = try s.commit(project: "p", database: "(default)", writes: [StoreWrite(path: "t/a", operation: .delete)], caller: .admin)
         let again = RecordingSink()
         try addQuery(s, again, 2, ["from": [["collectionId": "t"]]], resume: WatchResumePoint(epoch: s.epoch, readTime: readTime))
-        guard case .added(_, let reset, let resumed, let docs, let removed, let count, _) = again.take()[0] else { Issue.record("no added"); return }
+        guard case .added(_, let reset, let resumed, let docs, let removed, let count, _) = again.take()[0] else {
+            Issue.record("no added")
+            return
+        }
         #expect(!reset && resumed && docs.map(\.path) == ["t/b", "t/c"] && removed == ["t/a"] && count == 2)
         let foreign = RecordingSink()
         try addQuery(s, foreign, 2, ["from": [["collectionId": "t"]]], resume: WatchResumePoint(epoch: s.epoch &+ 1, readTime: readTime))
-        guard case .added(_, let reset2, _, let docs2, _, _, _) = foreign.take()[0] else { Issue.record("no added"); return }
+        guard case .added(_, let reset2, _, let docs2, _, _, _) = foreign.take()[0] else {
+            Issue.record("no added")
+            return
+        }
         #expect(reset2 && docs2.map(\.path) == ["t/b", "t/c"])
     }
 
@@ -111,14 +137,20 @@ func q(_ json: JSON) throws -> StructuredQuery { try StructuredQuery(json: json)
         try set(s, "t/a", ["n": .integer(0)])
         let sink = RecordingSink()
         try addQuery(s, sink, 1, ["from": [["collectionId": "t"]]])
-        guard case .added(_, _, _, _, _, _, let readTime) = sink.take()[0] else { Issue.record("no added"); return }
+        guard case .added(_, _, _, _, _, _, let readTime) = sink.take()[0] else {
+            Issue.record("no added")
+            return
+        }
         for i in 1...(DatabaseState.historyDepth + 2) {
             env.clock.advance(seconds: 1)
             try set(s, "t/a", ["n": .integer(Int64(i))])
         }
         let again = RecordingSink()
         try addQuery(s, again, 1, ["from": [["collectionId": "t"]]], resume: WatchResumePoint(epoch: s.epoch, readTime: readTime))
-        guard case .added(_, let reset, _, let docs, _, _, _) = again.take()[0] else { Issue.record("no added"); return }
+        guard case .added(_, let reset, _, let docs, _, _, _) = again.take()[0] else {
+            Issue.record("no added")
+            return
+        }
         #expect(reset && docs.count == 1)
     }
 
@@ -145,10 +177,16 @@ func q(_ json: JSON) throws -> StructuredQuery { try StructuredQuery(json: json)
         let sink = RecordingSink()
         env.clock.freeze(at: Timestamp(seconds: 2_000_000_000))
         try addQuery(s, sink, 1, ["from": [["collectionId": "t"]]])
-        guard case .added(_, _, _, _, _, _, let first) = sink.take()[0] else { Issue.record("no added"); return }
+        guard case .added(_, _, _, _, _, _, let first) = sink.take()[0] else {
+            Issue.record("no added")
+            return
+        }
         env.clock.freeze(at: Timestamp(seconds: 1_000_000_000))  // back in time
         try set(s, "t/a", [:])
-        guard case .changed(let t1, _) = sink.take()[0] else { Issue.record("no change"); return }
+        guard case .changed(let t1, _) = sink.take()[0] else {
+            Issue.record("no change")
+            return
+        }
         #expect(t1 > first)
         try s.resetProject("p")
         try set(s, "t/b", [:])
@@ -162,11 +200,13 @@ func q(_ json: JSON) throws -> StructuredQuery { try StructuredQuery(json: json)
         s.setAuthorizer(DenyListsAuthorizer())
         let sink = RecordingSink()
         #expect(throws: EmulatorError.self) {
-            try s.addWatch(project: "p", database: "(default)", sink: sink, target: 1, spec: .query(parent: "", try q(["from": [["collectionId": "t"]]])),
-                           resume: nil, once: false, caller: .unauthenticated)
+            try s.addWatch(
+                project: "p", database: "(default)", sink: sink, target: 1, spec: .query(parent: "", try q(["from": [["collectionId": "t"]]])),
+                resume: nil, once: false, caller: .unauthenticated)
         }
         #expect(sink.take().isEmpty && s.watchCount(project: "p", database: "(default)") == 0)
-        try s.addWatch(project: "p", database: "(default)", sink: sink, target: 2, spec: .documents(["t/a"]), resume: nil, once: true, caller: .unauthenticated)
+        try s.addWatch(
+            project: "p", database: "(default)", sink: sink, target: 2, spec: .documents(["t/a"]), resume: nil, once: true, caller: .unauthenticated)
         let events = sink.take()
         #expect(events.count == 2)
         if case .removed(let t) = events.last { #expect(t == 2) } else { Issue.record("once must remove the target") }

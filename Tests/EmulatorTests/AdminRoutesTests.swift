@@ -1,8 +1,9 @@
-import Foundation
 import EmulatorCore
 import EmulatorHTTP
 import EmulatorTestSupport
+import Foundation
 import Testing
+
 @testable import Emulator
 
 /// Projects, clock, seed and fault endpoints through the pipeline (no sockets).
@@ -24,12 +25,13 @@ import Testing
         #expect(list["projects"]?.arrayValue?.compactMap { $0["projectId"]?.stringValue } == ["demo-project", "suite-a"])
     }
 
-    @Test(arguments: [
-        (JSON.object([:]), "'projectId' must be a non-empty string"),
-        (["projectId": "a/b"], "Project id 'a/b' is invalid: it contains '/'"),
-        (["projectId": "Upper"], "Project id 'Upper' is invalid: it contains upper-case letters"),
-        (["projectId": "ok", "apiKey": 3], "'apiKey' must be a non-empty string"),
-    ] as [(JSON, String)])
+    @Test(
+        arguments: [
+            (JSON.object([:]), "'projectId' must be a non-empty string"),
+            (["projectId": "a/b"], "Project id 'a/b' is invalid: it contains '/'"),
+            (["projectId": "Upper"], "Project id 'Upper' is invalid: it contains upper-case letters"),
+            (["projectId": "ok", "apiKey": 3], "'apiKey' must be a non-empty string"),
+        ] as [(JSON, String)])
     func rejectsBadProjectBodies(body: JSON, fragment: String) async throws {
         let (status, r) = try await call("POST", "/emulator/v1/projects", body)
         #expect(status == 400)
@@ -83,9 +85,11 @@ import Testing
     }
 
     @Test func faultsAreListedCountedAndCleared() async throws {
-        let (status, rule) = try await call("POST", "/emulator/v1/projects/demo-project/faults", [
-            "match": ["service": "firestore", "method": "commit"], "error": ["status": "ABORTED"], "times": 2,
-        ])
+        let (status, rule) = try await call(
+            "POST", "/emulator/v1/projects/demo-project/faults",
+            [
+                "match": ["service": "firestore", "method": "commit"], "error": ["status": "ABORTED"], "times": 2,
+            ])
         #expect(status == 200)
         #expect(rule["remaining"] == 2)
         let t = FaultTarget(service: "firestore", method: "commit", path: "")
@@ -98,15 +102,16 @@ import Testing
         #expect(try await call("DELETE", "/emulator/v1/projects/demo-project/faults").1["removed"] == 1)
     }
 
-    @Test(arguments: [
-        (JSON.object(["error": ["status": "ABORTED"]]), "fault needs a 'match' object"),
-        (["match": ["service": "hosting"]], "match.service must be one of"),
-        (["match": ["service": "auth"], "error": ["status": "NOPE"]], "error.status must be a canonical code"),
-        (["match": ["service": "auth"]], "a fault needs an 'error', a 'delayMs', or both"),
-        (["match": ["service": "auth"], "delayMs": 10, "probability": 2], "probability must be between 0 and 1"),
-        (["match": ["service": "auth"], "delayMs": 10, "times": 0], "times must be a positive integer"),
-        (["match": ["service": "auth"], "delayMs": 10, "extra": 1], "unknown fault field 'extra'"),
-    ] as [(JSON, String)])
+    @Test(
+        arguments: [
+            (JSON.object(["error": ["status": "ABORTED"]]), "fault needs a 'match' object"),
+            (["match": ["service": "hosting"]], "match.service must be one of"),
+            (["match": ["service": "auth"], "error": ["status": "NOPE"]], "error.status must be a canonical code"),
+            (["match": ["service": "auth"]], "a fault needs an 'error', a 'delayMs', or both"),
+            (["match": ["service": "auth"], "delayMs": 10, "probability": 2], "probability must be between 0 and 1"),
+            (["match": ["service": "auth"], "delayMs": 10, "times": 0], "times must be a positive integer"),
+            (["match": ["service": "auth"], "delayMs": 10, "extra": 1], "unknown fault field 'extra'"),
+        ] as [(JSON, String)])
     func rejectsBadFaults(body: JSON, fragment: String) async throws {
         let (status, r) = try await call("POST", "/emulator/v1/projects/demo-project/faults", body)
         #expect(status == 400)

@@ -1,6 +1,7 @@
 import EmulatorCore
 import EmulatorHTTP
 import Testing
+
 @testable import Emulator
 
 /// Routes called through the full pipeline without sockets.
@@ -25,7 +26,10 @@ import Testing
         app.services.functions.setCodebaseStatus(project: "demo-project", codebase: "default", ["name": "default", "state": "installing"])
         let waiting = await app.handle(HTTPRequest(method: "GET", target: "/emulator/v1/status?wait=functions&timeoutMs=60"))
         #expect(waiting.status == 503)
-        #expect(try JSON.parse(waiting.body)["functions"] == ["ready": false, "codebases": [["project": "demo-project", "name": "default", "state": "installing"]]])
+        #expect(
+            try JSON.parse(waiting.body)["functions"] == [
+                "ready": false, "codebases": [["project": "demo-project", "name": "default", "state": "installing"]],
+            ])
         app.services.functions.setCodebaseStatus(project: "demo-project", codebase: "default", ["name": "default", "state": "failed", "error": "x"])
         let settled = await app.handle(HTTPRequest(method: "GET", target: "/emulator/v1/status?wait=functions&timeoutMs=60"))
         #expect(settled.status == 200)

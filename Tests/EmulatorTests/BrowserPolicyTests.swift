@@ -1,6 +1,7 @@
 import EmulatorCore
 import EmulatorHTTP
 import Testing
+
 @testable import Emulator
 
 /// The browser rules decided before routing (the HTTP-level proof is
@@ -20,8 +21,10 @@ import Testing
 
     @Test func hostCheck() {
         let p = Self.policy { $0.allowedHosts = ["devbox.test", ".example.test"] }
-        for ok in ["localhost", "localhost:4400", "LOCALHOST.", "a.localhost:1", "127.0.0.1:8080", "127.1.2.3", "[::1]:9099", "10.0.2.2",
-                   "192.168.1.5:80", "devbox.test:3000", "example.test", "api.example.test"] {
+        for ok in [
+            "localhost", "localhost:4400", "LOCALHOST.", "a.localhost:1", "127.0.0.1:8080", "127.1.2.3", "[::1]:9099", "10.0.2.2",
+            "192.168.1.5:80", "devbox.test:3000", "example.test", "api.example.test",
+        ] {
             #expect(p.isAllowedHost(ok), "\(ok)")
         }
         for bad in ["evil.example", "localhost.evil.example", "127.0.0.1.evil.example", "devbox.test.evil", "xexample.test", "", "999.1.1.1"] {
@@ -52,9 +55,14 @@ import Testing
         let same = ["Host": "127.0.0.1:4400", "Origin": "http://127.0.0.1:4400"]
         #expect(p.refusal(for: Self.request("POST", "/emulator/v1/reset", same.merging(["X-Emulator-UI": "1"]) { $1 }), controlPlane: true) == nil)
         #expect(p.refusal(for: Self.request("POST", "/emulator/v1/reset", same), controlPlane: true)?.message.contains("X-Emulator-UI") == true)
-        #expect(p.refusal(for: Self.request("POST", "/reset", ["Host": "127.0.0.1:4400", "Origin": "http://localhost:3000", "X-Emulator-UI": "1"]), controlPlane: true) != nil)
+        #expect(
+            p.refusal(
+                for: Self.request("POST", "/reset", ["Host": "127.0.0.1:4400", "Origin": "http://localhost:3000", "X-Emulator-UI": "1"]),
+                controlPlane: true) != nil)
         #expect(p.refusal(for: Self.request("GET", "/emulator/v1/projects", ["Sec-Fetch-Site": "cross-site"]), controlPlane: true) != nil)
-        #expect(p.refusal(for: Self.request("GET", "/emulator/v1/status", ["Sec-Fetch-Site": "none", "Sec-Fetch-Mode": "navigate"]), controlPlane: true) == nil)
+        #expect(
+            p.refusal(for: Self.request("GET", "/emulator/v1/status", ["Sec-Fetch-Site": "none", "Sec-Fetch-Mode": "navigate"]), controlPlane: true)
+                == nil)
         #expect(p.refusal(for: Self.request("POST", "/emulator/v1/reset", [:]), controlPlane: true) == nil)  // curl, SDKs
     }
 
@@ -67,7 +75,8 @@ import Testing
             let r = Self.request("GET", path, ["Host": "localhost:8080", "Origin": "http://localhost:3000", "Authorization": "Bearer \(token)"])
             #expect(p.refusal(for: r, controlPlane: false)?.message.contains("Bearer owner") == true)
         }
-        #expect(p.refusal(for: Self.request("GET", path, ["Origin": "http://tool.test", "Authorization": "Bearer owner"]), controlPlane: false) == nil)
+        #expect(
+            p.refusal(for: Self.request("GET", path, ["Origin": "http://tool.test", "Authorization": "Bearer owner"]), controlPlane: false) == nil)
         #expect(p.corsAllowed(origin: "http://localhost:3000", host: "localhost:8080", controlPlane: false))
         #expect(!p.corsAllowed(origin: "http://localhost:3000", host: "localhost:8080", controlPlane: true))
         #expect(p.corsAllowed(origin: "http://tool.test", host: "localhost:8080", controlPlane: true))
@@ -77,9 +86,13 @@ import Testing
         let app = try AppPipelineTests.app()
         let rebinding = await app.handle(Self.request("GET", "/emulator/v1/status", ["Host": "evil.example:4400"]))
         #expect(rebinding.status == 403)
-        let simple = await app.handle(Self.request("POST", "/emulator/v1/reset", ["Host": "127.0.0.1:4400", "Origin": "http://evil.example", "Content-Type": "text/plain"]))
+        let simple = await app.handle(
+            Self.request("POST", "/emulator/v1/reset", ["Host": "127.0.0.1:4400", "Origin": "http://evil.example", "Content-Type": "text/plain"]))
         #expect(simple.status == 403 && simple.headers["Access-Control-Allow-Origin"] == nil)
-        let preflight = await app.handle(Self.request("OPTIONS", "/emulator/v1/reset", ["Host": "127.0.0.1:4400", "Origin": "http://localhost:3000", "Access-Control-Request-Method": "POST"]))
+        let preflight = await app.handle(
+            Self.request(
+                "OPTIONS", "/emulator/v1/reset",
+                ["Host": "127.0.0.1:4400", "Origin": "http://localhost:3000", "Access-Control-Request-Method": "POST"]))
         #expect(preflight.status == 403 && preflight.headers["Access-Control-Allow-Origin"] == nil)
     }
 
@@ -94,7 +107,8 @@ import Testing
 
     @Test func allowedValuesComeFromFlagsAndConfig() throws {
         var c = EmulatorConfig()
-        try CommandLineOptions.parse(["start", "--allowed-host", "a.test, .b.test", "--allowed-origin", "http://a.test:3000/,https://b.test"]).apply(to: &c)
+        try CommandLineOptions.parse(["start", "--allowed-host", "a.test, .b.test", "--allowed-origin", "http://a.test:3000/,https://b.test"]).apply(
+            to: &c)
         #expect(c.allowedHosts == ["a.test", ".b.test"])
         #expect(c.allowedOrigins == ["http://a.test:3000", "https://b.test"])
         #expect(throws: CLIError.self) { try CommandLineOptions.parse(["start", "--allowed-origin", "a.test"]).apply(to: &c) }

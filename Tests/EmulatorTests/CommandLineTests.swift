@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Emulator
 
 @Suite struct CommandLineTests {
@@ -33,7 +34,10 @@ import Testing
         (["--port", "70000"], "--port must be a port number 0-65535, got '70000'"),
         (["--auth-port", "x"], "--auth-port must be a port number 0-65535, got 'x'"),
         (["--log-level", "loud"], "--log-level must be debug, info, warning or error, got 'loud'"),
-        (["--project", "a/b"], "--project 'a/b' is not a valid project id: it contains '/' (1-100 lowercase letters, digits and hyphens, starting with a letter or digit)"),
+        (
+            ["--project", "a/b"],
+            "--project 'a/b' is not a valid project id: it contains '/' (1-100 lowercase letters, digits and hyphens, starting with a letter or digit)"
+        ),
     ])
     func badValuesNameTheProblem(args: [String], message: String) throws {
         let o = try CommandLineOptions.parse(["start"] + args)
@@ -67,7 +71,9 @@ import Testing
 @Suite struct ConfigLoaderTests {
     @Test func loadsFirebaseJSONAndFirebaserc() throws {
         let dir = try TempDir()
-        let path = try dir.write("firebase.json", """
+        let path = try dir.write(
+            "firebase.json",
+            """
             {"emulators": {"auth": {"port": 9199}, "firestore": {"host": "127.0.0.1", "port": "8181"}, "ui": {"enabled": true}},
              "firestore": {"rules": "firestore.rules"}}
             """)
@@ -83,7 +89,8 @@ import Testing
 
     @Test func firebaseJSONWithDatabaseArrayTakesFirstRules() throws {
         let dir = try TempDir()
-        let path = try dir.write("firebase.json", #"{"firestore": [{"database": "(default)", "rules": "a.rules"}, {"database": "x", "rules": "b.rules"}]}"#)
+        let path = try dir.write(
+            "firebase.json", #"{"firestore": [{"database": "(default)", "rules": "a.rules"}, {"database": "x", "rules": "b.rules"}]}"#)
         var c = EmulatorConfig()
         try ConfigLoader.load(path: path, into: &c)
         #expect(c.rulesPath == dir.path + "/a.rules")
@@ -116,7 +123,10 @@ import Testing
         let one = try dir.write("firebase.json", #"{"functions": {"runtime": "python311", "ignore": ["venv", 3]}}"#)
         var c = EmulatorConfig()
         try ConfigLoader.load(path: one, into: &c)
-        #expect(c.functions == ["codebases": [["name": "default", "source": .string(dir.path + "/functions"), "runtime": "python311", "ignore": ["venv"]]]])
+        #expect(
+            c.functions == [
+                "codebases": [["name": "default", "source": .string(dir.path + "/functions"), "runtime": "python311", "ignore": ["venv"]]]
+            ])
         let two = try dir.write("firebase.json", #"{"functions": [{"source": "a", "codebase": "one"}, {"source": "/abs/b", "codebase": "two"}]}"#)
         c = EmulatorConfig()
         try ConfigLoader.load(path: two, into: &c)

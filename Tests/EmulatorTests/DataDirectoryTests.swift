@@ -2,6 +2,7 @@ import EmulatorCore
 import EmulatorStore
 import Foundation
 import Testing
+
 @testable import Emulator
 
 /// `--data-dir`: write-ahead appends that refuse instead of losing writes, damaged journals that
@@ -19,7 +20,8 @@ import Testing
     }
 
     func put(_ s: StoreService, _ path: String) throws {
-        _ = try s.commit(project: "p1", database: "(default)", writes: [StoreWrite(path: path, operation: .update(["v": .integer(1)]))], caller: .admin)
+        _ = try s.commit(
+            project: "p1", database: "(default)", writes: [StoreWrite(path: path, operation: .update(["v": .integer(1)]))], caller: .admin)
     }
 
     func exists(_ s: StoreService, _ path: String) -> Bool {

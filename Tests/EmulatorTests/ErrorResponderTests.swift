@@ -2,6 +2,7 @@ import EmulatorCore
 import EmulatorHTTP
 import EmulatorProtobuf
 import Testing
+
 @testable import Emulator
 
 /// One canonical form of every error feeds both renderers (issue 23): HTTP and gRPC agree on the

@@ -1,6 +1,7 @@
 import EmulatorCore
 import Foundation
 import Testing
+
 @testable import Emulator
 
 /// Where `:export` and `--export-on-exit` may write: a new folder, an empty one, or a previous

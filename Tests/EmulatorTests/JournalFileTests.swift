@@ -1,5 +1,6 @@
 import EmulatorCore
 import Testing
+
 @testable import Emulator
 
 @Suite struct JournalFileTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Emulator
 
 /// The server limits are configurable (issue 22): `limits` in emulator.json and the two flags,
@@ -12,7 +13,9 @@ import Testing
 
     @Test func theConfigFileSetsEveryLimitAndFlagsOverrideIt() throws {
         let dir = try TempDir()
-        let path = try dir.write("emulator.json", #"{"limits": {"maxConnections": 4000, "maxStreamsPerConnection": 200, "maxStreams": 50000, "outputBufferBytes": 4194304}}"#)
+        let path = try dir.write(
+            "emulator.json",
+            #"{"limits": {"maxConnections": 4000, "maxStreamsPerConnection": 200, "maxStreams": 50000, "outputBufferBytes": 4194304}}"#)
         var c = EmulatorConfig()
         try ConfigLoader.load(path: path, into: &c)
         #expect(c.limits.maxConnections == 4000 && c.limits.maxStreamsPerConnection == 200)
@@ -22,7 +25,10 @@ import Testing
     }
 
     @Test(arguments: [
-        (#"{"limits": {"maxConnection": 5}}"#, "unknown key 'limits.maxConnection' (known: maxConnections, maxStreams, maxStreamsPerConnection, outputBufferBytes)"),
+        (
+            #"{"limits": {"maxConnection": 5}}"#,
+            "unknown key 'limits.maxConnection' (known: maxConnections, maxStreams, maxStreamsPerConnection, outputBufferBytes)"
+        ),
         (#"{"limits": {"maxStreams": 0}}"#, "'limits.maxStreams' must be an integer from 1 to 10000000, got 0"),
         (#"{"limits": {"outputBufferBytes": "1MB"}}"#, "'limits.outputBufferBytes' must be an integer from 16384 to 1073741824, got \"1MB\""),
         (#"{"limits": 5}"#, "'limits' must be an object like {\"maxConnections\": 2048}"),

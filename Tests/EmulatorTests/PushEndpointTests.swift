@@ -1,7 +1,8 @@
-@testable import Emulator
 import EmulatorCore
-@testable import EmulatorPubSub
 import Testing
+
+@testable import Emulator
+@testable import EmulatorPubSub
 
 /// Push endpoints as `PubSubPushDelivery` splits them, and the body it POSTs.
 struct PushEndpointTests {
@@ -15,8 +16,10 @@ struct PushEndpointTests {
     }
 
     @Test func othersAreRefused() {
-        for url in ["https://example.com/push", "http://", "http://:80/x", "http://h:0/", "http://h:65536/", "http://h:x/", "http://u@h/",
-                    "http://[::1]x/", "ftp://h/", "http://h:99999999999999999999999/"] {
+        for url in [
+            "https://example.com/push", "http://", "http://:80/x", "http://h:0/", "http://h:65536/", "http://h:x/", "http://u@h/",
+            "http://[::1]x/", "ftp://h/", "http://h:99999999999999999999999/",
+        ] {
             #expect(PushEndpoint(url) == nil, "\(url)")
         }
     }

@@ -1,6 +1,7 @@
 import EmulatorCore
 import EmulatorHTTP
 import Testing
+
 @testable import Emulator
 
 /// One normalized form of the request path for every decision (issue 22, item 2), and header
@@ -40,7 +41,9 @@ import Testing
                 let hex = String(b, radix: 16)
                 for h in [hex.uppercased(), hex.lowercased()] {
                     var s = segs
-                    s[i] = String(decoding: bytes[..<j], as: UTF8.self) + "%" + (h.count == 1 ? "0" + h : h) + String(decoding: bytes[(j + 1)...], as: UTF8.self)
+                    s[i] =
+                        String(decoding: bytes[..<j], as: UTF8.self) + "%" + (h.count == 1 ? "0" + h : h)
+                        + String(decoding: bytes[(j + 1)...], as: UTF8.self)
                     out.insert(join(s))
                 }
             }
@@ -97,18 +100,25 @@ import Testing
     }
 
     @Test func aTrailingSlashAndAnEncodedSlashKeepTheirMeaning() {
-        guard case .success(let p) = RequestPath.normalized("/v1/a%2Fb/") else { Issue.record("refused"); return }
+        guard case .success(let p) = RequestPath.normalized("/v1/a%2Fb/") else {
+            Issue.record("refused")
+            return
+        }
         #expect(p.decoded == ["v1", "a/b", ""])
     }
 
-    @Test(arguments: ["1.1.1.\u{00B2}", "\u{00B2}.1.1.1", "127.0.0.\u{0661}", "\u{FF11}\u{FF12}\u{FF17}.0.0.1", "[::\u{FF11}]", "::\u{FF21}",
-                      "127.0.0.1:\u{00B9}", "999999999999999999999.1.1.1", "1.1.1.1\u{0301}", "\u{1D7CF}.1.1.1"])
+    @Test(arguments: [
+        "1.1.1.\u{00B2}", "\u{00B2}.1.1.1", "127.0.0.\u{0661}", "\u{FF11}\u{FF12}\u{FF17}.0.0.1", "[::\u{FF11}]", "::\u{FF21}",
+        "127.0.0.1:\u{00B9}", "999999999999999999999.1.1.1", "1.1.1.1\u{0301}", "\u{1D7CF}.1.1.1",
+    ])
     func hostileHostAndOriginValuesAreRefusedWithoutTrapping(value: String) async throws {
         let app = try AppPipelineTests.app()
         let byHost = await app.handle(HTTPRequest(method: "GET", target: "/emulator/v1/status", headers: ["Host": value]))
         #expect(byHost.status == 403)
-        let byOrigin = await app.handle(HTTPRequest(method: "GET", target: "/v1/projects/p/databases/(default)/documents/c/d",
-                                                    headers: ["Host": "127.0.0.1:8080", "Origin": "http://\(value)"]))
+        let byOrigin = await app.handle(
+            HTTPRequest(
+                method: "GET", target: "/v1/projects/p/databases/(default)/documents/c/d",
+                headers: ["Host": "127.0.0.1:8080", "Origin": "http://\(value)"]))
         #expect(byOrigin.status == 403)
     }
 

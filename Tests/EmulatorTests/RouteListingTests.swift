@@ -1,6 +1,7 @@
 import EmulatorCore
 import EmulatorHTTP
 import Testing
+
 @testable import Emulator
 
 /// `GET /emulator/v1/routes` through the real server on port 0.
@@ -26,11 +27,13 @@ import Testing
         #expect(routes.allSatisfy { $0.objectValue?.keys.sorted() == ["method", "path"] })
         // Exactly the router's table, in registration order, the listing itself included.
         #expect(pairs == rt.app.router.table.map { "\($0.method) \($0.template)" })
-        for known in ["GET /", "GET /emulator/v1/routes", "POST /emulator/v1/projects/{project}:reset",
-                      "POST /securetoken.googleapis.com/v1/token", "* /{project}/{region}/{name}",
-                      "* /{project}/{region}/{name}/{rest=**}",
-                      "GET /v1/projects/{project}/databases/{database}/documents/{path=**}",
-                      "POST /v1/projects/{project}/databases/{database}/documents/{path=**}:runQuery"] {
+        for known in [
+            "GET /", "GET /emulator/v1/routes", "POST /emulator/v1/projects/{project}:reset",
+            "POST /securetoken.googleapis.com/v1/token", "* /{project}/{region}/{name}",
+            "* /{project}/{region}/{name}/{rest=**}",
+            "GET /v1/projects/{project}/databases/{database}/documents/{path=**}",
+            "POST /v1/projects/{project}/databases/{database}/documents/{path=**}:runQuery",
+        ] {
             #expect(pairs.contains(known), "\(known) is not listed")
         }
         #expect(pairs.firstIndex(of: "GET /") == 0)

@@ -1,5 +1,6 @@
 import EmulatorCore
 import Testing
+
 @testable import Emulator
 
 /// A participant whose data is a counter per project.
@@ -21,7 +22,8 @@ final class CounterParticipant: ProjectStateParticipant {
     @Test func savesRestoresListsAndDeletes() throws {
         let c = CounterParticipant()
         let store = SnapshotStore()
-        c.bump("p"); c.bump("p")
+        c.bump("p")
+        c.bump("p")
         store.save(name: "two", projectId: "p", participants: [c], at: Timestamp(seconds: 1), seed: nil)
         c.bump("p")
         #expect(c.value("p") == 3)

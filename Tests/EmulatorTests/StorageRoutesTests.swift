@@ -2,6 +2,7 @@ import EmulatorCore
 import EmulatorHTTP
 import EmulatorStorage
 import Testing
+
 @testable import Emulator
 
 /// Storage's adapters through the pipeline without sockets (the wire is pinned by
@@ -19,8 +20,10 @@ import Testing
 
     @Test func aFirebaseUploadIsReadBackThroughBothAPIs() async throws {
         let app = try Self.app()
-        let up = await app.handle(Self.request("POST", "/v0/b/demo-project.appspot.com/o?name=a%2Fb.txt", body: Array("hi".utf8),
-                                               headers: [("Content-Type", "text/plain")]))
+        let up = await app.handle(
+            Self.request(
+                "POST", "/v0/b/demo-project.appspot.com/o?name=a%2Fb.txt", body: Array("hi".utf8),
+                headers: [("Content-Type", "text/plain")]))
         #expect(up.status == 200)
         let meta = try JSON.parse(up.body)
         #expect(meta["size"] == "2" && meta["contentType"] == "text/plain" && meta["downloadTokens"]?.stringValue?.count == 36)
@@ -68,7 +71,8 @@ import Testing
         func classify(_ method: String, _ target: String, _ headers: [(String, String)] = []) -> String? {
             let req = Self.request(method, target, headers: headers)
             guard case .success(let path) = RequestPath.normalized(req.path), case .found(_, let match) = router.resolve(method: method, path: path),
-                  let (project, t) = RequestClassifier.classify(req, path, match, projects: s.projects, storage: s.storage), t.service == "storage" else { return nil }
+                let (project, t) = RequestClassifier.classify(req, path, match, projects: s.projects, storage: s.storage), t.service == "storage"
+            else { return nil }
             return "\(project) \(t.method) \(t.path)"
         }
         let b = "demo-project.appspot.com"

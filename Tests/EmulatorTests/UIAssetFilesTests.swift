@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Emulator
 
 /// The UI's files are plain files in Sources/Emulator/UI/assets/, embedded at build time by the

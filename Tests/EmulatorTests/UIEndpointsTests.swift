@@ -2,24 +2,31 @@ import EmulatorCore
 import EmulatorHTTP
 import EmulatorTestSupport
 import Testing
+
 @testable import Emulator
 
 /// The admin endpoints the UI reads, through the whole pipeline (no sockets).
 @Suite struct UIEndpointsTests {
     static let owner: HTTPHeaders = ["Authorization": "Bearer owner"]
 
-    static func call(_ app: EmulatorApp, _ method: String, _ target: String, _ body: JSON? = nil, headers: HTTPHeaders = owner) async throws -> (Int, JSON) {
+    static func call(_ app: EmulatorApp, _ method: String, _ target: String, _ body: JSON? = nil, headers: HTTPHeaders = owner) async throws -> (
+        Int, JSON
+    ) {
         try await app.call(method, target, body, headers: headers)
     }
 
     @Test func rulesEvaluationsRecordDenialsWithTheDecidingLine() async throws {
         let app = try AppPipelineTests.app()
-        let rules = "rules_version = '2';\nservice cloud.firestore {\n  match /databases/{db}/documents {\n    match /tasks/{id} {\n      allow read: if request.auth != null && request.auth.uid == resource.data.owner;\n    }\n  }\n}\n"
-        let (put, _) = try await Self.call(app, "PUT", "/emulator/v1/projects/demo-project:securityRules", ["rules": ["files": [["name": "firestore.rules", "content": .string(rules)]]]])
+        let rules =
+            "rules_version = '2';\nservice cloud.firestore {\n  match /databases/{db}/documents {\n    match /tasks/{id} {\n      allow read: if request.auth != null && request.auth.uid == resource.data.owner;\n    }\n  }\n}\n"
+        let (put, _) = try await Self.call(
+            app, "PUT", "/emulator/v1/projects/demo-project:securityRules",
+            ["rules": ["files": [["name": "firestore.rules", "content": .string(rules)]]]])
         #expect(put == 200)
         let (denied, _) = try await Self.call(app, "GET", "/v1/projects/demo-project/databases/(default)/documents/tasks/t1", headers: [:])
         #expect(denied == 403)
-        let (ok, _) = try await Self.call(app, "PATCH", "/v1/projects/demo-project/databases/(default)/documents/tasks/t1", ["fields": ["owner": ["stringValue": "u1"]]])
+        let (ok, _) = try await Self.call(
+            app, "PATCH", "/v1/projects/demo-project/databases/(default)/documents/tasks/t1", ["fields": ["owner": ["stringValue": "u1"]]])
         #expect(ok == 200)
         let (status, page) = try await Self.call(app, "GET", "/emulator/v1/projects/demo-project/rulesEvaluations")
         #expect(status == 200)
@@ -44,8 +51,10 @@ import Testing
     @Test func logIsARingOfTheNewest() {
         let log = RulesEvaluationLog(capacity: 3)
         for i in 1...5 {
-            log.append(RulesEvaluation(id: 0, project: "p", database: "(default)", time: Timestamp(seconds: Int64(i)), method: "get", path: "a/\(i)",
-                                       callerKind: "admin", outcome: "admin", explanation: "", deciding: [], debug: []))
+            log.append(
+                RulesEvaluation(
+                    id: 0, project: "p", database: "(default)", time: Timestamp(seconds: Int64(i)), method: "get", path: "a/\(i)",
+                    callerKind: "admin", outcome: "admin", explanation: "", deciding: [], debug: []))
         }
         let page = log.page(project: "p", filter: RulesEvaluationFilter(), before: nil, pageSize: 2)
         #expect(page.items.map(\.path) == ["a/5", "a/4"] && page.kept == 3)
@@ -56,14 +65,17 @@ import Testing
     @Test func browseListsCollectionsWithCountsAndPagesByName() async throws {
         let app = try AppPipelineTests.app()
         for i in 0..<7 {
-            _ = try await Self.call(app, "PATCH", "/v1/projects/demo-project/databases/(default)/documents/items/i\(i)", ["fields": ["n": ["integerValue": .string(String(i))]]])
+            _ = try await Self.call(
+                app, "PATCH", "/v1/projects/demo-project/databases/(default)/documents/items/i\(i)",
+                ["fields": ["n": ["integerValue": .string(String(i))]]])
         }
         _ = try await Self.call(app, "PATCH", "/v1/projects/demo-project/databases/(default)/documents/items/ghost/sub/s1", ["fields": [:]])
         let (_, root) = try await Self.call(app, "GET", "/emulator/v1/projects/demo-project/databases/(default)/documents")
         #expect(root["collections"] == [["id": "items", "path": "items", "count": 7]])
         let (_, first) = try await Self.call(app, "GET", "/emulator/v1/projects/demo-project/databases/(default)/documents/items?pageSize=3")
         #expect(first["total"] == 7 && first["documents"]?.arrayValue?.count == 3 && first["nextPageToken"] == "i2" && first["missing"] == ["ghost"])
-        let (_, last) = try await Self.call(app, "GET", "/emulator/v1/projects/demo-project/databases/(default)/documents/items?pageSize=3&pageToken=i5")
+        let (_, last) = try await Self.call(
+            app, "GET", "/emulator/v1/projects/demo-project/databases/(default)/documents/items?pageSize=3&pageToken=i5")
         #expect(last["documents"]?.arrayValue?.count == 1 && last["nextPageToken"] == nil)
         let (_, doc) = try await Self.call(app, "GET", "/emulator/v1/projects/demo-project/databases/(default)/documents/items/ghost")
         #expect(doc["document"] == .null && doc["collections"] == [["id": "sub", "path": "items/ghost/sub", "count": 1]])
@@ -78,7 +90,9 @@ import Testing
         let clock = app.services.projects.environment(for: "demo-project").clock
         for i in 0..<5 {
             clock.freeze(at: Timestamp(seconds: 1_800_000_000 + Int64(i)))
-            _ = try await Self.call(app, "POST", "/identitytoolkit.googleapis.com/v1/projects/demo-project/accounts", ["localId": .string("u\(i)"), "email": .string("user\(i)@example.com")])
+            _ = try await Self.call(
+                app, "POST", "/identitytoolkit.googleapis.com/v1/projects/demo-project/accounts",
+                ["localId": .string("u\(i)"), "email": .string("user\(i)@example.com")])
         }
         let (_, p1) = try await Self.call(app, "GET", "/emulator/v1/projects/demo-project/users?pageSize=2")
         #expect(p1["users"]?.arrayValue?.map { $0["localId"]?.stringValue ?? "" } == ["u4", "u3"] && p1["total"] == 5 && p1["matched"] == 5)
@@ -108,7 +122,9 @@ import Testing
         // Data reaches the page as text only: no asset builds HTML from strings.
         for (name, asset) in UIAssets.all {
             let text = String(decoding: asset.bytes, as: UTF8.self)
-            for sink in ["innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("] { #expect(!text.contains(sink), "\(name) uses \(sink)") }
+            for sink in ["innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("] {
+                #expect(!text.contains(sink), "\(name) uses \(sink)")
+            }
         }
         // Every script the shell loads exists.
         let shell = String(decoding: UIAssets.index.bytes, as: UTF8.self)

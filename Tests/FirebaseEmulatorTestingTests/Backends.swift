@@ -37,13 +37,13 @@ enum Backend: String, CaseIterable, CustomStringConvertible, Sendable {
 
 /// Rules for the tests: tasks readable and writable by their owner only.
 let ownerRules = """
-rules_version = '2';
-service cloud.firestore {
-  match /databases/{db}/documents {
-    match /tasks/{id} {
-      allow read, delete: if request.auth != null && resource.data.userId == request.auth.uid;
-      allow create, update: if request.auth != null && request.resource.data.userId == request.auth.uid;
+    rules_version = '2';
+    service cloud.firestore {
+      match /databases/{db}/documents {
+        match /tasks/{id} {
+          allow read, delete: if request.auth != null && resource.data.userId == request.auth.uid;
+          allow create, update: if request.auth != null && request.resource.data.userId == request.auth.uid;
+        }
+      }
     }
-  }
-}
-"""
+    """

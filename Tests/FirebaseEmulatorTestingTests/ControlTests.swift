@@ -53,7 +53,10 @@ import Testing
         do {
             let caught = await #expect(throws: FirebaseEmulatorError.self) { _ = try await project.firestore.get("tasks/t1") }
             guard let error = caught else { return }
-            guard case .http(let status, let code, _, _) = error else { Issue.record("\(error)"); return }
+            guard case .http(let status, let code, _, _) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(status == 503 && code == "UNAVAILABLE")
         }
         #expect(try await project.firestore.get("tasks/t1") == nil)
@@ -86,9 +89,11 @@ import Testing
         let project = try await emulator.createProject(hint: "functions")
         let functions = try #require(emulator.inProcessApp).services.functions
         functions.register(project: project.id, FunctionDefinition(name: "echo", trigger: .callable), .callable { req, _ in req.data })
-        functions.register(project: project.id, FunctionDefinition(name: "onTask", trigger: .document(pattern: "tasks/{id}", event: .created)), .event { _, _ in
-            try await Task.sleep(nanoseconds: 50_000_000)
-        })
+        functions.register(
+            project: project.id, FunctionDefinition(name: "onTask", trigger: .document(pattern: "tasks/{id}", event: .created)),
+            .event { _, _ in
+                try await Task.sleep(nanoseconds: 50_000_000)
+            })
         let user = try await project.createUser()
         #expect(try await project.callFunction("echo", data: ["x": 1], as: user) == ["x": 1])
         try await project.firestore.set("tasks/t1", ["title": "milk"])

@@ -1,9 +1,9 @@
+import EmulatorCore
 import EmulatorTestSupport
 import FirebaseEmulatorTesting
 import Foundation
 import Testing
 import XCTest
-import EmulatorCore
 
 /// The Swift Testing trait: each test (and each argument) gets its own project.
 @Suite(.inProcessProject(configure: { try await $0.setRules(ownerRules) }))
@@ -52,7 +52,9 @@ struct TraitTests {
         struct Boom: Error {}
         let made = Mutex<EmulatorProject?>(nil)
         await #expect(throws: Boom.self) {
-            try await EmulatorProjectTrait.emulatorProject(emulator: { emulator }).provideScope(for: try #require(Test.current), testCase: Test.Case.current) {
+            try await EmulatorProjectTrait.emulatorProject(emulator: { emulator }).provideScope(
+                for: try #require(Test.current), testCase: Test.Case.current
+            ) {
                 let p = try #require(EmulatorProject.current)
                 try await p.firestore.set("tasks/t1", ["x": 1])
                 made.withLock { $0 = p }

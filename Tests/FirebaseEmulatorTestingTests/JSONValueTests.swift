@@ -5,7 +5,8 @@ import Testing
 /// The library's JSON: literals, parsing, serialization and Firestore's typed values.
 @Suite struct JSONValueTests {
     @Test func parsesAndSerializes() throws {
-        let v = try JSONValue.parse(#"{"b": true, "i": 9007199254740993, "d": 1.5, "e": 1e2, "s": "\u00e9\ud83d\ude00\n", "n": null, "a": [1, "x", {}], "f": false}"#)
+        let v = try JSONValue.parse(
+            #"{"b": true, "i": 9007199254740993, "d": 1.5, "e": 1e2, "s": "\u00e9\ud83d\ude00\n", "n": null, "a": [1, "x", {}], "f": false}"#)
         #expect(v["b"] == true && v["f"] == false && v["n"] == .null)
         #expect(v["i"] == .int(9_007_199_254_740_993))
         #expect(v["d"] == .double(1.5) && v["e"] == .double(100))

@@ -38,16 +38,24 @@ import Testing
         do {
             let caught = await #expect(throws: FirebaseEmulatorError.self) { _ = try await emulator.project("never-registered").now() }
             guard let error = caught else { return }
-            guard case .http(let status, let code, let message, _) = error else { Issue.record("\(error)"); return }
+            guard case .http(let status, let code, let message, _) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(status == 404 && code == "NOT_FOUND" && message.contains("never-registered"))
         }
         let project = try await emulator.createProject()
         await #expect(throws: FirebaseEmulatorError.self) { try await project.saveSnapshot("bad name!") }
         if backend == .live {
             do {
-                let caught = await #expect(throws: FirebaseEmulatorError.self) { _ = try await emulator.grpc("/google.firestore.v1.Firestore/Commit", []) }
+                let caught = await #expect(throws: FirebaseEmulatorError.self) {
+                    _ = try await emulator.grpc("/google.firestore.v1.Firestore/Commit", [])
+                }
                 guard let error = caught else { return }
-                guard case .unavailable = error else { Issue.record("\(error)"); return }
+                guard case .unavailable = error else {
+                    Issue.record("\(error)")
+                    return
+                }
             }
         }
     }
@@ -57,7 +65,10 @@ import Testing
         do {
             let caught = await #expect(throws: FirebaseEmulatorError.self) { _ = try await emulator.status() }
             guard let error = caught else { return }
-            guard case .transport = error else { Issue.record("\(error)"); return }
+            guard case .transport = error else {
+                Issue.record("\(error)")
+                return
+            }
         }
     }
 

@@ -37,10 +37,18 @@ let document: JSON = [
         "manager": ["referenceValue": .string(db + "/documents/users/bob")],
         "home": ["geoPointValue": ["latitude": 48.8566, "longitude": 2.3522]],
         "tags": ["arrayValue": ["values": [["stringValue": "admin"], ["stringValue": "beta"], ["stringValue": "eu"]]]],
-        "counts": ["arrayValue": ["values": [["integerValue": "1"], ["integerValue": "2"], ["integerValue": "3"], ["integerValue": "5"], ["integerValue": "8"]]]],
-        "address": ["mapValue": ["fields": [
-            "street": ["stringValue": "1 Rue de Rivoli"], "city": ["stringValue": "Paris"], "zip": ["stringValue": "75001"],
-        ]]],
+        "counts": [
+            "arrayValue": [
+                "values": [["integerValue": "1"], ["integerValue": "2"], ["integerValue": "3"], ["integerValue": "5"], ["integerValue": "8"]]
+            ]
+        ],
+        "address": [
+            "mapValue": [
+                "fields": [
+                    "street": ["stringValue": "1 Rue de Rivoli"], "city": ["stringValue": "Paris"], "zip": ["stringValue": "75001"],
+                ]
+            ]
+        ],
         "prefs": ["mapValue": ["fields": ["theme": ["stringValue": "dark"], "emails": ["booleanValue": false]]]],
         "level": ["integerValue": "-7"],
         "bio": ["stringValue": "Writes Swift, reads protobuf, drinks coffee. Writes Swift, reads protobuf."],
@@ -117,7 +125,10 @@ func hostileShapes() throws {
     for _ in 0..<33 { deep = ld(6, entry("a", deep)) + ld(6, []) }
     let cases: [(String, [UInt8], MessageSchema)] = [
         ("map_value repeated at every level, 33 levels, the message over and over", repeated(deep, size), value),
-        ("one singular message field repeated (Document.create_time{seconds 1})", repeated([0x1A, 0x02, 0x08, 0x01], size), FirestoreSchemas.document),
+        (
+            "one singular message field repeated (Document.create_time{seconds 1})", repeated([0x1A, 0x02, 0x08, 0x01], size),
+            FirestoreSchemas.document
+        ),
         ("a repeated field's runs interleaved with another field (order_by, offset)", repeated(ld(4, []) + [0x30, 0x01], size), structuredQuery),
         ("tiny map entries (map_value{fields{\"k\": {}}})", ld(6, repeated(entry("k", []), size)), value),
         ("empty nested arrays (array_value{values [{}]})", ld(9, repeated(ld(1, []), size)), value),
@@ -139,7 +150,9 @@ func hostileShapes() throws {
             let elapsed = clock.now - start
             best = min(best, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         }
-        print("| \(label) | \(bytes.count) | \(twoDecimals(best * 1000)) | \(twoDecimals(Double(bytes.count) / best / 1e6)) | \(twoDecimals(Double(steps) / Double(bytes.count))) |")
+        print(
+            "| \(label) | \(bytes.count) | \(twoDecimals(best * 1000)) | \(twoDecimals(Double(bytes.count) / best / 1e6)) | \(twoDecimals(Double(steps) / Double(bytes.count))) |"
+        )
     }
 }
 
@@ -149,17 +162,28 @@ do {
     let getBytes = try ProtoJSON.encode(getRequest, as: FirestoreSchemas.getDocumentRequest)
     let found: JSON = ["found": document, "readTime": "2024-05-02T11:30:01.000001Z"]
     let foundBytes = try ProtoJSON.encode(found, as: FirestoreSchemas.batchGetDocumentsResponse)
-    let commit: JSON = ["database": .string(db), "writes": [["update": document, "currentDocument": ["exists": true], "updateMask": ["fieldPaths": ["age", "score"]]]]]
+    let commit: JSON = [
+        "database": .string(db),
+        "writes": [["update": document, "currentDocument": ["exists": true], "updateMask": ["fieldPaths": ["age", "score"]]]],
+    ]
     let commitBytes = try ProtoJSON.encode(commit, as: FirestoreSchemas.commitRequest)
-    let query: JSON = ["parent": .string(db + "/documents"), "structuredQuery": [
-        "from": [["collectionId": "users"]],
-        "where": ["compositeFilter": ["op": "AND", "filters": [
-            ["fieldFilter": ["field": ["fieldPath": "age"], "op": "GREATER_THAN", "value": ["integerValue": "18"]]],
-            ["fieldFilter": ["field": ["fieldPath": "active"], "op": "EQUAL", "value": ["booleanValue": true]]],
-        ]]],
-        "orderBy": [["field": ["fieldPath": "age"], "direction": "DESCENDING"]],
-        "limit": 50,
-    ]]
+    let query: JSON = [
+        "parent": .string(db + "/documents"),
+        "structuredQuery": [
+            "from": [["collectionId": "users"]],
+            "where": [
+                "compositeFilter": [
+                    "op": "AND",
+                    "filters": [
+                        ["fieldFilter": ["field": ["fieldPath": "age"], "op": "GREATER_THAN", "value": ["integerValue": "18"]]],
+                        ["fieldFilter": ["field": ["fieldPath": "active"], "op": "EQUAL", "value": ["booleanValue": true]]],
+                    ],
+                ]
+            ],
+            "orderBy": [["field": ["fieldPath": "age"], "direction": "DESCENDING"]],
+            "limit": 50,
+        ],
+    ]
     let queryBytes = try ProtoJSON.encode(query, as: FirestoreSchemas.runQueryRequest)
 
     print("Single thread, best of ten rounds of \(secondsPerCase / 10) s per case after a warm-up; the document has 20 fields of every common kind.")
@@ -172,8 +196,12 @@ do {
         _ = try ProtoJSON.decode(try ProtoJSON.encode(document, as: FirestoreSchemas.document), as: FirestoreSchemas.document)
     }
     try measure("decode GetDocumentRequest", bytes: getBytes.count) { _ = try ProtoJSON.decode(getBytes, as: FirestoreSchemas.getDocumentRequest) }
-    try measure("encode BatchGetDocumentsResponse (found)", bytes: foundBytes.count) { _ = try ProtoJSON.encode(found, as: FirestoreSchemas.batchGetDocumentsResponse) }
-    try measure("decode CommitRequest (one update)", bytes: commitBytes.count) { _ = try ProtoJSON.decode(commitBytes, as: FirestoreSchemas.commitRequest) }
+    try measure("encode BatchGetDocumentsResponse (found)", bytes: foundBytes.count) {
+        _ = try ProtoJSON.encode(found, as: FirestoreSchemas.batchGetDocumentsResponse)
+    }
+    try measure("decode CommitRequest (one update)", bytes: commitBytes.count) {
+        _ = try ProtoJSON.decode(commitBytes, as: FirestoreSchemas.commitRequest)
+    }
     try measure("decode RunQueryRequest", bytes: queryBytes.count) { _ = try ProtoJSON.decode(queryBytes, as: FirestoreSchemas.runQueryRequest) }
     let text = document.serializedBytes()
     try measure("for scale: JSON.parse of the document's REST text", bytes: text.count) { _ = try JSON.parse(text) }

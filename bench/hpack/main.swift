@@ -44,8 +44,9 @@ let steady = try fastest(5) {
     var decoder = HPACKDecoder()
     for block in blocks { fieldsSeen &+= try decoder.decode(block).fields.count }
 }
-print("decode \(count) grpc-core-like request blocks (13 fields, \(octets / count) octets each after the first, dynamic table): "
-    + "\(Int(steady * 1000)) ms, \(Int(steady / Double(count) * 1e9)) ns/block")
+print(
+    "decode \(count) grpc-core-like request blocks (13 fields, \(octets / count) octets each after the first, dynamic table): "
+        + "\(Int(steady * 1000)) ms, \(Int(steady / Double(count) * 1e9)) ns/block")
 
 // The first request of a connection: every field a literal (raw strings), new names included.
 var coldEncoder = HPACKEncoder(tableSize: 4096, huffman: .never)
@@ -56,8 +57,9 @@ let cold = try fastest(5) {
         fieldsSeen &+= try decoder.decode(first).fields.count
     }
 }
-print("decode \(count) first-request blocks (\(first.count) octets, all literals, fresh decoder each): "
-    + "\(Int(cold * 1000)) ms, \(Int(cold / Double(count) * 1e9)) ns/block")
+print(
+    "decode \(count) first-request blocks (\(first.count) octets, all literals, fresh decoder each): "
+        + "\(Int(cold * 1000)) ms, \(Int(cold / Double(count) * 1e9)) ns/block")
 
 // The same first request with every string Huffman-coded (nghttp2 and okhttp style).
 var huffmanEncoder = HPACKEncoder(tableSize: 4096, huffman: .always)
@@ -68,20 +70,26 @@ let huff = try fastest(5) {
         fieldsSeen &+= try decoder.decode(huffmanFirst).fields.count
     }
 }
-print("decode \(count) Huffman first-request blocks (\(huffmanFirst.count) octets): "
-    + "\(Int(huff * 1000)) ms, \(Int(huff / Double(count) * 1e9)) ns/block, "
-    + "\(Int(Double(huffmanFirst.count * count) / huff / 1e6)) MB/s")
+print(
+    "decode \(count) Huffman first-request blocks (\(huffmanFirst.count) octets): "
+        + "\(Int(huff * 1000)) ms, \(Int(huff / Double(count) * 1e9)) ns/block, "
+        + "\(Int(Double(huffmanFirst.count * count) / huff / 1e6)) MB/s")
 
 // Our side: response headers and trailers of a unary call.
-let headers = [HPACKHeaderField(name: ":status", value: "200"), HPACKHeaderField(name: "content-type", value: "application/grpc"),
-               HPACKHeaderField(name: "grpc-accept-encoding", value: "identity,deflate,gzip")]
+let headers = [
+    HPACKHeaderField(name: ":status", value: "200"), HPACKHeaderField(name: "content-type", value: "application/grpc"),
+    HPACKHeaderField(name: "grpc-accept-encoding", value: "identity,deflate,gzip"),
+]
 var encoded = 0
 let enc = fastest(5) {
     var e = HPACKEncoder()
     for n in 0..<count {
         encoded &+= e.encode(headers).count
-        encoded &+= e.encode([HPACKHeaderField(name: "grpc-status", value: n % 7 == 0 ? "5" : "0"),
-                              HPACKHeaderField(name: "grpc-message", value: n % 7 == 0 ? "no entity \(n)" : "")]).count
+        encoded &+=
+            e.encode([
+                HPACKHeaderField(name: "grpc-status", value: n % 7 == 0 ? "5" : "0"),
+                HPACKHeaderField(name: "grpc-message", value: n % 7 == 0 ? "no entity \(n)" : ""),
+            ]).count
     }
 }
 print("encode \(count) response header + trailer block pairs: \(Int(enc * 1000)) ms, \(Int(enc / Double(count) * 1e9)) ns/pair")

@@ -14,7 +14,8 @@ worker.callable("migrateTasks") { data, auth, rawToken, ctx in
         throw CallableError(.failedPrecondition, "The function must be called while authenticated.")
     }
     guard case .object(let args) = data, let anonymousToken = args["idToken"]?.stringValue, !anonymousToken.isEmpty else {
-        throw CallableError(.invalidArgument, "The function must be called with {idToken: <ID token of the anonymous user>}; user ids are not accepted.")
+        throw CallableError(
+            .invalidArgument, "The function must be called with {idToken: <ID token of the anonymous user>}; user ids are not accepted.")
     }
     // Re-verify the caller strictly (expiry, revocation; with the example's signed tokens, the
     // signature too, so unsigned or altered tokens are refused).
@@ -28,14 +29,18 @@ worker.callable("migrateTasks") { data, auth, rawToken, ctx in
     guard let authTime = caller.token["auth_time"]?.intValue, ctx.time.seconds - authTime <= recentSignIn else {
         throw CallableError(.failedPrecondition, "This operation requires a recent sign-in.")
     }
-    let query: JSON = ["from": [["collectionId": "tasks"]],
-                       "where": ["fieldFilter": ["field": ["fieldPath": "userId"], "op": "EQUAL", "value": ["stringValue": .string(anonymous.uid)]]]]
+    let query: JSON = [
+        "from": [["collectionId": "tasks"]],
+        "where": ["fieldFilter": ["field": ["fieldPath": "userId"], "op": "EQUAL", "value": ["stringValue": .string(anonymous.uid)]]],
+    ]
     let moved = try await ctx.admin.runTransaction { tx -> (Int, [JSON]) in
         let tasks = try await ctx.admin.runQuery(query, transaction: tx)
         let writes: [JSON] = tasks.compactMap { doc in
             guard let name = doc["name"] else { return nil }
-            return ["update": ["name": name, "fields": FirestoreJSON.fields(["userId": .string(caller.uid)])],
-                    "updateMask": ["fieldPaths": ["userId"]], "currentDocument": ["exists": true]]
+            return [
+                "update": ["name": name, "fields": FirestoreJSON.fields(["userId": .string(caller.uid)])],
+                "updateMask": ["fieldPaths": ["userId"]], "currentDocument": ["exists": true],
+            ]
         }
         return (writes.count, writes)
     }
@@ -50,10 +55,16 @@ worker.onDocument("onTaskWritten", "tasks/{taskId}", event: "written", retry: tr
     var owners = Set<String>()
     for doc in [event.before, event.after] { if let uid = FirestoreJSON.plain(doc, "userId")?.stringValue { owners.insert(uid) } }
     for uid in owners.sorted() {
-        let count = try await ctx.admin.runQuery(["from": [["collectionId": "tasks"]],
-                                                  "where": ["fieldFilter": ["field": ["fieldPath": "userId"], "op": "EQUAL", "value": ["stringValue": .string(uid)]]]]).count
-        try await ctx.admin.commit([["update": ["name": .string(ctx.admin.name("users/\(uid)")), "fields": FirestoreJSON.fields(["taskCount": .int(Int64(count))])],
-                                     "updateMask": ["fieldPaths": ["taskCount"]]]])
+        let count = try await ctx.admin.runQuery([
+            "from": [["collectionId": "tasks"]],
+            "where": ["fieldFilter": ["field": ["fieldPath": "userId"], "op": "EQUAL", "value": ["stringValue": .string(uid)]]],
+        ]).count
+        try await ctx.admin.commit([
+            [
+                "update": ["name": .string(ctx.admin.name("users/\(uid)")), "fields": FirestoreJSON.fields(["taskCount": .int(Int64(count))])],
+                "updateMask": ["fieldPaths": ["taskCount"]],
+            ]
+        ])
         ctx.log("users/\(uid).taskCount = \(count)")
     }
 }
@@ -62,9 +73,15 @@ worker.onDocument("onTaskWritten", "tasks/{taskId}", event: "written", retry: tr
 worker.onUser("onUserCreated", event: "created", retry: true) { event, ctx in
     let user = event.before ?? [:]
     let anonymous = user["email"] == nil && user["phoneNumber"] == nil && (user["providerUserInfo"]?.arrayValue ?? []).isEmpty
-    try await ctx.admin.commit([["update": ["name": .string(ctx.admin.name("users/\(event.subject)")),
-                                            "fields": FirestoreJSON.fields(["createdAt": ["timestampValue": .string(event.time.rfc3339())], "anonymous": .bool(anonymous)])],
-                                 "updateMask": ["fieldPaths": ["createdAt", "anonymous"]]]])
+    try await ctx.admin.commit([
+        [
+            "update": [
+                "name": .string(ctx.admin.name("users/\(event.subject)")),
+                "fields": FirestoreJSON.fields(["createdAt": ["timestampValue": .string(event.time.rfc3339())], "anonymous": .bool(anonymous)]),
+            ],
+            "updateMask": ["fieldPaths": ["createdAt", "anonymous"]],
+        ]
+    ])
 }
 
 /// Refuses sign-ups from a blocked domain.

@@ -11,8 +11,10 @@ import Testing
 /// The functions live in the example's project (demo-makeitso), so the suite shares that project,
 /// reset before and after each test, one test at a time. Without an emulator in the environment
 /// the tests are skipped.
-@Suite(.serialized, .enabled(if: FirebaseEmulator.isConfiguredInEnvironment(), "needs a running emulator: emulator exec --config Examples/MakeItSo/emulator.json"),
-       .emulatorProject(shared: "demo-makeitso"))
+@Suite(
+    .serialized,
+    .enabled(if: FirebaseEmulator.isConfiguredInEnvironment(), "needs a running emulator: emulator exec --config Examples/MakeItSo/emulator.json"),
+    .emulatorProject(shared: "demo-makeitso"))
 struct MigrationStoryTests {
     static let appleSub = "apple-alice"
     static let appleEmail = "alice@privaterelay.appleid.com"
@@ -74,7 +76,9 @@ struct MigrationStoryTests {
 
         // The Apple credential already belongs to the phone's account: linking it here fails.
         do {
-            let caught = await #expect(throws: FirebaseEmulatorError.self) { _ = try await project.signInWithIdp("apple.com", email: Self.appleEmail, sub: Self.appleSub, linkingTo: tablet.user) }
+            let caught = await #expect(throws: FirebaseEmulatorError.self) {
+                _ = try await project.signInWithIdp("apple.com", email: Self.appleEmail, sub: Self.appleSub, linkingTo: tablet.user)
+            }
             guard let error = caught else { return }
             #expect(error.message.hasPrefix("FEDERATED_USER_ID_ALREADY_LINKED"))
         }
@@ -92,7 +96,9 @@ struct MigrationStoryTests {
 
         // The anonymous account is gone: replaying its token fails.
         do {
-            let caught = await #expect(throws: FirebaseEmulatorError.self) { _ = try await project.callFunction("migrateTasks", data: ["idToken": .string(tablet.user.idToken)], as: signedIn) }
+            let caught = await #expect(throws: FirebaseEmulatorError.self) {
+                _ = try await project.callFunction("migrateTasks", data: ["idToken": .string(tablet.user.idToken)], as: signedIn)
+            }
             guard let error = caught else { return }
             #expect(error.status == 401)
         }
@@ -114,7 +120,9 @@ struct MigrationStoryTests {
         var stale = alice
         try await project.refresh(&stale)
         do {
-            let caught = await #expect(throws: FirebaseEmulatorError.self) { _ = try await project.callFunction("migrateTasks", data: data, as: stale) }
+            let caught = await #expect(throws: FirebaseEmulatorError.self) {
+                _ = try await project.callFunction("migrateTasks", data: data, as: stale)
+            }
             guard let error = caught else { return }
             #expect(error.message.contains("recent sign-in"))
         }

@@ -26,7 +26,9 @@ public struct ControlPlane: Sendable {
     public func removeProject(_ project: String) throws {
         try services.projects.requireKnown(project)
         guard project != services.projects.defaultProjectId else {
-            throw EmulatorError.failedPrecondition("Project '\(project)' is the emulator's default project and cannot be removed; reset it instead (POST /emulator/v1/projects/\(project):reset).")
+            throw EmulatorError.failedPrecondition(
+                "Project '\(project)' is the emulator's default project and cannot be removed; reset it instead (POST /emulator/v1/projects/\(project):reset)."
+            )
         }
         for participant in services.participants { try participant.resetProject(project) }
         services.snapshots.clear(projectId: project)
@@ -72,8 +74,9 @@ public struct ControlPlane: Sendable {
     public func saveSnapshot(_ name: String, project: String) throws {
         try services.projects.requireKnown(project)
         let name = try Self.snapshotName(name)
-        services.snapshots.save(name: name, projectId: project, participants: services.participants,
-                                at: services.projects.environment(for: project).clock.now(), seed: services.projects.seed(of: project))
+        services.snapshots.save(
+            name: name, projectId: project, participants: services.participants,
+            at: services.projects.environment(for: project).clock.now(), seed: services.projects.seed(of: project))
     }
 
     /// The project's snapshots, by name.
@@ -102,8 +105,9 @@ public struct ControlPlane: Sendable {
     /// Refuses, writing nothing, a path that is not a new folder or a previous export of ours.
     public func export(project: String?, to path: String) throws {
         if let project { try services.projects.requireKnown(project) }
-        try ExportArchive.write(to: path, projects: project.map { [$0] }, participants: services.persistentParticipants,
-                                firebaseAuthProject: project ?? services.config.projectId, auth: services.auth)
+        try ExportArchive.write(
+            to: path, projects: project.map { [$0] }, participants: services.persistentParticipants,
+            firebaseAuthProject: project ?? services.config.projectId, auth: services.auth)
     }
 
     /// Checks that `path` may receive an export (for `--export-on-exit`, checked at start).
@@ -120,7 +124,9 @@ public struct ControlPlane: Sendable {
         if let project { try services.projects.register(projectId: project, apiKey: nil) }
         var imported = try ExportArchive.read(from: path, project: project, participants: services.persistentParticipants)
         let authProject = project ?? services.config.projectId
-        if !imported.contains(authProject), try await FirebaseAuthExport.read(from: path, project: authProject, auth: services.auth, logger: services.logger) {
+        if !imported.contains(authProject),
+            try await FirebaseAuthExport.read(from: path, project: authProject, auth: services.auth, logger: services.logger)
+        {
             imported.append(authProject)
         }
         for p in imported {
@@ -135,8 +141,12 @@ public struct ControlPlane: Sendable {
     /// path cannot address those: they are dot segments, refused by `RequestPath`).
     static func snapshotName(_ name: String) throws -> String {
         guard !name.isEmpty, name.utf8.count <= 100, name != ".", name != "..",
-              name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0) })
-        else { throw EmulatorError.invalidArgument("snapshot 'name' must be 1-100 characters of letters, digits, '.', '_' or '-', and not '.' or '..'") }
+            name.unicodeScalars.allSatisfy({
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)
+            })
+        else {
+            throw EmulatorError.invalidArgument("snapshot 'name' must be 1-100 characters of letters, digits, '.', '_' or '-', and not '.' or '..'")
+        }
         return name
     }
 }

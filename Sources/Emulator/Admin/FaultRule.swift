@@ -50,9 +50,10 @@ public struct FaultRule: Sendable, Equatable {
         let p = body["probability"]?.doubleValue ?? 1
         guard (0...1).contains(p) else { throw EmulatorError.invalidArgument("probability must be between 0 and 1") }
         guard error != nil || delay > 0 else { throw EmulatorError.invalidArgument("a fault needs an 'error', a 'delayMs', or both") }
-        return FaultRule(service: service, method: match["method"]?.stringValue, pathGlob: match["path"]?.stringValue,
-                         function: match["function"]?.stringValue, error: error, delayMs: Int(delay), remaining: times,
-                         probability: p, id: id)
+        return FaultRule(
+            service: service, method: match["method"]?.stringValue, pathGlob: match["path"]?.stringValue,
+            function: match["function"]?.stringValue, error: error, delayMs: Int(delay), remaining: times,
+            probability: p, id: id)
     }
 
     /// The listing shape.
@@ -61,8 +62,10 @@ public struct FaultRule: Sendable, Equatable {
         if let method { m["method"] = .string(method) }
         if let pathGlob { m["path"] = .string(pathGlob) }
         if let function { m["function"] = .string(function) }
-        var o: UTF8Dictionary<JSON> = ["id": .string(id), "match": .object(m), "delayMs": .int(Int64(delayMs)),
-                                 "probability": .double(probability), "fired": .int(Int64(fired))]
+        var o: UTF8Dictionary<JSON> = [
+            "id": .string(id), "match": .object(m), "delayMs": .int(Int64(delayMs)),
+            "probability": .double(probability), "fired": .int(Int64(fired)),
+        ]
         if let error { o["error"] = ["status": .string(error.code.rawValue), "message": .string(error.message)] }
         o["remaining"] = remaining.map { .int(Int64($0)) } ?? .null
         return .object(o)

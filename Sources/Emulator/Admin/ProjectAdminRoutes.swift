@@ -6,7 +6,9 @@ enum ProjectAdminRoutes {
     static func register(_ r: inout Router, _ s: EmulatorServices) {
         r.post("/emulator/v1/projects") { req, _ in
             let body = try req.jsonObjectBody()
-            guard let id = body["projectId"]?.stringValue, !id.isEmpty else { throw EmulatorError.invalidArgument("'projectId' must be a non-empty string") }
+            guard let id = body["projectId"]?.stringValue, !id.isEmpty else {
+                throw EmulatorError.invalidArgument("'projectId' must be a non-empty string")
+            }
             try ResourceId.project(id)
             var apiKey: String?
             if let k = body["apiKey"], !k.isNull {
@@ -77,8 +79,10 @@ enum ProjectAdminRoutes {
     }
 
     static func projectJSON(_ s: EmulatorServices, _ id: String) -> JSON {
-        ["projectId": .string(id), "apiKey": s.projects.apiKey(of: id).map { .string($0) } ?? .null,
-         "default": .bool(id == s.projects.defaultProjectId)]
+        [
+            "projectId": .string(id), "apiKey": s.projects.apiKey(of: id).map { .string($0) } ?? .null,
+            "default": .bool(id == s.projects.defaultProjectId),
+        ]
     }
 
     static func clockJSON(_ clock: ProjectClock) -> JSON {

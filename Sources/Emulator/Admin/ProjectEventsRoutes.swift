@@ -54,8 +54,10 @@ enum ProjectEventsRoutes {
         for (db, e) in byDatabase.sorted(by: { $0.key < $1.key }) {
             var seen = Set<String>()
             let paths = e.paths.filter { seen.insert($0).inserted }
-            let data: JSON = ["database": .string(db), "time": .string(e.time.rfc3339()), "replaced": .bool(e.replaced),
-                              "paths": .array(paths.prefix(200).map { .string($0) }), "more": .bool(paths.count > 200)]
+            let data: JSON = [
+                "database": .string(db), "time": .string(e.time.rfc3339()), "replaced": .bool(e.replaced),
+                "paths": .array(paths.prefix(200).map { .string($0) }), "more": .bool(paths.count > 200),
+            ]
             out.append(contentsOf: "event: change\ndata: ".utf8)
             out.append(contentsOf: data.serializedBytes())
             out.append(contentsOf: "\n\n".utf8)

@@ -7,7 +7,8 @@ extension HTTPRequest {
     func intQuery(_ name: String, in range: ClosedRange<Int>, default fallback: Int) throws -> Int {
         guard let text = query(name), !text.isEmpty else { return fallback }
         guard let n = Int(text), range.contains(n) else {
-            throw EmulatorError.invalidArgument("\(name) must be an integer between \(range.lowerBound) and \(range.upperBound), got '\(text.prefix(40))'.")
+            throw EmulatorError.invalidArgument(
+                "\(name) must be an integer between \(range.lowerBound) and \(range.upperBound), got '\(text.prefix(40))'.")
         }
         return n
     }

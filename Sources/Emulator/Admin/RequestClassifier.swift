@@ -7,8 +7,10 @@ import EmulatorStorage
 enum RequestClassifier {
     /// The project and fault target of a request, or nil for admin/status routes. Reads the
     /// matched template and the normalized path (the router's view), never the raw path.
-    static func classify(_ req: HTTPRequest, _ requestPath: RequestPath, _ match: RouteMatch, projects: ProjectRegistry,
-                         storage: StorageService? = nil) -> (String, FaultTarget)? {
+    static func classify(
+        _ req: HTTPRequest, _ requestPath: RequestPath, _ match: RouteMatch, projects: ProjectRegistry,
+        storage: StorageService? = nil
+    ) -> (String, FaultTarget)? {
         let template = match.template.description
         let path = "/" + requestPath.decoded.map { $0 ?? "" }.joined(separator: "/")
         if template.hasPrefix("/emulator") || template == "/" || template == "/emulators" { return nil }
@@ -18,13 +20,16 @@ enum RequestClassifier {
         if template.hasPrefix("/v1/projects/") {
             // Nothing else is routed here today (Pub/Sub's routes are classified above, as `pubsub`);
             // kept as `firestore`, the service these paths belonged to.
-            return (match.params["project"] ?? "", FaultTarget(service: "firestore", method: match.template.verb ?? req.method.lowercased(), path: ""))
+            return (
+                match.params["project"] ?? "", FaultTarget(service: "firestore", method: match.template.verb ?? req.method.lowercased(), path: "")
+            )
         }
         if template.hasPrefix("/identitytoolkit.googleapis.com/") || template.hasPrefix("/securetoken.googleapis.com/")
             || template.hasPrefix("/www.googleapis.com/")
         {
             let method = match.template.verb ?? String(path.split(separator: "/").last ?? "")
-            let project = match.params["project"] ?? match.params["targetProjectId"]
+            let project =
+                match.params["project"] ?? match.params["targetProjectId"]
                 ?? projects.projectId(forAPIKey: req.query("key") ?? req.headers["x-goog-api-key"])
             return (project, FaultTarget(service: "auth", method: method, path: path))
         }
@@ -40,8 +45,10 @@ enum RequestClassifier {
     /// project (`topics/orders`, `subscriptions/s`, `topics`), as PubSubGRPCService names them.
     static func pubsubTarget(_ req: HTTPRequest, _ requestPath: RequestPath, _ match: RouteMatch) -> (String, FaultTarget)? {
         let template = match.template.description
-        guard template.hasPrefix("/v1/projects/{project}/topics") || template.hasPrefix("/v1/projects/{project}/subscriptions")
-            || template.hasPrefix("/v1/projects/{project}/snapshots") else { return nil }
+        guard
+            template.hasPrefix("/v1/projects/{project}/topics") || template.hasPrefix("/v1/projects/{project}/subscriptions")
+                || template.hasPrefix("/v1/projects/{project}/snapshots")
+        else { return nil }
         var segments = requestPath.decoded.map { $0 ?? "" }.dropFirst(3).map { $0 }
         if match.template.verb != nil, let last = segments.last, let colon = last.lastIndex(of: ":") {
             segments[segments.count - 1] = String(last[..<colon])

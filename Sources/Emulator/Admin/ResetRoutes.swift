@@ -26,9 +26,12 @@ enum ResetRoutes {
             return .json(["name": .string(name)])
         }
         r.get("/emulator/v1/projects/{project}/snapshots") { _, m in
-            .json(["snapshots": .array(try control.snapshots(project: m["project"]).map {
-                ["name": .string($0.name), "createTime": .string($0.createdAt.rfc3339())]
-            })])
+            .json([
+                "snapshots": .array(
+                    try control.snapshots(project: m["project"]).map {
+                        ["name": .string($0.name), "createTime": .string($0.createdAt.rfc3339())]
+                    })
+            ])
         }
         r.post("/emulator/v1/projects/{project}/snapshots/{name}:restore") { _, m in
             try control.restoreSnapshot(m["name"], project: m["project"])

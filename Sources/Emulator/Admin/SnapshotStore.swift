@@ -30,7 +30,10 @@ public final class SnapshotStore: Sendable {
             throw EmulatorError.notFound("No snapshot '\(name)' in project '\(projectId)'.")
         }
         for p in participants {
-            guard let part = snap.parts[p.participantName] else { try p.resetProject(projectId); continue }
+            guard let part = snap.parts[p.participantName] else {
+                try p.resetProject(projectId)
+                continue
+            }
             try p.restoreProject(projectId, from: part)
         }
     }

@@ -58,7 +58,9 @@ struct BrowserPolicy: Sendable {
     /// always send one.
     func hostRefusal(for request: HTTPRequest) -> EmulatorError? {
         guard let host = request.headers["Host"], !isAllowedHost(host) else { return nil }
-        return Self.forbidden("Host '\(host)' is not allowed: this emulator answers only requests addressed to a loopback name or address, its --host, or a host given with --allowed-host (protection against DNS rebinding). If you reach it under this name on purpose, start it with --allowed-host \(Self.hostName(host)).")
+        return Self.forbidden(
+            "Host '\(host)' is not allowed: this emulator answers only requests addressed to a loopback name or address, its --host, or a host given with --allowed-host (protection against DNS rebinding). If you reach it under this name on purpose, start it with --allowed-host \(Self.hostName(host))."
+        )
     }
 
     /// The refusal of a request under the origin rules, or nil when it may proceed. Preflights are
@@ -72,24 +74,34 @@ struct BrowserPolicy: Sendable {
             guard origin != nil || site != nil else { return nil }  // not a browser
             let trusted = kind == .same || kind == .allowed
             if let kind, let origin, !trusted {
-                return Self.forbidden("The control plane (\(request.path)) refuses browser requests from origin '\(origin)' (\(kind == .local ? "a local page of another origin" : "another site")): only the emulator's own UI, or an origin allowed with --allowed-origin, may use it.")
+                return Self.forbidden(
+                    "The control plane (\(request.path)) refuses browser requests from origin '\(origin)' (\(kind == .local ? "a local page of another origin" : "another site")): only the emulator's own UI, or an origin allowed with --allowed-origin, may use it."
+                )
             }
             if let site, site != "same-origin", site != "none", kind != .allowed {
-                return Self.forbidden("The control plane (\(request.path)) refuses browser requests made from another site (Sec-Fetch-Site: \(site)).")
+                return Self.forbidden(
+                    "The control plane (\(request.path)) refuses browser requests made from another site (Sec-Fetch-Site: \(site)).")
             }
             let navigation = (request.method == "GET" || request.method == "HEAD") && request.headers["Sec-Fetch-Mode"]?.lowercased() == "navigate"
             if request.headers[Self.uiHeader] == nil && !navigation {
-                return Self.forbidden("Browser requests to the control plane (\(request.path)) must carry the \(Self.uiHeader) header, as the emulator's UI does.")
+                return Self.forbidden(
+                    "Browser requests to the control plane (\(request.path)) must carry the \(Self.uiHeader) header, as the emulator's UI does.")
             }
             return nil
         }
         guard let origin, let kind else { return nil }
         if kind == .foreign {
-            return Self.forbidden("Origin '\(origin)' may not call this emulator: cross-origin requests are accepted from local development origins (localhost, loopback addresses) and origins allowed with --allowed-origin.")
+            return Self.forbidden(
+                "Origin '\(origin)' may not call this emulator: cross-origin requests are accepted from local development origins (localhost, loopback addresses) and origins allowed with --allowed-origin."
+            )
         }
         // Storage's SDKs send `Authorization: Firebase <token>`: `Firebase owner` is the same credential.
-        if kind == .local, let token = request.bearerToken ?? StorageHTTP.credential(request), token.lowercased() == "owner" || token.hasPrefix("ya29.") {
-            return Self.forbidden("An administrator credential (Bearer owner) from the cross-origin page '\(origin)' is refused: a web page must not bypass Security Rules. Allow the origin with --allowed-origin \(origin) if it is your own tool.")
+        if kind == .local, let token = request.bearerToken ?? StorageHTTP.credential(request),
+            token.lowercased() == "owner" || token.hasPrefix("ya29.")
+        {
+            return Self.forbidden(
+                "An administrator credential (Bearer owner) from the cross-origin page '\(origin)' is refused: a web page must not bypass Security Rules. Allow the origin with --allowed-origin \(origin) if it is your own tool."
+            )
         }
         return nil
     }
@@ -158,9 +170,10 @@ struct BrowserPolicy: Sendable {
     /// A dotted quad of ASCII decimal numbers, each at most 255.
     static func isIPv4(_ name: String) -> Bool {
         let parts = name.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { p in
-            !p.isEmpty && p.count <= 3 && p.allSatisfy(isASCIIDigit) && p.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) } <= 255
-        }
+        return parts.count == 4
+            && parts.allSatisfy { p in
+                !p.isEmpty && p.count <= 3 && p.allSatisfy(isASCIIDigit) && p.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) } <= 255
+            }
     }
 
     static func isASCIIDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }

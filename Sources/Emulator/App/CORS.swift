@@ -12,10 +12,12 @@ enum CORS {
     static func preflight(for request: HTTPRequest, policy: BrowserPolicy, controlPlane: Bool) -> HTTPResponse? {
         guard request.method == "OPTIONS", request.headers["Access-Control-Request-Method"] != nil else { return nil }
         if let origin = request.headers["Origin"], !policy.corsAllowed(origin: origin, host: request.headers["Host"], controlPlane: controlPlane) {
-            return ErrorResponder.response(for: BrowserPolicy.forbidden(
-                "Cross-origin requests from '\(origin)' to \(request.path) are not allowed" +
-                (controlPlane ? ": the control plane answers only the emulator's own UI and origins allowed with --allowed-origin."
-                              : ": allow the origin with --allowed-origin.")))
+            return ErrorResponder.response(
+                for: BrowserPolicy.forbidden(
+                    "Cross-origin requests from '\(origin)' to \(request.path) are not allowed"
+                        + (controlPlane
+                            ? ": the control plane answers only the emulator's own UI and origins allowed with --allowed-origin."
+                            : ": allow the origin with --allowed-origin.")))
         }
         var r = HTTPResponse(status: 204)
         r.headers.set("Access-Control-Allow-Methods", "GET,HEAD,PUT,PATCH,POST,DELETE,OPTIONS")

@@ -38,10 +38,16 @@ public enum ConfigLoader {
 
     /// A host name for `allowedHosts`: a name, `.suffix` (the name and its subdomains) or `*`.
     static func validateAllowedHost(_ h: String, _ context: String) throws(CLIError) -> String {
-        let ok = h == "*" || (!h.isEmpty && h.count <= 253 && h.unicodeScalars.allSatisfy {
-            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-.:[]_".unicodeScalars.contains($0)
-        })
-        guard ok else { throw CLIError("\(context): '\(h)' is not a host name (expected a name such as devbox.local, .example.test for a domain and its subdomains, or *)") }
+        let ok =
+            h == "*"
+            || (!h.isEmpty && h.count <= 253
+                && h.unicodeScalars.allSatisfy {
+                    ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-.:[]_".unicodeScalars.contains($0)
+                })
+        guard ok else {
+            throw CLIError(
+                "\(context): '\(h)' is not a host name (expected a name such as devbox.local, .example.test for a domain and its subdomains, or *)")
+        }
         return h
     }
 
@@ -50,7 +56,7 @@ public enum ConfigLoader {
         if o == "*" { return o }
         let trimmed = o.hasSuffix("/") ? String(o.dropLast()) : o
         guard let r = trimmed.firstRange(of: "://"), !trimmed[..<r.lowerBound].isEmpty, !trimmed[r.upperBound...].isEmpty,
-              !trimmed[r.upperBound...].contains("/"), !trimmed.contains(where: { $0 == " " || $0 == "," })
+            !trimmed[r.upperBound...].contains("/"), !trimmed.contains(where: { $0 == " " || $0 == "," })
         else { throw CLIError("\(context): '\(o)' is not an origin (expected scheme://host[:port] such as http://devbox.local:3000, or *)") }
         return trimmed
     }
@@ -66,7 +72,8 @@ public enum ConfigLoader {
 
     static func loadEmulatorJSON(_ root: UTF8Dictionary<JSON>, path: String, dir: String, into c: inout EmulatorConfig) throws(CLIError) {
         if let bad = root.keys.sorted().first(where: { !knownKeys.contains($0) }) {
-            throw CLIError("config file '\(path)': unknown key '\(bad)' (known: \(knownKeys.filter { $0 != "$schema" }.sorted().joined(separator: ", ")))")
+            throw CLIError(
+                "config file '\(path)': unknown key '\(bad)' (known: \(knownKeys.filter { $0 != "$schema" }.sorted().joined(separator: ", ")))")
         }
         func string(_ key: String) throws(CLIError) -> String? {
             guard let v = root[key], !v.isNull else { return nil }
@@ -74,7 +81,9 @@ public enum ConfigLoader {
             return s
         }
         func port(_ v: JSON, _ name: String) throws(CLIError) -> Int {
-            guard let n = v.intValue, (0...65535).contains(n) else { throw CLIError("config file '\(path)': '\(name)' must be a port number 0-65535, got \(v)") }
+            guard let n = v.intValue, (0...65535).contains(n) else {
+                throw CLIError("config file '\(path)': '\(name)' must be a port number 0-65535, got \(v)")
+            }
             return Int(n)
         }
         if let p = try string("project") {
@@ -89,7 +98,8 @@ public enum ConfigLoader {
             guard case .object(let ports) = v else { throw CLIError("config file '\(path)': 'ports' must be an object like {\"auth\": 9099}") }
             for (name, p) in ports {
                 guard EmulatorConfig.serviceNames.contains(name) else {
-                    throw CLIError("config file '\(path)': unknown service '\(name)' in 'ports' (known: \(EmulatorConfig.serviceNames.joined(separator: ", ")))")
+                    throw CLIError(
+                        "config file '\(path)': unknown service '\(name)' in 'ports' (known: \(EmulatorConfig.serviceNames.joined(separator: ", ")))")
                 }
                 c.ports[name] = try port(p, "ports.\(name)")
             }
@@ -97,7 +107,9 @@ public enum ConfigLoader {
         if let r = try string("rules") { c.rulesPath = resolve(r, dir) }
         if let r = try string("storageRules") { c.storageRulesPath = resolve(r, dir) }
         if let l = try string("logLevel") {
-            guard let level = LogLevel(name: l) else { throw CLIError("config file '\(path)': 'logLevel' must be debug, info, warning or error, got '\(l)'") }
+            guard let level = LogLevel(name: l) else {
+                throw CLIError("config file '\(path)': 'logLevel' must be debug, info, warning or error, got '\(l)'")
+            }
             c.logLevel = level
         }
         if let t = try string("adminToken") { c.adminToken = t }
@@ -106,8 +118,11 @@ public enum ConfigLoader {
             guard case .array(let items) = v, let list = Optional(items.compactMap(\.stringValue)), list.count == items.count else {
                 throw CLIError("config file '\(path)': '\(key)' must be an array of strings")
             }
-            if key == "allowedHosts" { c.allowedHosts = try list.map { h throws(CLIError) in try validateAllowedHost(h, "config file '\(path)': '\(key)'") } }
-            else { c.allowedOrigins = try list.map { o throws(CLIError) in try validateAllowedOrigin(o, "config file '\(path)': '\(key)'") } }
+            if key == "allowedHosts" {
+                c.allowedHosts = try list.map { h throws(CLIError) in try validateAllowedHost(h, "config file '\(path)': '\(key)'") }
+            } else {
+                c.allowedOrigins = try list.map { o throws(CLIError) in try validateAllowedOrigin(o, "config file '\(path)': '\(key)'") }
+            }
         }
         for key in ["auth", "firestore", "functions", "storage"] {
             guard let v = root[key], !v.isNull else { continue }
@@ -121,7 +136,9 @@ public enum ConfigLoader {
         }
         if let d = try string("dataDir") { c.dataDir = resolve(d, dir) }
         if let f = try string("fsync") {
-            guard let policy = DataDirectory.FsyncPolicy(rawValue: f) else { throw CLIError("config file '\(path)': 'fsync' must be always, interval or never, got '\(f)'") }
+            guard let policy = DataDirectory.FsyncPolicy(rawValue: f) else {
+                throw CLIError("config file '\(path)': 'fsync' must be always, interval or never, got '\(f)'")
+            }
             c.fsync = policy
         }
         if let v = root["limits"], !v.isNull { c.limits = try limits(v, path: path, base: c.limits) }
@@ -138,7 +155,9 @@ public enum ConfigLoader {
             c.strictIndexes = b
         }
         if let f = o.removeValue(forKey: "indexes"), !f.isNull {
-            guard let file = f.stringValue, !file.isEmpty else { throw CLIError("config file '\(path)': 'firestore.indexes' must be the path of a firestore.indexes.json file") }
+            guard let file = f.stringValue, !file.isEmpty else {
+                throw CLIError("config file '\(path)': 'firestore.indexes' must be the path of a firestore.indexes.json file")
+            }
             c.indexesPath = resolve(file, dir)
         }
         return .object(o)
@@ -161,7 +180,8 @@ public enum ConfigLoader {
                 throw CLIError("config file '\(path)': unknown key 'limits.\(key)' (known: \(ranges.keys.sorted().joined(separator: ", ")))")
             }
             guard let n = value.intValue, range.contains(Int(n)) else {
-                throw CLIError("config file '\(path)': 'limits.\(key)' must be an integer from \(range.lowerBound) to \(range.upperBound), got \(value)")
+                throw CLIError(
+                    "config file '\(path)': 'limits.\(key)' must be an integer from \(range.lowerBound) to \(range.upperBound), got \(value)")
             }
             switch key {
             case "maxConnections": l.maxConnections = Int(n)
@@ -176,11 +196,12 @@ public enum ConfigLoader {
     /// Codebase working directories, watched folders and sources are relative to the config file.
     static func resolveFunctionPaths(_ v: JSON, _ dir: String) -> JSON {
         guard case .object(var o) = v, case .array(let codebases)? = o["codebases"] else { return v }
-        o["codebases"] = .array(codebases.map { cb in
-            guard case .object(var c) = cb else { return cb }
-            for k in ["workingDirectory", "watch", "source"] { if let s = c[k]?.stringValue { c[k] = .string(resolve(s, dir)) } }
-            return .object(c)
-        })
+        o["codebases"] = .array(
+            codebases.map { cb in
+                guard case .object(var c) = cb else { return cb }
+                for k in ["workingDirectory", "watch", "source"] { if let s = c[k]?.stringValue { c[k] = .string(resolve(s, dir)) } }
+                return .object(c)
+            })
         return .object(o)
     }
 
@@ -199,7 +220,9 @@ public enum ConfigLoader {
             guard case .object(let f) = e else { throw CLIError("config file '\(path)': each 'functions' entry must be an object") }
             let source = f["source"]?.stringValue ?? "functions"
             let codebase = f["codebase"]?.stringValue ?? "default"
-            guard seen.insert(codebase).inserted else { throw CLIError("config file '\(path)': codebase '\(codebase)' is listed twice in 'functions'") }
+            guard seen.insert(codebase).inserted else {
+                throw CLIError("config file '\(path)': codebase '\(codebase)' is listed twice in 'functions'")
+            }
             var out: UTF8Dictionary<JSON> = ["name": .string(codebase), "source": .string(resolve(source, dir))]
             if let r = f["runtime"]?.stringValue { out["runtime"] = .string(r) }
             if case .array(let ignore)? = f["ignore"] { out["ignore"] = .array(ignore.filter { $0.stringValue != nil }) }
@@ -220,7 +243,9 @@ public enum ConfigLoader {
                     c.ports[name] = Int(n)
                 }
                 if name == "firestore", let strict = s["strictIndexes"], !strict.isNull {
-                    guard let b = strict.boolValue else { throw CLIError("config file '\(path)': 'emulators.firestore.strictIndexes' must be true or false, got \(strict)") }
+                    guard let b = strict.boolValue else {
+                        throw CLIError("config file '\(path)': 'emulators.firestore.strictIndexes' must be true or false, got \(strict)")
+                    }
                     c.strictIndexes = b
                 }
             }
@@ -230,7 +255,9 @@ public enum ConfigLoader {
         var rules: String?
         var indexes: String?
         switch root["firestore"] {
-        case .object(let f)?: rules = f["rules"]?.stringValue; indexes = f["indexes"]?.stringValue
+        case .object(let f)?:
+            rules = f["rules"]?.stringValue
+            indexes = f["indexes"]?.stringValue
         case .array(let dbs)?:
             rules = dbs.lazy.compactMap { $0["rules"]?.stringValue }.first
             indexes = dbs.lazy.compactMap { $0["indexes"]?.stringValue }.first
@@ -252,7 +279,7 @@ public enum ConfigLoader {
         // The project comes from .firebaserc beside firebase.json, as the Firebase CLI reads it.
         let rc = resolve(".firebaserc", dir)
         if let data = FileManager.default.contents(atPath: rc), let j = try? JSON.parse(Array(data)),
-           let p = j["projects"]?["default"]?.stringValue, isValidProjectId(p)
+            let p = j["projects"]?["default"]?.stringValue, isValidProjectId(p)
         {
             c.projectId = p
         }

@@ -52,8 +52,9 @@ public final class EmulatorApp: Sendable {
         if let preflight = CORS.preflight(for: request, policy: browser, controlPlane: controlPlane) { return preflight }
         if let refusal = browser.refusal(for: request, controlPlane: controlPlane) { return ErrorResponder.response(for: refusal) }
         if let token = services.config.adminToken, controlPlane, request.bearerToken != token {
-            return ErrorResponder.response(for: .unauthenticated(
-                "This emulator requires an admin token for /emulator/v1 and /reset: send Authorization: Bearer <token>."))
+            return ErrorResponder.response(
+                for: .unauthenticated(
+                    "This emulator requires an admin token for /emulator/v1 and /reset: send Authorization: Bearer <token>."))
         }
         switch router.resolve(method: request.method, path: path) {
         case .found(let handler, let match):
@@ -64,9 +65,10 @@ public final class EmulatorApp: Sendable {
                 return ErrorResponder.response(for: error, logger: services.logger)
             }
         case .methodNotAllowed(let allowed):
-            var r = ErrorResponder.response(for: EmulatorError(
-                .invalidArgument, "Method \(request.method) is not allowed on \(request.path); allowed: \(allowed.joined(separator: ", ")).",
-                httpStatus: 405))
+            var r = ErrorResponder.response(
+                for: EmulatorError(
+                    .invalidArgument, "Method \(request.method) is not allowed on \(request.path); allowed: \(allowed.joined(separator: ", ")).",
+                    httpStatus: 405))
             r.headers.set("Allow", allowed.joined(separator: ", "))
             return r
         case .notFound:
@@ -80,8 +82,9 @@ extension EmulatorApp {
     /// Pub/Sub; Firestore applies its own in `FirestoreAPI`): waits `delayMs`, then throws its error if any.
     func injectFault(_ request: HTTPRequest, _ path: RequestPath, _ match: RouteMatch) async throws {
         guard services.faults.hasRules,
-              let (project, target) = RequestClassifier.classify(request, path, match, projects: services.projects, storage: services.storage),
-              let rule = services.faults.fire(projectId: project, target: target) else { return }
+            let (project, target) = RequestClassifier.classify(request, path, match, projects: services.projects, storage: services.storage),
+            let rule = services.faults.fire(projectId: project, target: target)
+        else { return }
         if rule.delayMs > 0 { try? await Task.sleep(nanoseconds: UInt64(rule.delayMs) * 1_000_000) }
         if let e = rule.error { throw e }
     }

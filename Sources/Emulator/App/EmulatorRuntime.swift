@@ -17,8 +17,10 @@ public final class EmulatorRuntime: Sendable {
     public let pythonCodebases: [PythonCodebase]
     private let credentials: DummyCredentials
 
-    private init(app: EmulatorApp, server: HTTPServer, addresses: [ServiceAddress], workers: [WorkerSupervisor],
-                 pythonCodebases: [PythonCodebase] = [], credentials: DummyCredentials = DummyCredentials()) {
+    private init(
+        app: EmulatorApp, server: HTTPServer, addresses: [ServiceAddress], workers: [WorkerSupervisor],
+        pythonCodebases: [PythonCodebase] = [], credentials: DummyCredentials = DummyCredentials()
+    ) {
         self.app = app
         self.server = server
         self.addresses = addresses
@@ -38,7 +40,9 @@ public final class EmulatorRuntime: Sendable {
     /// every one of them still answers every API, so one port is always enough).
     public static func start(config: EmulatorConfig, logger: any LogSink) async throws -> EmulatorRuntime {
         if !isLoopback(config.host) && config.adminToken == nil {
-            throw CLIError("refusing to listen on non-loopback host '\(config.host)' without --admin-token: anyone on the network could read and reset your data; pass --admin-token TOKEN (then /emulator/v1/* requires 'Authorization: Bearer TOKEN')")
+            throw CLIError(
+                "refusing to listen on non-loopback host '\(config.host)' without --admin-token: anyone on the network could read and reset your data; pass --admin-token TOKEN (then /emulator/v1/* requires 'Authorization: Bearer TOKEN')"
+            )
         }
         let services = try EmulatorServices(config: config, logger: logger)
         let control = services.controlPlane
@@ -80,10 +84,14 @@ public final class EmulatorRuntime: Sendable {
         var zeroIndex = 0
         for (name, p) in serviceForPort {
             let index: Int
-            if config.singlePort != nil { index = 0 } else if p == 0 {
+            if config.singlePort != nil {
+                index = 0
+            } else if p == 0 {
                 index = ports.indices.filter { ports[$0] == 0 }[zeroIndex]
                 zeroIndex += 1
-            } else { index = ports.firstIndex(of: p) ?? 0 }  // every port in serviceForPort is in ports
+            } else {
+                index = ports.firstIndex(of: p) ?? 0
+            }  // every port in serviceForPort is in ports
             addresses.append(ServiceAddress(name: name, host: config.host, port: bound[index].port))
         }
         services.directory.set(addresses)
@@ -94,14 +102,19 @@ public final class EmulatorRuntime: Sendable {
         let runtime = EmulatorRuntime(app: app, server: server, addresses: addresses, workers: [])
         let workers = try startWorkers(config: config, services: services, environment: runtime.clientEnvironment)
         let credentials = DummyCredentials(signers: services.auth.customTokenSigners)
-        let python = try PythonCodebases.start(config: config, services: services, addresses: addresses, hostPort: runtime.hostPort,
-                                               credentials: credentials)
+        let python = try PythonCodebases.start(
+            config: config, services: services, addresses: addresses, hostPort: runtime.hostPort,
+            credentials: credentials)
         for w in workers where !(await w.waitUntilReady(timeout: 120)) {
-            logger.log(.error, "functions", "\(w.config.name): the worker did not report ready within 120 s; its functions are unavailable until it does")
+            logger.log(
+                .error, "functions", "\(w.config.name): the worker did not report ready within 120 s; its functions are unavailable until it does")
         }
         // Discovery takes a second or two; creating a missing venv a minute (its progress is shown).
         for c in python where !(await c.waitUntilSettled(timeout: 900)) {
-            logger.log(.error, "functions", "functions[\(c.config.name)]: not serving (\(c.status.error ?? c.status.phase.rawValue)); the emulator runs on and retries when the source changes")
+            logger.log(
+                .error, "functions",
+                "functions[\(c.config.name)]: not serving (\(c.status.error ?? c.status.phase.rawValue)); the emulator runs on and retries when the source changes"
+            )
         }
         if config.functions["runSchedules"]?.boolValue == true { startScheduleRunner(services) }
         return EmulatorRuntime(app: app, server: server, addresses: addresses, workers: workers, pythonCodebases: python, credentials: credentials)
@@ -195,8 +208,9 @@ public final class EmulatorRuntime: Sendable {
             if let p = cb.project, let problem = ResourceId.projectProblem(p) {
                 throw CLIError("config: functions codebase '\(cb.name)': project '\(ResourceId.shown(p))' is not a valid project id: \(problem)")
             }
-            let w = WorkerSupervisor(config: cb, project: cb.project ?? config.projectId, host: services.functions,
-                                     transport: HTTPWorkerTransport(), environment: env, logger: services.logger)
+            let w = WorkerSupervisor(
+                config: cb, project: cb.project ?? config.projectId, host: services.functions,
+                transport: HTTPWorkerTransport(), environment: env, logger: services.logger)
             w.start()
             return w
         }

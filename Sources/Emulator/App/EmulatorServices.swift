@@ -1,9 +1,9 @@
 import EmulatorAuth
 import EmulatorCore
 import EmulatorFunctions
+import EmulatorPubSub
 import EmulatorRules
 import EmulatorStorage
-import EmulatorPubSub
 import EmulatorStore
 import FoundationEssentials
 
@@ -92,7 +92,9 @@ public struct EmulatorServices: Sendable {
         self.rules = rules
         store.setAuthorizer(RulesAuthorizer(registry: rules, log: rulesLog))
         let auth: AuthService
-        do { auth = AuthService(config: try AuthServiceConfig(json: config.auth), environments: projects, logger: logger) } catch let e as EmulatorError {
+        do { auth = AuthService(config: try AuthServiceConfig(json: config.auth), environments: projects, logger: logger) } catch let e
+            as EmulatorError
+        {
             throw CLIError("config: \(e.message)")
         }
         self.auth = auth
@@ -106,15 +108,17 @@ public struct EmulatorServices: Sendable {
                 throw CLIError("auth.serviceAccounts: cannot read '\(path)'")
             }
         }
-        let functions = FunctionsHost(environments: projects, logger: logger,
-                                      retryBaseDelay: config.functions["retryBaseDelaySeconds"]?.doubleValue ?? 0.05)
+        let functions = FunctionsHost(
+            environments: projects, logger: logger,
+            retryBaseDelay: config.functions["retryBaseDelaySeconds"]?.doubleValue ?? 0.05)
         self.functions = functions
         functions.setAdmin(ServiceAdmin(auth: auth, store: store))
         auth.setHooks(FunctionsAuthHooks(host: functions, projects: projects))
         let faults = self.faults
         functions.setFaultHook { project, name in
             guard let rule = faults.fire(projectId: project, target: FaultTarget(service: "functions", method: "invoke", path: name, function: name)),
-                  let e = rule.error else { return nil }
+                let e = rule.error
+            else { return nil }
             return HttpsError(e.code, e.message)
         }
         let storageOptions: StorageOptions
@@ -168,9 +172,14 @@ public struct EmulatorServices: Sendable {
             case .unauthenticated?: principal = ("unauthenticated", "")
             case nil: principal = ("system", "")
             }
-            functions.documentsChanged(project: batch.project, time: batch.commitTime, changes: batch.changes.map {
-                ($0.path, $0.before?.json(project: batch.project, database: batch.database), $0.after?.json(project: batch.project, database: batch.database))
-            }, principal: principal)
+            functions.documentsChanged(
+                project: batch.project, time: batch.commitTime,
+                changes: batch.changes.map {
+                    (
+                        $0.path, $0.before?.json(project: batch.project, database: batch.database),
+                        $0.after?.json(project: batch.project, database: batch.database)
+                    )
+                }, principal: principal)
         }
         storage.setObserver(StorageTriggers(functions: functions))
         for p in store.projectsWithData + auth.projectsWithData + pubsub.projectsWithData { _ = projects.environment(for: p) }

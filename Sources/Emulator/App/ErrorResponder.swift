@@ -21,7 +21,8 @@ public enum ErrorResponder {
             return .invalidArgument("Invalid JSON payload received. \(e.description).")
         case let e as HTTPBodyError:
             // A streamed request body that failed (too large, stalled, broken framing).
-            let code: ErrorCode = e.status == 413 ? .resourceExhausted : e.status == 408 ? .deadlineExceeded : e.status == 499 ? .cancelled : .invalidArgument
+            let code: ErrorCode =
+                e.status == 413 ? .resourceExhausted : e.status == 408 ? .deadlineExceeded : e.status == 499 ? .cancelled : .invalidArgument
             return EmulatorError(code, e.message, httpStatus: e.status)
         case let e as HTTP2StreamClosed:
             return EmulatorError(.cancelled, e.reason)

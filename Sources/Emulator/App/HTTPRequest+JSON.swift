@@ -24,4 +24,3 @@ extension HTTPRequest {
     /// The bearer token of the `Authorization` header, if the scheme is Bearer (case-insensitive).
     public var bearerToken: String? { CallerResolver.bearer(fromAuthorization: headers["Authorization"]) }
 }
-

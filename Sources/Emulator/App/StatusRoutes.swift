@@ -30,10 +30,16 @@ enum StatusRoutes {
             return .json(statusBody(s))
         }
         r.get("/emulators") { _, _ in
-            .json(.object(s.directory.addresses.mapValues { a in
-                ["name": .string(a.name), "host": .string(a.host), "port": .int(Int64(a.port)),
-                 "listen": [["address": .string(a.host), "family": .string(a.host.contains(":") ? "IPv6" : "IPv4"), "port": .int(Int64(a.port))]]]
-            }))
+            .json(
+                .object(
+                    s.directory.addresses.mapValues { a in
+                        [
+                            "name": .string(a.name), "host": .string(a.host), "port": .int(Int64(a.port)),
+                            "listen": [
+                                ["address": .string(a.host), "family": .string(a.host.contains(":") ? "IPv6" : "IPv4"), "port": .int(Int64(a.port))]
+                            ],
+                        ]
+                    }))
         }
     }
 }
@@ -47,11 +53,15 @@ extension StatusRoutes {
             "project": .string(s.config.projectId), "version": .string(EmulatorVersion.current),
             "services": .object(s.directory.addresses.mapValues { ["host": .string($0.host), "port": .int(Int64($0.port))] }),
             "uptimeMs": .int(uptime),
-            "functions": ["ready": .bool(s.functions.codebasesSettled), "codebases": .array(s.functions.allCodebaseStatuses().map { c in
-                var o: UTF8Dictionary<JSON> = ["project": c["project"] ?? .null, "name": c["name"] ?? .null, "state": c["state"] ?? .null]
-                if let e = c["error"] { o["error"] = e }
-                return .object(o)
-            })],
+            "functions": [
+                "ready": .bool(s.functions.codebasesSettled),
+                "codebases": .array(
+                    s.functions.allCodebaseStatuses().map { c in
+                        var o: UTF8Dictionary<JSON> = ["project": c["project"] ?? .null, "name": c["name"] ?? .null, "state": c["state"] ?? .null]
+                        if let e = c["error"] { o["error"] = e }
+                        return .object(o)
+                    }),
+            ],
         ]
     }
 }

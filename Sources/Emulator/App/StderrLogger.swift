@@ -1,9 +1,10 @@
+import EmulatorCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import EmulatorCore
 
 /// Writes `level component: message` lines to stderr when at or above `threshold`.
 /// Stateless apart from the threshold; each line is one `write(2)`, so lines never interleave.

@@ -34,11 +34,16 @@ struct AuthCall {
     }
 
     /// Applies the caller rules and decodes the body.
-    static func make(_ req: HTTPRequest, _ s: EmulatorServices, _ security: Security, pathProject: String? = nil, pathTenant: String? = nil) throws -> AuthCall {
+    static func make(_ req: HTTPRequest, _ s: EmulatorServices, _ security: Security, pathProject: String? = nil, pathTenant: String? = nil) throws
+        -> AuthCall
+    {
         var privileged = false
         if let bearer = req.bearerToken {
             guard bearer.lowercased() == "owner" || bearer.hasPrefix("ya29.") else {
-                throw itkError(.unauthenticated, "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.", reason: "authError")
+                throw itkError(
+                    .unauthenticated,
+                    "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.",
+                    reason: "authError")
             }
             privileged = true
         }
@@ -48,9 +53,13 @@ struct AuthCall {
         case .apiKey:
             guard let key, !key.isEmpty else { throw itkError(.permissionDenied, "The request is missing a valid API key.", reason: "forbidden") }
         case .apiKeyOrBearer:
-            if !privileged && (key ?? "").isEmpty { throw itkError(.permissionDenied, "The request is missing a valid API key.", reason: "forbidden") }
+            if !privileged && (key ?? "").isEmpty {
+                throw itkError(.permissionDenied, "The request is missing a valid API key.", reason: "forbidden")
+            }
         case .owner:
-            if !privileged { throw EmulatorError.authBadRequest("INSUFFICIENT_PERMISSION : Only authenticated requests can specify target_project_id.") }
+            if !privileged {
+                throw EmulatorError.authBadRequest("INSUFFICIENT_PERMISSION : Only authenticated requests can specify target_project_id.")
+            }
         }
         var body = try decodeBody(req)
         if let target = body["targetProjectId"]?.stringValue, pathProject == nil, !privileged, security != .none {
@@ -96,8 +105,10 @@ struct AuthCall {
 /// integer `requestType` values become their enum names (Android sends numbers).
 enum AuthNormalizer {
     /// `OobReqType` names by their integer value (the Android SDK sends numbers).
-    static let requestTypes = ["OOB_REQ_TYPE_UNSPECIFIED", "PASSWORD_RESET", "OLD_EMAIL_AGREE", "NEW_EMAIL_ACCEPT", "VERIFY_EMAIL",
-                               "RECOVER_EMAIL", "EMAIL_SIGNIN", "VERIFY_AND_CHANGE_EMAIL", "REVERT_SECOND_FACTOR_ADDITION"]
+    static let requestTypes = [
+        "OOB_REQ_TYPE_UNSPECIFIED", "PASSWORD_RESET", "OLD_EMAIL_AGREE", "NEW_EMAIL_ACCEPT", "VERIFY_EMAIL",
+        "RECOVER_EMAIL", "EMAIL_SIGNIN", "VERIFY_AND_CHANGE_EMAIL", "REVERT_SECOND_FACTOR_ADDITION",
+    ]
 
     /// `grant_type` → `grantType`.
     static func camel(_ key: String) -> String {
@@ -105,7 +116,10 @@ enum AuthNormalizer {
         var out = ""
         var upper = false
         for c in key {
-            if c == "_" { upper = true; continue }
+            if c == "_" {
+                upper = true
+                continue
+            }
             out += upper ? c.uppercased() : String(c)
             upper = false
         }

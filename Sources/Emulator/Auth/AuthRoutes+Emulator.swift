@@ -10,7 +10,9 @@ extension AuthRoutes {
             do { return json(try auth.keyring.jwks()) } catch { throw EmulatorError.internal("Signing key unavailable.") }
         }
         r.get("/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com") { _, _ in
-            do { return json(try auth.keyring.x509(notBefore: s.startedAt.seconds - 3600)) } catch { throw EmulatorError.internal("Signing key unavailable.") }
+            do { return json(try auth.keyring.x509(notBefore: s.startedAt.seconds - 3600)) } catch {
+                throw EmulatorError.internal("Signing key unavailable.")
+            }
         }
         r.get("/robot/v1/metadata/jwk/securetoken@system.gserviceaccount.com") { _, _ in
             do { return json(try auth.keyring.jwks()) } catch { throw EmulatorError.internal("Signing key unavailable.") }
@@ -67,7 +69,9 @@ extension AuthRoutes {
     /// Applies an OOB code like the real action page: JSON result, or a 303 to `continueUrl`.
     static func action(_ req: HTTPRequest, _ s: EmulatorServices) async throws -> HTTPResponse {
         func fail(_ msg: String) -> HTTPResponse {
-            .json(["authEmulator": ["error": .string(msg), "instructions": "Open the link from /emulator/v1/projects/{project}/oobCodes unchanged."]], status: 400, pretty: true)
+            .json(
+                ["authEmulator": ["error": .string(msg), "instructions": "Open the link from /emulator/v1/projects/{project}/oobCodes unchanged."]],
+                status: 400, pretty: true)
         }
         guard let key = req.query("apiKey"), !key.isEmpty else { return fail("missing apiKey query parameter") }
         guard let code = req.query("oobCode"), !code.isEmpty else { return fail("missing oobCode query parameter") }
@@ -78,7 +82,9 @@ extension AuthRoutes {
         switch mode {
         case "signIn":
             guard let cont = req.query("continueUrl") else { return fail("missing continueUrl query parameter") }
-            let rest = req.queryItems.filter { $0.name != "continueUrl" && $0.name != "projectId" }.map { "\($0.name)=\(AuthService.percentEncode($0.value))" }.joined(separator: "&")
+            let rest = req.queryItems.filter { $0.name != "continueUrl" && $0.name != "projectId" }.map {
+                "\($0.name)=\(AuthService.percentEncode($0.value))"
+            }.joined(separator: "&")
             var r = HTTPResponse(status: 303)
             r.headers.set("Location", cont + (cont.contains("?") ? "&" : "?") + rest)
             return r
@@ -104,9 +110,11 @@ extension AuthRoutes {
 
     /// Operations the emulator does not implement: 501 naming the operation.
     static func registerUnimplemented(_ r: inout Router) {
-        let posts = ["v1/accounts:issueSamlResponse", "v1/accounts:signInWithGameCenter", "v1/accounts:verifyIosClient",
-                     "v2/accounts:revokeToken", "v2/accounts/passkeyEnrollment:start", "v2/accounts/passkeyEnrollment:finalize",
-                     "v2/accounts/passkeySignIn:start", "v2/accounts/passkeySignIn:finalize"]
+        let posts = [
+            "v1/accounts:issueSamlResponse", "v1/accounts:signInWithGameCenter", "v1/accounts:verifyIosClient",
+            "v2/accounts:revokeToken", "v2/accounts/passkeyEnrollment:start", "v2/accounts/passkeyEnrollment:finalize",
+            "v2/accounts/passkeySignIn:start", "v2/accounts/passkeySignIn:finalize",
+        ]
         for p in posts {
             let op = "identitytoolkit." + p.dropFirst(3).replacingColonsAndSlashes()
             r.post("\(itk)/\(p)") { _, _ in throw notImplemented(op) }
@@ -128,7 +136,8 @@ extension AuthRoutes {
 
     /// 501 `NOT_IMPLEMENTED` naming the operation, in Identity Toolkit style.
     static func notImplemented(_ op: String) -> EmulatorError {
-        EmulatorError(.unimplemented, "\(op) is not implemented in the Auth Emulator.", style: .identityToolkit(reason: "unimplemented", omitStatus: false))
+        EmulatorError(
+            .unimplemented, "\(op) is not implemented in the Auth Emulator.", style: .identityToolkit(reason: "unimplemented", omitStatus: false))
     }
 }
 

@@ -11,7 +11,8 @@ extension AuthRoutes {
         let base = "\(itk)/v2/projects/{project}/tenants"
         /// The caller rules for a body-less request (GET, DELETE).
         @Sendable func owner(_ req: HTTPRequest, _ m: RouteMatch) throws -> String {
-            try AuthCall.make(HTTPRequest(method: req.method, target: req.target, headers: req.headers), s, .owner, pathProject: m["project"]).projectId
+            try AuthCall.make(HTTPRequest(method: req.method, target: req.target, headers: req.headers), s, .owner, pathProject: m["project"])
+                .projectId
         }
         r.get(base) { req, m in
             let project = try owner(req, m)

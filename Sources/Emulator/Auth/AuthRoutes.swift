@@ -22,7 +22,8 @@ enum AuthRoutes {
         "signInWithPhoneNumber": { a, c, _ in try await a.signInWithPhoneNumber(projectId: c.projectId, tenantId: c.tenantId, body: c.body) },
         "sendVerificationCode": { a, c, _ in try a.sendVerificationCode(projectId: c.projectId, tenantId: c.tenantId, body: c.body) },
         "sendOobCode": { a, c, r in
-            try await a.sendOobCode(projectId: c.projectId, tenantId: c.tenantId, body: c.body, privileged: c.privileged, linkBase: AuthCall.origin(r))
+            try await a.sendOobCode(
+                projectId: c.projectId, tenantId: c.tenantId, body: c.body, privileged: c.privileged, linkBase: AuthCall.origin(r))
         },
         "resetPassword": { a, c, _ in try a.resetPassword(projectId: c.projectId, tenantId: c.tenantId, body: c.body) },
         "update": { a, c, _ in try await a.update(projectId: c.projectId, tenantId: c.tenantId, body: c.body, privileged: c.privileged) },
@@ -55,7 +56,8 @@ enum AuthRoutes {
         "update": { a, c, _ in try await a.update(projectId: c.projectId, tenantId: c.tenantId, body: c.body, privileged: c.privileged) },
         "delete": { a, c, _ in try await a.deleteAccount(projectId: c.projectId, tenantId: c.tenantId, body: c.body, privileged: c.privileged) },
         "sendOobCode": { a, c, r in
-            try await a.sendOobCode(projectId: c.projectId, tenantId: c.tenantId, body: c.body, privileged: c.privileged, linkBase: AuthCall.origin(r))
+            try await a.sendOobCode(
+                projectId: c.projectId, tenantId: c.tenantId, body: c.body, privileged: c.privileged, linkBase: AuthCall.origin(r))
         },
         "batchCreate": { a, c, _ in try a.batchCreate(projectId: c.projectId, tenantId: c.tenantId, body: c.body) },
         "batchDelete": { a, c, _ in try await a.batchDelete(projectId: c.projectId, tenantId: c.tenantId, body: c.body) },
@@ -122,14 +124,19 @@ enum AuthRoutes {
         }
         r.get("\(itk)/v1/recaptchaParams") { req, _ in
             _ = try AuthCall.make(req, s, .apiKeyOrBearer)
-            return json(["kind": "identitytoolkit#GetRecaptchaParamResponse", "recaptchaStoken": "This-is-a-fake-token__Dont-send-this-to-the-Recaptcha-service__The-Auth-Emulator-does-not-support-Recaptcha",
-                         "recaptchaSiteKey": "Fake-key__Do-not-send-this-to-Recaptcha_"])
+            return json([
+                "kind": "identitytoolkit#GetRecaptchaParamResponse",
+                "recaptchaStoken": "This-is-a-fake-token__Dont-send-this-to-the-Recaptcha-service__The-Auth-Emulator-does-not-support-Recaptcha",
+                "recaptchaSiteKey": "Fake-key__Do-not-send-this-to-Recaptcha_",
+            ])
         }
         r.post("/securetoken.googleapis.com/v1/token") { req, _ in
             let c = try AuthCall.make(req, s, .apiKey)
             let b = c.body
-            return json(try auth.refresh(projectId: c.projectId, grantType: b["grantType"]?.stringValue, refreshToken: b["refreshToken"]?.stringValue,
-                                         tenantId: b["tenantId"]?.stringValue))
+            return json(
+                try auth.refresh(
+                    projectId: c.projectId, grantType: b["grantType"]?.stringValue, refreshToken: b["refreshToken"]?.stringValue,
+                    tenantId: b["tenantId"]?.stringValue))
         }
         registerKeys(&r, s)
         registerEmulator(&r, s)
@@ -146,11 +153,15 @@ enum AuthRoutes {
 
     /// `accounts:createAuthUri`: sign-in methods for an identifier (`fetchSignInMethodsForEmail`).
     static func createAuthUri(_ a: AuthService, _ c: AuthCall) throws -> JSON {
-        guard let id = c.body["identifier"]?.stringValue ?? c.body["email"]?.stringValue else { throw EmulatorError.authBadRequest("MISSING_IDENTIFIER") }
+        guard let id = c.body["identifier"]?.stringValue ?? c.body["email"]?.stringValue else {
+            throw EmulatorError.authBadRequest("MISSING_IDENTIFIER")
+        }
         if c.body["providerId"] != nil { throw EmulatorError(.unimplemented, "Sign-in with IDP is not yet supported.") }
         let methods = try a.signInMethods(projectId: c.projectId, tenantId: try reconcile(c.tenantId, c.body["tenantId"]?.stringValue), email: id)
-        var o: UTF8Dictionary<JSON> = ["kind": "identitytoolkit#CreateAuthUriResponse", "registered": .bool(!methods.isEmpty),
-                                 "sessionId": .string("ValueNotUsedByAuthEmulator")]
+        var o: UTF8Dictionary<JSON> = [
+            "kind": "identitytoolkit#CreateAuthUriResponse", "registered": .bool(!methods.isEmpty),
+            "sessionId": .string("ValueNotUsedByAuthEmulator"),
+        ]
         if !methods.isEmpty {
             o["allProviders"] = .array(methods.map { .string($0 == "emailLink" ? "password" : $0) })
             o["signinMethods"] = .array(methods.map { .string($0) })

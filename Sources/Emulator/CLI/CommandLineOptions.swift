@@ -1,3 +1,5 @@
+import EmulatorCore
+
 /// What the command line asked for, before it is merged with the config file.
 public struct CommandLineOptions: Equatable {
     /// The sub-command.
@@ -51,7 +53,7 @@ public struct CommandLineOptions: Equatable {
 
     /// Flags without a value (`--strict-indexes`), in help order.
     public static let booleanFlags: [(name: String, help: String)] = [
-        ("strict-indexes", "refuse queries that need an index the index file lacks, as production does"),
+        ("strict-indexes", "refuse queries that need an index the index file lacks, as production does")
     ]
 
     /// Parses `arguments` (without the program name). Accepts `--flag value` and `--flag=value`.
@@ -60,13 +62,25 @@ public struct CommandLineOptions: Equatable {
         var args = arguments[...]
         guard let first = args.first else { return o }
         switch first {
-        case "start": o.command = .start; args = args.dropFirst()
-        case "exec": o.command = .exec([]); args = args.dropFirst()
-        case "help", "--help", "-h": o.command = .help; return o
-        case "--version", "version": o.command = .version; return o
-        case "repair": o.command = .repair; args = args.dropFirst()
+        case "start":
+            o.command = .start
+            args = args.dropFirst()
+        case "exec":
+            o.command = .exec([])
+            args = args.dropFirst()
+        case "help", "--help", "-h":
+            o.command = .help
+            return o
+        case "--version", "version":
+            o.command = .version
+            return o
+        case "repair":
+            o.command = .repair
+            args = args.dropFirst()
         default:
-            if first.hasPrefix("-") { o.command = .start } else {
+            if first.hasPrefix("-") {
+                o.command = .start
+            } else {
                 throw CLIError("unknown command '\(first)' (expected start, exec, help or --version)")
             }
         }
@@ -78,8 +92,14 @@ public struct CommandLineOptions: Equatable {
                 o.command = .exec(Array(args))
                 return o
             }
-            if arg == "--help" || arg == "-h" { o.command = .help; return o }
-            if arg == "--version" { o.command = .version; return o }
+            if arg == "--help" || arg == "-h" {
+                o.command = .help
+                return o
+            }
+            if arg == "--version" {
+                o.command = .version
+                return o
+            }
             guard arg.hasPrefix("--") else {
                 if case .exec = o.command { throw CLIError("exec runs the command after '--': emulator exec [flags] -- \(arg) ...") }
                 throw CLIError("unexpected argument '\(arg)'")
@@ -117,14 +137,19 @@ public struct CommandLineOptions: Equatable {
         }
         if let v = values["project"] {
             if let problem = ResourceId.projectProblem(v) {
-                throw CLIError("--project '\(ResourceId.shown(v))' is not a valid project id: \(problem) (1-\(ResourceId.maxProjectLength) lowercase letters, digits and hyphens, starting with a letter or digit)")
+                throw CLIError(
+                    "--project '\(ResourceId.shown(v))' is not a valid project id: \(problem) (1-\(ResourceId.maxProjectLength) lowercase letters, digits and hyphens, starting with a letter or digit)"
+                )
             }
             config.projectId = v
         }
         if let v = values["host"] { config.host = v }
         if let p = try port("port") { config.singlePort = p }
         for service in ["auth", "firestore", "functions", "hub", "storage", "pubsub"] {
-            if let p = try port("\(service)-port") { config.ports[service] = p; if values["port"] == nil { config.singlePort = nil } }
+            if let p = try port("\(service)-port") {
+                config.ports[service] = p
+                if values["port"] == nil { config.singlePort = nil }
+            }
         }
         if let v = values["rules"] { config.rulesPath = ConfigLoader.absolute(v) }
         if let v = values["indexes"] { config.indexesPath = ConfigLoader.absolute(v) }
@@ -196,5 +221,3 @@ public struct CommandLineOptions: Equatable {
         return s
     }
 }
-
-import EmulatorCore

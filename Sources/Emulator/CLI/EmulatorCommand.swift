@@ -1,10 +1,11 @@
+import Dispatch
+import EmulatorCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Dispatch
-import EmulatorCore
 
 /// The `emulator` command line (`start`, `exec`, `repair`, `--help`, `--version`).
 public enum EmulatorCommand {

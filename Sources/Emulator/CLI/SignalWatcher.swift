@@ -1,9 +1,10 @@
+import EmulatorCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import EmulatorCore
 
 /// The write end of the self-pipe the C signal handler writes to (set once before handlers).
 nonisolated(unsafe) private var signalPipeWrite: Int32 = -1

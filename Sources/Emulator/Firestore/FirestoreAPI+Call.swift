@@ -49,7 +49,7 @@ extension FirestoreAPI {
     func applyFault(_ rpc: FirestoreRPC, _ request: JSON) async throws {
         let faults = services.faults
         guard faults.hasRules, let (project, path) = Self.faultScope(request),
-              let rule = faults.fire(projectId: project, target: FaultTarget(service: "firestore", method: rpc.faultMethod, path: path))
+            let rule = faults.fire(projectId: project, target: FaultTarget(service: "firestore", method: rpc.faultMethod, path: path))
         else { return }
         if rule.delayMs > 0 { try? await Task.sleep(nanoseconds: UInt64(rule.delayMs) * 1_000_000) }
         if let e = rule.error { throw e }
@@ -60,8 +60,9 @@ extension FirestoreAPI {
     func checkStreamFault(_ rpc: FirestoreRPC, _ db: DatabaseRef?) throws {
         let faults = services.faults
         guard let db, faults.hasRules,
-              let rule = faults.fire(projectId: db.project, target: FaultTarget(service: "firestore", method: rpc.faultMethod, path: "")),
-              let e = rule.error else { return }
+            let rule = faults.fire(projectId: db.project, target: FaultTarget(service: "firestore", method: rpc.faultMethod, path: "")),
+            let e = rule.error
+        else { return }
         throw e
     }
 

@@ -7,8 +7,9 @@ extension FirestoreAPI {
     func getDocument(_ request: JSON, _ context: FirestoreCallContext) throws -> JSON {
         let r = try Self.object(request, "GetDocument")
         let (db, path) = try Self.documentName(r["name"], field: "name")
-        let res = try store.getDocument(project: db.project, database: db.database, path: path,
-                                        consistency: try FirestoreRequest.consistency(r), caller: try caller(context, db))
+        let res = try store.getDocument(
+            project: db.project, database: db.database, path: path,
+            consistency: try FirestoreRequest.consistency(r), caller: try caller(context, db))
         return res.value.json(project: db.project, database: db.database, mask: try FirestoreRequest.mask(r))
     }
 
@@ -19,12 +20,13 @@ extension FirestoreAPI {
         let (db, parent) = try Self.parent(r["parent"])
         // An empty (or absent) collectionId lists every collection directly under the parent.
         let id = r["collectionId"]?.stringValue ?? ""
-        let res = try store.listDocuments(project: db.project, database: db.database, parent: parent, collectionId: id,
-                                          pageSize: try Self.int32(r["pageSize"], field: "pageSize"),
-                                          pageToken: r["pageToken"]?.stringValue,
-                                          orderBy: try FirestoreRequest.orderBy(r["orderBy"]?.stringValue),
-                                          showMissing: r["showMissing"]?.boolValue ?? false,
-                                          consistency: try FirestoreRequest.consistency(r), caller: try caller(context, db))
+        let res = try store.listDocuments(
+            project: db.project, database: db.database, parent: parent, collectionId: id,
+            pageSize: try Self.int32(r["pageSize"], field: "pageSize"),
+            pageToken: r["pageToken"]?.stringValue,
+            orderBy: try FirestoreRequest.orderBy(r["orderBy"]?.stringValue),
+            showMissing: r["showMissing"]?.boolValue ?? false,
+            consistency: try FirestoreRequest.consistency(r), caller: try caller(context, db))
         let mask = try FirestoreRequest.mask(r)
         let docs = res.value.entries.map { entry -> JSON in
             switch entry {
@@ -48,9 +50,10 @@ extension FirestoreAPI {
         if let d = r["document"], !d.isNull, d.objectValue == nil {
             throw EmulatorError.invalidArgument("'document' must be a Document object.")
         }
-        let doc = try store.createDocument(project: db.project, database: db.database, collection: parent.isEmpty ? id : parent + "/" + id,
-                                           documentId: r["documentId"]?.stringValue, fields: try FirestoreRequest.fields(r["document"]),
-                                           caller: try caller(context, db))
+        let doc = try store.createDocument(
+            project: db.project, database: db.database, collection: parent.isEmpty ? id : parent + "/" + id,
+            documentId: r["documentId"]?.stringValue, fields: try FirestoreRequest.fields(r["document"]),
+            caller: try caller(context, db))
         return doc.json(project: db.project, database: db.database, mask: try FirestoreRequest.mask(r))
     }
 
@@ -64,8 +67,9 @@ extension FirestoreAPI {
         if case .object(let m)? = r["updateMask"] {
             updateMask = try (m["fieldPaths"]?.arrayValue ?? []).map { try FieldPath(parsing: $0.stringValue ?? "") }
         }
-        let write = StoreWrite(path: path, operation: .update(try FirestoreRequest.fields(r["document"])), updateMask: updateMask,
-                               precondition: try Precondition(json: r["currentDocument"]))
+        let write = StoreWrite(
+            path: path, operation: .update(try FirestoreRequest.fields(r["document"])), updateMask: updateMask,
+            precondition: try Precondition(json: r["currentDocument"]))
         let res = try store.commit(project: db.project, database: db.database, writes: [write], caller: try caller(context, db))
         guard let doc = res.writeResults[0].after else { throw EmulatorError.internal("update produced no document") }
         return doc.json(project: db.project, database: db.database, mask: try FirestoreRequest.mask(r))
@@ -75,9 +79,10 @@ extension FirestoreAPI {
     func deleteDocument(_ request: JSON, _ context: FirestoreCallContext) throws -> JSON {
         let r = try Self.object(request, "DeleteDocument")
         let (db, path) = try Self.documentName(r["name"], field: "name")
-        _ = try store.commit(project: db.project, database: db.database,
-                             writes: [StoreWrite(path: path, operation: .delete, precondition: try Precondition(json: r["currentDocument"]))],
-                             caller: try caller(context, db))
+        _ = try store.commit(
+            project: db.project, database: db.database,
+            writes: [StoreWrite(path: path, operation: .delete, precondition: try Precondition(json: r["currentDocument"]))],
+            caller: try caller(context, db))
         return .object([:])
     }
 }

@@ -18,8 +18,9 @@ extension FirestoreAPI {
             return p.path
         }
         let mask = try FirestoreRequest.mask(r)
-        let res = try store.batchGet(project: db.project, database: db.database, paths: names,
-                                     consistency: try FirestoreRequest.consistency(r), caller: try caller(context, db))
+        let res = try store.batchGet(
+            project: db.project, database: db.database, paths: names,
+            consistency: try FirestoreRequest.consistency(r), caller: try caller(context, db))
         let readTime = JSON.string(res.readTime.rfc3339())
         if let t = res.transaction { try await emit(["transaction": .string(Base64.encode(t))]) }
         for (path, doc) in res.value {
@@ -40,8 +41,9 @@ extension FirestoreAPI {
         guard let q = r["structuredQuery"] else { throw EmulatorError.invalidArgument("runQuery needs a structuredQuery.") }
         let query = try StructuredQuery(json: q)
         try services.indexes.check(project: db.project, database: db.database, query: query)
-        let res = try store.runQuery(project: db.project, database: db.database, parent: parent, query: query,
-                                     consistency: try FirestoreRequest.consistency(r), caller: try caller(context, db))
+        let res = try store.runQuery(
+            project: db.project, database: db.database, parent: parent, query: query,
+            consistency: try FirestoreRequest.consistency(r), caller: try caller(context, db))
         let readTime = JSON.string(res.readTime.rfc3339())
         if let t = res.transaction { try await emit(["transaction": .string(Base64.encode(t)), "readTime": readTime]) }
         let docs = res.value
@@ -73,8 +75,9 @@ extension FirestoreAPI {
         try Aggregation.checkProjection(aggregations, select: query.select)
         try services.indexes.check(project: db.project, database: db.database, query: query, aggregateFields: aggregations.compactMap(\.field))
         try query.orderImplicitly(by: aggregations.compactMap(\.field))
-        let res = try store.runQuery(project: db.project, database: db.database, parent: parent, query: query,
-                                     consistency: try FirestoreRequest.consistency(r), caller: try caller(context, db))
+        let res = try store.runQuery(
+            project: db.project, database: db.database, parent: parent, query: query,
+            consistency: try FirestoreRequest.consistency(r), caller: try caller(context, db))
         var fields: UTF8Dictionary<JSON> = [:]
         for a in aggregations { fields[a.alias] = a.compute(res.value).json }
         var e: UTF8Dictionary<JSON> = ["result": ["aggregateFields": .object(fields)], "readTime": .string(res.readTime.rfc3339())]
@@ -88,8 +91,9 @@ extension FirestoreAPI {
         let r = try Self.object(request, "ListCollectionIds")
         let (db, parent) = try Self.parent(r["parent"])
         let readTime = try FirestoreRequest.timestamp(r["readTime"], "readTime")
-        let ids = try store.listCollectionIds(project: db.project, database: db.database, parent: parent, readTime: readTime,
-                                              caller: try caller(context, db))
+        let ids = try store.listCollectionIds(
+            project: db.project, database: db.database, parent: parent, readTime: readTime,
+            caller: try caller(context, db))
         let (offset, size) = try Self.page(r, count: ids.count)
         let page = Array(ids.dropFirst(offset).prefix(size))
         var out: UTF8Dictionary<JSON> = ["collectionIds": .array(page.map { .string($0) })]
@@ -109,9 +113,10 @@ extension FirestoreAPI {
             throw EmulatorError.invalidArgument("partitionQuery needs a collection group query (allDescendants: true).")
         }
         guard query.filter == nil, query.startAt == nil, query.endAt == nil, query.limit == nil, query.offset == 0,
-              query.explicitOrder.allSatisfy({ $0.field.isName && !$0.descending })
+            query.explicitOrder.allSatisfy({ $0.field.isName && !$0.descending })
         else {
-            throw EmulatorError.invalidArgument("partitionQuery supports only queries without filters, cursors, limit or offset, ordered by __name__ ascending.")
+            throw EmulatorError.invalidArgument(
+                "partitionQuery supports only queries without filters, cursors, limit or offset, ordered by __name__ ascending.")
         }
         let countValue = r["partitionCount"]
         guard let count = countValue?.intValue ?? countValue?.stringValue.flatMap({ Int64($0) }), count >= 1 else {
@@ -119,8 +124,9 @@ extension FirestoreAPI {
         }
         var consistency = ReadConsistency.latest
         if let t = try FirestoreRequest.timestamp(r["readTime"], "readTime") { consistency = .readTime(t) }
-        let res = try store.runQuery(project: db.project, database: db.database, parent: parent, query: query,
-                                     consistency: consistency, caller: try caller(context, db))
+        let res = try store.runQuery(
+            project: db.project, database: db.database, parent: parent, query: query,
+            consistency: consistency, caller: try caller(context, db))
         let docs = res.value
         var cuts: [JSON] = []
         let parts = Int(min(count, Int64(max(docs.count, 1))))

@@ -31,8 +31,9 @@ extension FirestoreAPI {
         let r = try Self.object(request, "Commit")
         let db = try Self.database(r["database"], field: "database")
         let writes = try Self.writes(r, db)
-        let res = try store.commit(project: db.project, database: db.database, writes: writes,
-                                   transaction: try FirestoreRequest.transactionId(r["transaction"]), caller: try caller(context, db))
+        let res = try store.commit(
+            project: db.project, database: db.database, writes: writes,
+            transaction: try FirestoreRequest.transactionId(r["transaction"]), caller: try caller(context, db))
         return ["writeResults": .array(res.writeResults.map(Self.writeResultJSON)), "commitTime": .string(res.commitTime.rfc3339())]
     }
 

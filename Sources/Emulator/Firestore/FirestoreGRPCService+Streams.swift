@@ -45,8 +45,9 @@ extension FirestoreGRPCService {
                         case .idle:
                             if let beat = listen.heartbeat() { try await call.send(try ProtoJSON.encode(beat, as: FirestoreSchemas.listenResponse)) }
                         case .overflowed:
-                            return GRPCStatus(code: ErrorCode.resourceExhausted.grpcNumber,
-                                              message: "The listener fell too far behind the changes; reconnect to resume from the last snapshot.")
+                            return GRPCStatus(
+                                code: ErrorCode.resourceExhausted.grpcNumber,
+                                message: "The listener fell too far behind the changes; reconnect to resume from the last snapshot.")
                         case .closed:
                             return GRPCStatus(code: ErrorCode.cancelled.grpcNumber, message: "The listener was closed.")
                         }

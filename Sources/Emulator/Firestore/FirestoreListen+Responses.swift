@@ -15,8 +15,10 @@ enum ListenMessage {
         switch self {
         case .json(let j): return j
         case .documentChange(let d, let targets, let removed, _):
-            var change: UTF8Dictionary<JSON> = ["document": d.json(project: project, database: database),
-                                          "targetIds": .array(targets.map { .int(Int64($0)) })]
+            var change: UTF8Dictionary<JSON> = [
+                "document": d.json(project: project, database: database),
+                "targetIds": .array(targets.map { .int(Int64($0)) }),
+            ]
             if !removed.isEmpty { change["removedTargetIds"] = .array(removed.map { .int(Int64($0)) }) }
             return ["documentChange": .object(change)]
         }
@@ -55,8 +57,13 @@ extension FirestoreListen {
                 }
                 let rt = JSON.string(readTime.rfc3339())
                 for p in removed {
-                    out.append(.json(["documentRemove": ["document": .string(DocumentName.full(project: db.project, database: db.database, path: p)),
-                                                         "removedTargetIds": [.int(Int64(t))], "readTime": rt]]))
+                    out.append(
+                        .json([
+                            "documentRemove": [
+                                "document": .string(DocumentName.full(project: db.project, database: db.database, path: p)),
+                                "removedTargetIds": [.int(Int64(t))], "readTime": rt,
+                            ]
+                        ]))
                 }
                 if resumed, state.withLock({ $0.expected[t] }) != nil {
                     out.append(.json(["filter": ["targetId": .int(Int64(t)), "count": .int(Int64(count))]]))
@@ -80,8 +87,13 @@ extension FirestoreListen {
                 pendingSnapshot = readTime
             case .failed(let t, let error):
                 flush()
-                out.append(.json(["targetChange": ["targetChangeType": "REMOVE", "targetIds": [.int(Int64(t))],
-                                                   "cause": ["code": .int(Int64(error.code.grpcNumber)), "message": .string(error.message)]]]))
+                out.append(
+                    .json([
+                        "targetChange": [
+                            "targetChangeType": "REMOVE", "targetIds": [.int(Int64(t))],
+                            "cause": ["code": .int(Int64(error.code.grpcNumber)), "message": .string(error.message)],
+                        ]
+                    ]))
             case .removed(let t):
                 flush()
                 out.append(.json(Self.targetChange("REMOVE", [t])))

@@ -57,7 +57,8 @@ final class FirestoreListen: Sendable {
             let ref = try FirestoreAPI.database(d, field: "database")
             try state.withLock { s throws(EmulatorError) in
                 if let db = s.db, db != ref {
-                    throw EmulatorError.invalidArgument("A Listen stream serves one database; it started with projects/\(db.project)/databases/\(db.database).")
+                    throw EmulatorError.invalidArgument(
+                        "A Listen stream serves one database; it started with projects/\(db.project)/databases/\(db.database).")
                 }
                 s.db = ref
             }
@@ -97,8 +98,12 @@ final class FirestoreListen: Sendable {
             return id
         }
         guard let id = assigned else {
-            session.deliver(.failed(target: requested, EmulatorError(.resourceExhausted,
-                "A Listen stream may hold at most \(Self.maxTargets) targets; remove some or open another stream.")))
+            session.deliver(
+                .failed(
+                    target: requested,
+                    EmulatorError(
+                        .resourceExhausted,
+                        "A Listen stream may hold at most \(Self.maxTargets) targets; remove some or open another stream.")))
             return
         }
         do {
@@ -111,8 +116,9 @@ final class FirestoreListen: Sendable {
             } else if let rt = try FirestoreRequest.timestamp(t["readTime"], "readTime") {
                 resume = WatchResumePoint(epoch: api.store.epoch, readTime: rt.truncatedToMicroseconds)
             }
-            try api.store.addWatch(project: db.project, database: db.database, sink: session, target: id, spec: spec, resume: resume,
-                                   once: once, caller: try api.caller(context, db))
+            try api.store.addWatch(
+                project: db.project, database: db.database, sink: session, target: id, spec: spec, resume: resume,
+                once: once, caller: try api.caller(context, db))
         } catch {
             state.withLock { s in
                 s.active.remove(id)
@@ -134,11 +140,12 @@ final class FirestoreListen: Sendable {
         if let d = t["documents"], !d.isNull {
             let names = d["documents"]?.arrayValue ?? []
             guard !names.isEmpty else { throw EmulatorError.invalidArgument("A documents target needs at least one document name.") }
-            return .documents(try names.map { n in
-                let (ref, path) = try FirestoreAPI.documentName(n, field: "documents.documents")
-                guard ref == db else { throw EmulatorError.invalidArgument("Document \(n.stringValue ?? "") is not in this stream's database.") }
-                return path
-            })
+            return .documents(
+                try names.map { n in
+                    let (ref, path) = try FirestoreAPI.documentName(n, field: "documents.documents")
+                    guard ref == db else { throw EmulatorError.invalidArgument("Document \(n.stringValue ?? "") is not in this stream's database.") }
+                    return path
+                })
         }
         throw EmulatorError.invalidArgument("A target needs a query or documents.")
     }

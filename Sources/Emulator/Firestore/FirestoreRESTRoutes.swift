@@ -38,8 +38,10 @@ enum FirestoreRESTRoutes {
             let body = try req.jsonObjectBody()
             let path = m["path"]
             try DocumentName.validateCollectionPath(path)
-            var q: UTF8Dictionary<JSON> = ["parent": .string(name(m, DocumentName.collection(of: path))),
-                                     "collectionId": .string(DocumentName.lastSegment(path)), "document": .object(body)]
+            var q: UTF8Dictionary<JSON> = [
+                "parent": .string(name(m, DocumentName.collection(of: path))),
+                "collectionId": .string(DocumentName.lastSegment(path)), "document": .object(body),
+            ]
             if let id = req.query("documentId") { q["documentId"] = .string(id) }
             q["mask"] = mask(req)
             return .json(try await api.unary(.createDocument, .object(q), context(req)))
@@ -80,7 +82,8 @@ enum FirestoreRESTRoutes {
             r.post(prefix + ":" + verb) { _, m in
                 // Faulted as the stream's first request would be, then refused.
                 try await api.applyFault(rpc, ["database": .string("projects/\(m["project"])/databases/\(m["database"])")])
-                throw EmulatorError.unimplemented("documents:\(verb) is a streaming RPC only available over gRPC/WebChannel; this emulator serves the REST API.")
+                throw EmulatorError.unimplemented(
+                    "documents:\(verb) is a streaming RPC only available over gRPC/WebChannel; this emulator serves the REST API.")
             }
         }
         let store = s.store
@@ -117,8 +120,10 @@ enum FirestoreRESTRoutes {
     }
 
     /// Runs a streaming RPC and answers with the JSON array of its responses.
-    static func stream(_ req: HTTPRequest, _ m: RouteMatch,
-                       _ call: (JSON, FirestoreAPI.Emit) async throws -> Void) async throws -> HTTPResponse {
+    static func stream(
+        _ req: HTTPRequest, _ m: RouteMatch,
+        _ call: (JSON, FirestoreAPI.Emit) async throws -> Void
+    ) async throws -> HTTPResponse {
         var out: [JSON] = []
         try await call(try withParent(req, m)) { out.append($0) }
         return .json(.array(out))
@@ -144,7 +149,9 @@ enum FirestoreRESTRoutes {
             return ["exists": .bool(b)]
         }
         if let u = req.query("currentDocument.updateTime") {
-            guard Timestamp(rfc3339: u) != nil else { throw EmulatorError.invalidArgument("'currentDocument.updateTime' must be an RFC 3339 timestamp.") }
+            guard Timestamp(rfc3339: u) != nil else {
+                throw EmulatorError.invalidArgument("'currentDocument.updateTime' must be an RFC 3339 timestamp.")
+            }
             return ["updateTime": .string(u)]
         }
         return nil

@@ -24,7 +24,9 @@ enum FirestoreRequest {
     /// An RFC 3339 timestamp member; nil when absent.
     static func timestamp(_ v: JSON?, _ name: String) throws -> Timestamp? {
         guard let v, !v.isNull else { return nil }
-        guard let s = v.stringValue, let t = Timestamp(rfc3339: s) else { throw EmulatorError.invalidArgument("'\(name)' must be an RFC 3339 timestamp.") }
+        guard let s = v.stringValue, let t = Timestamp(rfc3339: s) else {
+            throw EmulatorError.invalidArgument("'\(name)' must be an RFC 3339 timestamp.")
+        }
         return t
     }
 
@@ -53,7 +55,9 @@ enum FirestoreRequest {
             let words = part.split(separator: " ").map(String.init)
             guard (1...2).contains(words.count) else { throw EmulatorError.invalidArgument("Invalid orderBy '\(text)'.") }
             let desc = words.count == 2 && words[1].lowercased() == "desc"
-            if words.count == 2 && !["asc", "desc"].contains(words[1].lowercased()) { throw EmulatorError.invalidArgument("Invalid orderBy direction '\(words[1])'.") }
+            if words.count == 2 && !["asc", "desc"].contains(words[1].lowercased()) {
+                throw EmulatorError.invalidArgument("Invalid orderBy direction '\(words[1])'.")
+            }
             return StructuredQuery.Order(field: try FieldPath(parsing: words[0]), descending: desc)
         }
     }

@@ -31,10 +31,12 @@ final class FirestoreWebChannel: Sendable {
         let faults = FirestoreStreamFaultWatch(faults: services.faults)
         let heartbeats = ListenHeartbeats(interval: .seconds(60))
         let encoder = FirestoreWebChannelEncoder()
-        listen = WebChannelServer(service: Service(kind: .listen, api: api, policy: policy, faults: faults, heartbeats: heartbeats, encoder: encoder),
-                                  configuration: configuration)
-        write = WebChannelServer(service: Service(kind: .write, api: api, policy: policy, faults: faults, heartbeats: heartbeats, encoder: encoder),
-                                 configuration: configuration)
+        listen = WebChannelServer(
+            service: Service(kind: .listen, api: api, policy: policy, faults: faults, heartbeats: heartbeats, encoder: encoder),
+            configuration: configuration)
+        write = WebChannelServer(
+            service: Service(kind: .write, api: api, policy: policy, faults: faults, heartbeats: heartbeats, encoder: encoder),
+            configuration: configuration)
     }
 
     /// The `WebChannelService` of one of the two streams: opens a stream per session.
@@ -53,8 +55,9 @@ final class FirestoreWebChannel: Sendable {
             let context = try FirestoreWebChannel.context(handshake, policy)
             switch kind {
             case .listen:
-                let stream = FirestoreWebChannelListen(listen: FirestoreListen(api: api, context: context), session: session,
-                                                       heartbeats: heartbeats, faults: faults, encoder: encoder)
+                let stream = FirestoreWebChannelListen(
+                    listen: FirestoreListen(api: api, context: context), session: session,
+                    heartbeats: heartbeats, faults: faults, encoder: encoder)
                 faults.add(stream)
                 return stream
             case .write:

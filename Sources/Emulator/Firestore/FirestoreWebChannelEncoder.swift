@@ -32,7 +32,9 @@ final class FirestoreWebChannelEncoder: Sendable {
             }
             return bytes
         case .documentChange(let doc, let targets, let removed, let shared):
-            let document = shared ? sharedDocument(doc, project: project, database: database)
+            let document =
+                shared
+                ? sharedDocument(doc, project: project, database: database)
                 : WebChannelFraming.ascii(doc.json(project: project, database: database).serializedBytes())
             var out: [UInt8] = []
             out.reserveCapacity(document.count + 64 + 8 * (targets.count + removed.count))

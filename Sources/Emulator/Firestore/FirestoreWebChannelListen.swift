@@ -21,8 +21,10 @@ final class FirestoreWebChannelListen: WebChannelStream, FirestoreFaultableStrea
     private let state = Mutex<(pump: Task<Void, Never>?, ended: Bool)>((nil, false))
 
     /// Starts the stream's pump.
-    init(listen: FirestoreListen, session: WebChannelSession, heartbeats: ListenHeartbeats, faults: FirestoreStreamFaultWatch,
-         encoder: FirestoreWebChannelEncoder) {
+    init(
+        listen: FirestoreListen, session: WebChannelSession, heartbeats: ListenHeartbeats, faults: FirestoreStreamFaultWatch,
+        encoder: FirestoreWebChannelEncoder
+    ) {
         self.listen = listen
         self.encoder = encoder
         self.session = session
@@ -71,7 +73,9 @@ final class FirestoreWebChannelListen: WebChannelStream, FirestoreFaultableStrea
                 case .idle:
                     if let beat = listen.heartbeat() { try await session.send([beat]) }
                 case .overflowed:
-                    fail(EmulatorError(.resourceExhausted, "The listener fell too far behind the changes; reconnect to resume from the last snapshot."))
+                    fail(
+                        EmulatorError(.resourceExhausted, "The listener fell too far behind the changes; reconnect to resume from the last snapshot.")
+                    )
                     return
                 case .closed:
                     return

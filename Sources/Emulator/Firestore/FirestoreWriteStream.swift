@@ -58,7 +58,8 @@ final class FirestoreWriteStream: Sendable {
             return ["streamId": .string(id), "streamToken": .string(Base64.encode(token))]
         }
         if let d = r["database"], !d.isNull, try FirestoreAPI.database(d, field: "database") != db {
-            throw EmulatorError.invalidArgument("A Write stream serves one database; it started with projects/\(db.project)/databases/\(db.database).")
+            throw EmulatorError.invalidArgument(
+                "A Write stream serves one database; it started with projects/\(db.project)/databases/\(db.database).")
         }
         guard !writes.isEmpty else { return nil }
         let result = try api.commit(["database": .string("projects/\(db.project)/databases/\(db.database)"), "writes": .array(writes)], context)

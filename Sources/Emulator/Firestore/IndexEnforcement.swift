@@ -49,7 +49,10 @@ public final class IndexEnforcement: ProjectStateParticipant, Sendable {
         if let path {
             do {
                 let (config, stamp) = try Self.read(path)
-                state.withLock { $0.configuration = config; $0.fileStamp = stamp }
+                state.withLock {
+                    $0.configuration = config
+                    $0.fileStamp = stamp
+                }
             } catch { throw CLIError("index file '\(path)': \(error.message)") }
         }
     }
@@ -76,8 +79,11 @@ public final class IndexEnforcement: ProjectStateParticipant, Sendable {
         }
         for need in firstSeen {
             let fields = need.index.fields.map { "\($0.fieldPath) \($0.mode.logName)" }.joined(separator: ", ")
-            logger.log(.warning, "firestore", "query on \(need.index.collectionGroup) (\(need.index.queryScope.rawValue)) needs an index production would require: [\(fields)]; "
-                + "suggested file: GET /emulator/v1/projects/\(project)/databases/\(database)/indexes:suggested\(strict ? "" : " (not enforced; --strict-indexes refuses such queries)")")
+            logger.log(
+                .warning, "firestore",
+                "query on \(need.index.collectionGroup) (\(need.index.queryScope.rawValue)) needs an index production would require: [\(fields)]; "
+                    + "suggested file: GET /emulator/v1/projects/\(project)/databases/\(database)/indexes:suggested\(strict ? "" : " (not enforced; --strict-indexes refuses such queries)")"
+            )
         }
         if strict, let need = missing.first {
             throw EmulatorError.failedPrecondition(IndexConsoleLink.message(for: need, project: project, database: database))
@@ -136,8 +142,13 @@ public final class IndexEnforcement: ProjectStateParticipant, Sendable {
         guard state.withLock({ $0.fileStamp != now }) else { return }
         do {
             let (config, stamp) = try Self.read(path)
-            state.withLock { $0.configuration = config; $0.fileStamp = stamp }
-            logger.log(.info, "firestore", "index file '\(path)' reloaded: \(config.indexes.count) composite indexes, \(config.fieldOverrides.count) field overrides")
+            state.withLock {
+                $0.configuration = config
+                $0.fileStamp = stamp
+            }
+            logger.log(
+                .info, "firestore",
+                "index file '\(path)' reloaded: \(config.indexes.count) composite indexes, \(config.fieldOverrides.count) field overrides")
         } catch {
             state.withLock { $0.fileStamp = now }
             logger.log(.warning, "firestore", "index file '\(path)' not reloaded (keeping the previous indexes): \(error.message)")

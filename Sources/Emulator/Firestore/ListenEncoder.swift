@@ -20,7 +20,9 @@ final class ListenEncoder: Sendable {
         case .json(let j):
             return try ProtoJSON.encode(j, as: FirestoreSchemas.listenResponse)
         case .documentChange(let doc, let targets, let removed, let shared):
-            let document = shared ? try sharedDocument(doc, project: project, database: database)
+            let document =
+                shared
+                ? try sharedDocument(doc, project: project, database: database)
                 : try ProtoJSON.encode(doc.json(project: project, database: database), as: FirestoreSchemas.document)
             // DocumentChange {document = 1, target_ids = 5 (packed), removed_target_ids = 6 (packed)}
             var change: [UInt8] = []

@@ -33,7 +33,8 @@ enum StoreBrowseRoutes {
             let (p, db, path) = (m["project"], m["database"], m["path"])
             if segments.count % 2 == 1 {
                 let size = try req.intQuery("pageSize", in: 1...1000, default: 50)
-                let page = try store.documentPage(project: p, database: db, collection: path, startAfter: req.nonEmptyQuery("pageToken"), pageSize: size)
+                let page = try store.documentPage(
+                    project: p, database: db, collection: path, startAfter: req.nonEmptyQuery("pageToken"), pageSize: size)
                 var o: UTF8Dictionary<JSON> = [
                     "path": .string(path), "total": .int(Int64(page.total)),
                     "documents": .array(page.documents.map { $0.json(project: p, database: db) }),
@@ -44,8 +45,10 @@ enum StoreBrowseRoutes {
             }
             let doc = try store.peekDocument(project: p, database: db, path: path)
             let subs = try store.collections(project: p, database: db, parent: path)
-            return .json(["path": .string(path), "document": doc.map { $0.json(project: p, database: db) } ?? .null,
-                          "collections": .array(subs.map(collectionJSON))])
+            return .json([
+                "path": .string(path), "document": doc.map { $0.json(project: p, database: db) } ?? .null,
+                "collections": .array(subs.map(collectionJSON)),
+            ])
         }
     }
 

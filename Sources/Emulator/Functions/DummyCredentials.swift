@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import EmulatorAuth
 import EmulatorCore
 import EmulatorCrypto
 import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Service-account files for function processes (`GOOGLE_APPLICATION_CREDENTIALS`), so
 /// `initialize_app()` with no arguments and `firestore.client()` start without real credentials.

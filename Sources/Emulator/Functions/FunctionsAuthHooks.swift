@@ -1,6 +1,7 @@
 import EmulatorAuth
 import EmulatorCore
 import EmulatorFunctions
+import EmulatorHTTP
 
 /// Connects Auth's hooks to the functions host: blocking functions run inline (a rejection is the
 /// error the SDK sees), user created/deleted become queued background events.
@@ -20,8 +21,10 @@ struct FunctionsAuthHooks: AuthHooks {
     func beforeSignIn(_ event: BlockingEvent) async throws -> BlockingResult? { try await run(event) }
 
     func run(_ e: BlockingEvent) async throws -> BlockingResult? {
-        var o: UTF8Dictionary<JSON> = ["eventType": .string(e.eventType), "signInMethod": .string(e.signInMethod), "user": e.user.json,
-                                 "locale": .string(e.locale)]
+        var o: UTF8Dictionary<JSON> = [
+            "eventType": .string(e.eventType), "signInMethod": .string(e.signInMethod), "user": e.user.json,
+            "locale": .string(e.locale),
+        ]
         if let f = e.secondFactor { o["signInSecondFactor"] = .string(f) }  // beforeSignIn at mfaSignIn:finalize
         if let c = e.credential { o["credential"] = c.json }
         let payload = JSON.object(o)
@@ -29,22 +32,26 @@ struct FunctionsAuthHooks: AuthHooks {
         do {
             changes = try await host?.runBlocking(project: e.projectId, event: e.eventType, payload: payload)
         } catch let h as HttpsError {
-            throw EmulatorError(.invalidArgument, "BLOCKING_FUNCTION_ERROR_RESPONSE : ((\(h.code.rawValue): \(h.message)))",
-                                style: .identityToolkit(reason: "invalid", omitStatus: true))
+            throw EmulatorError(
+                .invalidArgument, "BLOCKING_FUNCTION_ERROR_RESPONSE : ((\(h.code.rawValue): \(h.message)))",
+                style: .identityToolkit(reason: "invalid", omitStatus: true))
         }
         guard let c = changes, case .object(let o) = c else { return nil }
         // `photoURL` is what the SDKs send, `photoUrl` what the Firebase Auth emulator reads: take both.
-        return BlockingResult(displayName: o["displayName"]?.stringValue, disabled: o["disabled"]?.boolValue,
-                              emailVerified: o["emailVerified"]?.boolValue, customClaims: o["customClaims"]?.objectValue,
-                              sessionClaims: o["sessionClaims"]?.objectValue, photoUrl: (o["photoURL"] ?? o["photoUrl"])?.stringValue)
+        return BlockingResult(
+            displayName: o["displayName"]?.stringValue, disabled: o["disabled"]?.boolValue,
+            emailVerified: o["emailVerified"]?.boolValue, customClaims: o["customClaims"]?.objectValue,
+            sessionClaims: o["sessionClaims"]?.objectValue, photoUrl: (o["photoURL"] ?? o["photoUrl"])?.stringValue)
     }
 
     func userCreated(projectId: String, user: AuthUser) async {
-        host?.userEvent(project: projectId, event: "created", time: projects.environment(for: projectId).clock.now(), uid: user.localId, user: user.json)
+        host?.userEvent(
+            project: projectId, event: "created", time: projects.environment(for: projectId).clock.now(), uid: user.localId, user: user.json)
     }
 
     func userDeleted(projectId: String, user: AuthUser) async {
-        host?.userEvent(project: projectId, event: "deleted", time: projects.environment(for: projectId).clock.now(), uid: user.localId, user: user.json)
+        host?.userEvent(
+            project: projectId, event: "deleted", time: projects.environment(for: projectId).clock.now(), uid: user.localId, user: user.json)
     }
 }
 
@@ -56,14 +63,15 @@ final class WeakHost: @unchecked Sendable {
 
 /// Worker requests over the project's HTTP client.
 struct HTTPWorkerTransport: WorkerTransport {
-    func send(port: Int, method: String, path: String, headers: [(String, String)], body: [UInt8], timeout: Double) async throws -> FunctionHTTPResponse {
+    func send(port: Int, method: String, path: String, headers: [(String, String)], body: [UInt8], timeout: Double) async throws
+        -> FunctionHTTPResponse
+    {
         var h = HTTPHeaders()
         for (n, v) in headers where !["host", "connection", "content-length", "transfer-encoding"].contains(n.lowercased()) { h.add(n, v) }
-        let r = try await HTTPConnectionPool.shared.send(HTTPRequest(method: method, target: path, headers: h, body: body), host: "127.0.0.1", port: port, timeout: timeout)
+        let r = try await HTTPConnectionPool.shared.send(
+            HTTPRequest(method: method, target: path, headers: h, body: body), host: "127.0.0.1", port: port, timeout: timeout)
         return FunctionHTTPResponse(status: r.status, headers: r.headers.fields.map { ($0.name, $0.value) }, body: r.body)
     }
 
     func forget(port: Int) { HTTPConnectionPool.shared.forget(host: "127.0.0.1", port: port) }
 }
-
-import EmulatorHTTP

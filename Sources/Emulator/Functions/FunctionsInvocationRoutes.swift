@@ -16,9 +16,10 @@ enum FunctionsInvocationRoutes {
         r.post(path + ":rerun") { _, m in
             let rec = try record(m, s)
             guard let event = rec.event else {
-                throw EmulatorError.failedPrecondition(rec.input == nil && rec.trigger.contains(".")
-                    ? "Invocation '\(rec.id)' is too old to re-run: events are kept for the newest 200 invocations."
-                    : "Invocation '\(rec.id)' was a \(rec.trigger) call, not a background event; only events can be re-run.")
+                throw EmulatorError.failedPrecondition(
+                    rec.input == nil && rec.trigger.contains(".")
+                        ? "Invocation '\(rec.id)' is too old to re-run: events are kept for the newest 200 invocations."
+                        : "Invocation '\(rec.id)' was a \(rec.trigger) call, not a background event; only events can be re-run.")
             }
             guard s.functions.redeliver(project: m["project"], function: rec.function, event: event) else {
                 throw EmulatorError.failedPrecondition("Function '\(rec.function)' is no longer registered in project '\(m["project"])'.")

@@ -30,20 +30,25 @@ enum FunctionsTriggerRoutes {
             let http = task["httpRequest"]?.objectValue ?? [:]
             var payload: [UInt8] = []
             if let b = http["body"], !b.isNull {
-                guard let text = b.stringValue, let bytes = Base64.decode(text) else { throw EmulatorError.invalidArgument("task.httpRequest.body must be base64") }
+                guard let text = b.stringValue, let bytes = Base64.decode(text) else {
+                    throw EmulatorError.invalidArgument("task.httpRequest.body must be base64")
+                }
                 payload = bytes
             }
             var headers: [String: String] = [:]
             for (k, v) in http["headers"]?.objectValue ?? [:] { if let sv = v.stringValue { headers[k] = sv } }
             var when: Timestamp?
             if let t = task["scheduleTime"], !t.isNull {
-                guard let text = t.stringValue, let parsed = Timestamp(rfc3339: text) else { throw EmulatorError.invalidArgument("task.scheduleTime must be an RFC 3339 timestamp") }
+                guard let text = t.stringValue, let parsed = Timestamp(rfc3339: text) else {
+                    throw EmulatorError.invalidArgument("task.scheduleTime must be an RFC 3339 timestamp")
+                }
                 when = parsed
             }
             let taskId = task["name"]?.stringValue.flatMap { $0.split(separator: "/").last.map(String.init) }
             let id: String
             do {
-                id = try s.functions.enqueueTask(project: m["project"], queue: m["queue"], taskId: taskId, body: payload, headers: headers, scheduleTime: when)
+                id = try s.functions.enqueueTask(
+                    project: m["project"], queue: m["queue"], taskId: taskId, body: payload, headers: headers, scheduleTime: when)
             } catch let e as HttpsError {
                 throw EmulatorError(e.code, e.message)
             }

@@ -7,8 +7,10 @@ import FoundationEssentials
 /// credentials. A source that is not a Python codebase is reported and skipped.
 enum PythonCodebases {
     /// The supervisors, started (they boot in the background; see `waitUntilSettled`).
-    static func start(config: EmulatorConfig, services: EmulatorServices, addresses: [ServiceAddress], hostPort: (ServiceAddress) -> String,
-                      credentials: DummyCredentials) throws -> [PythonCodebase] {
+    static func start(
+        config: EmulatorConfig, services: EmulatorServices, addresses: [ServiceAddress], hostPort: (ServiceAddress) -> String,
+        credentials: DummyCredentials
+    ) throws -> [PythonCodebase] {
         let entries = (config.functions["codebases"]?.arrayValue ?? []).filter { $0["source"] != nil && $0["command"] == nil }
         guard !entries.isEmpty else { return [] }
         let logger = services.logger
@@ -35,8 +37,10 @@ enum PythonCodebases {
             }
             guard FileManager.default.fileExists(atPath: cb.source + "/requirements.txt") else {
                 let node = FileManager.default.fileExists(atPath: cb.source + "/package.json")
-                logger.log(.warning, "functions", "functions[\(cb.name)]: \(cb.source) has no requirements.txt, so it is not a Python codebase"
-                    + (node ? " (Node.js codebases cannot run here yet)" : "") + "; codebase skipped")
+                logger.log(
+                    .warning, "functions",
+                    "functions[\(cb.name)]: \(cb.source) has no requirements.txt, so it is not a Python codebase"
+                        + (node ? " (Node.js codebases cannot run here yet)" : "") + "; codebase skipped")
                 continue
             }
             let project = cb.project ?? config.projectId
@@ -45,8 +49,9 @@ enum PythonCodebases {
             if cb.verifyIdTokens { env.controls["EMULATOR_VERIFY_ID_TOKENS"] = "1" }
             if let t = config.adminToken { env.controls["EMULATOR_ADMIN_TOKEN"] = t }
             env.credentialsPath = try credentials.file(project: project, emulator: hp("functions") ?? "127.0.0.1")
-            let codebase = PythonCodebase(config: cb, project: project, host: services.functions, transport: HTTPWorkerTransport(),
-                                          environment: env, logger: logger, documentEncoder: services.documentEventEncoder)
+            let codebase = PythonCodebase(
+                config: cb, project: project, host: services.functions, transport: HTTPWorkerTransport(),
+                environment: env, logger: logger, documentEncoder: services.documentEventEncoder)
             codebase.start()
             out.append(codebase)
         }

@@ -34,7 +34,9 @@ struct AuthAdmin: AdminAuth {
 
     func deleteUser(_ uid: String) async throws { try await auth.deleteUser(projectId: project, uid: uid) }
 
-    func setCustomClaims(_ uid: String, _ claims: UTF8Dictionary<JSON>?) throws { try auth.setCustomClaims(projectId: project, uid: uid, claims: claims) }
+    func setCustomClaims(_ uid: String, _ claims: UTF8Dictionary<JSON>?) throws {
+        try auth.setCustomClaims(projectId: project, uid: uid, claims: claims)
+    }
 }
 
 /// Admin store access for one project's `(default)` database, in REST JSON shapes.
@@ -55,8 +57,10 @@ struct StoreAdmin: AdminStore {
     }
 
     func query(parent: String, _ structuredQuery: JSON, transaction: [UInt8]?) throws -> [JSON] {
-        try store.runQuery(project: project, database: database, parent: parent, query: StructuredQuery(json: structuredQuery),
-                           consistency: consistency(transaction), caller: .admin).value.map { $0.json(project: project, database: database) }
+        try store.runQuery(
+            project: project, database: database, parent: parent, query: StructuredQuery(json: structuredQuery),
+            consistency: consistency(transaction), caller: .admin
+        ).value.map { $0.json(project: project, database: database) }
     }
 
     func commit(_ writes: [JSON], transaction: [UInt8]?) throws {

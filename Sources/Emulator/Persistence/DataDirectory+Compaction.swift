@@ -1,7 +1,8 @@
+import EmulatorCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import EmulatorCore
 
 extension DataDirectory {
     /// Rotates the journal, writes a snapshot of everything, deletes older journals. The snapshot
@@ -9,7 +10,13 @@ extension DataDirectory {
     /// (`compactionHeadroom`), so a compaction never takes the space the next appends need; when
     /// it does not fit, the journals stay as they are (nothing is lost) and a warning says so.
     public func compact() throws {
-        guard compacting.withLock({ c -> Bool in if c { return false }; c = true; return true }) else { return }
+        guard
+            compacting.withLock({ c -> Bool in
+                if c { return false }
+                c = true
+                return true
+            })
+        else { return }
         defer { compacting.withLock { $0 = false } }
         let newSeq = file.withLock { $0.seq } + 1
         try openJournal(seq: newSeq)
@@ -22,7 +29,10 @@ extension DataDirectory {
         let snap: JSON = ["version": 1, "nextJournal": .int(Int64(newSeq)), "data": .object(data)]
         let bytes = snap.serializedBytes()
         if let free = Self.freeBytes(path), free < bytes.count + Self.compactionHeadroom(bytes.count) {
-            logger.log(.warning, "persistence", "compaction of \(path) skipped: the snapshot needs \(bytes.count) bytes plus \(Self.compactionHeadroom(bytes.count)) of headroom and \(free) are free; the journals are kept (nothing is lost)")
+            logger.log(
+                .warning, "persistence",
+                "compaction of \(path) skipped: the snapshot needs \(bytes.count) bytes plus \(Self.compactionHeadroom(bytes.count)) of headroom and \(free) are free; the journals are kept (nothing is lost)"
+            )
             return
         }
         try JournalFile.atomicWrite(bytes, to: snapshotPath)

@@ -1,8 +1,9 @@
+import EmulatorCore
+import FoundationEssentials
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import EmulatorCore
-import FoundationEssentials
 
 /// Durable storage in one folder (`--data-dir`): `snapshot.json` plus append-only journals
 /// `journal-NNNNNN.log` of checksummed records, and a `lock` file one process holds.
@@ -58,8 +59,10 @@ public final class DataDirectory: Sendable {
     let compacting = Mutex(false)
 
     /// Opens (creating) the folder and takes its lock. Call `load()` before serving.
-    public init(path: String, participants: [any PersistentParticipant], logger: any LogSink,
-                policy: FsyncPolicy = .interval, compactBytes: Int = 64 * 1024 * 1024) throws {
+    public init(
+        path: String, participants: [any PersistentParticipant], logger: any LogSink,
+        policy: FsyncPolicy = .interval, compactBytes: Int = 64 * 1024 * 1024
+    ) throws {
         self.path = path
         self.participants = Dictionary(uniqueKeysWithValues: participants.map { ($0.participantName, $0) })
         self.logger = logger
@@ -135,7 +138,8 @@ public final class DataDirectory: Sendable {
             guard let p = participants[name] else { continue }
             for (project, export) in projects.objectValue ?? [:] {
                 do { try p.importProject(project, export) } catch {
-                    throw CLIError("data directory '\(path)': snapshot.json: \(name) data of project '\(ResourceId.shown(project))' cannot be loaded: \(error)")
+                    throw CLIError(
+                        "data directory '\(path)': snapshot.json: \(name) data of project '\(ResourceId.shown(project))' cannot be loaded: \(error)")
                 }
             }
         }
@@ -157,7 +161,9 @@ public final class DataDirectory: Sendable {
             guard damage.isTornTail, index == seqs.count - 1 else {
                 throw CLIError(corruptionMessage(seq: seq, scan: scan, newest: index == seqs.count - 1))
             }
-            logger.log(.warning, "persistence", "\(jp): dropped a torn tail (\(damage.reason)) after \(scan.records.count) intact records: a write that was never acknowledged")
+            logger.log(
+                .warning, "persistence",
+                "\(jp): dropped a torn tail (\(damage.reason)) after \(scan.records.count) intact records: a write that was never acknowledged")
             guard truncate(jp, off_t(scan.validLength)) == 0 else {
                 throw CLIError("data directory '\(path)': cannot cut the torn tail off \(Self.journalName(seq)): \(String(cString: strerror(errno)))")
             }
@@ -185,7 +191,10 @@ public final class DataDirectory: Sendable {
         let size = Int(lseek(fd, 0, SEEK_END))
         JournalFile.syncDirectory(path)
         file.withLock { f in
-            if f.fd >= 0 { fsync(f.fd); Glibc.close(f.fd) }
+            if f.fd >= 0 {
+                fsync(f.fd)
+                Glibc.close(f.fd)
+            }
             f.fd = fd
             f.seq = seq
             f.bytes = max(0, size)
@@ -202,7 +211,9 @@ public final class DataDirectory: Sendable {
 
     /// UNAVAILABLE for a write the journal could not take.
     func refusal(_ what: String, _ journal: String) -> EmulatorError {
-        EmulatorError(.unavailable, "The write was refused and not applied: \(what) (\(journal)). Nothing changed; free disk space or fix the data directory, then retry.")
+        EmulatorError(
+            .unavailable,
+            "The write was refused and not applied: \(what) (\(journal)). Nothing changed; free disk space or fix the data directory, then retry.")
     }
 
     private func write(_ record: JSON) throws {
@@ -249,7 +260,9 @@ public final class DataDirectory: Sendable {
                         if fsync(f.fd) != 0 {
                             let reason = String(cString: strerror(errno))
                             if f.syncError == nil {
-                                logger.log(.error, "persistence", "fsync of \(journalPath(f.seq)) failed: \(reason); the next write retries it and is refused while it fails")
+                                logger.log(
+                                    .error, "persistence",
+                                    "fsync of \(journalPath(f.seq)) failed: \(reason); the next write retries it and is refused while it fails")
                             }
                             f.syncError = reason
                         }
@@ -264,7 +277,10 @@ public final class DataDirectory: Sendable {
     /// Flushes and closes the journal and releases the folder's lock (clean shutdown).
     public func close() {
         file.withLock { f in
-            if f.fd >= 0 { fsync(f.fd); Glibc.close(f.fd) }
+            if f.fd >= 0 {
+                fsync(f.fd)
+                Glibc.close(f.fd)
+            }
             if f.lockFD >= 0 { Glibc.close(f.lockFD) }
             f.fd = -1
             f.lockFD = -1

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import EmulatorAuth
 import EmulatorCore
 import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Export folders: `metadata.json` plus `<participant>/<project>.json` (docs/admin-api.md).
 /// An export is written to a temporary sibling folder and renamed into place, so a crash
@@ -44,8 +45,10 @@ enum ExportArchive {
     /// Writes `projects` (nil = every project with data) of every participant to `dir`, plus the
     /// Firebase Auth layout (`auth_export/`) for `firebaseAuthProject` when given. Refuses (and
     /// writes nothing) when `dir` may not be replaced (`ExportTarget`).
-    static func write(to dir: String, projects: [String]?, participants: [any PersistentParticipant],
-                      firebaseAuthProject: String? = nil, auth: AuthService? = nil) throws {
+    static func write(
+        to dir: String, projects: [String]?, participants: [any PersistentParticipant],
+        firebaseAuthProject: String? = nil, auth: AuthService? = nil
+    ) throws {
         let target = try target(dir, participants: participants)
         let fm = FileManager.default
         let tmp = target.path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
@@ -63,7 +66,9 @@ enum ExportArchive {
                 }
             }
             if let p = firebaseAuthProject, let auth { try FirebaseAuthExport.write(into: tmp, project: p, auth: auth) }
-            let meta: JSON = ["version": 1, "emulator": .string(EmulatorVersion.current), "participants": .array(participants.map { .string($0.participantName) })]
+            let meta: JSON = [
+                "version": 1, "emulator": .string(EmulatorVersion.current), "participants": .array(participants.map { .string($0.participantName) }),
+            ]
             try JournalFile.atomicWrite(meta.serializedBytes(pretty: true), to: tmp + "/metadata.json")
         } catch {
             try? fm.removeItem(atPath: tmp)
@@ -89,7 +94,8 @@ enum ExportArchive {
             if let problem = ExportTarget.foreignContent(old, participants: participants) {
                 rename(old, dir)
                 try? fm.removeItem(atPath: tmp)
-                throw EmulatorError.failedPrecondition("'\(dir)' changed while the export was written and is not an export of this emulator any more (\(problem)); it was left as it is")
+                throw EmulatorError.failedPrecondition(
+                    "'\(dir)' changed while the export was written and is not an export of this emulator any more (\(problem)); it was left as it is")
             }
         }
         guard rename(tmp, dir) == 0 else {
@@ -118,7 +124,9 @@ enum ExportArchive {
             let folder = dir + "/" + p.participantName
             for name in ((try? fm.contentsOfDirectory(atPath: folder)) ?? []).sorted() where !name.hasPrefix(".") {
                 guard let project = project(fileName: name) else {
-                    throw EmulatorError.invalidArgument("export file \(folder)/\(name): the name is not '<project id>.json' (project ids are 1-\(ResourceId.maxProjectLength) characters of lowercase letters, digits and hyphens)")
+                    throw EmulatorError.invalidArgument(
+                        "export file \(folder)/\(name): the name is not '<project id>.json' (project ids are 1-\(ResourceId.maxProjectLength) characters of lowercase letters, digits and hyphens)"
+                    )
                 }
                 if let only, project != only { continue }
                 files.append((p, project, folder + "/" + name))

@@ -1,8 +1,9 @@
+import EmulatorCore
+import FoundationEssentials
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import EmulatorCore
-import FoundationEssentials
 
 /// Where an export may be written (`:export`, `--export-on-exit`): a folder that does not exist
 /// yet, an empty folder, or a folder that holds a previous export of ours and nothing else. The
@@ -32,7 +33,9 @@ struct ExportTarget {
         while path.count > 1, path.hasSuffix("/") { path.removeLast() }
         let last = FilePathText.lastComponent(path)
         guard path != "/", !last.isEmpty, last != "." else {
-            throw EmulatorError.invalidArgument("'\(raw)' names an existing folder (\(path == "/" ? "the root folder" : "the working directory or a parent")), not one for the export to create: give a folder name such as exports/run-1")
+            throw EmulatorError.invalidArgument(
+                "'\(raw)' names an existing folder (\(path == "/" ? "the root folder" : "the working directory or a parent")), not one for the export to create: give a folder name such as exports/run-1"
+            )
         }
         var st = stat()
         guard lstat(path, &st) == 0 else {
@@ -42,13 +45,16 @@ struct ExportTarget {
             return ExportTarget(path: path, replaces: false)
         }
         if st.st_mode & S_IFMT == S_IFLNK {
-            throw EmulatorError.failedPrecondition("'\(raw)' is a symbolic link: an export replaces the folder it writes, so give the real folder's path or a new one")
+            throw EmulatorError.failedPrecondition(
+                "'\(raw)' is a symbolic link: an export replaces the folder it writes, so give the real folder's path or a new one")
         }
         guard st.st_mode & S_IFMT == S_IFDIR else {
             throw EmulatorError.failedPrecondition("'\(raw)' exists and is not a folder: an export would replace it; give a new folder name")
         }
         if let problem = foreignContent(path, participants: participants) {
-            throw EmulatorError.failedPrecondition("'\(raw)' is not an export of this emulator (\(problem)): an export replaces its folder, so it only writes a new folder, an empty one, or one holding a previous export and nothing else")
+            throw EmulatorError.failedPrecondition(
+                "'\(raw)' is not an export of this emulator (\(problem)): an export replaces its folder, so it only writes a new folder, an empty one, or one holding a previous export and nothing else"
+            )
         }
         return ExportTarget(path: path, replaces: true)
     }
@@ -59,7 +65,7 @@ struct ExportTarget {
         guard let entries = try? fm.contentsOfDirectory(atPath: path) else { return "it cannot be listed" }
         if entries.isEmpty { return nil }
         guard let data = fm.contents(atPath: path + "/metadata.json"), let meta = try? JSON.parse(Array(data)),
-              meta["version"]?.intValue != nil, meta["participants"]?.arrayValue != nil
+            meta["version"]?.intValue != nil, meta["participants"]?.arrayValue != nil
         else { return "no metadata.json of ours" }
         let allowed = ownEntries.union(participants).union(meta["participants"]?.arrayValue?.compactMap(\.stringValue) ?? [])
         var foreign = entries.filter { !allowed.contains($0) }

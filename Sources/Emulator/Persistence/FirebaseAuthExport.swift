@@ -40,14 +40,16 @@ enum FirebaseAuthExport {
     static func fileName(_ tenant: String?) throws -> String {
         guard let t = tenant else { return "accounts.json" }
         guard isTenantFileId(t) else {
-            throw EmulatorError.invalidArgument("tenant id '\(ResourceId.shown(t))' cannot name an export file (expected 1-100 ASCII letters, digits and hyphens)")
+            throw EmulatorError.invalidArgument(
+                "tenant id '\(ResourceId.shown(t))' cannot name an export file (expected 1-100 ASCII letters, digits and hyphens)")
         }
         return "accounts-\(t).json"
     }
 
     /// True for a tenant id that may appear in an `accounts-<tenantId>.json` name.
     static func isTenantFileId(_ t: String) -> Bool {
-        !t.isEmpty && t.utf8.count <= 100 && t.utf8.allSatisfy { $0 == 0x2D || ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) }
+        !t.isEmpty && t.utf8.count <= 100
+            && t.utf8.allSatisfy { $0 == 0x2D || ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) }
     }
 
     /// True for a name this layout writes in `auth_export/`.
@@ -67,11 +69,13 @@ enum FirebaseAuthExport {
     static func read(from dir: String, project: String, auth: AuthService, logger: any LogSink) async throws -> Bool {
         let folder = dir + "/auth_export"
         guard FileManager.default.fileExists(atPath: folder + "/accounts.json") else { return false }
-        let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0 == "accounts.json" || ($0.hasPrefix("accounts-") && $0.hasSuffix(".json")) }.sorted()
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter {
+            $0 == "accounts.json" || ($0.hasPrefix("accounts-") && $0.hasSuffix(".json"))
+        }.sorted()
         var pools: [(String?, [JSON])] = []
         for f in files {
             guard let data = FileManager.default.contents(atPath: folder + "/" + f), let accounts = try? JSON.parse(Array(data)),
-                  case .array(let rows)? = accounts["users"] ?? .array([])
+                case .array(let rows)? = accounts["users"] ?? .array([])
             else { throw EmulatorError.invalidArgument("\(folder)/\(f) is not a Firebase accounts export") }
             let tenant = f == "accounts.json" ? nil : String(f.dropFirst("accounts-".count).dropLast(".json".count))
             if let t = tenant, !isTenantFileId(t) {
@@ -121,16 +125,28 @@ enum FirebaseAuthExport {
                 return .object(u)
             }
             for chunk in stride(from: 0, to: users.count, by: 1000) {
-                let r = try auth.batchCreate(projectId: project, tenantId: tenant, body: ["users": .array(Array(users[chunk..<min(users.count, chunk + 1000)]))])
-                for e in r["error"]?.arrayValue ?? [] { refused.append("\((try? fileName(tenant)) ?? "?") row \((e["index"]?.intValue ?? 0) + Int64(chunk)): \(e["message"]?.stringValue ?? "")") }
+                let r = try auth.batchCreate(
+                    projectId: project, tenantId: tenant, body: ["users": .array(Array(users[chunk..<min(users.count, chunk + 1000)]))])
+                for e in r["error"]?.arrayValue ?? [] {
+                    refused.append(
+                        "\((try? fileName(tenant)) ?? "?") row \((e["index"]?.intValue ?? 0) + Int64(chunk)): \(e["message"]?.stringValue ?? "")")
+                }
             }
         }
         for (tenant, uid, pw) in passwords where (try? auth.getUser(projectId: project, tenantId: tenant, uid: uid)) != nil {
             _ = try await auth.updateUser(projectId: project, tenantId: tenant, uid: uid, properties: ["password": .string(pw)])
         }
-        if skipped > 0 { logger.log(.warning, "auth", "imported \(skipped) user(s) from \(dir) without their password: the export does not say how they were hashed") }
-        if droppedTotp > 0 { logger.log(.warning, "auth", "dropped \(droppedTotp) TOTP second factor(s) from \(dir): the Firebase export layout does not carry TOTP secrets") }
-        if !refused.isEmpty { logger.log(.warning, "auth", "\(refused.count) user(s) in \(dir) were not imported: \(refused.prefix(5).joined(separator: "; "))") }
+        if skipped > 0 {
+            logger.log(
+                .warning, "auth", "imported \(skipped) user(s) from \(dir) without their password: the export does not say how they were hashed")
+        }
+        if droppedTotp > 0 {
+            logger.log(
+                .warning, "auth", "dropped \(droppedTotp) TOTP second factor(s) from \(dir): the Firebase export layout does not carry TOTP secrets")
+        }
+        if !refused.isEmpty {
+            logger.log(.warning, "auth", "\(refused.count) user(s) in \(dir) were not imported: \(refused.prefix(5).joined(separator: "; "))")
+        }
         return true
     }
 }

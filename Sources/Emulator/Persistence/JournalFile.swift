@@ -1,7 +1,8 @@
+import EmulatorCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import EmulatorCore
 
 /// An append-only file of checksummed records: `[u32 length][u32 crc32][payload]`, little endian;
 /// every payload is a JSON object.
@@ -126,7 +127,11 @@ enum JournalFile {
                 guard let base = p.baseAddress else { return 0 }
                 return write(fd, base + off, bytes.count - off)
             }
-            if n > 0 { off += n } else if n < 0 && errno == EINTR { continue } else {
+            if n > 0 {
+                off += n
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
                 throw SystemError(code: n == 0 ? EIO : errno, operation: "write")
             }
         }
@@ -158,6 +163,9 @@ enum JournalFile {
     /// fsyncs a directory so renames in it survive a power loss.
     static func syncDirectory(_ dir: String) {
         let fd = open(dir.isEmpty ? "." : dir, O_RDONLY | O_CLOEXEC)
-        if fd >= 0 { fsync(fd); close(fd) }
+        if fd >= 0 {
+            fsync(fd)
+            close(fd)
+        }
     }
 }

@@ -50,12 +50,15 @@ extension PubSubGRPCService {
                     while !Task.isCancelled {
                         let room = session.room(ps)
                         if room.messages > 0 {
-                            let (got, attempts) = try ps.lease(name, max: min(room.messages, Self.maxBatch), maxBytes: room.bytes,
-                                                               deadlineSeconds: session.ackDeadlineSeconds)
+                            let (got, attempts) = try ps.lease(
+                                name, max: min(room.messages, Self.maxBatch), maxBytes: room.bytes,
+                                deadlineSeconds: session.ackDeadlineSeconds)
                             if !got.isEmpty {
                                 session.track(got)
-                                let response: JSON = ["receivedMessages": .array(got.map { Self.receivedJSON($0, attempts) }),
-                                                      "subscriptionProperties": session.properties]
+                                let response: JSON = [
+                                    "receivedMessages": .array(got.map { Self.receivedJSON($0, attempts) }),
+                                    "subscriptionProperties": session.properties,
+                                ]
                                 try await session.send(call, try ProtoJSON.encode(response, as: PubSubSchemas.streamingPullResponse))
                                 continue
                             }
@@ -72,8 +75,10 @@ extension PubSubGRPCService {
             group.addTask {
                 while !Task.isCancelled {
                     await faults.waitForNewRule(projectId: nil)
-                    if let rule = faults.fire(projectId: name.project, target: FaultTarget(service: "pubsub", method: "streamingPull", path: "subscriptions/\(name.id)")),
-                       let e = rule.error {
+                    if let rule = faults.fire(
+                        projectId: name.project, target: FaultTarget(service: "pubsub", method: "streamingPull", path: "subscriptions/\(name.id)")),
+                        let e = rule.error
+                    {
                         return GRPCStatus(code: e.code.grpcNumber, message: e.message)
                     }
                 }

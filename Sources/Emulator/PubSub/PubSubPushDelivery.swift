@@ -62,24 +62,33 @@ final class PubSubPushDelivery: Sendable {
     func drain(_ target: PubSubService.PushTarget) async {
         guard let endpoint = PushEndpoint(target.endpoint) else {
             if warned.withLock({ $0.insert(target.endpoint).inserted }) {
-                logger.log(.warning, "pubsub", "push endpoint '\(target.endpoint)' of \(target.name.full) is not pushed to: only http://host[:port]/path endpoints are; pull its messages instead")
+                logger.log(
+                    .warning, "pubsub",
+                    "push endpoint '\(target.endpoint)' of \(target.name.full) is not pushed to: only http://host[:port]/path endpoints are; pull its messages instead"
+                )
             }
             return
         }
         while !Task.isCancelled {
             guard let (leased, withAttempts) = try? pubsub.lease(target.name, max: Self.batch, maxBytes: nil, deadlineSeconds: nil),
-                  !leased.isEmpty else { return }
+                !leased.isEmpty
+            else { return }
             for delivery in leased {
                 let body = PubSubService.pushBody(delivery, subscription: target.name.full, withAttempts: withAttempts).serializedBytes()
                 var headers = HTTPHeaders()
                 headers.add("Content-Type", "application/json")
                 let request = HTTPRequest(method: "POST", target: endpoint.target, headers: headers, body: body)
-                let status = try? await HTTPClient.send(request, host: endpoint.host, port: endpoint.port,
-                                                        timeout: Double(min(max(target.ackDeadlineSeconds, 1), 60))).status
+                let status = try? await HTTPClient.send(
+                    request, host: endpoint.host, port: endpoint.port,
+                    timeout: Double(min(max(target.ackDeadlineSeconds, 1), 60))
+                ).status
                 if let status, [102, 200, 201, 202, 204].contains(status), let id = PubSubService.parseAckId(delivery.ackId) {
                     try? pubsub.acknowledge(target.name, [id])
                 } else {
-                    logger.log(.debug, "pubsub", "push of \(delivery.message.id) to \(target.endpoint) failed (\(status.map(String.init) ?? "no answer")); it is pushed again after the ack deadline")
+                    logger.log(
+                        .debug, "pubsub",
+                        "push of \(delivery.message.id) to \(target.endpoint) failed (\(status.map(String.init) ?? "no answer")); it is pushed again after the ack deadline"
+                    )
                 }
             }
         }
@@ -108,7 +117,9 @@ struct PushEndpoint: Equatable {
             if after.hasPrefix(":") {
                 guard let p = Int(after.dropFirst()) else { return nil }
                 port = p
-            } else if !after.isEmpty { return nil }
+            } else if !after.isEmpty {
+                return nil
+            }
         } else if let colon = authority.lastIndex(of: ":") {
             host = authority[..<colon]
             guard let p = Int(authority[authority.index(after: colon)...]) else { return nil }

@@ -33,20 +33,29 @@ enum PubSubRESTRoutes {
         }
         r.delete("\(base)/topics/{topic}") { _, m in .json(try ps.deleteTopic(["topic": name(m, "topics", "topic")])) }
         r.get("\(base)/topics") { req, m in .json(try ps.listTopics(listRequest(req, "project", .string("projects/\(m["project"])")))) }
-        r.get("\(base)/topics/{topic}/subscriptions") { req, m in .json(try ps.listTopicSubscriptions(listRequest(req, "topic", name(m, "topics", "topic")))) }
-        r.get("\(base)/topics/{topic}/snapshots") { req, m in .json(try ps.listTopicSnapshots(listRequest(req, "topic", name(m, "topics", "topic")))) }
+        r.get("\(base)/topics/{topic}/subscriptions") { req, m in
+            .json(try ps.listTopicSubscriptions(listRequest(req, "topic", name(m, "topics", "topic"))))
+        }
+        r.get("\(base)/topics/{topic}/snapshots") { req, m in .json(try ps.listTopicSnapshots(listRequest(req, "topic", name(m, "topics", "topic"))))
+        }
         r.post("\(base)/topics/{topic}:publish") { req, m in .json(try ps.publish(with(try body(req), "topic", name(m, "topics", "topic")))) }
 
         // Subscriptions.
         r.put("\(base)/subscriptions/{subscription}") { req, m in
             .json(try ps.createSubscription(with(try body(req), "name", name(m, "subscriptions", "subscription"))))
         }
-        r.get("\(base)/subscriptions/{subscription}") { _, m in .json(try ps.getSubscription(["subscription": name(m, "subscriptions", "subscription")])) }
+        r.get("\(base)/subscriptions/{subscription}") { _, m in
+            .json(try ps.getSubscription(["subscription": name(m, "subscriptions", "subscription")]))
+        }
         r.patch("\(base)/subscriptions/{subscription}") { req, m in
             let b = try body(req)
-            return .json(try ps.updateSubscription(with(b, "subscription", with(b["subscription"] ?? .object([:]), "name", name(m, "subscriptions", "subscription")))))
+            return .json(
+                try ps.updateSubscription(
+                    with(b, "subscription", with(b["subscription"] ?? .object([:]), "name", name(m, "subscriptions", "subscription")))))
         }
-        r.delete("\(base)/subscriptions/{subscription}") { _, m in .json(try ps.deleteSubscription(["subscription": name(m, "subscriptions", "subscription")])) }
+        r.delete("\(base)/subscriptions/{subscription}") { _, m in
+            .json(try ps.deleteSubscription(["subscription": name(m, "subscriptions", "subscription")]))
+        }
         r.get("\(base)/subscriptions") { req, m in .json(try ps.listSubscriptions(listRequest(req, "project", .string("projects/\(m["project"])")))) }
         r.post("\(base)/subscriptions/{subscription}:pull") { req, m in
             .json(try await ps.pull(with(try body(req), "subscription", name(m, "subscriptions", "subscription"))))
@@ -68,7 +77,8 @@ enum PubSubRESTRoutes {
         }
 
         // Snapshots.
-        r.put("\(base)/snapshots/{snapshot}") { req, m in .json(try ps.createSnapshot(with(try body(req), "name", name(m, "snapshots", "snapshot")))) }
+        r.put("\(base)/snapshots/{snapshot}") { req, m in .json(try ps.createSnapshot(with(try body(req), "name", name(m, "snapshots", "snapshot"))))
+        }
         r.get("\(base)/snapshots/{snapshot}") { _, m in .json(try ps.getSnapshot(["snapshot": name(m, "snapshots", "snapshot")])) }
         r.patch("\(base)/snapshots/{snapshot}") { req, m in
             let b = try body(req)

@@ -74,7 +74,9 @@ final class PubSubStreamSession: Sendable {
             let parsed = acks.map { PubSubFieldsAckId.parse($0) }
             let valid = parsed.compactMap { $0 }
             var failed = false
-            do { if !valid.isEmpty { try ps.acknowledge(name, valid) } } catch let e as EmulatorError where e.code == .invalidArgument { failed = true }
+            do { if !valid.isEmpty { try ps.acknowledge(name, valid) } } catch let e as EmulatorError where e.code == .invalidArgument {
+                failed = true
+            }
             if exactlyOnce {
                 var ok: [JSON] = [], bad: [JSON] = []
                 for (text, id) in zip(acks, parsed) {
@@ -88,13 +90,18 @@ final class PubSubStreamSession: Sendable {
         var bySeconds: [Int64: [(seq: Int64, lease: Int64)]] = [:]
         var badMods: [JSON] = []
         for (text, seconds) in zip(modIds, modSeconds) {
-            guard let id = PubSubFieldsAckId.parse(text) else { badMods.append(.string(text)); continue }
+            guard let id = PubSubFieldsAckId.parse(text) else {
+                badMods.append(.string(text))
+                continue
+            }
             bySeconds[seconds, default: []].append(id)
         }
         for (seconds, ids) in bySeconds.sorted(by: { $0.key < $1.key }) { try ps.modifyAckDeadline(name, ids, seconds: seconds) }
         if exactlyOnce && !modIds.isEmpty {
-            confirmation["modifyAckDeadlineConfirmation"] = ["ackIds": .array(modIds.map { .string($0) }.filter { !badMods.contains($0) }),
-                                                             "invalidAckIds": .array(badMods)]
+            confirmation["modifyAckDeadlineConfirmation"] = [
+                "ackIds": .array(modIds.map { .string($0) }.filter { !badMods.contains($0) }),
+                "invalidAckIds": .array(badMods),
+            ]
         }
         return confirmation.isEmpty ? nil : .object(confirmation)
     }
@@ -133,8 +140,9 @@ final class PubSubStreamSession: Sendable {
             try? await Task.sleep(nanoseconds: 1_000_000_000)
             let since = state.withLock { $0.sendingSince }
             if let since, Double(WallClock().now().microseconds - since.microseconds) / 1e6 > stallSeconds {
-                return GRPCStatus(code: ErrorCode.unavailable.grpcNumber,
-                                  message: "The client took no messages for \(Int(stallSeconds)) s; the stream was closed (its leases expire and are redelivered).")
+                return GRPCStatus(
+                    code: ErrorCode.unavailable.grpcNumber,
+                    message: "The client took no messages for \(Int(stallSeconds)) s; the stream was closed (its leases expire and are redelivered).")
             }
         }
         return GRPCStatus(code: ErrorCode.cancelled.grpcNumber, message: "The call was cancelled.")

@@ -15,22 +15,24 @@ enum PubSubWiring {
             revisions.bump(project)
             functions?.published(project: project, topic: topic, messages: messages.map(\.json))
         }
-        functions.setPlatformHooks(FunctionsPlatformHooks(
-            registered: { [weak pubsub] project, def in
-                guard let pubsub else { return }
-                switch def.trigger {
-                case .pubsub(let topic): ensureTopic(pubsub, project, topic)
-                case .scheduled: ensureTopic(pubsub, project, scheduleTopic(def.name, def.region))
-                default: break
-                }
-            },
-            scheduled: { [weak pubsub] project, name, region, time in
-                guard let pubsub else { return }
-                let topic = "projects/\(project)/topics/\(scheduleTopic(name, region))"
-                let message = PublishedMessage(id: "", data: Base64.encode(Array("{}".utf8)), attributes: ["scheduleTime": time.rfc3339()],
-                                               publishTime: time)
-                _ = try? pubsub.publish(project: project, topic: topic, [message])
-            }))
+        functions.setPlatformHooks(
+            FunctionsPlatformHooks(
+                registered: { [weak pubsub] project, def in
+                    guard let pubsub else { return }
+                    switch def.trigger {
+                    case .pubsub(let topic): ensureTopic(pubsub, project, topic)
+                    case .scheduled: ensureTopic(pubsub, project, scheduleTopic(def.name, def.region))
+                    default: break
+                    }
+                },
+                scheduled: { [weak pubsub] project, name, region, time in
+                    guard let pubsub else { return }
+                    let topic = "projects/\(project)/topics/\(scheduleTopic(name, region))"
+                    let message = PublishedMessage(
+                        id: "", data: Base64.encode(Array("{}".utf8)), attributes: ["scheduleTime": time.rfc3339()],
+                        publishTime: time)
+                    _ = try? pubsub.publish(project: project, topic: topic, [message])
+                }))
     }
 
     /// The topic Cloud Scheduler publishes a scheduled function's runs on.

@@ -11,7 +11,8 @@ struct RulesAuthorizer: StoreAuthorizer {
 
     func authorize(_ access: StoreAccess) throws {
         guard let rules = registry.ruleset(for: access.project) else {
-            log.append(Self.record(access, outcome: "allow", explanation: "open development default: no rules are configured, every request is allowed"))
+            log.append(
+                Self.record(access, outcome: "allow", explanation: "open development default: no rules are configured, every request is allowed"))
             return
         }
         let decision = rules.evaluate(Self.request(access), data: ReaderSource(reader: access.reader))
@@ -29,7 +30,8 @@ struct RulesAuthorizer: StoreAuthorizer {
     }
 
     func observeAdmin(_ access: StoreAccess) {
-        log.append(Self.record(access, outcome: "admin", explanation: "administrator (Bearer owner or a service account): Security Rules are not consulted"))
+        log.append(
+            Self.record(access, outcome: "admin", explanation: "administrator (Bearer owner or a service account): Security Rules are not consulted"))
     }
 
     /// The log entry of `access` before the rules' verdict is filled in.
@@ -43,9 +45,10 @@ struct RulesAuthorizer: StoreAuthorizer {
             provider = ctx.token["firebase"]?["sign_in_provider"]?.stringValue
         case .unauthenticated: break
         }
-        return RulesEvaluation(id: 0, project: a.project, database: a.database, time: a.time, method: a.method.rawValue, path: a.path,
-                               callerKind: kind, uid: uid, provider: provider, outcome: outcome, explanation: explanation,
-                               deciding: [], rulesFile: nil, rulesSource: nil, debug: [])
+        return RulesEvaluation(
+            id: 0, project: a.project, database: a.database, time: a.time, method: a.method.rawValue, path: a.path,
+            callerKind: kind, uid: uid, provider: provider, outcome: outcome, explanation: explanation,
+            deciding: [], rulesFile: nil, rulesSource: nil, debug: [])
     }
 
     static func request(_ a: StoreAccess) -> RulesRequest {
@@ -53,12 +56,14 @@ struct RulesAuthorizer: StoreAuthorizer {
         var path = a.path.split(separator: "/").map(String.init)
         var query: RulesQuery?
         if let q = a.query, a.method == .list {
-            query = RulesQuery(limit: q.limit, offset: q.offset == 0 ? nil : q.offset, orderBy: q.explicitOrder.map(\.field.description),
-                               disjuncts: QueryConstraints.disjuncts(q.filter), collectionGroup: q.from.allDescendants)
+            query = RulesQuery(
+                limit: q.limit, offset: q.offset == 0 ? nil : q.offset, orderBy: q.explicitOrder.map(\.field.description),
+                disjuncts: QueryConstraints.disjuncts(q.filter), collectionGroup: q.from.allDescendants)
             if q.from.allDescendants { path = [q.from.id] }
         }
-        return RulesRequest(method: method, database: a.database, path: path, auth: a.caller.auth, time: a.time,
-                            resource: RulesValue.fields(a.resource), requestResource: RulesValue.fields(a.requestResource), query: query)
+        return RulesRequest(
+            method: method, database: a.database, path: path, auth: a.caller.auth, time: a.time,
+            resource: RulesValue.fields(a.resource), requestResource: RulesValue.fields(a.requestResource), query: query)
     }
 }
 

@@ -41,10 +41,13 @@ public struct RulesEvaluation: Sendable {
         var o: UTF8Dictionary<JSON> = [
             "id": .string(String(id)), "database": .string(database), "time": .string(time.rfc3339()), "method": .string(method),
             "path": .string(path), "caller": .object(caller), "outcome": .string(outcome), "explanation": .string(explanation),
-            "deciding": .array(deciding.map { p in
-                ["outcome": .string(p.outcome), "line": .int(Int64(p.location.line)), "column": .int(Int64(p.location.column)),
-                 "statementLine": .int(Int64(p.statement.line)), "expression": .string(p.expression)]
-            }),
+            "deciding": .array(
+                deciding.map { p in
+                    [
+                        "outcome": .string(p.outcome), "line": .int(Int64(p.location.line)), "column": .int(Int64(p.location.column)),
+                        "statementLine": .int(Int64(p.statement.line)), "expression": .string(p.expression),
+                    ]
+                }),
         ]
         if !debug.isEmpty { o["debug"] = .array(debug.map { .string($0) }) }
         if service != "firestore" { o["service"] = .string(service) }
@@ -94,7 +97,9 @@ public final class RulesEvaluationLog: Sendable {
         var head = 0  // index of the oldest item once the ring is full
 
         mutating func append(_ e: RulesEvaluation, capacity: Int) {
-            if items.count < capacity { items.append(e) } else {
+            if items.count < capacity {
+                items.append(e)
+            } else {
                 items[head] = e
                 head = (head + 1) % capacity
             }
@@ -126,12 +131,17 @@ public final class RulesEvaluationLog: Sendable {
 
     /// Newest first, matching `filter`, older than `before` (an id), at most `pageSize`; with the
     /// number kept and the id to pass as `before` for the next page.
-    public func page(project: String, filter: RulesEvaluationFilter, before: Int64?, pageSize: Int) -> (items: [RulesEvaluation], kept: Int, next: Int64?) {
+    public func page(project: String, filter: RulesEvaluationFilter, before: Int64?, pageSize: Int) -> (
+        items: [RulesEvaluation], kept: Int, next: Int64?
+    ) {
         let all = state.withLock { $0.rings[project]?.newestFirst ?? [] }
         var out: [RulesEvaluation] = []
         var more = false
         for e in all where (before.map { e.id < $0 } ?? true) && filter.matches(e) {
-            if out.count == pageSize { more = true; break }
+            if out.count == pageSize {
+                more = true
+                break
+            }
             out.append(e)
         }
         return (out, all.count, more ? out.last?.id : nil)

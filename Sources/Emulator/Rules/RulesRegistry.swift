@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import EmulatorCore
 import EmulatorCrypto
 import EmulatorRules
 import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Which rules each project runs, for one service (Firestore's `--rules`, Storage's
 /// `--storage-rules`): a ruleset set through `:securityRules`, else the rules file (watched; a
@@ -35,14 +36,23 @@ public final class RulesRegistry: Sendable {
                 throw CLIError("cannot read rules file '\(filePath)'")
             }
             switch CompiledRuleset.compile(fileName: FilePathText.lastComponent(filePath), source: text, hasher: CryptoHasher(), service: service) {
-            case .success(let r): state.withLock { $0.fileRuleset = r; $0.fileMTime = Self.mtime(filePath) }
+            case .success(let r):
+                state.withLock {
+                    $0.fileRuleset = r
+                    $0.fileMTime = Self.mtime(filePath)
+                }
             case .failure(let e): throw CLIError("rules file '\(filePath)' does not compile:\n\(e)")
             }
         } else if service == RulesService.storage {
             // Firebase's emulator does the same (open rules and a warning) when firebase.json names none.
-            logger.log(.warning, "rules", "no Storage rules file configured: every Firebase API (/v0) read and write is allowed (open development default). Pass --storage-rules PATH or set storage.rules in firebase.json to enforce rules.")
+            logger.log(
+                .warning, "rules",
+                "no Storage rules file configured: every Firebase API (/v0) read and write is allowed (open development default). Pass --storage-rules PATH or set storage.rules in firebase.json to enforce rules."
+            )
         } else {
-            logger.log(.warning, "rules", "no Firestore rules file configured: every read and write is allowed (open development default). Pass --rules PATH to enforce rules.")
+            logger.log(
+                .warning, "rules",
+                "no Firestore rules file configured: every read and write is allowed (open development default). Pass --rules PATH to enforce rules.")
         }
     }
 
@@ -74,7 +84,10 @@ public final class RulesRegistry: Sendable {
         guard let text = try? String(contentsOfFile: filePath, encoding: .utf8) else { return }
         switch CompiledRuleset.compile(fileName: FilePathText.lastComponent(filePath), source: text, hasher: CryptoHasher(), service: service) {
         case .success(let r):
-            state.withLock { $0.fileRuleset = r; $0.fileDiagnostics = [] }
+            state.withLock {
+                $0.fileRuleset = r
+                $0.fileDiagnostics = []
+            }
             logger.log(.info, "rules", "reloaded \(filePath)")
         case .failure(let e):
             state.withLock { $0.fileDiagnostics = e.diagnostics }

@@ -9,7 +9,8 @@ enum RulesRoutes {
         r.put("/emulator/v1/projects/{project}:securityRules") { req, m in
             let body = try req.jsonObjectBody()
             guard case .array(let files)? = body["rules"]?["files"], let first = files.first,
-                  let content = first["content"]?.stringValue else {
+                let content = first["content"]?.stringValue
+            else {
                 throw EmulatorError.invalidArgument("expected {\"rules\": {\"files\": [{\"name\", \"content\"}]}}")
             }
             let name = first["name"]?.stringValue ?? "firestore.rules"
@@ -31,11 +32,15 @@ enum RulesRoutes {
             return .json(["rules": ["files": [["name": .string(rs.fileName), "content": .string(rs.source)]]]])
         }
         r.get("/emulator/v1/projects/{project}:ruleCoverage") { _, m in
-            guard let rs = s.rules.ruleset(for: m["project"]) else { throw EmulatorError.notFound("Project '\(m["project"])' runs the open development default; there is nothing to cover.") }
+            guard let rs = s.rules.ruleset(for: m["project"]) else {
+                throw EmulatorError.notFound("Project '\(m["project"])' runs the open development default; there is nothing to cover.")
+            }
             return .json(rs.coverageJSON())
         }
         r.get("/emulator/v1/projects/{project}:ruleCoverage.html") { _, m in
-            guard let rs = s.rules.ruleset(for: m["project"]) else { throw EmulatorError.notFound("Project '\(m["project"])' runs the open development default; there is nothing to cover.") }
+            guard let rs = s.rules.ruleset(for: m["project"]) else {
+                throw EmulatorError.notFound("Project '\(m["project"])' runs the open development default; there is nothing to cover.")
+            }
             return .text(rs.coverageHTML(), contentType: "text/html; charset=utf-8")
         }
         r.post("/emulator/v1/projects/{project}:evaluateRules") { req, m in
@@ -49,8 +54,10 @@ enum RulesRoutes {
     }
 
     static func issueJSON(_ d: Diagnostic) -> JSON {
-        ["sourcePosition": ["fileName": .string(d.location.file), "line": .int(Int64(d.location.line)), "column": .int(Int64(d.location.column))],
-         "description": .string(d.message), "severity": "ERROR"]
+        [
+            "sourcePosition": ["fileName": .string(d.location.file), "line": .int(Int64(d.location.line)), "column": .int(Int64(d.location.column))],
+            "description": .string(d.message), "severity": "ERROR",
+        ]
     }
 
     /// `{"method", "path", "auth": {uid, token}|null, "resource": {fields}, "requestResource": {fields}, "time"?}` with plain JSON data.
@@ -58,7 +65,9 @@ enum RulesRoutes {
         guard let m = b["method"]?.stringValue, let method = RulesMethod(rawValue: m) else {
             throw EmulatorError.invalidArgument("'method' must be one of get, list, create, update, delete")
         }
-        guard let path = b["path"]?.stringValue, !path.isEmpty else { throw EmulatorError.invalidArgument("'path' must be a document path such as tasks/t1") }
+        guard let path = b["path"]?.stringValue, !path.isEmpty else {
+            throw EmulatorError.invalidArgument("'path' must be a document path such as tasks/t1")
+        }
         var auth: AuthContext?
         if case .object(let a)? = b["auth"] {
             guard let uid = a["uid"]?.stringValue else { throw EmulatorError.invalidArgument("'auth.uid' must be a string") }
@@ -76,8 +85,9 @@ enum RulesRoutes {
             guard case .object(let o) = v else { throw EmulatorError.invalidArgument("'\(key)' must be an object of document fields") }
             return o.mapValues(RulesValue.init(json:)).dictionary
         }
-        return RulesRequest(method: method, database: b["database"]?.stringValue ?? "(default)",
-                            path: path.split(separator: "/").map(String.init), auth: auth, time: time,
-                            resource: try data("resource"), requestResource: try data("requestResource"))
+        return RulesRequest(
+            method: method, database: b["database"]?.stringValue ?? "(default)",
+            path: path.split(separator: "/").map(String.init), auth: auth, time: time,
+            resource: try data("resource"), requestResource: try data("requestResource"))
     }
 }

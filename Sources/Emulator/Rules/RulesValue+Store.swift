@@ -70,7 +70,10 @@ enum QueryConstraints {
     static func merge(_ a: [String: QueryConstraint], _ b: [String: QueryConstraint]) -> [String: QueryConstraint] {
         var out = a
         for (k, v) in b {
-            guard let existing = out[k] else { out[k] = v; continue }
+            guard let existing = out[k] else {
+                out[k] = v
+                continue
+            }
             switch (existing, v) {
             case (.equal, _): continue
             case (_, .equal): out[k] = v

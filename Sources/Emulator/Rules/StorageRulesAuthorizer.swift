@@ -18,7 +18,9 @@ struct StorageRulesAuthorizer: StorageAuthorizer {
 
     func authorize(_ access: StorageAccess) throws {
         guard let rules = registry.ruleset(for: access.project) else {
-            log.append(Self.record(access, outcome: "allow", explanation: "open development default: no Storage rules are configured, every request is allowed"))
+            log.append(
+                Self.record(
+                    access, outcome: "allow", explanation: "open development default: no Storage rules are configured, every request is allowed"))
             return
         }
         let decision = rules.evaluate(Self.request(access), data: FirestoreSource(store: store, project: access.project))
@@ -54,9 +56,10 @@ struct StorageRulesAuthorizer: StorageAuthorizer {
             provider = ctx.token["firebase"]?["sign_in_provider"]?.stringValue
         case .unauthenticated: break
         }
-        var e = RulesEvaluation(id: 0, project: a.project, database: a.bucket, time: a.time, method: a.method.rawValue, path: a.path,
-                                callerKind: kind, uid: uid, provider: provider, outcome: outcome, explanation: explanation,
-                                deciding: [], rulesFile: nil, rulesSource: nil, debug: [])
+        var e = RulesEvaluation(
+            id: 0, project: a.project, database: a.bucket, time: a.time, method: a.method.rawValue, path: a.path,
+            callerKind: kind, uid: uid, provider: provider, outcome: outcome, explanation: explanation,
+            deciding: [], rulesFile: nil, rulesSource: nil, debug: [])
         e.service = "storage"
         return e
     }
@@ -65,8 +68,9 @@ struct StorageRulesAuthorizer: StorageAuthorizer {
     static func request(_ a: StorageAccess) -> RulesRequest {
         let method = RulesMethod(rawValue: a.method.rawValue) ?? .get
         let path = a.path.split(separator: "/").map(String.init)
-        return .storage(method: method, bucket: a.bucket, path: path, auth: a.caller.auth, time: a.time,
-                        resource: a.resource.map(Self.resource), requestResource: a.requestResource.map(Self.resource))
+        return .storage(
+            method: method, bucket: a.bucket, path: path, auth: a.caller.auth, time: a.time,
+            resource: a.resource.map(Self.resource), requestResource: a.requestResource.map(Self.resource))
     }
 
     /// `resource` / `request.resource` as Storage rules see an object.

@@ -100,12 +100,16 @@ enum FirebaseStorageRoutes {
             if metadata.contentType == nil { metadata.contentType = req.headers["X-Goog-Upload-Header-Content-Type"] }
             guard let name = queryName ?? body["name"]?.stringValue ?? body["fullPath"]?.stringValue else { throw missingName() }
             let size = try req.headers["X-Goog-Upload-Header-Content-Length"].map { v -> Int64 in
-                guard let n = UploadProtocolHeaders.number(Substring(v)) else { throw EmulatorError.invalidArgument("X-Goog-Upload-Header-Content-Length must be a number.") }
+                guard let n = UploadProtocolHeaders.number(Substring(v)) else {
+                    throw EmulatorError.invalidArgument("X-Goog-Upload-Header-Content-Length must be a number.")
+                }
                 return n
             }
             let target = StorageService.UploadTarget(bucket: bucket, name: name, metadata: metadata, downloadTokens: tokens, firebase: true)
             let id = try s.storage.startSession(target, expectedSize: size, caller: who)
-            let url = StorageHTTP.base(req, s) + "/v0/b/\(PercentEncoding.encode(bucket))/o?name=\(PercentEncoding.encode(name))&upload_id=\(id)&upload_protocol=resumable"
+            let url =
+                StorageHTTP.base(req, s)
+                + "/v0/b/\(PercentEncoding.encode(bucket))/o?name=\(PercentEncoding.encode(name))&upload_id=\(id)&upload_protocol=resumable"
             var r = HTTPResponse(status: 200)
             r.headers.set("X-Goog-Upload-Status", "active")
             r.headers.set("X-Goog-Upload-URL", url)
@@ -118,11 +122,13 @@ enum FirebaseStorageRoutes {
             var (metadata, tokens) = try StorageJSON.uploadMetadata(from: part.metadata)
             if metadata.contentType == nil { metadata.contentType = part.mediaType }
             guard let name = queryName ?? part.metadata["name"]?.stringValue ?? part.metadata["fullPath"]?.stringValue else { throw missingName() }
-            let o = try s.storage.store(part.upload, as: .init(bucket: bucket, name: name, metadata: metadata, downloadTokens: tokens, firebase: true), caller: who)
+            let o = try s.storage.store(
+                part.upload, as: .init(bucket: bucket, name: name, metadata: metadata, downloadTokens: tokens, firebase: true), caller: who)
             return metadataResponse(o)
         case nil, "raw"?, "media"?:
             guard let name = queryName else { throw missingName() }
-            let target = StorageService.UploadTarget(bucket: bucket, name: name, metadata: ObjectMetadata(contentType: req.headers["Content-Type"]), firebase: true)
+            let target = StorageService.UploadTarget(
+                bucket: bucket, name: name, metadata: ObjectMetadata(contentType: req.headers["Content-Type"]), firebase: true)
             try s.storage.prepare(target)
             let upload = try s.storage.startUpload()
             try await StorageUploadBody.receive(req, into: upload)

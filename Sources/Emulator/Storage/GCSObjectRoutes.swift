@@ -12,7 +12,9 @@ enum GCSObjectRoutes {
         for p in ["", "/storage/v1"] {
             r.get(p + "/b") { req, _ in try await StorageHTTP.gcs { try listBuckets(req, s) } }
             r.post(p + "/b") { req, _ in try await StorageHTTP.gcs { try await insertBucket(req, s) } }
-            r.get(p + "/b/{bucket}") { req, m in try await StorageHTTP.gcs { .json(StorageJSON.bucket(try s.storage.bucket(m["bucket"]), base: StorageHTTP.base(req, s))) } }
+            r.get(p + "/b/{bucket}") { req, m in
+                try await StorageHTTP.gcs { .json(StorageJSON.bucket(try s.storage.bucket(m["bucket"]), base: StorageHTTP.base(req, s))) }
+            }
             r.delete(p + "/b/{bucket}") { req, m in
                 try await StorageHTTP.gcs {
                     try s.storage.deleteBucket(m["bucket"], ifMetagenerationMatch: try StorageHTTP.int64(req, "ifMetagenerationMatch"))
@@ -20,7 +22,8 @@ enum GCSObjectRoutes {
                 }
             }
             r.add("*", p + "/b/{bucket}") { req, _ in
-                throw StorageHTTP.notImplemented(req.method == "PATCH" ? "buckets.patch" : req.method == "PUT" ? "buckets.update" : "\(req.method) on a bucket")
+                throw StorageHTTP.notImplemented(
+                    req.method == "PATCH" ? "buckets.patch" : req.method == "PUT" ? "buckets.update" : "\(req.method) on a bucket")
             }
             r.get(p + "/b/{bucket}/o") { req, m in try await StorageHTTP.gcs { try listObjects(req, m, s) } }
             r.get(p + "/b/{bucket}/o/{object=**}") { req, m in try await StorageHTTP.gcs { try get(req, m, s) } }
@@ -55,7 +58,8 @@ enum GCSObjectRoutes {
         let body = try await StorageHTTP.jsonObject(req)
         guard let name = body["name"]?.stringValue else { throw EmulatorError.invalidArgument("Required: the bucket 'name'.") }
         let project = req.query("project").flatMap { $0.isEmpty ? nil : $0 } ?? s.config.projectId
-        let b = try s.storage.createBucket(name, project: project, location: body["location"]?.stringValue, storageClass: body["storageClass"]?.stringValue)
+        let b = try s.storage.createBucket(
+            name, project: project, location: body["location"]?.stringValue, storageClass: body["storageClass"]?.stringValue)
         return .json(StorageJSON.bucket(b, base: StorageHTTP.base(req, s)))
     }
 
@@ -80,7 +84,8 @@ enum GCSObjectRoutes {
     /// objects.patch (merge) and objects.update (`replace`: fields not given are cleared).
     static func update(_ req: HTTPRequest, _ m: RouteMatch, _ s: EmulatorServices, replace: Bool) async throws -> HTTPResponse {
         let patch = try StorageJSON.patch(from: try await StorageHTTP.jsonObject(req), replace: replace)
-        let o = try s.storage.update(bucket: m["bucket"], name: m["object"], patch: patch, conditions: try StorageHTTP.conditions(req), caller: .admin)
+        let o = try s.storage.update(
+            bucket: m["bucket"], name: m["object"], patch: patch, conditions: try StorageHTTP.conditions(req), caller: .admin)
         return .json(StorageJSON.gcs(o, base: StorageHTTP.base(req, s), full: req.query("projection") == "full"))
     }
 
@@ -100,24 +105,31 @@ enum GCSObjectRoutes {
             guard case .array(let list)? = body["sourceObjects"] else { throw EmulatorError.invalidArgument("Required: 'sourceObjects'.") }
             let sources = try list.map { item -> StorageService.ComposeSource in
                 guard let name = item["name"]?.stringValue else { throw EmulatorError.invalidArgument("Each source object needs a 'name'.") }
-                return .init(name: name, generation: item["generation"].flatMap(Self.int64),
-                             ifGenerationMatch: item["objectPreconditions"]?["ifGenerationMatch"].flatMap(Self.int64))
+                return .init(
+                    name: name, generation: item["generation"].flatMap(Self.int64),
+                    ifGenerationMatch: item["objectPreconditions"]?["ifGenerationMatch"].flatMap(Self.int64))
             }
             let (metadata, tokens) = try StorageJSON.uploadMetadata(from: body["destination"]?.objectValue ?? [:])
-            let o = try s.storage.compose(sources, into: .init(bucket: bucket, name: source, metadata: metadata, downloadTokens: tokens,
-                                                                conditions: try StorageHTTP.conditions(req)), caller: .admin)
+            let o = try s.storage.compose(
+                sources,
+                into: .init(
+                    bucket: bucket, name: source, metadata: metadata, downloadTokens: tokens,
+                    conditions: try StorageHTTP.conditions(req)), caller: .admin)
             return .json(StorageJSON.gcs(o, base: base))
         case "copyTo" where seg.count == 6 && seg[2] == "b" && seg[4] == "o", "rewriteTo" where seg.count == 6 && seg[2] == "b" && seg[4] == "o":
             let body = try await StorageHTTP.jsonObject(req)
             var patch: ObjectMetadataPatch?
             if !body.isEmpty { patch = try StorageJSON.patch(from: body, replace: true) }
-            let o = try s.storage.copy(from: bucket, source, sourceConditions: try StorageHTTP.conditions(req, source: true),
-                                       to: .init(bucket: seg[3], name: seg[5], downloadTokens: patch?.downloadTokens, conditions: try StorageHTTP.conditions(req)),
-                                       metadata: patch, caller: .admin)
+            let o = try s.storage.copy(
+                from: bucket, source, sourceConditions: try StorageHTTP.conditions(req, source: true),
+                to: .init(bucket: seg[3], name: seg[5], downloadTokens: patch?.downloadTokens, conditions: try StorageHTTP.conditions(req)),
+                metadata: patch, caller: .admin)
             if seg[1] == "copyTo" { return .json(StorageJSON.gcs(o, base: base)) }
             // One call does all of it: `done` at once (no rewriteToken round trips).
-            return .json(["kind": "storage#rewriteResponse", "totalBytesRewritten": .string(String(o.size)), "objectSize": .string(String(o.size)),
-                          "done": true, "resource": StorageJSON.gcs(o, base: base)])
+            return .json([
+                "kind": "storage#rewriteResponse", "totalBytesRewritten": .string(String(o.size)), "objectSize": .string(String(o.size)),
+                "done": true, "resource": StorageJSON.gcs(o, base: base),
+            ])
         case "acl":
             throw StorageHTTP.notImplemented("objectAccessControls.insert (ACLs are kept as metadata, not enforced: set 'acl' with objects.patch)")
         default:

@@ -12,13 +12,17 @@ enum GCSUploadRoutes {
             r.post(p + "/b/{bucket}/o") { req, m in try await StorageHTTP.gcs { try await insert(req, m, s, prefix: p) } }
             r.put(p + "/b/{bucket}/o") { req, m in
                 try await StorageHTTP.gcs {
-                    guard let id = req.query("upload_id") else { throw EmulatorError.invalidArgument("PUT on the objects collection needs an upload_id (a resumable session).") }
+                    guard let id = req.query("upload_id") else {
+                        throw EmulatorError.invalidArgument("PUT on the objects collection needs an upload_id (a resumable session).")
+                    }
                     return try await chunk(req, id: id, s)
                 }
             }
             r.delete(p + "/b/{bucket}/o") { req, _ in
                 try await StorageHTTP.gcs {
-                    guard let id = req.query("upload_id") else { throw EmulatorError.invalidArgument("DELETE on the objects collection needs an upload_id.") }
+                    guard let id = req.query("upload_id") else {
+                        throw EmulatorError.invalidArgument("DELETE on the objects collection needs an upload_id.")
+                    }
                     try s.storage.cancelSession(id)
                     // What Cloud Storage answers a cancelled session.
                     return .json(["error": ["code": 499, "message": "Client Closed Request"]], status: 499)
@@ -52,8 +56,12 @@ enum GCSUploadRoutes {
             var (metadata, tokens) = try StorageJSON.uploadMetadata(from: part.metadata)
             if metadata.contentType == nil { metadata.contentType = part.mediaType }
             if metadata.contentEncoding == nil { metadata.contentEncoding = req.query("contentEncoding") }
-            guard let name = queryName ?? part.metadata["name"]?.stringValue else { throw EmulatorError.invalidArgument("Required: the object 'name'.") }
-            let o = try s.storage.store(part.upload, as: .init(bucket: bucket, name: name, metadata: metadata, downloadTokens: tokens, conditions: conditions), caller: .admin)
+            guard let name = queryName ?? part.metadata["name"]?.stringValue else {
+                throw EmulatorError.invalidArgument("Required: the object 'name'.")
+            }
+            let o = try s.storage.store(
+                part.upload, as: .init(bucket: bucket, name: name, metadata: metadata, downloadTokens: tokens, conditions: conditions), caller: .admin
+            )
             return .json(StorageJSON.gcs(o, base: base))
         case "resumable":
             let body = try await StorageHTTP.jsonObject(req)
@@ -62,14 +70,18 @@ enum GCSUploadRoutes {
             if metadata.contentEncoding == nil { metadata.contentEncoding = req.query("contentEncoding") }
             guard let name = queryName ?? body["name"]?.stringValue else { throw EmulatorError.invalidArgument("Required: the object 'name'.") }
             let size = try req.headers["X-Upload-Content-Length"].map { v -> Int64 in
-                guard let n = UploadProtocolHeaders.number(Substring(v)) else { throw EmulatorError.invalidArgument("X-Upload-Content-Length must be a number.") }
+                guard let n = UploadProtocolHeaders.number(Substring(v)) else {
+                    throw EmulatorError.invalidArgument("X-Upload-Content-Length must be a number.")
+                }
                 return n
             }
             let target = StorageService.UploadTarget(bucket: bucket, name: name, metadata: metadata, downloadTokens: tokens, conditions: conditions)
             let id = try s.storage.startSession(target, expectedSize: size, caller: .admin)
             let path = prefix == "/storage/v1" ? "/upload/storage/v1" : prefix
             var r = HTTPResponse(status: 200)
-            r.headers.set("Location", "\(base)\(path)/b/\(PercentEncoding.encode(bucket))/o?uploadType=resumable&name=\(PercentEncoding.encode(name))&upload_id=\(id)")
+            r.headers.set(
+                "Location",
+                "\(base)\(path)/b/\(PercentEncoding.encode(bucket))/o?uploadType=resumable&name=\(PercentEncoding.encode(name))&upload_id=\(id)")
             r.headers.set("X-GUploader-UploadID", id)
             return StorageHTTP.exposed(r)
         default:

@@ -14,7 +14,8 @@ enum SignedRequest {
         guard let algorithm = req.query("X-Goog-Algorithm") else { throw denied("The request is not signed (no X-Goog-Algorithm).") }
         guard algorithm == "GOOG4-RSA-SHA256" else { throw denied("Only GOOG4-RSA-SHA256 signatures can be verified (not \(algorithm)).") }
         guard let credential = req.query("X-Goog-Credential"), let date = req.query("X-Goog-Date"), let expiresText = req.query("X-Goog-Expires"),
-              let signedHeaders = req.query("X-Goog-SignedHeaders"), let signatureHex = req.query("X-Goog-Signature") else {
+            let signedHeaders = req.query("X-Goog-SignedHeaders"), let signatureHex = req.query("X-Goog-Signature")
+        else {
             throw denied("A V4 signed URL needs X-Goog-Credential, X-Goog-Date, X-Goog-Expires, X-Goog-SignedHeaders and X-Goog-Signature.")
         }
         guard let start = parseDate(date), let expires = Int64(expiresText), expires > 0, expires <= 604_800 else {
@@ -44,7 +45,8 @@ enum SignedRequest {
     }
 
     /// A POST policy: the signature over the base64 policy, its expiry and its conditions.
-    static func verifyPolicy(_ fields: [String: String], bucket: String, key: String, size: Int64, signers: CustomTokenSigners, now: Timestamp) throws {
+    static func verifyPolicy(_ fields: [String: String], bucket: String, key: String, size: Int64, signers: CustomTokenSigners, now: Timestamp) throws
+    {
         guard let policy = fields["policy"], let signature = fields["x-goog-signature"], let credential = fields["x-goog-credential"] else {
             throw denied("A POST policy upload needs policy, x-goog-signature and x-goog-credential fields.")
         }
@@ -61,7 +63,9 @@ enum SignedRequest {
                 for (k, v) in o where values[k.lowercased()] != v.stringValue { throw policyFailure("\(k) must be '\(v.stringValue ?? "")'") }
             } else if case .array(let a) = condition, a.count == 3, let op = a[0].stringValue?.lowercased() {
                 if op == "content-length-range" {
-                    guard let lo = a[1].intValue, let hi = a[2].intValue, size >= lo, size <= hi else { throw policyFailure("the size \(size) is outside content-length-range") }
+                    guard let lo = a[1].intValue, let hi = a[2].intValue, size >= lo, size <= hi else {
+                        throw policyFailure("the size \(size) is outside content-length-range")
+                    }
                     continue
                 }
                 guard let field = a[1].stringValue, field.hasPrefix("$"), let want = a[2].stringValue else { continue }
@@ -78,7 +82,9 @@ enum SignedRequest {
             throw denied("No key of '\(email)' is known: list its service-account file in auth.serviceAccounts to verify its signatures.")
         }
         guard let signature = unhex(signatureHex), signer.key.verifyRS256(Array(text.utf8), signature: signature) else {
-            throw EmulatorError(.permissionDenied, "The request signature we calculated does not match the signature you provided.", style: .xml(code: "SignatureDoesNotMatch"))
+            throw EmulatorError(
+                .permissionDenied, "The request signature we calculated does not match the signature you provided.",
+                style: .xml(code: "SignatureDoesNotMatch"))
         }
     }
 
@@ -93,7 +99,8 @@ enum SignedRequest {
         guard u.count == 16, u[8] == UInt8(ascii: "T"), u[15] == UInt8(ascii: "Z") else { return nil }
         func num(_ r: Range<Int>) -> Int64? { Int64(String(decoding: u[r], as: UTF8.self)) }
         guard let y = num(0..<4), let mo = num(4..<6), let d = num(6..<8), let h = num(9..<11), let mi = num(11..<13), let se = num(13..<15),
-              (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, se < 61 else { return nil }
+            (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, se < 61
+        else { return nil }
         return Timestamp(seconds: Timestamp.daysFromCivil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + se)
     }
 

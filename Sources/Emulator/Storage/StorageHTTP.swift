@@ -9,7 +9,8 @@ enum StorageHTTP {
     static let maxJSONBody = 1 << 20
 
     /// Response headers browsers may read (the SDKs read the upload protocol's).
-    static let exposedHeaders = "X-Goog-Upload-Status, X-Goog-Upload-URL, X-Goog-Upload-Size-Received, X-Goog-Upload-Chunk-Granularity, "
+    static let exposedHeaders =
+        "X-Goog-Upload-Status, X-Goog-Upload-URL, X-Goog-Upload-Size-Received, X-Goog-Upload-Chunk-Granularity, "
         + "X-Goog-Upload-Control-URL, X-GUploader-UploadID, X-Goog-Hash, X-Goog-Generation, X-Goog-Metageneration, Content-Range, "
         + "Content-Length, Content-Disposition, ETag, Location, Range"
 
@@ -138,7 +139,9 @@ enum StorageHTTP {
 
     /// A 501 naming an operation this emulator leaves out.
     static func notImplemented(_ operation: String) -> EmulatorError {
-        EmulatorError(.unimplemented, "\(operation) is not implemented by this Cloud Storage emulator.", style: .identityToolkit(reason: "notImplemented", omitStatus: true))
+        EmulatorError(
+            .unimplemented, "\(operation) is not implemented by this Cloud Storage emulator.",
+            style: .identityToolkit(reason: "notImplemented", omitStatus: true))
     }
 
     /// Adds the CORS exposure of the upload protocol's headers.

@@ -19,7 +19,8 @@ enum StorageJSON {
             "updated": .string(o.updated.rfc3339(fractionDigits: 3)), "storageClass": .string(o.storageClass),
             "size": .string(String(o.size)), "md5Hash": .string(o.md5Base64), "crc32c": .string(o.crc32cBase64),
             "etag": .string(o.etag), "contentEncoding": .string(o.metadata.contentEncoding ?? "identity"),
-            "contentDisposition": .string(o.metadata.contentDisposition ?? "inline; filename*=utf-8''" + PercentEncoding.encode(lastComponent(o.name))),
+            "contentDisposition": .string(
+                o.metadata.contentDisposition ?? "inline; filename*=utf-8''" + PercentEncoding.encode(lastComponent(o.name))),
         ]
         if !o.downloadTokens.isEmpty { j["downloadTokens"] = .string(o.downloadTokens.joined(separator: ",")) }
         if let v = o.metadata.contentLanguage { j["contentLanguage"] = .string(v) }
@@ -65,7 +66,9 @@ enum StorageJSON {
             "location": .string(b.location), "locationType": .string(b.location.contains("-") ? "region" : "multi-region"),
             "storageClass": .string(b.storageClass), "etag": "CAE=",
             "timeCreated": .string(b.timeCreated.rfc3339(fractionDigits: 3)), "updated": .string(b.updated.rfc3339(fractionDigits: 3)),
-            "iamConfiguration": ["bucketPolicyOnly": ["enabled": false], "uniformBucketLevelAccess": ["enabled": false], "publicAccessPrevention": "inherited"],
+            "iamConfiguration": [
+                "bucketPolicyOnly": ["enabled": false], "uniformBucketLevelAccess": ["enabled": false], "publicAccessPrevention": "inherited",
+            ],
             "rpo": "DEFAULT",
         ]
     }

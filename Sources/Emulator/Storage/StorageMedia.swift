@@ -26,7 +26,9 @@ enum StorageMedia {
         h.set("X-Goog-Hash", "crc32c=\(o.crc32cBase64),md5=\(o.md5Base64)")
         h.set("Accept-Ranges", "bytes")
         h.set("Cache-Control", o.metadata.cacheControl ?? "private, max-age=0")
-        if let d = o.metadata.contentDisposition { h.set("Content-Disposition", d) } else if firebase {
+        if let d = o.metadata.contentDisposition {
+            h.set("Content-Disposition", d)
+        } else if firebase {
             h.set("Content-Disposition", "inline; filename*=utf-8''" + PercentEncoding.encode(StorageJSON.lastComponent(o.name)))
         }
         if let l = o.metadata.contentLanguage { h.set("Content-Language", l) }
@@ -49,7 +51,8 @@ enum StorageMedia {
             h.set("Content-Range", "bytes \(start)-\(end)/\(o.size)")
             return stream(o, start: start, length: end - start + 1, status: 206, headers: h)
         case .unsatisfiable:
-            var r = ErrorResponder.response(for: EmulatorError(.outOfRange, "The requested range cannot be satisfied (the object has \(o.size) bytes).", httpStatus: 416))
+            var r = ErrorResponder.response(
+                for: EmulatorError(.outOfRange, "The requested range cannot be satisfied (the object has \(o.size) bytes).", httpStatus: 416))
             r.headers.set("Content-Range", "bytes */\(o.size)")
             return r
         }

@@ -44,9 +44,12 @@ enum StorageAdminRoutes {
         r.get(base) { _, m in
             let p = m["project"]
             try s.projects.requireKnown(p)
-            return .json(["buckets": .array(s.storage.bucketSummaries(project: p).map { b in
-                ["name": .string(b.name), "objects": .int(Int64(b.objects)), "bytes": .int(b.bytes)]
-            })])
+            return .json([
+                "buckets": .array(
+                    s.storage.bucketSummaries(project: p).map { b in
+                        ["name": .string(b.name), "objects": .int(Int64(b.objects)), "bytes": .int(b.bytes)]
+                    })
+            ])
         }
         r.delete(base + "/{bucket}/objects") { _, m in
             let bucket = m["bucket"]

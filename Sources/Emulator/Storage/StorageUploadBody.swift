@@ -36,7 +36,8 @@ enum StorageUploadBody {
     /// Reads a `multipart/related` upload body.
     static func multipart(_ req: HTTPRequest, _ storage: StorageService) async throws -> Multipart {
         guard let type = req.headers["Content-Type"], type.lowercased().hasPrefix("multipart/"),
-              let boundary = MultipartStreamParser.boundary(fromContentType: type) else {
+            let boundary = MultipartStreamParser.boundary(fromContentType: type)
+        else {
             throw EmulatorError.invalidArgument("A multipart upload needs Content-Type: multipart/related; boundary=...")
         }
         var parser: MultipartStreamParser

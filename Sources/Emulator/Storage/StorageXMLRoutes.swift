@@ -41,17 +41,20 @@ enum StorageXMLRoutes {
     static func serve(_ req: HTTPRequest, bucket: String, object: String, _ s: EmulatorServices) async throws -> HTTPResponse {
         try await xml {
             if s.storage.options.verifySignedURLs {
-                try SignedRequest.verifyURL(req, bucket: bucket, object: object, signers: s.auth.customTokenSigners,
-                                            now: s.projects.environment(for: s.storage.project(ofBucket: bucket)).clock.now())
+                try SignedRequest.verifyURL(
+                    req, bucket: bucket, object: object, signers: s.auth.customTokenSigners,
+                    now: s.projects.environment(for: s.storage.project(ofBucket: bucket)).clock.now())
             }
-            let conditions = StorageConditions(ifGenerationMatch: try header(req, "x-goog-if-generation-match"),
-                                               ifMetagenerationMatch: try header(req, "x-goog-if-metageneration-match"),
-                                               generation: try StorageHTTP.int64(req, "generation"))
+            let conditions = StorageConditions(
+                ifGenerationMatch: try header(req, "x-goog-if-generation-match"),
+                ifMetagenerationMatch: try header(req, "x-goog-if-metageneration-match"),
+                generation: try StorageHTTP.int64(req, "generation"))
             switch req.method {
             case "PUT":
-                var metadata = ObjectMetadata(contentType: req.headers["Content-Type"], contentEncoding: req.headers["Content-Encoding"],
-                                              contentDisposition: req.headers["Content-Disposition"], contentLanguage: req.headers["Content-Language"],
-                                              cacheControl: req.headers["Cache-Control"])
+                var metadata = ObjectMetadata(
+                    contentType: req.headers["Content-Type"], contentEncoding: req.headers["Content-Encoding"],
+                    contentDisposition: req.headers["Content-Disposition"], contentLanguage: req.headers["Content-Language"],
+                    cacheControl: req.headers["Cache-Control"])
                 for (name, value) in req.headers where name.lowercased().hasPrefix("x-goog-meta-") {
                     metadata.custom[String(name.dropFirst(12)).lowercased()] = value
                 }
@@ -89,7 +92,8 @@ enum StorageXMLRoutes {
     /// `success_action_status`, the policy and its signature), then the `file` part, streamed.
     static func postPolicy(_ req: HTTPRequest, bucket: String, _ s: EmulatorServices) async throws -> HTTPResponse {
         guard let type = req.headers["Content-Type"], type.lowercased().hasPrefix("multipart/form-data"),
-              let boundary = MultipartStreamParser.boundary(fromContentType: type) else {
+            let boundary = MultipartStreamParser.boundary(fromContentType: type)
+        else {
             throw EmulatorError.invalidArgument("A POST policy upload needs Content-Type: multipart/form-data; boundary=...")
         }
         var parser: MultipartStreamParser
@@ -114,13 +118,19 @@ enum StorageXMLRoutes {
                         upload = try s.storage.startUpload()
                     }
                 case .content(let bytes):
-                    if current?.name == "file", !fileDone, let upload { try upload.append(bytes) } else {
+                    if current?.name == "file", !fileDone, let upload {
+                        try upload.append(bytes)
+                    } else {
                         guard value.count + bytes.count <= 64 * 1024 else { throw EmulatorError.invalidArgument("A form field exceeds 64 KiB.") }
                         value += bytes
                     }
                 case .partEnd:
                     if let c = current {
-                        if c.name == "file" { fileDone = true } else if !fileDone { fields[c.name.lowercased()] = String(decoding: value, as: UTF8.self) }
+                        if c.name == "file" {
+                            fileDone = true
+                        } else if !fileDone {
+                            fields[c.name.lowercased()] = String(decoding: value, as: UTF8.self)
+                        }
                     }
                     current = nil
                 case .end: break
@@ -141,11 +151,13 @@ enum StorageXMLRoutes {
         guard var key = fields["key"], !key.isEmpty else { throw EmulatorError.invalidArgument("The form has no 'key' field.") }
         key = key.replacing("${filename}", with: fileName ?? "")
         if s.storage.options.verifySignedURLs {
-            try SignedRequest.verifyPolicy(fields, bucket: bucket, key: key, size: upload.size, signers: s.auth.customTokenSigners,
-                                           now: s.projects.environment(for: s.storage.project(ofBucket: bucket)).clock.now())
+            try SignedRequest.verifyPolicy(
+                fields, bucket: bucket, key: key, size: upload.size, signers: s.auth.customTokenSigners,
+                now: s.projects.environment(for: s.storage.project(ofBucket: bucket)).clock.now())
         }
-        var metadata = ObjectMetadata(contentType: fields["content-type"] ?? fileType, contentEncoding: fields["content-encoding"],
-                                      contentDisposition: fields["content-disposition"], cacheControl: fields["cache-control"])
+        var metadata = ObjectMetadata(
+            contentType: fields["content-type"] ?? fileType, contentEncoding: fields["content-encoding"],
+            contentDisposition: fields["content-disposition"], cacheControl: fields["cache-control"])
         for (k, v) in fields where k.hasPrefix("x-goog-meta-") { metadata.custom[String(k.dropFirst(12))] = v }
         let o = try s.storage.store(upload, as: .init(bucket: bucket, name: key, metadata: metadata), caller: .admin)
         let etag = "\"\(SignedRequest.hex(o.blob.md5))\""
@@ -153,8 +165,9 @@ enum StorageXMLRoutes {
         case "201"?:
             let location = StorageHTTP.base(req, s) + "/\(PercentEncoding.encode(bucket))/\(PercentEncoding.encode(key))"
             func x(_ t: String) -> String { t.replacing("&", with: "&amp;").replacing("<", with: "&lt;").replacing(">", with: "&gt;") }
-            var r = HTTPResponse.text("<?xml version='1.0' encoding='UTF-8'?><PostResponse><Location>\(x(location))</Location><Bucket>\(x(bucket))</Bucket>"
-                + "<Key>\(x(key))</Key><ETag>\(x(etag))</ETag></PostResponse>", status: 201, contentType: "application/xml; charset=UTF-8")
+            var r = HTTPResponse.text(
+                "<?xml version='1.0' encoding='UTF-8'?><PostResponse><Location>\(x(location))</Location><Bucket>\(x(bucket))</Bucket>"
+                    + "<Key>\(x(key))</Key><ETag>\(x(etag))</ETag></PostResponse>", status: 201, contentType: "application/xml; charset=UTF-8")
             r.headers.set("ETag", etag)
             return r
         case "200"?:

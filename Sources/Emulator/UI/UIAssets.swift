@@ -17,8 +17,9 @@ enum UIAssets {
         var files: [String: UIAsset] = [:]
         for f in UnsafeBufferPointer(start: table, count: count) {
             let name = String(cString: f.name)
-            files[name] = UIAsset(contentType: UIAsset.contentType(forName: name),
-                                  bytes: Array(UnsafeBufferPointer(start: f.bytes, count: f.count)))
+            files[name] = UIAsset(
+                contentType: UIAsset.contentType(forName: name),
+                bytes: Array(UnsafeBufferPointer(start: f.bytes, count: f.count)))
         }
         return files
     }()

@@ -8,7 +8,8 @@ import EmulatorHTTP
 /// inline code, no framing) so that data shown by the UI can never run as code.
 enum UIRoutes {
     /// What the UI may load: only its own assets and its own origin's APIs.
-    static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    static let contentSecurityPolicy =
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
         + "font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
     static func register(_ r: inout Router, _ s: EmulatorServices) {

@@ -11,9 +11,11 @@ public enum BlockingPayload {
     /// `BlockingCredential` JSON) `raw_user_info` and `sign_in_attributes` always, and the OAuth
     /// tokens only when the function asked for them (`forward`: `idToken`, `accessToken`,
     /// `refreshToken`, the decorator's options), as production forwards them.
-    public static func claims(project: String, event: String, signInMethod: String, user: JSON, eventId: String, now: Timestamp,
-                              audience: String, secondFactor: String? = nil, credential: JSON? = nil, locale: String = "en",
-                              forward: Set<String> = []) -> UTF8Dictionary<JSON> {
+    public static func claims(
+        project: String, event: String, signInMethod: String, user: JSON, eventId: String, now: Timestamp,
+        audience: String, secondFactor: String? = nil, credential: JSON? = nil, locale: String = "en",
+        forward: Set<String> = []
+    ) -> UTF8Dictionary<JSON> {
         let uid = user["localId"]?.stringValue ?? ""
         var claims: UTF8Dictionary<JSON> = [
             "iss": .string("https://securetoken.google.com/\(project)"), "aud": .string(audience), "iat": .int(now.seconds),
@@ -39,31 +41,42 @@ public enum BlockingPayload {
 
     /// The user record as the SDK decodes it (`metadata.creation_time` and `provider_data` are required).
     public static func userRecord(_ u: JSON) -> JSON {
-        var r: UTF8Dictionary<JSON> = ["uid": u["localId"] ?? "", "email_verified": .bool(u["emailVerified"]?.boolValue ?? false),
-                                 "disabled": .bool(u["disabled"]?.boolValue ?? false)]
-        let copies = [("email", "email"), ("displayName", "display_name"), ("photoUrl", "photo_url"), ("phoneNumber", "phone_number"),
-                      ("tenantId", "tenant_id")]
+        var r: UTF8Dictionary<JSON> = [
+            "uid": u["localId"] ?? "", "email_verified": .bool(u["emailVerified"]?.boolValue ?? false),
+            "disabled": .bool(u["disabled"]?.boolValue ?? false),
+        ]
+        let copies = [
+            ("email", "email"), ("displayName", "display_name"), ("photoUrl", "photo_url"), ("phoneNumber", "phone_number"),
+            ("tenantId", "tenant_id"),
+        ]
         for (from, to) in copies { if let v = u[from]?.stringValue { r[to] = .string(v) } }
         if let text = u["customAttributes"]?.stringValue, case .object(let c)? = try? JSON.parse(text), !c.isEmpty { r["custom_claims"] = .object(c) }
         var metadata: UTF8Dictionary<JSON> = ["creation_time": .int(number(u["createdAt"]) ?? 0)]
         if let last = number(u["lastLoginAt"]) { metadata["last_sign_in_time"] = .int(last) }
         r["metadata"] = .object(metadata)
         if let valid = number(u["validSince"]) { r["tokens_valid_after_time"] = .int(valid) }
-        r["provider_data"] = .array((u["providerUserInfo"]?.arrayValue ?? []).map { p in
-            var o: UTF8Dictionary<JSON> = ["uid": p["rawId"] ?? p["federatedId"] ?? "", "provider_id": p["providerId"] ?? ""]
-            for (from, to) in [("email", "email"), ("displayName", "display_name"), ("photoUrl", "photo_url"), ("phoneNumber", "phone_number")] {
-                if let v = p[from]?.stringValue { o[to] = .string(v) }
-            }
-            return .object(o)
-        })
-        if case .array(let factors)? = u["mfaInfo"], !factors.isEmpty {
-            r["multi_factor"] = ["enrolled_factors": .array(factors.map { f in
-                var o: UTF8Dictionary<JSON> = ["uid": f["mfaEnrollmentId"] ?? "", "factor_id": f["phoneInfo"] != nil ? "phone" : (f["totpInfo"] != nil ? "totp" : "phone")]
-                if let d = f["displayName"]?.stringValue { o["display_name"] = .string(d) }
-                if let p = f["phoneInfo"]?.stringValue { o["phone_number"] = .string(p) }
-                if let t = f["enrolledAt"]?.stringValue { o["enrollment_time"] = .string(t) }
+        r["provider_data"] = .array(
+            (u["providerUserInfo"]?.arrayValue ?? []).map { p in
+                var o: UTF8Dictionary<JSON> = ["uid": p["rawId"] ?? p["federatedId"] ?? "", "provider_id": p["providerId"] ?? ""]
+                for (from, to) in [("email", "email"), ("displayName", "display_name"), ("photoUrl", "photo_url"), ("phoneNumber", "phone_number")] {
+                    if let v = p[from]?.stringValue { o[to] = .string(v) }
+                }
                 return .object(o)
-            })]
+            })
+        if case .array(let factors)? = u["mfaInfo"], !factors.isEmpty {
+            r["multi_factor"] = [
+                "enrolled_factors": .array(
+                    factors.map { f in
+                        var o: UTF8Dictionary<JSON> = [
+                            "uid": f["mfaEnrollmentId"] ?? "",
+                            "factor_id": f["phoneInfo"] != nil ? "phone" : (f["totpInfo"] != nil ? "totp" : "phone"),
+                        ]
+                        if let d = f["displayName"]?.stringValue { o["display_name"] = .string(d) }
+                        if let p = f["phoneInfo"]?.stringValue { o["phone_number"] = .string(p) }
+                        if let t = f["enrolledAt"]?.stringValue { o["enrollment_time"] = .string(t) }
+                        return .object(o)
+                    })
+            ]
         }
         return .object(r)
     }
@@ -84,9 +97,13 @@ public enum BlockingPayload {
     /// named in `updateMask` (both `photoURL`, which the SDKs send, and `photoUrl` are accepted), or
     /// nil when nothing changes. Throws `INVALID_ARGUMENT` for an answer of the wrong shape.
     public static func changes(fromResponse body: JSON) throws -> JSON? {
-        guard case .object(let root) = body else { throw HttpsError(.invalidArgument, "the blocking function answered something other than a JSON object") }
+        guard case .object(let root) = body else {
+            throw HttpsError(.invalidArgument, "the blocking function answered something other than a JSON object")
+        }
         guard let record = root["userRecord"] else { return nil }
-        guard case .object(let r) = record else { throw HttpsError(.invalidArgument, "userRecord in the blocking function's answer is not an object") }
+        guard case .object(let r) = record else {
+            throw HttpsError(.invalidArgument, "userRecord in the blocking function's answer is not an object")
+        }
         let mask = Set((r["updateMask"]?.stringValue ?? "").split(separator: ",").map { $0.trimming(" ") })
         var out: UTF8Dictionary<JSON> = [:]
         for key in mask {

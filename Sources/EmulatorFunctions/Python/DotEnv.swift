@@ -28,13 +28,20 @@ public enum DotEnv {
             // Skip blank space and comment lines.
             while i < chars.count, chars[i] == " " || chars[i] == "\t" { i += 1 }
             if i == chars.count { break }
-            if chars[i] == "\n" { i += 1; line += 1; continue }
+            if chars[i] == "\n" {
+                i += 1
+                line += 1
+                continue
+            }
             if chars[i] == "#" {
                 while i < chars.count, chars[i] != "\n" { i += 1 }
                 continue
             }
             var key = ""
-            while i < chars.count, isKeyChar(chars[i]) { key.unicodeScalars.append(chars[i]); i += 1 }
+            while i < chars.count, isKeyChar(chars[i]) {
+                key.unicodeScalars.append(chars[i])
+                i += 1
+            }
             if key == "export" && i < chars.count && chars[i] == " " { throw fail("'export' is not supported; write KEY=VALUE") }
             guard !key.isEmpty else { throw fail("expected KEY=VALUE") }
             while i < chars.count, chars[i] == " " || chars[i] == "\t" { i += 1 }
@@ -49,7 +56,11 @@ public enum DotEnv {
                 var closed = false
                 while i < chars.count {
                     let c = chars[i]
-                    if c == quote { closed = true; i += 1; break }
+                    if c == quote {
+                        closed = true
+                        i += 1
+                        break
+                    }
                     if c == "\n" { line += 1 }
                     if quote == "\"", c == "\\", i + 1 < chars.count {
                         let n = chars[i + 1]
@@ -59,7 +70,9 @@ public enum DotEnv {
                         case "t": value.append("\t")
                         case "v": value.append("\u{0B}")
                         case "\\", "\"", "'": value.append(n)
-                        default: value.append(c); value.append(n)
+                        default:
+                            value.append(c)
+                            value.append(n)
                         }
                         if n == "\n" { line += 1 }
                         i += 2
@@ -73,7 +86,10 @@ public enum DotEnv {
                 if i < chars.count, chars[i] == "#" { while i < chars.count, chars[i] != "\n" { i += 1 } }
                 guard i == chars.count || chars[i] == "\n" else { throw fail("unexpected text after the quoted value of \(key)") }
             } else {
-                while i < chars.count, chars[i] != "\n", chars[i] != "#" { value.append(chars[i]); i += 1 }
+                while i < chars.count, chars[i] != "\n", chars[i] != "#" {
+                    value.append(chars[i])
+                    i += 1
+                }
                 while i < chars.count, chars[i] != "\n" { i += 1 }
             }
             try validateKey(key)
@@ -87,11 +103,14 @@ public enum DotEnv {
     public static func validateKey(_ key: String) throws {
         if reservedKeys.contains(key) { throw HttpsError(.invalidArgument, "key \(key) is reserved for internal use") }
         guard let first = key.first, first == "_" || ("A"..."Z").contains(first),
-              key.allSatisfy({ $0 == "_" || ("A"..."Z").contains($0) || ("0"..."9").contains($0) })
+            key.allSatisfy({ $0 == "_" || ("A"..."Z").contains($0) || ("0"..."9").contains($0) })
         else {
-            throw HttpsError(.invalidArgument, "key \(key) must start with an upper-case letter or '_' and hold only upper-case letters, digits and '_'")
+            throw HttpsError(
+                .invalidArgument, "key \(key) must start with an upper-case letter or '_' and hold only upper-case letters, digits and '_'")
         }
-        if let p = reservedPrefixes.first(where: { key.hasPrefix($0) }) { throw HttpsError(.invalidArgument, "key \(key) starts with the reserved prefix \(p)") }
+        if let p = reservedPrefixes.first(where: { key.hasPrefix($0) }) {
+            throw HttpsError(.invalidArgument, "key \(key) starts with the reserved prefix \(p)")
+        }
     }
 }
 
@@ -102,8 +121,15 @@ extension String {
         out.reserveCapacity(utf8.count)
         var lastCR = false
         for c in unicodeScalars {
-            if c == "\r" { out.append("\n"); lastCR = true; continue }
-            if c == "\n" && lastCR { lastCR = false; continue }
+            if c == "\r" {
+                out.append("\n")
+                lastCR = true
+                continue
+            }
+            if c == "\n" && lastCR {
+                lastCR = false
+                continue
+            }
             lastCR = false
             out.unicodeScalars.append(c)
         }

@@ -37,15 +37,19 @@ public struct FunctionEnvironment: Sendable, Equatable {
 
     /// Variables this layer strips from the inherited environment: they would point the function's
     /// libraries somewhere else than the emulator, or confuse the venv.
-    static let dropped: Set<String> = ["PYTHONHOME", "PYTHONPATH", "VIRTUAL_ENV", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "FIREBASE_CONFIG",
-                                       "PUBSUB_EMULATOR_HOST", "FIREBASE_DATABASE_EMULATOR_HOST", "FIREBASE_STORAGE_EMULATOR_HOST",
-                                       "STORAGE_EMULATOR_HOST", "CLOUD_EVENTARC_EMULATOR_HOST", "FUNCTION_TARGET", "FUNCTION_SIGNATURE_TYPE",
-                                       "K_SERVICE", "ADMIN_PORT", "PORT", "CLOUD_RUN_TIMEOUT_SECONDS", "FUNCTIONS_EMULATOR_HOST"]
+    static let dropped: Set<String> = [
+        "PYTHONHOME", "PYTHONPATH", "VIRTUAL_ENV", "GOOGLE_CLOUD_PROJECT", "GCLOUD_PROJECT", "FIREBASE_CONFIG",
+        "PUBSUB_EMULATOR_HOST", "FIREBASE_DATABASE_EMULATOR_HOST", "FIREBASE_STORAGE_EMULATOR_HOST",
+        "STORAGE_EMULATOR_HOST", "CLOUD_EVENTARC_EMULATOR_HOST", "FUNCTION_TARGET", "FUNCTION_SIGNATURE_TYPE",
+        "K_SERVICE", "ADMIN_PORT", "PORT", "CLOUD_RUN_TIMEOUT_SECONDS", "FUNCTIONS_EMULATOR_HOST",
+    ]
 
     /// `FIREBASE_CONFIG` for a project (the CLI's shape for a demo project).
     public static func firebaseConfig(project: String) -> String {
-        JSON.object(["projectId": .string(project), "storageBucket": .string("\(project).appspot.com"),
-                     "databaseURL": .string("https://\(project)-default-rtdb.firebaseio.com")]).serialized()
+        JSON.object([
+            "projectId": .string(project), "storageBucket": .string("\(project).appspot.com"),
+            "databaseURL": .string("https://\(project)-default-rtdb.firebaseio.com"),
+        ]).serialized()
     }
 
     /// What every process of the codebase gets (the launcher and the admin server too).

@@ -45,8 +45,10 @@ public struct FunctionManifest: Sendable, Equatable {
     static let storagePrefix = "google.cloud.storage.object.v1."
     static let storageEvents: Set<String> = ["finalized", "deleted", "metadataUpdated", "archived"]
     /// Blocking event types the host emulates, to its event names.
-    static let blockingTypes = ["providers/cloud.auth/eventTypes/user.beforeCreate": "beforeCreate",
-                                "providers/cloud.auth/eventTypes/user.beforeSignIn": "beforeSignIn"]
+    static let blockingTypes = [
+        "providers/cloud.auth/eventTypes/user.beforeCreate": "beforeCreate",
+        "providers/cloud.auth/eventTypes/user.beforeSignIn": "beforeSignIn",
+    ]
 
     /// Converts the manifest; throws `INVALID_ARGUMENT` when it is not a v1alpha1 manifest at all.
     public init(json: JSON) throws {
@@ -101,11 +103,15 @@ public struct FunctionManifest: Sendable, Equatable {
         }
         let regions = (e["region"]?.arrayValue ?? []).compactMap(\.stringValue)
         let timeout = e["timeoutSeconds"]?.doubleValue ?? 60
-        func make(_ t: FunctionTrigger, sig: String, retry: Bool = false, maxAttempts: Int? = nil, eventType: String? = nil,
-                  filters: [String: String] = [:]) -> ManifestEndpoint {
-            ManifestEndpoint(definition: FunctionDefinition(name: name, regions: regions.isEmpty ? ["us-central1"] : regions, trigger: t, retry: retry,
-                                                            timeoutSeconds: timeout > 0 ? timeout : 60, maxAttempts: maxAttempts),
-                             signatureType: sig, eventType: eventType, eventFilters: filters)
+        func make(
+            _ t: FunctionTrigger, sig: String, retry: Bool = false, maxAttempts: Int? = nil, eventType: String? = nil,
+            filters: [String: String] = [:]
+        ) -> ManifestEndpoint {
+            ManifestEndpoint(
+                definition: FunctionDefinition(
+                    name: name, regions: regions.isEmpty ? ["us-central1"] : regions, trigger: t, retry: retry,
+                    timeoutSeconds: timeout > 0 ? timeout : 60, maxAttempts: maxAttempts),
+                signatureType: sig, eventType: eventType, eventFilters: filters)
         }
         if e["callableTrigger"]?.objectValue != nil { return make(.callable, sig: "http") }
         if e["httpsTrigger"]?.objectValue != nil { return make(.http, sig: "http") }
@@ -121,8 +127,9 @@ public struct FunctionManifest: Sendable, Equatable {
         if let s = e["scheduleTrigger"] {
             guard let schedule = s["schedule"]?.stringValue else { throw HttpsError(.invalidArgument, "scheduleTrigger has no schedule") }
             let retries = s["retryConfig"]?["retryCount"]?.intValue ?? 0
-            return make(.scheduled(schedule: schedule, timeZone: s["timeZone"]?.stringValue), sig: "http", retry: retries > 0,
-                        maxAttempts: retries > 0 ? Int(retries) + 1 : nil)
+            return make(
+                .scheduled(schedule: schedule, timeZone: s["timeZone"]?.stringValue), sig: "http", retry: retries > 0,
+                maxAttempts: retries > 0 ? Int(retries) + 1 : nil)
         }
         if let t = e["taskQueueTrigger"] {
             let attempts = t["retryConfig"]?["maxAttempts"]?.intValue ?? 3
@@ -138,10 +145,16 @@ public struct FunctionManifest: Sendable, Equatable {
             if type.hasPrefix(firestorePrefix) {
                 var kind = String(type.dropFirst(firestorePrefix.count))
                 if kind.hasSuffix(".withAuthContext") { kind = String(kind.dropLast(".withAuthContext".count)) }
-                guard let event = DocumentEventType(rawValue: kind) else { throw HttpsError(.invalidArgument, "Firestore event '\(type)' is not known") }
-                guard let pattern = patterns["document"] ?? filters["document"] else { throw HttpsError(.invalidArgument, "Firestore trigger has no document filter") }
+                guard let event = DocumentEventType(rawValue: kind) else {
+                    throw HttpsError(.invalidArgument, "Firestore event '\(type)' is not known")
+                }
+                guard let pattern = patterns["document"] ?? filters["document"] else {
+                    throw HttpsError(.invalidArgument, "Firestore trigger has no document filter")
+                }
                 let database = filters["database"] ?? "(default)"
-                guard database == "(default)" else { throw HttpsError(.invalidArgument, "triggers on database '\(database)' are not emulated (only (default))") }
+                guard database == "(default)" else {
+                    throw HttpsError(.invalidArgument, "triggers on database '\(database)' are not emulated (only (default))")
+                }
                 var f = filters
                 f["document"] = pattern
                 f["database"] = database

@@ -48,7 +48,11 @@ final class InvocationOutput: Sendable {
     /// Adds a line (up to `maxLines`).
     func append(_ line: String) {
         state.withLock { s in
-            if s.lines.count < Self.maxLines { s.lines.append(line) } else if s.lines.count == Self.maxLines { s.lines.append("… (more output not kept)") }
+            if s.lines.count < Self.maxLines {
+                s.lines.append(line)
+            } else if s.lines.count == Self.maxLines {
+                s.lines.append("… (more output not kept)")
+            }
         }
     }
 

@@ -1,8 +1,9 @@
+import Dispatch
+import EmulatorCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Dispatch
-import EmulatorCore
 
 /// What a codebase's launcher reports (one JSON line each; see `PythonLauncherScript`).
 public enum LauncherEvent: Sendable, Equatable {
@@ -90,15 +91,21 @@ public final class LauncherProcess: LauncherChannel {
         env["EMULATOR_PARENT_PID"] = String(getpid())
         env["EMULATOR_PREFORK"] = prefork ? "1" : "0"
         let label = self.label, logger = self.logger
-        let p = try ChildProcess.start(command: [python, "-c", PythonLauncherScript.source, "launcher"], environment: env,
-                                       workingDirectory: workingDirectory, searchPath: false, input: .pipe, captureOutput: true,
-                                       errorOutput: .capture) { termination in
+        let p = try ChildProcess.start(
+            command: [python, "-c", PythonLauncherScript.source, "launcher"], environment: env,
+            workingDirectory: workingDirectory, searchPath: false, input: .pipe, captureOutput: true,
+            errorOutput: .capture
+        ) { termination in
             // Let the reader drain the last events first (it ends at EOF, which comes no later).
             DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { handler(.closed(status: termination.status)) }
         }
         process.withLock { $0 = p }
         ChildProcess.forEachLine(of: { p.readOutput() }, name: "py-launcher-out") { line in
-            if let ev = LauncherEvent.parse(line) { handler(ev) } else if !line.isEmpty { logger.log(.warning, "functions", "\(label): launcher: \(line)") }
+            if let ev = LauncherEvent.parse(line) {
+                handler(ev)
+            } else if !line.isEmpty {
+                logger.log(.warning, "functions", "\(label): launcher: \(line)")
+            }
         }
         ChildProcess.forEachLine(of: { p.readErrorOutput() }, name: "py-launcher-err") { line in
             if !line.isEmpty { logger.log(.warning, "functions", "\(label): launcher: \(line)") }

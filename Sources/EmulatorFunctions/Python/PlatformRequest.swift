@@ -21,12 +21,15 @@ public struct PlatformRequest: Sendable, Equatable {
     public var body: [UInt8]
 
     /// The `google-cloudevents` schema of Firestore event data.
-    public static let firestoreDataSchema = "https://github.com/googleapis/google-cloudevents/blob/main/proto/google/events/cloud/firestore/v1/data.proto"
+    public static let firestoreDataSchema =
+        "https://github.com/googleapis/google-cloudevents/blob/main/proto/google/events/cloud/firestore/v1/data.proto"
 
     /// A Firestore document event in binary mode: attributes as `ce-*` headers (every extension the
     /// SDK reads), body `data` = the encoded `DocumentEventData`.
-    public static func firestore(project: String, location: String, eventType: String, event: BackgroundEvent, data: [UInt8],
-                                 authType: String = "unknown", authId: String? = nil) -> PlatformRequest {
+    public static func firestore(
+        project: String, location: String, eventType: String, event: BackgroundEvent, data: [UInt8],
+        authType: String = "unknown", authId: String? = nil
+    ) -> PlatformRequest {
         var h: [String: String] = [
             "Content-Type": "application/protobuf", "ce-specversion": "1.0", "ce-id": event.id,
             "ce-source": "//firestore.googleapis.com/projects/\(project)/databases/(default)", "ce-type": eventType,
@@ -44,13 +47,15 @@ public struct PlatformRequest: Sendable, Equatable {
     /// field paths (names that are not simple identifiers are quoted with backticks).
     public static func changedFields(before: JSON?, after: JSON?) -> [String] {
         guard let b = before?["fields"]?.objectValue ?? (before == nil ? nil : [:]),
-              let a = after?["fields"]?.objectValue ?? (after == nil ? nil : [:]) else { return [] }
+            let a = after?["fields"]?.objectValue ?? (after == nil ? nil : [:])
+        else { return [] }
         return Set(b.keys).union(a.keys).filter { b[$0] != a[$0] }.sorted().map(fieldPath)
     }
 
     /// One field name as a field path segment.
     static func fieldPath(_ name: String) -> String {
-        let simple = !name.isEmpty && name.unicodeScalars.allSatisfy { $0.isASCIILetter || $0 == "_" || ("0"..."9").contains($0) }
+        let simple =
+            !name.isEmpty && name.unicodeScalars.allSatisfy { $0.isASCIILetter || $0 == "_" || ("0"..."9").contains($0) }
             && !(name.unicodeScalars.first.map { ("0"..."9").contains($0) } ?? false)
         if simple { return name }
         return "`" + name.replacing("\\", with: "\\\\").replacing("`", with: "\\`") + "`"
@@ -69,13 +74,17 @@ public struct PlatformRequest: Sendable, Equatable {
     /// fractional digits).
     public static func pubsub(project: String, topic: String, subscription: String, event: BackgroundEvent) -> PlatformRequest {
         var message = event.after?.objectValue ?? [:]
-        if let t = message["publishTime"]?.stringValue.flatMap({ Timestamp(rfc3339: $0) }) { message["publishTime"] = .string(t.rfc3339(fractionDigits: 6)) }
+        if let t = message["publishTime"]?.stringValue.flatMap({ Timestamp(rfc3339: $0) }) {
+            message["publishTime"] = .string(t.rfc3339(fractionDigits: 6))
+        }
         message["message_id"] = message["messageId"]
         message["publish_time"] = message["publishTime"]
-        let ce: JSON = ["specversion": "1.0", "id": .string(event.id), "source": .string("//pubsub.googleapis.com/projects/\(project)/topics/\(topic)"),
-                        "type": "google.cloud.pubsub.topic.v1.messagePublished", "time": .string(event.time.rfc3339(fractionDigits: 6)),
-                        "datacontenttype": "application/json",
-                        "data": ["message": .object(message), "subscription": .string("projects/\(project)/subscriptions/\(subscription)")]]
+        let ce: JSON = [
+            "specversion": "1.0", "id": .string(event.id), "source": .string("//pubsub.googleapis.com/projects/\(project)/topics/\(topic)"),
+            "type": "google.cloud.pubsub.topic.v1.messagePublished", "time": .string(event.time.rfc3339(fractionDigits: 6)),
+            "datacontenttype": "application/json",
+            "data": ["message": .object(message), "subscription": .string("projects/\(project)/subscriptions/\(subscription)")],
+        ]
         return PlatformRequest(headers: ["Content-Type": "application/cloudevents+json"], body: ce.serializedBytes())
     }
 
@@ -83,17 +92,22 @@ public struct PlatformRequest: Sendable, Equatable {
     /// the object's Cloud Storage JSON (the Python SDK parses `time` with fractional seconds).
     public static func storage(bucket: String, event kind: String, _ event: BackgroundEvent) -> PlatformRequest {
         let name = event.after?["name"]?.stringValue ?? ""
-        let ce: JSON = ["specversion": "1.0", "id": .string(event.id), "source": .string("//storage.googleapis.com/projects/_/buckets/\(bucket)"),
-                        "subject": .string("objects/\(name)"), "type": .string("google.cloud.storage.object.v1.\(kind)"),
-                        "time": .string(event.time.rfc3339(fractionDigits: 6)), "datacontenttype": "application/json",
-                        "data": event.after ?? .object([:])]
+        let ce: JSON = [
+            "specversion": "1.0", "id": .string(event.id), "source": .string("//storage.googleapis.com/projects/_/buckets/\(bucket)"),
+            "subject": .string("objects/\(name)"), "type": .string("google.cloud.storage.object.v1.\(kind)"),
+            "time": .string(event.time.rfc3339(fractionDigits: 6)), "datacontenttype": "application/json",
+            "data": event.after ?? .object([:]),
+        ]
         return PlatformRequest(headers: ["Content-Type": "application/cloudevents+json"], body: ce.serializedBytes())
     }
 
     /// A Cloud Scheduler run: an empty POST with the job's name and schedule time.
     public static func scheduled(name: String, region: String, scheduleTime: Timestamp) -> PlatformRequest {
-        PlatformRequest(headers: ["X-CloudScheduler-JobName": "firebase-schedule-\(name)-\(region)", "X-CloudScheduler-ScheduleTime": scheduleTime.rfc3339(),
-                                  "User-Agent": "Google-Cloud-Scheduler", "Content-Type": "application/json"], body: [])
+        PlatformRequest(
+            headers: [
+                "X-CloudScheduler-JobName": "firebase-schedule-\(name)-\(region)", "X-CloudScheduler-ScheduleTime": scheduleTime.rfc3339(),
+                "User-Agent": "Google-Cloud-Scheduler", "Content-Type": "application/json",
+            ], body: [])
     }
 
     /// A Cloud Tasks dispatch: the task's body and headers plus the `X-CloudTasks-*` ones.

@@ -34,10 +34,12 @@ struct PythonBackend: FunctionBackend {
             guard let encoder = codebase.documentEncoder else {
                 throw HttpsError(.unimplemented, "Firestore triggers of Python codebases need the protobuf codec, which this build lacks")
             }
-            let data = try encoder.encode(value: ev.after, oldValue: ev.before,
-                                          updateMask: ev.before != nil && ev.after != nil ? PlatformRequest.changedFields(before: ev.before, after: ev.after) : [])
-            request = .firestore(project: ctx.projectId, location: def.region, eventType: endpoint.eventType ?? "", event: ev, data: data,
-                                 authType: ev.principal?.type ?? "unknown", authId: ev.principal?.id)
+            let data = try encoder.encode(
+                value: ev.after, oldValue: ev.before,
+                updateMask: ev.before != nil && ev.after != nil ? PlatformRequest.changedFields(before: ev.before, after: ev.after) : [])
+            request = .firestore(
+                project: ctx.projectId, location: def.region, eventType: endpoint.eventType ?? "", event: ev, data: data,
+                authType: ev.principal?.type ?? "unknown", authId: ev.principal?.id)
         case .pubsub(let topic):
             request = .pubsub(project: ctx.projectId, topic: topic, subscription: "eventarc-\(def.region)-\(def.name)", event: ev)
         case .storage(let bucket, let kind):
@@ -49,8 +51,9 @@ struct PythonBackend: FunctionBackend {
         default:
             throw HttpsError(.unimplemented, "\(def.trigger.summary) events are not delivered to Python functions")
         }
-        let r = try await codebase.forward(endpoint, method: request.method, path: request.path, headers: request.headers.sorted { $0.key < $1.key },
-                                           body: request.body, ctx: ctx)
+        let r = try await codebase.forward(
+            endpoint, method: request.method, path: request.path, headers: request.headers.sorted { $0.key < $1.key },
+            body: request.body, ctx: ctx)
         guard (200..<300).contains(r.status) else {
             let text = String(decoding: r.body.prefix(500), as: UTF8.self)
             throw HttpsError(.internal, "function answered \(r.status)" + (text.isEmpty ? "" : ": \(text)"))
@@ -60,13 +63,15 @@ struct PythonBackend: FunctionBackend {
     /// Sends the unsigned JWT; returns the masked changes, or throws the function's error.
     func blocking(_ def: FunctionDefinition, _ payload: JSON, _ ctx: FunctionContext) async throws -> JSON? {
         let event = payload["eventType"]?.stringValue ?? ""
-        let claims = BlockingPayload.claims(project: ctx.projectId, event: event, signInMethod: payload["signInMethod"]?.stringValue ?? "password",
-                                            user: payload["user"] ?? [:], eventId: payload["eventId"]?.stringValue ?? "", now: ctx.clock.now(),
-                                            audience: "https://\(def.region)-\(ctx.projectId).cloudfunctions.net/\(def.name)",
-                                            secondFactor: payload["signInSecondFactor"]?.stringValue, credential: payload["credential"],
-                                            locale: payload["locale"]?.stringValue ?? "en", forward: endpoint.forwardedCredentials)
-        let r = try await codebase.forward(endpoint, method: "POST", path: "/", headers: [("Content-Type", "application/json")],
-                                           body: BlockingPayload.body(jwt: BlockingPayload.unsignedJWT(claims)), ctx: ctx)
+        let claims = BlockingPayload.claims(
+            project: ctx.projectId, event: event, signInMethod: payload["signInMethod"]?.stringValue ?? "password",
+            user: payload["user"] ?? [:], eventId: payload["eventId"]?.stringValue ?? "", now: ctx.clock.now(),
+            audience: "https://\(def.region)-\(ctx.projectId).cloudfunctions.net/\(def.name)",
+            secondFactor: payload["signInSecondFactor"]?.stringValue, credential: payload["credential"],
+            locale: payload["locale"]?.stringValue ?? "en", forward: endpoint.forwardedCredentials)
+        let r = try await codebase.forward(
+            endpoint, method: "POST", path: "/", headers: [("Content-Type", "application/json")],
+            body: BlockingPayload.body(jwt: BlockingPayload.unsignedJWT(claims)), ctx: ctx)
         let answer = try? JSON.parse(r.body)
         guard r.status == 200, let answer else { throw Self.error(from: answer, status: r.status) }
         return try BlockingPayload.changes(fromResponse: answer)
@@ -75,7 +80,8 @@ struct PythonBackend: FunctionBackend {
     /// The callable error envelope's code and message (the HTTP status when there is no envelope).
     static func error(from answer: JSON?, status: Int) -> HttpsError {
         if case .object(let e)? = answer?["error"] {
-            let code = e["status"]?.stringValue.flatMap(ErrorCode.init(rawValue:)) ?? ErrorCode.allCases.first { $0.httpStatus == status } ?? .internal
+            let code =
+                e["status"]?.stringValue.flatMap(ErrorCode.init(rawValue:)) ?? ErrorCode.allCases.first { $0.httpStatus == status } ?? .internal
             return HttpsError(code, e["message"]?.stringValue ?? code.rawValue, details: e["details"])
         }
         return HttpsError(.internal, "INTERNAL")

@@ -1,8 +1,9 @@
+import EmulatorCore
+import FoundationEssentials
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import EmulatorCore
-import FoundationEssentials
 
 extension PythonCodebase {
     /// The manifest: `<source>/functions.yaml` when checked in, else the SDK's admin server's.
@@ -29,7 +30,9 @@ extension PythonCodebase {
             return (s.launcher, id, s.environment.common)
         }
         guard let launcher else { throw HttpsError(.unavailable, "the launcher is not running") }
-        launcher.send(["op": "spawn", "id": .string(id), "kind": "admin", "cwd": .string(config.source), "env": .object(env.mapValues { .string($0) })])
+        launcher.send([
+            "op": "spawn", "id": .string(id), "kind": "admin", "cwd": .string(config.source), "env": .object(env.mapValues { .string($0) }),
+        ])
         defer {
             // It exits by itself after quitquitquit; make sure of it.
             Task.detached { [self] in
@@ -41,7 +44,8 @@ extension PythonCodebase {
         while monotonicNanos() < deadline {
             let (port, exit, tail) = state.withLock { s in (s.spawns[id]?.adminPort, s.spawns[id]?.exit, s.spawns[id]?.tail ?? []) }
             if let exit { throw HttpsError(.failedPrecondition, "the SDK's admin server ended before answering (\(exit)):\n" + Self.traceback(tail)) }
-            if let port, let r = try? await transport.send(port: port, method: "GET", path: "/__/functions.yaml", headers: [], body: [], timeout: 30) {
+            if let port, let r = try? await transport.send(port: port, method: "GET", path: "/__/functions.yaml", headers: [], body: [], timeout: 30)
+            {
                 if r.status == 200 {
                     _ = try? await transport.send(port: port, method: "GET", path: "/__/quitquitquit", headers: [], body: [], timeout: 5)
                     transport.forget(port: port)
@@ -55,7 +59,8 @@ extension PythonCodebase {
                 _ = try? await transport.send(port: port, method: "GET", path: "/__/quitquitquit", headers: [], body: [], timeout: 5)
                 transport.forget(port: port)
                 let tail = state.withLock { $0.spawns[id]?.tail ?? [] }
-                throw HttpsError(.failedPrecondition, "main.py failed to load (the SDK's admin server answered \(r.status)):\n" + Self.traceback(tail))
+                throw HttpsError(
+                    .failedPrecondition, "main.py failed to load (the SDK's admin server answered \(r.status)):\n" + Self.traceback(tail))
             }
             try? await Task.sleep(nanoseconds: 30_000_000)
         }

@@ -1,7 +1,8 @@
+import EmulatorCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import EmulatorCore
 
 extension PythonCodebase {
     typealias Waiter = CheckedContinuation<(String, Int), any Error>
@@ -18,7 +19,10 @@ extension PythonCodebase {
                 // Calls waiting for a process are served by the new launcher; running ones are gone.
                 s.functions[k]?.spawn = nil
                 s.functions[k]?.port = nil
-                if s.stopped { w += s.functions[k]?.waiters.values ?? [:].values; s.functions[k]?.waiters = [:] }
+                if s.stopped {
+                    w += s.functions[k]?.waiters.values ?? [:].values
+                    s.functions[k]?.waiters = [:]
+                }
             }
             for (id, sp) in s.spawns where sp.exit == nil {
                 s.spawns[id]?.exit = "stopped with the launcher"
@@ -97,7 +101,9 @@ extension PythonCodebase {
             return (s.phase == .ready, min(30, Double(s.launcherFailures)))
         }
         guard again else { return }
-        logger.log(.warning, "functions", "\(label): the launcher exited (status \(status)); its function processes died with it; restarting in \(Int(delay)) s")
+        logger.log(
+            .warning, "functions",
+            "\(label): the launcher exited (status \(status)); its function processes died with it; restarting in \(Int(delay)) s")
         Task.detached { [self] in
             try? await Task.sleep(nanoseconds: UInt64(delay * 1e9))
             _ = await restartLauncher()
@@ -118,7 +124,9 @@ extension PythonCodebase {
                 enum Next { case resume(String, Int), fail(HttpsError), wait }
                 let next = state.withLock { s -> Next in
                     guard !s.stopped else { return .fail(HttpsError(.unavailable, "the emulator is stopping")) }
-                    guard var slot = s.functions[name] else { return .fail(HttpsError(.notFound, "function \(name) is not served by codebase \(config.name)")) }
+                    guard var slot = s.functions[name] else {
+                        return .fail(HttpsError(.notFound, "function \(name) is not served by codebase \(config.name)"))
+                    }
                     if let sp = slot.spawn, let port = slot.port { return .resume(sp, port) }
                     if Task.isCancelled { return .fail(HttpsError(.deadlineExceeded, "cancelled while \(name) was starting")) }
                     slot.waiters[ticket] = c
@@ -152,8 +160,10 @@ extension PythonCodebase {
             return out
         }
         for (launcher, id, env) in starts {
-            launcher.send(["op": "spawn", "id": .string(id), "kind": "function", "cwd": .string(config.source),
-                           "env": .object(env.mapValues { .string($0) })])
+            launcher.send([
+                "op": "spawn", "id": .string(id), "kind": "function", "cwd": .string(config.source),
+                "env": .object(env.mapValues { .string($0) }),
+            ])
             let timeout = config.startTimeoutSeconds
             Task.detached { [self] in
                 try? await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
@@ -169,7 +179,9 @@ extension PythonCodebase {
     /// Spawn `id` imported its module and accepts connections: its waiting callers go on.
     func started(_ id: String, port: Int) {
         let (name, waiters, ms) = state.withLock { s -> (String?, [Waiter], Double) in
-            guard let sp = s.spawns[id], sp.exit == nil, let name = sp.function, var slot = s.functions[name], slot.spawn == id else { return (nil, [], 0) }
+            guard let sp = s.spawns[id], sp.exit == nil, let name = sp.function, var slot = s.functions[name], slot.spawn == id else {
+                return (nil, [], 0)
+            }
             let waiters = Array(slot.waiters.values)
             slot.port = port
             slot.waiters = [:]
@@ -191,7 +203,9 @@ extension PythonCodebase {
             // Keep the records of the last exited processes (their tails explain failed calls).
             let exited = s.spawns.filter { $0.value.exit != nil }
             if exited.count > 64, let oldest = exited.min(by: { $0.value.startedAt < $1.value.startedAt }) { s.spawns[oldest.key] = nil }
-            guard let name = sp.function, var slot = s.functions[name], slot.spawn == id else { return (sp.function, [], sp.tail, false, sp.port, outputs) }
+            guard let name = sp.function, var slot = s.functions[name], slot.spawn == id else {
+                return (sp.function, [], sp.tail, false, sp.port, outputs)
+            }
             let running = slot.port != nil
             let waiters = Array(slot.waiters.values)
             slot.spawn = nil
@@ -269,14 +283,18 @@ extension PythonCodebase {
     // MARK: calls
 
     /// Hop-by-hop headers never forwarded.
-    static let hopByHop: Set<String> = ["connection", "keep-alive", "transfer-encoding", "te", "upgrade", "proxy-connection", "host", "content-length",
-                                        "x-emulator-invocation"]
+    static let hopByHop: Set<String> = [
+        "connection", "keep-alive", "transfer-encoding", "te", "upgrade", "proxy-connection", "host", "content-length",
+        "x-emulator-invocation",
+    ]
 
     /// Sends one request to the function's process (started if needed) and returns its answer;
     /// what the function printed meanwhile goes to the invocation's log. A call that outlives the
     /// function's timeout (the host cancels it) kills the process.
-    func forward(_ endpoint: ManifestEndpoint, method: String, path: String, headers: [(String, String)], body: [UInt8],
-                 ctx: FunctionContext) async throws -> FunctionHTTPResponse {
+    func forward(
+        _ endpoint: ManifestEndpoint, method: String, path: String, headers: [(String, String)], body: [UInt8],
+        ctx: FunctionContext
+    ) async throws -> FunctionHTTPResponse {
         let name = endpoint.definition.name
         let (sid, port) = try await ensureRunning(name)
         let (inv, output) = state.withLock { s -> (String, InvocationOutput) in

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import EmulatorCore
 import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Serves one Python codebase written with the official SDK: creates its venv when missing,
 /// starts its launcher, discovers its functions as the Firebase CLI does (a checked-in
@@ -76,9 +77,11 @@ public final class PythonCodebase: Sendable {
 
     /// Creates the supervisor; `start()` runs it. `environment` carries the emulator hosts and the
     /// credentials; `launcher` makes the launcher channel (default: a real process).
-    public init(config: PythonCodebaseConfig, project: String, host: FunctionsHost, transport: any WorkerTransport,
-                environment: FunctionEnvironment, logger: any LogSink, documentEncoder: (any DocumentEventEncoder)? = nil,
-                launcher: (@Sendable (_ python: String, _ environment: [String: String], _ prefork: Bool) -> any LauncherChannel)? = nil) {
+    public init(
+        config: PythonCodebaseConfig, project: String, host: FunctionsHost, transport: any WorkerTransport,
+        environment: FunctionEnvironment, logger: any LogSink, documentEncoder: (any DocumentEventEncoder)? = nil,
+        launcher: (@Sendable (_ python: String, _ environment: [String: String], _ prefork: Bool) -> any LauncherChannel)? = nil
+    ) {
         self.config = config
         self.project = project
         self.host = host
@@ -87,9 +90,10 @@ public final class PythonCodebase: Sendable {
         self.documentEncoder = documentEncoder
         state = Mutex(State(environment: environment))
         let source = config.source, label = "functions[\(config.name)]"
-        self.makeLauncher = launcher ?? { python, env, prefork in
-            LauncherProcess(python: python, workingDirectory: source, environment: env, prefork: prefork, logger: logger, label: label)
-        }
+        self.makeLauncher =
+            launcher ?? { python, env, prefork in
+                LauncherProcess(python: python, workingDirectory: source, environment: env, prefork: prefork, logger: logger, label: label)
+            }
     }
 
     /// The phase and, when failed, why.
@@ -148,9 +152,11 @@ public final class PythonCodebase: Sendable {
     /// Tells the host what the listing should show for this codebase.
     func publishStatus() {
         let (phase, error, count, ms, info) = state.withLock { ($0.phase, $0.error, $0.functions.count, $0.discoveryMs, $0.launcherInfo) }
-        var o: UTF8Dictionary<JSON> = ["name": .string(config.name), "runtime": .string(config.runtime ?? "python"), "source": .string(config.source),
-                                 "state": .string(phase.rawValue), "functions": .int(Int64(count)), "prefork": .bool(config.prefork),
-                                 "documentEvents": .bool(documentEncoder != nil)]
+        var o: UTF8Dictionary<JSON> = [
+            "name": .string(config.name), "runtime": .string(config.runtime ?? "python"), "source": .string(config.source),
+            "state": .string(phase.rawValue), "functions": .int(Int64(count)), "prefork": .bool(config.prefork),
+            "documentEvents": .bool(documentEncoder != nil),
+        ]
         if let error { o["error"] = .string(error) }
         if let ms { o["discoveryMs"] = .double((ms * 10).rounded() / 10) }
         if !info.isEmpty { o["launcher"] = .string(info) }
@@ -164,11 +170,16 @@ public final class PythonCodebase: Sendable {
         let python = config.venv + "/bin/python"
         if access(python, X_OK) != 0 {
             guard config.installDependencies else {
-                fail("\(config.venv) is missing: create it with '\(config.interpreter) -m venv venv && venv/bin/pip install -r requirements.txt' in \(config.source), or let the emulator do it (remove 'installDependencies: false' / '--functions-install never')")
+                fail(
+                    "\(config.venv) is missing: create it with '\(config.interpreter) -m venv venv && venv/bin/pip install -r requirements.txt' in \(config.source), or let the emulator do it (remove 'installDependencies: false' / '--functions-install never')"
+                )
                 return
             }
             setPhase(.installing)
-            logger.log(.warning, "functions", "\(label): \(config.venv) is missing; creating it and installing requirements.txt (set installDependencies to false or pass --functions-install never to turn this off)")
+            logger.log(
+                .warning, "functions",
+                "\(label): \(config.venv) is missing; creating it and installing requirements.txt (set installDependencies to false or pass --functions-install never to turn this off)"
+            )
             let env = state.withLock { $0.environment.common }
             let label = self.label
             do {
@@ -245,8 +256,12 @@ public final class PythonCodebase: Sendable {
         let env = state.withLock { $0.environment }
         var defaults: [String: String] = [:]
         for p in manifest.params where env.userEnv[p.name] == nil && env.secrets[p.name] == nil {
-            if p.type != "secret", let d = p.defaultValue { defaults[p.name] = d } else {
-                logger.log(.warning, "functions", "\(label): parameter \(p.name) has no value; set it in .env\(p.type == "secret" ? " (secrets: .secret.local)" : "")")
+            if p.type != "secret", let d = p.defaultValue {
+                defaults[p.name] = d
+            } else {
+                logger.log(
+                    .warning, "functions",
+                    "\(label): parameter \(p.name) has no value; set it in .env\(p.type == "secret" ? " (secrets: .secret.local)" : "")")
             }
         }
         state.withLock { $0.environment.paramDefaults = defaults }
@@ -257,7 +272,9 @@ public final class PythonCodebase: Sendable {
         for e in manifest.endpoints {
             host.register(project: project, e.definition, backend: PythonBackend(codebase: self, endpoint: e), codebase: config.name)
         }
-        logger.log(.info, "functions", "\(label): serving \(manifest.endpoints.count) function(s): \(manifest.endpoints.map(\.definition.name).joined(separator: ", "))")
+        logger.log(
+            .info, "functions",
+            "\(label): serving \(manifest.endpoints.count) function(s): \(manifest.endpoints.map(\.definition.name).joined(separator: ", "))")
     }
 
     /// Installs new function slots. A function that is still there keeps its process and its

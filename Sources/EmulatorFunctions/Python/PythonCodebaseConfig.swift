@@ -35,12 +35,16 @@ public struct PythonCodebaseConfig: Sendable, Equatable {
     public var verifyIdTokens: Bool
 
     /// The keys an entry may have.
-    public static let knownKeys: Set<String> = ["name", "codebase", "source", "runtime", "ignore", "project", "env", "installDependencies",
-                                                "prefork", "prestart", "watch", "startTimeoutSeconds", "verifyIdTokens"]
+    public static let knownKeys: Set<String> = [
+        "name", "codebase", "source", "runtime", "ignore", "project", "env", "installDependencies",
+        "prefork", "prestart", "watch", "startTimeoutSeconds", "verifyIdTokens",
+    ]
 
     /// Creates a configuration with the defaults.
-    public init(name: String = "default", source: String, runtime: String? = nil, ignore: [String] = ["venv", ".git", "*.log", "__pycache__"],
-                project: String? = nil) {
+    public init(
+        name: String = "default", source: String, runtime: String? = nil, ignore: [String] = ["venv", ".git", "*.log", "__pycache__"],
+        project: String? = nil
+    ) {
         self.name = name
         self.source = source
         self.runtime = runtime
@@ -61,7 +65,9 @@ public struct PythonCodebaseConfig: Sendable, Equatable {
         if let bad = o.keys.sorted().first(where: { !Self.knownKeys.contains($0) }) {
             throw HttpsError(.invalidArgument, "functions codebase: unknown key '\(bad)' (known: \(Self.knownKeys.sorted().joined(separator: ", ")))")
         }
-        guard let source = o["source"]?.stringValue, !source.isEmpty else { throw HttpsError(.invalidArgument, "functions codebase needs a 'source' folder") }
+        guard let source = o["source"]?.stringValue, !source.isEmpty else {
+            throw HttpsError(.invalidArgument, "functions codebase needs a 'source' folder")
+        }
         let name = o["name"]?.stringValue ?? o["codebase"]?.stringValue ?? "default"
         guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
             throw HttpsError(.invalidArgument, "functions codebase name '\(name)' may hold only letters, digits, '-' and '_'")
@@ -83,7 +89,9 @@ public struct PythonCodebaseConfig: Sendable, Equatable {
         watch = try flag("watch", watch)
         verifyIdTokens = try flag("verifyIdTokens", verifyIdTokens)
         if let t = o["startTimeoutSeconds"], !t.isNull {
-            guard let s = t.doubleValue, s > 0, s <= 600 else { throw HttpsError(.invalidArgument, "functions codebase '\(name)': 'startTimeoutSeconds' must be a number of seconds (0-600]") }
+            guard let s = t.doubleValue, s > 0, s <= 600 else {
+                throw HttpsError(.invalidArgument, "functions codebase '\(name)': 'startTimeoutSeconds' must be a number of seconds (0-600]")
+            }
             startTimeoutSeconds = s
         }
     }

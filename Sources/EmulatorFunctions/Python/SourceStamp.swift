@@ -1,7 +1,8 @@
+import EmulatorCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import EmulatorCore
 
 /// A cheap fingerprint of a codebase's source folder (relative paths, sizes, modification
 /// times), skipping what firebase.json's `ignore` names plus `venv`, `__pycache__`, `.git` and
@@ -47,11 +48,16 @@ public enum SourceStamp {
         var pi = 0, ti = 0, star = -1, mark = 0
         while ti < t.count {
             if pi < p.count, p[pi] == "?" || p[pi] == t[ti] {
-                pi += 1; ti += 1
+                pi += 1
+                ti += 1
             } else if pi < p.count, p[pi] == "*" {
-                star = pi; mark = ti; pi += 1
+                star = pi
+                mark = ti
+                pi += 1
             } else if star >= 0 {
-                pi = star + 1; mark += 1; ti = mark
+                pi = star + 1
+                mark += 1
+                ti = mark
             } else {
                 return false
             }

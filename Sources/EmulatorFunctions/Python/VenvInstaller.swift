@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import EmulatorCore
 import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Creates a codebase's missing `venv` and installs `requirements.txt` into it (the Firebase CLI
 /// fails instead), showing pip's progress line by line. A failed installation removes the
@@ -18,8 +19,9 @@ public enum VenvInstaller {
         log("creating \(venv) with \(python)")
         do {
             try run([python, "-m", "venv", venv], cwd: source, environment: environment, log: log)
-            try run([venv + "/bin/python", "-m", "pip", "install", "--disable-pip-version-check", "--progress-bar", "off", "-r", "requirements.txt"],
-                    cwd: source, environment: environment, log: log)
+            try run(
+                [venv + "/bin/python", "-m", "pip", "install", "--disable-pip-version-check", "--progress-bar", "off", "-r", "requirements.txt"],
+                cwd: source, environment: environment, log: log)
         } catch {
             try? FileManager.default.removeItem(atPath: venv)
             throw error
@@ -43,8 +45,9 @@ public enum VenvInstaller {
         var env = environment
         env["VIRTUAL_ENV"] = nil
         env["PYTHONHOME"] = nil
-        let p = try ChildProcess.start(command: argv, environment: env, workingDirectory: cwd, searchPath: false, input: .nullDevice,
-                                       captureOutput: true, errorOutput: .output)
+        let p = try ChildProcess.start(
+            command: argv, environment: env, workingDirectory: cwd, searchPath: false, input: .nullDevice,
+            captureOutput: true, errorOutput: .output)
         let tail = Mutex<[String]>([])
         let drained = DispatchSemaphore(value: 0)
         ChildProcess.forEachLine(of: { p.readOutput() }, name: "venv-install", atEnd: { drained.signal() }) { line in

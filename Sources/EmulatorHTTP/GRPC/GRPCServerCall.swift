@@ -68,7 +68,8 @@ public final class GRPCServerCall: Sendable {
             let available = s.buffer.count - s.start
             guard available >= 5 else { return nil }
             let flag = s.buffer[s.start]
-            let length = Int(s.buffer[s.start + 1]) << 24 | Int(s.buffer[s.start + 2]) << 16 | Int(s.buffer[s.start + 3]) << 8
+            let length =
+                Int(s.buffer[s.start + 1]) << 24 | Int(s.buffer[s.start + 2]) << 16 | Int(s.buffer[s.start + 3]) << 8
                 | Int(s.buffer[s.start + 4])
             if flag & 1 != 0 {
                 let encoding = metadata("grpc-encoding") ?? "none"
@@ -148,8 +149,10 @@ public final class GRPCServerCall: Sendable {
     }
 
     /// `:status 200` and `content-type: application/grpc`, before the first message or in a trailers-only answer.
-    static let responseHeaders = [HPACKHeaderField(name: ":status", value: "200", neverIndexed: false),
-                                  HPACKHeaderField(name: "content-type", value: "application/grpc", neverIndexed: false)]
+    static let responseHeaders = [
+        HPACKHeaderField(name: ":status", value: "200", neverIndexed: false),
+        HPACKHeaderField(name: "content-type", value: "application/grpc", neverIndexed: false),
+    ]
 
     /// True when the stream is a gRPC call (`content-type: application/grpc...`).
     static func isGRPC(_ stream: HTTP2Stream) -> Bool {
@@ -161,10 +164,18 @@ public final class GRPCServerCall: Sendable {
     static func serve(_ stream: HTTP2Stream, _ handler: @escaping GRPCHandler) async {
         let call = GRPCServerCall(stream: stream)
         let contentType = stream.header("content-type") ?? ""
-        guard contentType == "application/grpc" || contentType.hasPrefix("application/grpc+proto") || contentType.hasPrefix("application/grpc;") else {
-            try? stream.write(headers: [HPACKHeaderField(name: ":status", value: "415", neverIndexed: false),
-                                        HPACKHeaderField(name: "grpc-status", value: "3", neverIndexed: false),
-                                        HPACKHeaderField(name: "grpc-message", value: GRPCStatus.percentEncode("Unsupported content-type \(contentType): only application/grpc and application/grpc+proto are served."), neverIndexed: false)], endStream: true)
+        guard contentType == "application/grpc" || contentType.hasPrefix("application/grpc+proto") || contentType.hasPrefix("application/grpc;")
+        else {
+            try? stream.write(
+                headers: [
+                    HPACKHeaderField(name: ":status", value: "415", neverIndexed: false),
+                    HPACKHeaderField(name: "grpc-status", value: "3", neverIndexed: false),
+                    HPACKHeaderField(
+                        name: "grpc-message",
+                        value: GRPCStatus.percentEncode(
+                            "Unsupported content-type \(contentType): only application/grpc and application/grpc+proto are served."),
+                        neverIndexed: false),
+                ], endStream: true)
             return
         }
         guard stream.method == "POST" else {
@@ -181,7 +192,9 @@ public final class GRPCServerCall: Sendable {
                 group.addTask { await handler(call) }
                 group.addTask {
                     guard (try? await Task.sleep(nanoseconds: timeout)) != nil else { return }
-                    call.finish(GRPCStatus(code: 4, message: "Deadline exceeded (grpc-timeout \(stream.header("grpc-timeout") ?? "")) before the call completed."))
+                    call.finish(
+                        GRPCStatus(
+                            code: 4, message: "Deadline exceeded (grpc-timeout \(stream.header("grpc-timeout") ?? "")) before the call completed."))
                 }
                 await group.next()
                 group.cancelAll()

@@ -78,7 +78,8 @@ public struct GRPCStatus: Error, Sendable, Equatable, CustomStringConvertible {
         guard let value else { return nil }
         let bytes = Array(value.utf8)
         guard bytes.count >= 2, bytes.count <= 9, bytes.dropLast().allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-              let amount = UInt64(String(decoding: bytes.dropLast(), as: UTF8.self)) else {
+            let amount = UInt64(String(decoding: bytes.dropLast(), as: UTF8.self))
+        else {
             throw GRPCStatus(code: 3, message: "Malformed grpc-timeout \"\(value)\": expected up to 8 digits and a unit (H, M, S, m, u, n).")
         }
         let unit: UInt64

@@ -12,7 +12,8 @@ extension HTTP2Connection {
         }
         let raw = UInt32(f.payload[0]) << 24 | UInt32(f.payload[1]) << 16 | UInt32(f.payload[2]) << 8 | UInt32(f.payload[3])
         let code = HTTP2ErrorCode(rawValue: raw)
-        s.handle.fail(HTTP2StreamClosed(code: code ?? .internalError, reason: "the client reset the stream (\(code.map { "\($0)" } ?? "code \(raw)"))"))
+        s.handle.fail(
+            HTTP2StreamClosed(code: code ?? .internalError, reason: "the client reset the stream (\(code.map { "\($0)" } ?? "code \(raw)"))"))
         // Counted after the stream is gone: a rapid-reset flood ends with GOAWAY, and the work it
         // started (one task per stream) is cancelled already.
         try count(.reset)
@@ -27,7 +28,9 @@ extension HTTP2Connection {
             peerAckedSettings = true
             return
         }
-        guard f.payload.count % 6 == 0 else { throw HTTP2ConnectionError(.frameSizeError, "SETTINGS payload of \(f.payload.count) bytes (not a multiple of 6)") }
+        guard f.payload.count % 6 == 0 else {
+            throw HTTP2ConnectionError(.frameSizeError, "SETTINGS payload of \(f.payload.count) bytes (not a multiple of 6)")
+        }
         if sawSettings { try count(.answered) }  // the first one is part of the preface
         sawSettings = true
         // Windows change once per frame by the net difference, however many entries it repeats
@@ -67,7 +70,9 @@ extension HTTP2Connection {
 
     /// WINDOW_UPDATE from the peer: more room to send, on the connection or a stream.
     func windowUpdate(_ f: HTTP2Frame, _ out: inout [UInt8]) throws(HTTP2ConnectionError) {
-        guard f.payload.count == 4 else { throw HTTP2ConnectionError(.frameSizeError, "WINDOW_UPDATE payload of \(f.payload.count) bytes (must be 4)") }
+        guard f.payload.count == 4 else {
+            throw HTTP2ConnectionError(.frameSizeError, "WINDOW_UPDATE payload of \(f.payload.count) bytes (must be 4)")
+        }
         let inc = Int((UInt32(f.payload[0]) << 24 | UInt32(f.payload[1]) << 16 | UInt32(f.payload[2]) << 8 | UInt32(f.payload[3])) & 0x7fff_ffff)
         if f.streamId == 0 {
             guard inc > 0 else { throw HTTP2ConnectionError(.protocolError, "WINDOW_UPDATE with increment 0 on the connection") }

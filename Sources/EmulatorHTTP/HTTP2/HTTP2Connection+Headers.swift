@@ -51,7 +51,8 @@ extension HTTP2Connection {
             // Only a stream we reset may still see the peer's frames (sent before our reset
             // reached it); any other id at or below the last one is going backwards.
             if resetMemory.contains(id) { return }
-            throw HTTP2ConnectionError(.protocolError, "HEADERS on stream \(id) after stream \(lastPeerStream): stream ids must increase (RFC 9113 §5.1.1)")
+            throw HTTP2ConnectionError(
+                .protocolError, "HEADERS on stream \(id) after stream \(lastPeerStream): stream ids must increase (RFC 9113 §5.1.1)")
         }
         lastPeerStream = id
         if selfDependent {
@@ -72,10 +73,12 @@ extension HTTP2Connection {
         }
         if decoded.listTooLarge {
             let message = "request header list exceeds \(limits.maxHeaderListSize) bytes (SETTINGS_MAX_HEADER_LIST_SIZE)"
-            let fields = [HPACKHeaderField(name: ":status", value: "431", neverIndexed: false),
-                          HPACKHeaderField(name: "content-type", value: "application/grpc", neverIndexed: false),
-                          HPACKHeaderField(name: "grpc-status", value: "8", neverIndexed: false),
-                          HPACKHeaderField(name: "grpc-message", value: GRPCStatus.percentEncode(message), neverIndexed: false)]
+            let fields = [
+                HPACKHeaderField(name: ":status", value: "431", neverIndexed: false),
+                HPACKHeaderField(name: "content-type", value: "application/grpc", neverIndexed: false),
+                HPACKHeaderField(name: "grpc-status", value: "8", neverIndexed: false),
+                HPACKHeaderField(name: "grpc-message", value: GRPCStatus.percentEncode(message), neverIndexed: false),
+            ]
             writeHeaderBlock(id, encoder.encode(fields), endStream: true, &out)
             if !endStream { sendReset(id, .noError, &out) }
             try count(.reset)

@@ -67,8 +67,9 @@ extension HTTP2Connection {
                 let n = min(remaining, s.sendWindow, connSendWindow, peerMaxFrameSize)
                 if remaining == 0 || n > 0 {
                     let last = n == remaining
-                    HTTP2FrameWriter.append(&out, type: HTTP2FrameType.data, flags: last && end ? HTTP2Flag.endStream : 0,
-                                            stream: id, payload: bytes[offset..<(offset + n)])
+                    HTTP2FrameWriter.append(
+                        &out, type: HTTP2FrameType.data, flags: last && end ? HTTP2Flag.endStream : 0,
+                        stream: id, payload: bytes[offset..<(offset + n)])
                     s.sendWindow -= n
                     connSendWindow -= n
                     drained = n
@@ -119,8 +120,9 @@ extension HTTP2Connection {
             let last = offset + n == block.count
             var flags: UInt8 = last ? HTTP2Flag.endHeaders : 0
             if first && endStream { flags |= HTTP2Flag.endStream }
-            HTTP2FrameWriter.append(&out, type: first ? HTTP2FrameType.headers : HTTP2FrameType.continuation, flags: flags,
-                                    stream: id, payload: block[offset..<(offset + n)])
+            HTTP2FrameWriter.append(
+                &out, type: first ? HTTP2FrameType.headers : HTTP2FrameType.continuation, flags: flags,
+                stream: id, payload: block[offset..<(offset + n)])
             offset += n
             first = false
         } while offset < block.count

@@ -98,8 +98,10 @@ final class HTTP2Connection {
 
     /// Creates the connection. `post` carries a stream's commands to the loop; `onStream` starts
     /// the handler of a new request stream; `quota` is shared with the server's other connections.
-    init(limits: HTTP2Limits, remote: String, quota: HTTP2StreamQuota? = nil, clock: @escaping () -> UInt64 = Socket.monotonicNanos,
-         post: @escaping @Sendable (UInt32, HTTP2StreamCommand) -> Void, onStream: @escaping (HTTP2Stream, _ endStream: Bool) -> Void) {
+    init(
+        limits: HTTP2Limits, remote: String, quota: HTTP2StreamQuota? = nil, clock: @escaping () -> UInt64 = Socket.monotonicNanos,
+        post: @escaping @Sendable (UInt32, HTTP2StreamCommand) -> Void, onStream: @escaping (HTTP2Stream, _ endStream: Bool) -> Void
+    ) {
         self.limits = limits
         self.remote = remote
         self.post = post
@@ -122,12 +124,14 @@ final class HTTP2Connection {
 
     /// Writes the server preface: our SETTINGS, then a WINDOW_UPDATE opening the connection window.
     func start(into out: inout [UInt8]) {
-        HTTP2FrameWriter.settings(&out, [
-            (HTTP2Setting.maxConcurrentStreams, UInt32(clamping: limits.maxConcurrentStreams)),
-            (HTTP2Setting.initialWindowSize, UInt32(limits.initialStreamWindow)),
-            (HTTP2Setting.maxHeaderListSize, UInt32(limits.maxHeaderListSize)),
-            (HTTP2Setting.enablePush, 0),
-        ])
+        HTTP2FrameWriter.settings(
+            &out,
+            [
+                (HTTP2Setting.maxConcurrentStreams, UInt32(clamping: limits.maxConcurrentStreams)),
+                (HTTP2Setting.initialWindowSize, UInt32(limits.initialStreamWindow)),
+                (HTTP2Setting.maxHeaderListSize, UInt32(limits.maxHeaderListSize)),
+                (HTTP2Setting.enablePush, 0),
+            ])
         HTTP2FrameWriter.windowUpdate(&out, stream: 0, increment: UInt32(limits.connectionWindow - 65_535))
     }
 
@@ -263,7 +267,9 @@ final class HTTP2Connection {
     func unpadded(_ f: HTTP2Frame, extra: Int = 0) throws(HTTP2ConnectionError) -> ArraySlice<UInt8> {
         var start = 0, end = f.payload.count
         if f.has(HTTP2Flag.padded) {
-            guard end >= 1 else { throw HTTP2ConnectionError(.frameSizeError, "\(HTTP2FrameType.name(f.type)) frame too short for its padding length") }
+            guard end >= 1 else {
+                throw HTTP2ConnectionError(.frameSizeError, "\(HTTP2FrameType.name(f.type)) frame too short for its padding length")
+            }
             let pad = Int(f.payload[0])
             start = 1
             guard pad <= end - 1 - extra else {

@@ -24,9 +24,10 @@ public final class HTTP2ConnectionDriver {
         // for the same input, whatever the machine.
         let ticker = Ticker()
         self.ticker = ticker
-        connection = HTTP2Connection(limits: limits, remote: "driver", clock: { ticker.now },
-                                     post: { id, c in posted.withLock { $0.append((id, c)) } },
-                                     onStream: { s, _ in fresh.append(s) })
+        connection = HTTP2Connection(
+            limits: limits, remote: "driver", clock: { ticker.now },
+            post: { id, c in posted.withLock { $0.append((id, c)) } },
+            onStream: { s, _ in fresh.append(s) })
         connection.start(into: &output)
         takeOpened = {
             defer { fresh = [] }
@@ -61,13 +62,20 @@ public final class HTTP2ConnectionDriver {
             if n % 3 == 0 {
                 s.reset(.cancel)
             } else if n % 2 == 0 {
-                try? s.write(headers: [HPACKHeaderField(name: ":status", value: "200"),
-                                       HPACKHeaderField(name: "grpc-status", value: "0")], endStream: true)
+                try? s.write(
+                    headers: [
+                        HPACKHeaderField(name: ":status", value: "200"),
+                        HPACKHeaderField(name: "grpc-status", value: "0"),
+                    ], endStream: true)
             } else {
-                try? s.write(headers: [HPACKHeaderField(name: ":status", value: "200"),
-                                       HPACKHeaderField(name: "content-type", value: "application/grpc")])
-                try? s.write(trailers: [HPACKHeaderField(name: "grpc-status", value: "0"),
-                                        HPACKHeaderField(name: "grpc-message", value: "stream \(n)")])
+                try? s.write(headers: [
+                    HPACKHeaderField(name: ":status", value: "200"),
+                    HPACKHeaderField(name: "content-type", value: "application/grpc"),
+                ])
+                try? s.write(trailers: [
+                    HPACKHeaderField(name: "grpc-status", value: "0"),
+                    HPACKHeaderField(name: "grpc-message", value: "stream \(n)"),
+                ])
             }
         }
         let commands = posted.withLock { p -> [(UInt32, HTTP2StreamCommand)] in

@@ -35,13 +35,15 @@ struct HTTP2FrameParser {
         let length = Int(buffer[start]) << 16 | Int(buffer[start + 1]) << 8 | Int(buffer[start + 2])
         let type = buffer[start + 3]
         guard length <= maxFrameSize else {
-            throw HTTP2ConnectionError(.frameSizeError,
-                                       "\(HTTP2FrameType.name(type)) frame of \(length) bytes exceeds SETTINGS_MAX_FRAME_SIZE \(maxFrameSize)")
+            throw HTTP2ConnectionError(
+                .frameSizeError,
+                "\(HTTP2FrameType.name(type)) frame of \(length) bytes exceeds SETTINGS_MAX_FRAME_SIZE \(maxFrameSize)")
         }
         guard available >= 9 + length else { return nil }
         let flags = buffer[start + 4]
-        let stream = (UInt32(buffer[start + 5]) << 24 | UInt32(buffer[start + 6]) << 16 | UInt32(buffer[start + 7]) << 8
-            | UInt32(buffer[start + 8])) & 0x7fff_ffff
+        let stream =
+            (UInt32(buffer[start + 5]) << 24 | UInt32(buffer[start + 6]) << 16 | UInt32(buffer[start + 7]) << 8
+                | UInt32(buffer[start + 8])) & 0x7fff_ffff
         let payload = Array(buffer[(start + 9)..<(start + 9 + length)])
         start += 9 + length
         return HTTP2Frame(type: type, flags: flags, streamId: stream, payload: payload)

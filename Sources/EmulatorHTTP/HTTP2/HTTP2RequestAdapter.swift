@@ -42,8 +42,9 @@ enum HTTP2RequestAdapter {
         var headers = HTTPHeaders()
         for f in stream.requestHeaders where !f.name.hasPrefix(":") { headers.add(f.name, f.value) }
         if headers["host"] == nil, let authority = stream.header(":authority") { headers.add("host", authority) }
-        let request = HTTPRequest(method: stream.method, target: stream.path, headers: headers, body: body, version: "HTTP/2",
-                                  remoteAddress: stream.remoteAddress)
+        let request = HTTPRequest(
+            method: stream.method, target: stream.path, headers: headers, body: body, version: "HTTP/2",
+            remoteAddress: stream.remoteAddress)
         let response = await responder(request)
         await write(response, to: stream, head: stream.method == "HEAD")
     }

@@ -68,8 +68,10 @@ public final class HTTP2Stream: Sendable {
 
     /// Creates the handle; `post` carries its commands to the event loop; `budget` is its
     /// connection's.
-    init(id: UInt32, requestHeaders: [HPACKHeaderField], remoteAddress: String, budget: HTTP2SendBudget,
-         post: @escaping @Sendable (HTTP2StreamCommand) -> Void) {
+    init(
+        id: UInt32, requestHeaders: [HPACKHeaderField], remoteAddress: String, budget: HTTP2SendBudget,
+        post: @escaping @Sendable (HTTP2StreamCommand) -> Void
+    ) {
         self.id = id
         self.requestHeaders = requestHeaders
         self.remoteAddress = remoteAddress

@@ -66,8 +66,10 @@ public enum WebChannelFraming {
 
     private static func escape(_ unit: UInt16, into out: inout [UInt8]) {
         let hex = Array("0123456789abcdef".utf8)
-        out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"),
-                                hex[Int(unit >> 12)], hex[Int((unit >> 8) & 0xF)], hex[Int((unit >> 4) & 0xF)], hex[Int(unit & 0xF)]])
+        out.append(contentsOf: [
+            UInt8(ascii: "\\"), UInt8(ascii: "u"),
+            hex[Int(unit >> 12)], hex[Int((unit >> 8) & 0xF)], hex[Int((unit >> 4) & 0xF)], hex[Int(unit & 0xF)],
+        ])
     }
 }
 
@@ -109,7 +111,7 @@ public struct WebChannelChunkReader: Sendable {
         }
         let digits = buffer[offset..<nl]
         guard !digits.isEmpty, digits.count <= 10, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-              let n = Int(String(decoding: digits, as: UTF8.self)), n <= maxChunk
+            let n = Int(String(decoding: digits, as: UTF8.self)), n <= maxChunk
         else { throw .badLength(String(decoding: digits.prefix(20), as: UTF8.self)) }
         let start = nl + 1
         guard buffer.count - start >= n else { return nil }

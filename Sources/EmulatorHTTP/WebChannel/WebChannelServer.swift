@@ -136,7 +136,9 @@ public final class WebChannelServer: Sendable {
     /// The 400 answer for a session this server does not know; clients look for `Unknown SID`
     /// in the body (at an index above 0) and then open a new session.
     static func unknownSID(_ sid: String) -> EmulatorError {
-        .invalidArgument("Unknown SID '\(sid.prefix(64))': the WebChannel session ended, was reaped after its client went away, or belongs to an earlier emulator process; open a new one.")
+        .invalidArgument(
+            "Unknown SID '\(sid.prefix(64))': the WebChannel session ended, was reaped after its client went away, or belongs to an earlier emulator process; open a new one."
+        )
     }
 
     static func tooMany(_ n: Int) -> EmulatorError {

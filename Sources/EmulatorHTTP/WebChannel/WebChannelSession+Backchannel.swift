@@ -108,7 +108,8 @@ extension WebChannelSession {
     /// what is unsent; nil when the GET should be woken instead.
     static func claimDirectWrite(_ s: inout State, now: UInt64, _ configuration: WebChannelConfiguration) -> DirectWrite? {
         guard let g = s.attached, s.writer != nil, let body = s.body, !s.writing, !s.endDue, !s.noopDue,
-              let (arrays, last) = take(&s, now: now, configuration) else { return nil }
+            let (arrays, last) = take(&s, now: now, configuration)
+        else { return nil }
         s.writing = true
         return DirectWrite(generation: g, body: body, arrays: arrays, last: last)
     }

@@ -225,7 +225,8 @@ public final class WebChannelSession: Sendable {
 
     /// Ends the session: the stream is closed, the backchannel ends, waiting senders return.
     public func close() {
-        let (stream, writer, producers) = state.withLock { s -> ((any WebChannelStream)?, CheckedContinuation<Void, Never>?, [CheckedContinuation<Void, Never>]) in
+        let (stream, writer, producers) = state.withLock {
+            s -> ((any WebChannelStream)?, CheckedContinuation<Void, Never>?, [CheckedContinuation<Void, Never>]) in
             guard !s.closed else { return (nil, nil, []) }
             s.closed = true
             s.queue = []

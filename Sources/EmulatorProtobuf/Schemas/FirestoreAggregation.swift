@@ -5,9 +5,11 @@ extension FirestoreSchemas {
         ProtoFile(
             path: "google/firestore/v1/aggregation_result.proto",
             messages: [
-                MessageSchema("google.firestore.v1.AggregationResult", [
-                    .map(2, "aggregate_fields", .string, T.v1("Value")),
-                ]),
+                MessageSchema(
+                    "google.firestore.v1.AggregationResult",
+                    [
+                        .map(2, "aggregate_fields", .string, T.v1("Value"))
+                    ])
             ]
         )
     }

@@ -5,11 +5,13 @@ extension FirestoreSchemas {
         ProtoFile(
             path: "google/rpc/status.proto",
             messages: [
-                MessageSchema("google.rpc.Status", [
-                    .field(1, "code", .int32),
-                    .field(2, "message", .string),
-                    .repeated(3, "details", T.any),
-                ]),
+                MessageSchema(
+                    "google.rpc.Status",
+                    [
+                        .field(1, "code", .int32),
+                        .field(2, "message", .string),
+                        .repeated(3, "details", T.any),
+                    ])
             ]
         )
     }

@@ -5,10 +5,12 @@ extension FirestoreSchemas {
         ProtoFile(
             path: "google/type/latlng.proto",
             messages: [
-                MessageSchema("google.type.LatLng", [
-                    .field(1, "latitude", .double),
-                    .field(2, "longitude", .double),
-                ]),
+                MessageSchema(
+                    "google.type.LatLng",
+                    [
+                        .field(1, "latitude", .double),
+                        .field(2, "longitude", .double),
+                    ])
             ]
         )
     }

@@ -6,96 +6,130 @@ extension PubSubSchemas {
         ProtoFile(
             path: "google/pubsub/v1/pubsub.proto",
             messages: [
-                MessageSchema("google.pubsub.v1.AcknowledgeRequest", [
-                    .field(1, "subscription", .string),
-                    .repeated(2, "ack_ids", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.CreateSnapshotRequest", [
-                    .field(1, "name", .string),
-                    .field(2, "subscription", .string),
-                    .map(3, "labels", .string, .string),
-                    .map(4, "tags", .string, .string),
-                ]),
-                MessageSchema("google.pubsub.v1.DeleteSnapshotRequest", [
-                    .field(1, "snapshot", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.GetSnapshotRequest", [
-                    .field(1, "snapshot", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.ListSnapshotsRequest", [
-                    .field(1, "project", .string),
-                    .field(2, "page_size", .int32),
-                    .field(3, "page_token", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.ListSnapshotsResponse", [
-                    .repeated(1, "snapshots", .message("google.pubsub.v1.Snapshot")),
-                    .field(2, "next_page_token", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.ModifyAckDeadlineRequest", [
-                    .field(1, "subscription", .string),
-                    .field(3, "ack_deadline_seconds", .int32),
-                    .repeated(4, "ack_ids", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.PullRequest", [
-                    .field(1, "subscription", .string),
-                    .field(2, "return_immediately", .bool),
-                    .field(3, "max_messages", .int32),
-                ]),
-                MessageSchema("google.pubsub.v1.PullResponse", [
-                    .repeated(1, "received_messages", .message("google.pubsub.v1.ReceivedMessage")),
-                ]),
-                MessageSchema("google.pubsub.v1.ReceivedMessage", [
-                    .field(1, "ack_id", .string),
-                    .field(2, "message", .message("google.pubsub.v1.PubsubMessage")),
-                    .field(3, "delivery_attempt", .int32),
-                ]),
-                MessageSchema("google.pubsub.v1.SeekRequest", [
-                    .field(1, "subscription", .string),
-                    .oneof("target", 2, "time", T.timestamp),
-                    .oneof("target", 3, "snapshot", .string),
-                ]),
+                MessageSchema(
+                    "google.pubsub.v1.AcknowledgeRequest",
+                    [
+                        .field(1, "subscription", .string),
+                        .repeated(2, "ack_ids", .string),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.CreateSnapshotRequest",
+                    [
+                        .field(1, "name", .string),
+                        .field(2, "subscription", .string),
+                        .map(3, "labels", .string, .string),
+                        .map(4, "tags", .string, .string),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.DeleteSnapshotRequest",
+                    [
+                        .field(1, "snapshot", .string)
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.GetSnapshotRequest",
+                    [
+                        .field(1, "snapshot", .string)
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.ListSnapshotsRequest",
+                    [
+                        .field(1, "project", .string),
+                        .field(2, "page_size", .int32),
+                        .field(3, "page_token", .string),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.ListSnapshotsResponse",
+                    [
+                        .repeated(1, "snapshots", .message("google.pubsub.v1.Snapshot")),
+                        .field(2, "next_page_token", .string),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.ModifyAckDeadlineRequest",
+                    [
+                        .field(1, "subscription", .string),
+                        .field(3, "ack_deadline_seconds", .int32),
+                        .repeated(4, "ack_ids", .string),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.PullRequest",
+                    [
+                        .field(1, "subscription", .string),
+                        .field(2, "return_immediately", .bool),
+                        .field(3, "max_messages", .int32),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.PullResponse",
+                    [
+                        .repeated(1, "received_messages", .message("google.pubsub.v1.ReceivedMessage"))
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.ReceivedMessage",
+                    [
+                        .field(1, "ack_id", .string),
+                        .field(2, "message", .message("google.pubsub.v1.PubsubMessage")),
+                        .field(3, "delivery_attempt", .int32),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.SeekRequest",
+                    [
+                        .field(1, "subscription", .string),
+                        .oneof("target", 2, "time", T.timestamp),
+                        .oneof("target", 3, "snapshot", .string),
+                    ]),
                 MessageSchema("google.pubsub.v1.SeekResponse", []),
-                MessageSchema("google.pubsub.v1.Snapshot", [
-                    .field(1, "name", .string),
-                    .field(2, "topic", .string),
-                    .field(3, "expire_time", T.timestamp),
-                    .map(4, "labels", .string, .string),
-                ]),
-                MessageSchema("google.pubsub.v1.StreamingPullRequest", [
-                    .field(1, "subscription", .string),
-                    .repeated(2, "ack_ids", .string),
-                    .repeated(3, "modify_deadline_seconds", .int32),
-                    .repeated(4, "modify_deadline_ack_ids", .string),
-                    .field(5, "stream_ack_deadline_seconds", .int32),
-                    .field(6, "client_id", .string),
-                    .field(7, "max_outstanding_messages", .int64),
-                    .field(8, "max_outstanding_bytes", .int64),
-                    .field(10, "protocol_version", .int64),
-                ]),
-                MessageSchema("google.pubsub.v1.StreamingPullResponse", [
-                    .repeated(1, "received_messages", .message("google.pubsub.v1.ReceivedMessage")),
-                    .field(3, "modify_ack_deadline_confirmation", .message("google.pubsub.v1.StreamingPullResponse.ModifyAckDeadlineConfirmation")),
-                    .field(4, "subscription_properties", .message("google.pubsub.v1.StreamingPullResponse.SubscriptionProperties")),
-                    .field(5, "acknowledge_confirmation", .message("google.pubsub.v1.StreamingPullResponse.AcknowledgeConfirmation")),
-                ]),
-                MessageSchema("google.pubsub.v1.StreamingPullResponse.AcknowledgeConfirmation", [
-                    .repeated(1, "ack_ids", .string),
-                    .repeated(2, "invalid_ack_ids", .string),
-                    .repeated(3, "unordered_ack_ids", .string),
-                    .repeated(4, "temporary_failed_ack_ids", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.StreamingPullResponse.ModifyAckDeadlineConfirmation", [
-                    .repeated(1, "ack_ids", .string),
-                    .repeated(2, "invalid_ack_ids", .string),
-                    .repeated(3, "temporary_failed_ack_ids", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.UpdateSnapshotRequest", [
-                    .field(1, "snapshot", .message("google.pubsub.v1.Snapshot")),
-                    .field(2, "update_mask", .message("google.protobuf.FieldMask")),
-                ]),
+                MessageSchema(
+                    "google.pubsub.v1.Snapshot",
+                    [
+                        .field(1, "name", .string),
+                        .field(2, "topic", .string),
+                        .field(3, "expire_time", T.timestamp),
+                        .map(4, "labels", .string, .string),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.StreamingPullRequest",
+                    [
+                        .field(1, "subscription", .string),
+                        .repeated(2, "ack_ids", .string),
+                        .repeated(3, "modify_deadline_seconds", .int32),
+                        .repeated(4, "modify_deadline_ack_ids", .string),
+                        .field(5, "stream_ack_deadline_seconds", .int32),
+                        .field(6, "client_id", .string),
+                        .field(7, "max_outstanding_messages", .int64),
+                        .field(8, "max_outstanding_bytes", .int64),
+                        .field(10, "protocol_version", .int64),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.StreamingPullResponse",
+                    [
+                        .repeated(1, "received_messages", .message("google.pubsub.v1.ReceivedMessage")),
+                        .field(
+                            3, "modify_ack_deadline_confirmation", .message("google.pubsub.v1.StreamingPullResponse.ModifyAckDeadlineConfirmation")),
+                        .field(4, "subscription_properties", .message("google.pubsub.v1.StreamingPullResponse.SubscriptionProperties")),
+                        .field(5, "acknowledge_confirmation", .message("google.pubsub.v1.StreamingPullResponse.AcknowledgeConfirmation")),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.StreamingPullResponse.AcknowledgeConfirmation",
+                    [
+                        .repeated(1, "ack_ids", .string),
+                        .repeated(2, "invalid_ack_ids", .string),
+                        .repeated(3, "unordered_ack_ids", .string),
+                        .repeated(4, "temporary_failed_ack_ids", .string),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.StreamingPullResponse.ModifyAckDeadlineConfirmation",
+                    [
+                        .repeated(1, "ack_ids", .string),
+                        .repeated(2, "invalid_ack_ids", .string),
+                        .repeated(3, "temporary_failed_ack_ids", .string),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.UpdateSnapshotRequest",
+                    [
+                        .field(1, "snapshot", .message("google.pubsub.v1.Snapshot")),
+                        .field(2, "update_mask", .message("google.protobuf.FieldMask")),
+                    ]),
             ],
-            enums: [
-            ]
+            enums: []
         )
     }
 }

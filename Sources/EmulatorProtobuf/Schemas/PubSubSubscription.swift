@@ -6,136 +6,193 @@ extension PubSubSchemas {
         ProtoFile(
             path: "google/pubsub/v1/pubsub.proto",
             messages: [
-                MessageSchema("google.pubsub.v1.BigQueryConfig", [
-                    .field(1, "table", .string),
-                    .field(2, "use_topic_schema", .bool),
-                    .field(3, "write_metadata", .bool),
-                    .field(4, "drop_unknown_fields", .bool),
-                    .field(5, "state", .enumeration("google.pubsub.v1.BigQueryConfig.State")),
-                    .field(6, "use_table_schema", .bool),
-                    .field(7, "service_account_email", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.BigtableConfig", [
-                    .field(1, "table", .string),
-                    .field(2, "app_profile_id", .string),
-                    .field(3, "service_account_email", .string),
-                    .field(4, "state", .enumeration("google.pubsub.v1.BigtableConfig.State")),
-                    .field(5, "write_metadata", .bool),
-                    .oneof("message_mapping", 6, "column_family_mapping", .message("google.pubsub.v1.BigtableConfig.ColumnFamilyMapping")),
-                ]),
-                MessageSchema("google.pubsub.v1.BigtableConfig.ColumnFamilyMapping", [
-                    .oneof("key_definition", 1, "row_key_schema", .message("google.pubsub.v1.BigtableConfig.ColumnFamilyMapping.RowKeySchema")),
-                    .oneof("key_definition", 2, "delimited_key", .message("google.pubsub.v1.BigtableConfig.ColumnFamilyMapping.DelimitedKey")),
-                ]),
-                MessageSchema("google.pubsub.v1.BigtableConfig.ColumnFamilyMapping.DelimitedKey", [
-                    .repeated(1, "key_fields", .string),
-                    .field(2, "delimiter", .bytes),
-                ]),
+                MessageSchema(
+                    "google.pubsub.v1.BigQueryConfig",
+                    [
+                        .field(1, "table", .string),
+                        .field(2, "use_topic_schema", .bool),
+                        .field(3, "write_metadata", .bool),
+                        .field(4, "drop_unknown_fields", .bool),
+                        .field(5, "state", .enumeration("google.pubsub.v1.BigQueryConfig.State")),
+                        .field(6, "use_table_schema", .bool),
+                        .field(7, "service_account_email", .string),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.BigtableConfig",
+                    [
+                        .field(1, "table", .string),
+                        .field(2, "app_profile_id", .string),
+                        .field(3, "service_account_email", .string),
+                        .field(4, "state", .enumeration("google.pubsub.v1.BigtableConfig.State")),
+                        .field(5, "write_metadata", .bool),
+                        .oneof("message_mapping", 6, "column_family_mapping", .message("google.pubsub.v1.BigtableConfig.ColumnFamilyMapping")),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.BigtableConfig.ColumnFamilyMapping",
+                    [
+                        .oneof("key_definition", 1, "row_key_schema", .message("google.pubsub.v1.BigtableConfig.ColumnFamilyMapping.RowKeySchema")),
+                        .oneof("key_definition", 2, "delimited_key", .message("google.pubsub.v1.BigtableConfig.ColumnFamilyMapping.DelimitedKey")),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.BigtableConfig.ColumnFamilyMapping.DelimitedKey",
+                    [
+                        .repeated(1, "key_fields", .string),
+                        .field(2, "delimiter", .bytes),
+                    ]),
                 MessageSchema("google.pubsub.v1.BigtableConfig.ColumnFamilyMapping.RowKeySchema", []),
-                MessageSchema("google.pubsub.v1.CloudStorageConfig", [
-                    .field(1, "bucket", .string),
-                    .field(2, "filename_prefix", .string),
-                    .field(3, "filename_suffix", .string),
-                    .oneof("output_format", 4, "text_config", .message("google.pubsub.v1.CloudStorageConfig.TextConfig")),
-                    .oneof("output_format", 5, "avro_config", .message("google.pubsub.v1.CloudStorageConfig.AvroConfig")),
-                    .field(6, "max_duration", T.duration),
-                    .field(7, "max_bytes", .int64),
-                    .field(8, "max_messages", .int64),
-                    .field(9, "state", .enumeration("google.pubsub.v1.CloudStorageConfig.State")),
-                    .field(10, "filename_datetime_format", .string),
-                    .field(11, "service_account_email", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.CloudStorageConfig.AvroConfig", [
-                    .field(1, "write_metadata", .bool),
-                    .field(2, "use_topic_schema", .bool),
-                ]),
+                MessageSchema(
+                    "google.pubsub.v1.CloudStorageConfig",
+                    [
+                        .field(1, "bucket", .string),
+                        .field(2, "filename_prefix", .string),
+                        .field(3, "filename_suffix", .string),
+                        .oneof("output_format", 4, "text_config", .message("google.pubsub.v1.CloudStorageConfig.TextConfig")),
+                        .oneof("output_format", 5, "avro_config", .message("google.pubsub.v1.CloudStorageConfig.AvroConfig")),
+                        .field(6, "max_duration", T.duration),
+                        .field(7, "max_bytes", .int64),
+                        .field(8, "max_messages", .int64),
+                        .field(9, "state", .enumeration("google.pubsub.v1.CloudStorageConfig.State")),
+                        .field(10, "filename_datetime_format", .string),
+                        .field(11, "service_account_email", .string),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.CloudStorageConfig.AvroConfig",
+                    [
+                        .field(1, "write_metadata", .bool),
+                        .field(2, "use_topic_schema", .bool),
+                    ]),
                 MessageSchema("google.pubsub.v1.CloudStorageConfig.TextConfig", []),
-                MessageSchema("google.pubsub.v1.DeadLetterPolicy", [
-                    .field(1, "dead_letter_topic", .string),
-                    .field(2, "max_delivery_attempts", .int32),
-                ]),
-                MessageSchema("google.pubsub.v1.DeleteSubscriptionRequest", [
-                    .field(1, "subscription", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.ExpirationPolicy", [
-                    .field(1, "ttl", T.duration),
-                ]),
-                MessageSchema("google.pubsub.v1.GetSubscriptionRequest", [
-                    .field(1, "subscription", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.ListSubscriptionsRequest", [
-                    .field(1, "project", .string),
-                    .field(2, "page_size", .int32),
-                    .field(3, "page_token", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.ListSubscriptionsResponse", [
-                    .repeated(1, "subscriptions", .message("google.pubsub.v1.Subscription")),
-                    .field(2, "next_page_token", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.ModifyPushConfigRequest", [
-                    .field(1, "subscription", .string),
-                    .field(2, "push_config", .message("google.pubsub.v1.PushConfig")),
-                ]),
-                MessageSchema("google.pubsub.v1.PushConfig", [
-                    .field(1, "push_endpoint", .string),
-                    .map(2, "attributes", .string, .string),
-                    .oneof("authentication_method", 3, "oidc_token", .message("google.pubsub.v1.PushConfig.OidcToken")),
-                    .oneof("wrapper", 4, "pubsub_wrapper", .message("google.pubsub.v1.PushConfig.PubsubWrapper")),
-                    .oneof("wrapper", 5, "no_wrapper", .message("google.pubsub.v1.PushConfig.NoWrapper")),
-                ]),
-                MessageSchema("google.pubsub.v1.PushConfig.NoWrapper", [
-                    .field(1, "write_metadata", .bool),
-                ]),
-                MessageSchema("google.pubsub.v1.PushConfig.OidcToken", [
-                    .field(1, "service_account_email", .string),
-                    .field(2, "audience", .string),
-                ]),
+                MessageSchema(
+                    "google.pubsub.v1.DeadLetterPolicy",
+                    [
+                        .field(1, "dead_letter_topic", .string),
+                        .field(2, "max_delivery_attempts", .int32),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.DeleteSubscriptionRequest",
+                    [
+                        .field(1, "subscription", .string)
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.ExpirationPolicy",
+                    [
+                        .field(1, "ttl", T.duration)
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.GetSubscriptionRequest",
+                    [
+                        .field(1, "subscription", .string)
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.ListSubscriptionsRequest",
+                    [
+                        .field(1, "project", .string),
+                        .field(2, "page_size", .int32),
+                        .field(3, "page_token", .string),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.ListSubscriptionsResponse",
+                    [
+                        .repeated(1, "subscriptions", .message("google.pubsub.v1.Subscription")),
+                        .field(2, "next_page_token", .string),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.ModifyPushConfigRequest",
+                    [
+                        .field(1, "subscription", .string),
+                        .field(2, "push_config", .message("google.pubsub.v1.PushConfig")),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.PushConfig",
+                    [
+                        .field(1, "push_endpoint", .string),
+                        .map(2, "attributes", .string, .string),
+                        .oneof("authentication_method", 3, "oidc_token", .message("google.pubsub.v1.PushConfig.OidcToken")),
+                        .oneof("wrapper", 4, "pubsub_wrapper", .message("google.pubsub.v1.PushConfig.PubsubWrapper")),
+                        .oneof("wrapper", 5, "no_wrapper", .message("google.pubsub.v1.PushConfig.NoWrapper")),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.PushConfig.NoWrapper",
+                    [
+                        .field(1, "write_metadata", .bool)
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.PushConfig.OidcToken",
+                    [
+                        .field(1, "service_account_email", .string),
+                        .field(2, "audience", .string),
+                    ]),
                 MessageSchema("google.pubsub.v1.PushConfig.PubsubWrapper", []),
-                MessageSchema("google.pubsub.v1.RetryPolicy", [
-                    .field(1, "minimum_backoff", T.duration),
-                    .field(2, "maximum_backoff", T.duration),
-                ]),
-                MessageSchema("google.pubsub.v1.StreamingPullResponse.SubscriptionProperties", [
-                    .field(1, "exactly_once_delivery_enabled", .bool),
-                    .field(2, "message_ordering_enabled", .bool),
-                ]),
-                MessageSchema("google.pubsub.v1.Subscription", [
-                    .field(1, "name", .string),
-                    .field(2, "topic", .string),
-                    .field(4, "push_config", .message("google.pubsub.v1.PushConfig")),
-                    .field(5, "ack_deadline_seconds", .int32),
-                    .field(7, "retain_acked_messages", .bool),
-                    .field(8, "message_retention_duration", T.duration),
-                    .map(9, "labels", .string, .string),
-                    .field(10, "enable_message_ordering", .bool),
-                    .field(11, "expiration_policy", .message("google.pubsub.v1.ExpirationPolicy")),
-                    .field(12, "filter", .string),
-                    .field(13, "dead_letter_policy", .message("google.pubsub.v1.DeadLetterPolicy")),
-                    .field(14, "retry_policy", .message("google.pubsub.v1.RetryPolicy")),
-                    .field(15, "detached", .bool),
-                    .field(16, "enable_exactly_once_delivery", .bool),
-                    .field(17, "topic_message_retention_duration", T.duration),
-                    .field(18, "bigquery_config", .message("google.pubsub.v1.BigQueryConfig")),
-                    .field(19, "state", .enumeration("google.pubsub.v1.Subscription.State")),
-                    .field(22, "cloud_storage_config", .message("google.pubsub.v1.CloudStorageConfig")),
-                    .field(23, "analytics_hub_subscription_info", .message("google.pubsub.v1.Subscription.AnalyticsHubSubscriptionInfo")),
-                    .repeated(25, "message_transforms", .message("google.pubsub.v1.MessageTransform")),
-                    .map(26, "tags", .string, .string),
-                    .field(27, "bigtable_config", .message("google.pubsub.v1.BigtableConfig")),
-                ]),
-                MessageSchema("google.pubsub.v1.Subscription.AnalyticsHubSubscriptionInfo", [
-                    .field(1, "listing", .string),
-                    .field(2, "subscription", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.UpdateSubscriptionRequest", [
-                    .field(1, "subscription", .message("google.pubsub.v1.Subscription")),
-                    .field(2, "update_mask", .message("google.protobuf.FieldMask")),
-                ]),
+                MessageSchema(
+                    "google.pubsub.v1.RetryPolicy",
+                    [
+                        .field(1, "minimum_backoff", T.duration),
+                        .field(2, "maximum_backoff", T.duration),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.StreamingPullResponse.SubscriptionProperties",
+                    [
+                        .field(1, "exactly_once_delivery_enabled", .bool),
+                        .field(2, "message_ordering_enabled", .bool),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.Subscription",
+                    [
+                        .field(1, "name", .string),
+                        .field(2, "topic", .string),
+                        .field(4, "push_config", .message("google.pubsub.v1.PushConfig")),
+                        .field(5, "ack_deadline_seconds", .int32),
+                        .field(7, "retain_acked_messages", .bool),
+                        .field(8, "message_retention_duration", T.duration),
+                        .map(9, "labels", .string, .string),
+                        .field(10, "enable_message_ordering", .bool),
+                        .field(11, "expiration_policy", .message("google.pubsub.v1.ExpirationPolicy")),
+                        .field(12, "filter", .string),
+                        .field(13, "dead_letter_policy", .message("google.pubsub.v1.DeadLetterPolicy")),
+                        .field(14, "retry_policy", .message("google.pubsub.v1.RetryPolicy")),
+                        .field(15, "detached", .bool),
+                        .field(16, "enable_exactly_once_delivery", .bool),
+                        .field(17, "topic_message_retention_duration", T.duration),
+                        .field(18, "bigquery_config", .message("google.pubsub.v1.BigQueryConfig")),
+                        .field(19, "state", .enumeration("google.pubsub.v1.Subscription.State")),
+                        .field(22, "cloud_storage_config", .message("google.pubsub.v1.CloudStorageConfig")),
+                        .field(23, "analytics_hub_subscription_info", .message("google.pubsub.v1.Subscription.AnalyticsHubSubscriptionInfo")),
+                        .repeated(25, "message_transforms", .message("google.pubsub.v1.MessageTransform")),
+                        .map(26, "tags", .string, .string),
+                        .field(27, "bigtable_config", .message("google.pubsub.v1.BigtableConfig")),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.Subscription.AnalyticsHubSubscriptionInfo",
+                    [
+                        .field(1, "listing", .string),
+                        .field(2, "subscription", .string),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.UpdateSubscriptionRequest",
+                    [
+                        .field(1, "subscription", .message("google.pubsub.v1.Subscription")),
+                        .field(2, "update_mask", .message("google.protobuf.FieldMask")),
+                    ]),
             ],
             enums: [
-                EnumSchema("google.pubsub.v1.BigQueryConfig.State", [("STATE_UNSPECIFIED", 0), ("ACTIVE", 1), ("PERMISSION_DENIED", 2), ("NOT_FOUND", 3), ("SCHEMA_MISMATCH", 4), ("IN_TRANSIT_LOCATION_RESTRICTION", 5), ("VERTEX_AI_LOCATION_RESTRICTION", 6)]),
-                EnumSchema("google.pubsub.v1.BigtableConfig.State", [("STATE_UNSPECIFIED", 0), ("ACTIVE", 1), ("NOT_FOUND", 2), ("APP_PROFILE_MISCONFIGURED", 3), ("PERMISSION_DENIED", 4), ("SCHEMA_MISMATCH", 5), ("IN_TRANSIT_LOCATION_RESTRICTION", 6), ("VERTEX_AI_LOCATION_RESTRICTION", 7)]),
-                EnumSchema("google.pubsub.v1.CloudStorageConfig.State", [("STATE_UNSPECIFIED", 0), ("ACTIVE", 1), ("PERMISSION_DENIED", 2), ("NOT_FOUND", 3), ("IN_TRANSIT_LOCATION_RESTRICTION", 4), ("SCHEMA_MISMATCH", 5), ("VERTEX_AI_LOCATION_RESTRICTION", 6)]),
+                EnumSchema(
+                    "google.pubsub.v1.BigQueryConfig.State",
+                    [
+                        ("STATE_UNSPECIFIED", 0), ("ACTIVE", 1), ("PERMISSION_DENIED", 2), ("NOT_FOUND", 3), ("SCHEMA_MISMATCH", 4),
+                        ("IN_TRANSIT_LOCATION_RESTRICTION", 5), ("VERTEX_AI_LOCATION_RESTRICTION", 6),
+                    ]),
+                EnumSchema(
+                    "google.pubsub.v1.BigtableConfig.State",
+                    [
+                        ("STATE_UNSPECIFIED", 0), ("ACTIVE", 1), ("NOT_FOUND", 2), ("APP_PROFILE_MISCONFIGURED", 3), ("PERMISSION_DENIED", 4),
+                        ("SCHEMA_MISMATCH", 5), ("IN_TRANSIT_LOCATION_RESTRICTION", 6), ("VERTEX_AI_LOCATION_RESTRICTION", 7),
+                    ]),
+                EnumSchema(
+                    "google.pubsub.v1.CloudStorageConfig.State",
+                    [
+                        ("STATE_UNSPECIFIED", 0), ("ACTIVE", 1), ("PERMISSION_DENIED", 2), ("NOT_FOUND", 3), ("IN_TRANSIT_LOCATION_RESTRICTION", 4),
+                        ("SCHEMA_MISMATCH", 5), ("VERTEX_AI_LOCATION_RESTRICTION", 6),
+                    ]),
                 EnumSchema("google.pubsub.v1.Subscription.State", [("STATE_UNSPECIFIED", 0), ("ACTIVE", 1), ("RESOURCE_ERROR", 2)]),
             ]
         )

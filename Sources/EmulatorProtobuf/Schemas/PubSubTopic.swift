@@ -6,175 +6,265 @@ extension PubSubSchemas {
         ProtoFile(
             path: "google/pubsub/v1/pubsub.proto",
             messages: [
-                MessageSchema("google.pubsub.v1.AIInference", [
-                    .field(1, "endpoint", .string),
-                    .oneof("inference_mode", 2, "unstructured_inference", .message("google.pubsub.v1.AIInference.UnstructuredInference")),
-                    .field(3, "service_account_email", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.AIInference.UnstructuredInference", [
-                    .field(1, "parameters", T.struct),
-                ]),
-                MessageSchema("google.pubsub.v1.Compression", [
-                    .field(1, "compression_algorithm", .enumeration("google.pubsub.v1.Compression.CompressionAlgorithm")),
-                    .field(2, "compression_mode", .enumeration("google.pubsub.v1.Compression.CompressionMode")),
-                ]),
-                MessageSchema("google.pubsub.v1.DeleteTopicRequest", [
-                    .field(1, "topic", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.DetachSubscriptionRequest", [
-                    .field(1, "subscription", .string),
-                ]),
+                MessageSchema(
+                    "google.pubsub.v1.AIInference",
+                    [
+                        .field(1, "endpoint", .string),
+                        .oneof("inference_mode", 2, "unstructured_inference", .message("google.pubsub.v1.AIInference.UnstructuredInference")),
+                        .field(3, "service_account_email", .string),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.AIInference.UnstructuredInference",
+                    [
+                        .field(1, "parameters", T.struct)
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.Compression",
+                    [
+                        .field(1, "compression_algorithm", .enumeration("google.pubsub.v1.Compression.CompressionAlgorithm")),
+                        .field(2, "compression_mode", .enumeration("google.pubsub.v1.Compression.CompressionMode")),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.DeleteTopicRequest",
+                    [
+                        .field(1, "topic", .string)
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.DetachSubscriptionRequest",
+                    [
+                        .field(1, "subscription", .string)
+                    ]),
                 MessageSchema("google.pubsub.v1.DetachSubscriptionResponse", []),
-                MessageSchema("google.pubsub.v1.GetTopicRequest", [
-                    .field(1, "topic", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.IngestionDataSourceSettings", [
-                    .oneof("source", 1, "aws_kinesis", .message("google.pubsub.v1.IngestionDataSourceSettings.AwsKinesis")),
-                    .oneof("source", 2, "cloud_storage", .message("google.pubsub.v1.IngestionDataSourceSettings.CloudStorage")),
-                    .oneof("source", 3, "azure_event_hubs", .message("google.pubsub.v1.IngestionDataSourceSettings.AzureEventHubs")),
-                    .field(4, "platform_logs_settings", .message("google.pubsub.v1.PlatformLogsSettings")),
-                    .oneof("source", 5, "aws_msk", .message("google.pubsub.v1.IngestionDataSourceSettings.AwsMsk")),
-                    .oneof("source", 6, "confluent_cloud", .message("google.pubsub.v1.IngestionDataSourceSettings.ConfluentCloud")),
-                ]),
-                MessageSchema("google.pubsub.v1.IngestionDataSourceSettings.AwsKinesis", [
-                    .field(1, "state", .enumeration("google.pubsub.v1.IngestionDataSourceSettings.AwsKinesis.State")),
-                    .field(2, "stream_arn", .string),
-                    .field(3, "consumer_arn", .string),
-                    .field(4, "aws_role_arn", .string),
-                    .field(5, "gcp_service_account", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.IngestionDataSourceSettings.AwsMsk", [
-                    .field(1, "state", .enumeration("google.pubsub.v1.IngestionDataSourceSettings.AwsMsk.State")),
-                    .field(2, "cluster_arn", .string),
-                    .field(3, "topic", .string),
-                    .field(4, "aws_role_arn", .string),
-                    .field(5, "gcp_service_account", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.IngestionDataSourceSettings.AzureEventHubs", [
-                    .field(1, "state", .enumeration("google.pubsub.v1.IngestionDataSourceSettings.AzureEventHubs.State")),
-                    .field(2, "resource_group", .string),
-                    .field(3, "namespace", .string),
-                    .field(4, "event_hub", .string),
-                    .field(5, "client_id", .string),
-                    .field(6, "tenant_id", .string),
-                    .field(7, "subscription_id", .string),
-                    .field(8, "gcp_service_account", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.IngestionDataSourceSettings.CloudStorage", [
-                    .field(1, "state", .enumeration("google.pubsub.v1.IngestionDataSourceSettings.CloudStorage.State")),
-                    .field(2, "bucket", .string),
-                    .oneof("input_format", 3, "text_format", .message("google.pubsub.v1.IngestionDataSourceSettings.CloudStorage.TextFormat")),
-                    .oneof("input_format", 4, "avro_format", .message("google.pubsub.v1.IngestionDataSourceSettings.CloudStorage.AvroFormat")),
-                    .oneof("input_format", 5, "pubsub_avro_format", .message("google.pubsub.v1.IngestionDataSourceSettings.CloudStorage.PubSubAvroFormat")),
-                    .field(6, "minimum_object_create_time", T.timestamp),
-                    .field(9, "match_glob", .string),
-                ]),
+                MessageSchema(
+                    "google.pubsub.v1.GetTopicRequest",
+                    [
+                        .field(1, "topic", .string)
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.IngestionDataSourceSettings",
+                    [
+                        .oneof("source", 1, "aws_kinesis", .message("google.pubsub.v1.IngestionDataSourceSettings.AwsKinesis")),
+                        .oneof("source", 2, "cloud_storage", .message("google.pubsub.v1.IngestionDataSourceSettings.CloudStorage")),
+                        .oneof("source", 3, "azure_event_hubs", .message("google.pubsub.v1.IngestionDataSourceSettings.AzureEventHubs")),
+                        .field(4, "platform_logs_settings", .message("google.pubsub.v1.PlatformLogsSettings")),
+                        .oneof("source", 5, "aws_msk", .message("google.pubsub.v1.IngestionDataSourceSettings.AwsMsk")),
+                        .oneof("source", 6, "confluent_cloud", .message("google.pubsub.v1.IngestionDataSourceSettings.ConfluentCloud")),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.IngestionDataSourceSettings.AwsKinesis",
+                    [
+                        .field(1, "state", .enumeration("google.pubsub.v1.IngestionDataSourceSettings.AwsKinesis.State")),
+                        .field(2, "stream_arn", .string),
+                        .field(3, "consumer_arn", .string),
+                        .field(4, "aws_role_arn", .string),
+                        .field(5, "gcp_service_account", .string),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.IngestionDataSourceSettings.AwsMsk",
+                    [
+                        .field(1, "state", .enumeration("google.pubsub.v1.IngestionDataSourceSettings.AwsMsk.State")),
+                        .field(2, "cluster_arn", .string),
+                        .field(3, "topic", .string),
+                        .field(4, "aws_role_arn", .string),
+                        .field(5, "gcp_service_account", .string),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.IngestionDataSourceSettings.AzureEventHubs",
+                    [
+                        .field(1, "state", .enumeration("google.pubsub.v1.IngestionDataSourceSettings.AzureEventHubs.State")),
+                        .field(2, "resource_group", .string),
+                        .field(3, "namespace", .string),
+                        .field(4, "event_hub", .string),
+                        .field(5, "client_id", .string),
+                        .field(6, "tenant_id", .string),
+                        .field(7, "subscription_id", .string),
+                        .field(8, "gcp_service_account", .string),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.IngestionDataSourceSettings.CloudStorage",
+                    [
+                        .field(1, "state", .enumeration("google.pubsub.v1.IngestionDataSourceSettings.CloudStorage.State")),
+                        .field(2, "bucket", .string),
+                        .oneof("input_format", 3, "text_format", .message("google.pubsub.v1.IngestionDataSourceSettings.CloudStorage.TextFormat")),
+                        .oneof("input_format", 4, "avro_format", .message("google.pubsub.v1.IngestionDataSourceSettings.CloudStorage.AvroFormat")),
+                        .oneof(
+                            "input_format", 5, "pubsub_avro_format",
+                            .message("google.pubsub.v1.IngestionDataSourceSettings.CloudStorage.PubSubAvroFormat")),
+                        .field(6, "minimum_object_create_time", T.timestamp),
+                        .field(9, "match_glob", .string),
+                    ]),
                 MessageSchema("google.pubsub.v1.IngestionDataSourceSettings.CloudStorage.AvroFormat", []),
                 MessageSchema("google.pubsub.v1.IngestionDataSourceSettings.CloudStorage.PubSubAvroFormat", []),
-                MessageSchema("google.pubsub.v1.IngestionDataSourceSettings.CloudStorage.TextFormat", [
-                    .optional(1, "delimiter", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.IngestionDataSourceSettings.ConfluentCloud", [
-                    .field(1, "state", .enumeration("google.pubsub.v1.IngestionDataSourceSettings.ConfluentCloud.State")),
-                    .field(2, "bootstrap_server", .string),
-                    .field(3, "cluster_id", .string),
-                    .field(4, "topic", .string),
-                    .field(5, "identity_pool_id", .string),
-                    .field(6, "gcp_service_account", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.JavaScriptUDF", [
-                    .field(1, "function_name", .string),
-                    .field(2, "code", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.ListTopicSnapshotsRequest", [
-                    .field(1, "topic", .string),
-                    .field(2, "page_size", .int32),
-                    .field(3, "page_token", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.ListTopicSnapshotsResponse", [
-                    .repeated(1, "snapshots", .string),
-                    .field(2, "next_page_token", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.ListTopicSubscriptionsRequest", [
-                    .field(1, "topic", .string),
-                    .field(2, "page_size", .int32),
-                    .field(3, "page_token", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.ListTopicSubscriptionsResponse", [
-                    .repeated(1, "subscriptions", .string),
-                    .field(2, "next_page_token", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.ListTopicsRequest", [
-                    .field(1, "project", .string),
-                    .field(2, "page_size", .int32),
-                    .field(3, "page_token", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.ListTopicsResponse", [
-                    .repeated(1, "topics", .message("google.pubsub.v1.Topic")),
-                    .field(2, "next_page_token", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.MessageStoragePolicy", [
-                    .repeated(1, "allowed_persistence_regions", .string),
-                    .field(2, "enforce_in_transit", .bool),
-                ]),
-                MessageSchema("google.pubsub.v1.MessageTransform", [
-                    .oneof("transform", 2, "javascript_udf", .message("google.pubsub.v1.JavaScriptUDF")),
-                    .field(3, "enabled", .bool),
-                    .field(4, "disabled", .bool),
-                    .oneof("transform", 6, "ai_inference", .message("google.pubsub.v1.AIInference")),
-                    .oneof("transform", 7, "compression", .message("google.pubsub.v1.Compression")),
-                ]),
-                MessageSchema("google.pubsub.v1.PlatformLogsSettings", [
-                    .field(1, "severity", .enumeration("google.pubsub.v1.PlatformLogsSettings.Severity")),
-                ]),
-                MessageSchema("google.pubsub.v1.PublishRequest", [
-                    .field(1, "topic", .string),
-                    .repeated(2, "messages", .message("google.pubsub.v1.PubsubMessage")),
-                ]),
-                MessageSchema("google.pubsub.v1.PublishResponse", [
-                    .repeated(1, "message_ids", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.PubsubMessage", [
-                    .field(1, "data", .bytes),
-                    .map(2, "attributes", .string, .string),
-                    .field(3, "message_id", .string),
-                    .field(4, "publish_time", T.timestamp),
-                    .field(5, "ordering_key", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.SchemaSettings", [
-                    .field(1, "schema", .string),
-                    .field(2, "encoding", .enumeration("google.pubsub.v1.Encoding")),
-                    .field(3, "first_revision_id", .string),
-                    .field(4, "last_revision_id", .string),
-                ]),
-                MessageSchema("google.pubsub.v1.Topic", [
-                    .field(1, "name", .string),
-                    .map(2, "labels", .string, .string),
-                    .field(3, "message_storage_policy", .message("google.pubsub.v1.MessageStoragePolicy")),
-                    .field(5, "kms_key_name", .string),
-                    .field(6, "schema_settings", .message("google.pubsub.v1.SchemaSettings")),
-                    .field(7, "satisfies_pzs", .bool),
-                    .field(8, "message_retention_duration", T.duration),
-                    .field(9, "state", .enumeration("google.pubsub.v1.Topic.State")),
-                    .field(10, "ingestion_data_source_settings", .message("google.pubsub.v1.IngestionDataSourceSettings")),
-                    .repeated(13, "message_transforms", .message("google.pubsub.v1.MessageTransform")),
-                    .map(14, "tags", .string, .string),
-                ]),
-                MessageSchema("google.pubsub.v1.UpdateTopicRequest", [
-                    .field(1, "topic", .message("google.pubsub.v1.Topic")),
-                    .field(2, "update_mask", .message("google.protobuf.FieldMask")),
-                ]),
+                MessageSchema(
+                    "google.pubsub.v1.IngestionDataSourceSettings.CloudStorage.TextFormat",
+                    [
+                        .optional(1, "delimiter", .string)
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.IngestionDataSourceSettings.ConfluentCloud",
+                    [
+                        .field(1, "state", .enumeration("google.pubsub.v1.IngestionDataSourceSettings.ConfluentCloud.State")),
+                        .field(2, "bootstrap_server", .string),
+                        .field(3, "cluster_id", .string),
+                        .field(4, "topic", .string),
+                        .field(5, "identity_pool_id", .string),
+                        .field(6, "gcp_service_account", .string),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.JavaScriptUDF",
+                    [
+                        .field(1, "function_name", .string),
+                        .field(2, "code", .string),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.ListTopicSnapshotsRequest",
+                    [
+                        .field(1, "topic", .string),
+                        .field(2, "page_size", .int32),
+                        .field(3, "page_token", .string),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.ListTopicSnapshotsResponse",
+                    [
+                        .repeated(1, "snapshots", .string),
+                        .field(2, "next_page_token", .string),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.ListTopicSubscriptionsRequest",
+                    [
+                        .field(1, "topic", .string),
+                        .field(2, "page_size", .int32),
+                        .field(3, "page_token", .string),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.ListTopicSubscriptionsResponse",
+                    [
+                        .repeated(1, "subscriptions", .string),
+                        .field(2, "next_page_token", .string),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.ListTopicsRequest",
+                    [
+                        .field(1, "project", .string),
+                        .field(2, "page_size", .int32),
+                        .field(3, "page_token", .string),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.ListTopicsResponse",
+                    [
+                        .repeated(1, "topics", .message("google.pubsub.v1.Topic")),
+                        .field(2, "next_page_token", .string),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.MessageStoragePolicy",
+                    [
+                        .repeated(1, "allowed_persistence_regions", .string),
+                        .field(2, "enforce_in_transit", .bool),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.MessageTransform",
+                    [
+                        .oneof("transform", 2, "javascript_udf", .message("google.pubsub.v1.JavaScriptUDF")),
+                        .field(3, "enabled", .bool),
+                        .field(4, "disabled", .bool),
+                        .oneof("transform", 6, "ai_inference", .message("google.pubsub.v1.AIInference")),
+                        .oneof("transform", 7, "compression", .message("google.pubsub.v1.Compression")),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.PlatformLogsSettings",
+                    [
+                        .field(1, "severity", .enumeration("google.pubsub.v1.PlatformLogsSettings.Severity"))
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.PublishRequest",
+                    [
+                        .field(1, "topic", .string),
+                        .repeated(2, "messages", .message("google.pubsub.v1.PubsubMessage")),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.PublishResponse",
+                    [
+                        .repeated(1, "message_ids", .string)
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.PubsubMessage",
+                    [
+                        .field(1, "data", .bytes),
+                        .map(2, "attributes", .string, .string),
+                        .field(3, "message_id", .string),
+                        .field(4, "publish_time", T.timestamp),
+                        .field(5, "ordering_key", .string),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.SchemaSettings",
+                    [
+                        .field(1, "schema", .string),
+                        .field(2, "encoding", .enumeration("google.pubsub.v1.Encoding")),
+                        .field(3, "first_revision_id", .string),
+                        .field(4, "last_revision_id", .string),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.Topic",
+                    [
+                        .field(1, "name", .string),
+                        .map(2, "labels", .string, .string),
+                        .field(3, "message_storage_policy", .message("google.pubsub.v1.MessageStoragePolicy")),
+                        .field(5, "kms_key_name", .string),
+                        .field(6, "schema_settings", .message("google.pubsub.v1.SchemaSettings")),
+                        .field(7, "satisfies_pzs", .bool),
+                        .field(8, "message_retention_duration", T.duration),
+                        .field(9, "state", .enumeration("google.pubsub.v1.Topic.State")),
+                        .field(10, "ingestion_data_source_settings", .message("google.pubsub.v1.IngestionDataSourceSettings")),
+                        .repeated(13, "message_transforms", .message("google.pubsub.v1.MessageTransform")),
+                        .map(14, "tags", .string, .string),
+                    ]),
+                MessageSchema(
+                    "google.pubsub.v1.UpdateTopicRequest",
+                    [
+                        .field(1, "topic", .message("google.pubsub.v1.Topic")),
+                        .field(2, "update_mask", .message("google.protobuf.FieldMask")),
+                    ]),
             ],
             enums: [
-                EnumSchema("google.pubsub.v1.Compression.CompressionAlgorithm", [("COMPRESSION_ALGORITHM_UNSPECIFIED", 0), ("ZLIB", 1), ("ZSTD", 3)]),
-                EnumSchema("google.pubsub.v1.Compression.CompressionMode", [("COMPRESSION_MODE_UNSPECIFIED", 0), ("COMPRESS", 1), ("DECOMPRESS", 2)]),
+                EnumSchema(
+                    "google.pubsub.v1.Compression.CompressionAlgorithm", [("COMPRESSION_ALGORITHM_UNSPECIFIED", 0), ("ZLIB", 1), ("ZSTD", 3)]),
+                EnumSchema(
+                    "google.pubsub.v1.Compression.CompressionMode", [("COMPRESSION_MODE_UNSPECIFIED", 0), ("COMPRESS", 1), ("DECOMPRESS", 2)]),
                 EnumSchema("google.pubsub.v1.Encoding", [("ENCODING_UNSPECIFIED", 0), ("JSON", 1), ("BINARY", 2)]),
-                EnumSchema("google.pubsub.v1.IngestionDataSourceSettings.AwsKinesis.State", [("STATE_UNSPECIFIED", 0), ("ACTIVE", 1), ("KINESIS_PERMISSION_DENIED", 2), ("PUBLISH_PERMISSION_DENIED", 3), ("STREAM_NOT_FOUND", 4), ("CONSUMER_NOT_FOUND", 5), ("CONFLICTING_REGION_CONSTRAINTS", 6)]),
-                EnumSchema("google.pubsub.v1.IngestionDataSourceSettings.AwsMsk.State", [("STATE_UNSPECIFIED", 0), ("ACTIVE", 1), ("MSK_PERMISSION_DENIED", 2), ("PUBLISH_PERMISSION_DENIED", 3), ("CLUSTER_NOT_FOUND", 4), ("TOPIC_NOT_FOUND", 5), ("CONFLICTING_REGION_CONSTRAINTS", 6)]),
-                EnumSchema("google.pubsub.v1.IngestionDataSourceSettings.AzureEventHubs.State", [("STATE_UNSPECIFIED", 0), ("ACTIVE", 1), ("EVENT_HUBS_PERMISSION_DENIED", 2), ("PUBLISH_PERMISSION_DENIED", 3), ("NAMESPACE_NOT_FOUND", 4), ("EVENT_HUB_NOT_FOUND", 5), ("SUBSCRIPTION_NOT_FOUND", 6), ("RESOURCE_GROUP_NOT_FOUND", 7), ("CONFLICTING_REGION_CONSTRAINTS", 8)]),
-                EnumSchema("google.pubsub.v1.IngestionDataSourceSettings.CloudStorage.State", [("STATE_UNSPECIFIED", 0), ("ACTIVE", 1), ("CLOUD_STORAGE_PERMISSION_DENIED", 2), ("PUBLISH_PERMISSION_DENIED", 3), ("BUCKET_NOT_FOUND", 4), ("TOO_MANY_OBJECTS", 5), ("CONFLICTING_REGION_CONSTRAINTS", 8)]),
-                EnumSchema("google.pubsub.v1.IngestionDataSourceSettings.ConfluentCloud.State", [("STATE_UNSPECIFIED", 0), ("ACTIVE", 1), ("CONFLUENT_CLOUD_PERMISSION_DENIED", 2), ("PUBLISH_PERMISSION_DENIED", 3), ("UNREACHABLE_BOOTSTRAP_SERVER", 4), ("CLUSTER_NOT_FOUND", 5), ("TOPIC_NOT_FOUND", 6), ("CONFLICTING_REGION_CONSTRAINTS", 7)]),
-                EnumSchema("google.pubsub.v1.PlatformLogsSettings.Severity", [("SEVERITY_UNSPECIFIED", 0), ("DISABLED", 1), ("DEBUG", 2), ("INFO", 3), ("WARNING", 4), ("ERROR", 5)]),
+                EnumSchema(
+                    "google.pubsub.v1.IngestionDataSourceSettings.AwsKinesis.State",
+                    [
+                        ("STATE_UNSPECIFIED", 0), ("ACTIVE", 1), ("KINESIS_PERMISSION_DENIED", 2), ("PUBLISH_PERMISSION_DENIED", 3),
+                        ("STREAM_NOT_FOUND", 4), ("CONSUMER_NOT_FOUND", 5), ("CONFLICTING_REGION_CONSTRAINTS", 6),
+                    ]),
+                EnumSchema(
+                    "google.pubsub.v1.IngestionDataSourceSettings.AwsMsk.State",
+                    [
+                        ("STATE_UNSPECIFIED", 0), ("ACTIVE", 1), ("MSK_PERMISSION_DENIED", 2), ("PUBLISH_PERMISSION_DENIED", 3),
+                        ("CLUSTER_NOT_FOUND", 4), ("TOPIC_NOT_FOUND", 5), ("CONFLICTING_REGION_CONSTRAINTS", 6),
+                    ]),
+                EnumSchema(
+                    "google.pubsub.v1.IngestionDataSourceSettings.AzureEventHubs.State",
+                    [
+                        ("STATE_UNSPECIFIED", 0), ("ACTIVE", 1), ("EVENT_HUBS_PERMISSION_DENIED", 2), ("PUBLISH_PERMISSION_DENIED", 3),
+                        ("NAMESPACE_NOT_FOUND", 4), ("EVENT_HUB_NOT_FOUND", 5), ("SUBSCRIPTION_NOT_FOUND", 6), ("RESOURCE_GROUP_NOT_FOUND", 7),
+                        ("CONFLICTING_REGION_CONSTRAINTS", 8),
+                    ]),
+                EnumSchema(
+                    "google.pubsub.v1.IngestionDataSourceSettings.CloudStorage.State",
+                    [
+                        ("STATE_UNSPECIFIED", 0), ("ACTIVE", 1), ("CLOUD_STORAGE_PERMISSION_DENIED", 2), ("PUBLISH_PERMISSION_DENIED", 3),
+                        ("BUCKET_NOT_FOUND", 4), ("TOO_MANY_OBJECTS", 5), ("CONFLICTING_REGION_CONSTRAINTS", 8),
+                    ]),
+                EnumSchema(
+                    "google.pubsub.v1.IngestionDataSourceSettings.ConfluentCloud.State",
+                    [
+                        ("STATE_UNSPECIFIED", 0), ("ACTIVE", 1), ("CONFLUENT_CLOUD_PERMISSION_DENIED", 2), ("PUBLISH_PERMISSION_DENIED", 3),
+                        ("UNREACHABLE_BOOTSTRAP_SERVER", 4), ("CLUSTER_NOT_FOUND", 5), ("TOPIC_NOT_FOUND", 6), ("CONFLICTING_REGION_CONSTRAINTS", 7),
+                    ]),
+                EnumSchema(
+                    "google.pubsub.v1.PlatformLogsSettings.Severity",
+                    [("SEVERITY_UNSPECIFIED", 0), ("DISABLED", 1), ("DEBUG", 2), ("INFO", 3), ("WARNING", 4), ("ERROR", 5)]),
                 EnumSchema("google.pubsub.v1.Topic.State", [("STATE_UNSPECIFIED", 0), ("ACTIVE", 1), ("INGESTION_RESOURCE_ERROR", 2)]),
             ]
         )

@@ -124,10 +124,14 @@ public struct MultipartStreamParser: Sendable {
                     continue
                 }
                 guard let end = find([13, 10, 13, 10], from: start) else {
-                    if buffer.count - start > Self.maxHeaderBytes { throw MultipartError("A multipart part's headers exceed \(Self.maxHeaderBytes) bytes.") }
+                    if buffer.count - start > Self.maxHeaderBytes {
+                        throw MultipartError("A multipart part's headers exceed \(Self.maxHeaderBytes) bytes.")
+                    }
                     break loop
                 }
-                guard end - start <= Self.maxHeaderBytes else { throw MultipartError("A multipart part's headers exceed \(Self.maxHeaderBytes) bytes.") }
+                guard end - start <= Self.maxHeaderBytes else {
+                    throw MultipartError("A multipart part's headers exceed \(Self.maxHeaderBytes) bytes.")
+                }
                 events.append(.partStart(try Self.parseHeaders(buffer[start..<end])))
                 start = end + 4
                 phase = .content

@@ -19,7 +19,9 @@ public enum UploadProtocolHeaders {
         let parts = t.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else { throw UploadHeaderError("Content-Range needs '/total' or '/*': '\(text)'") }
         let total: Int64?
-        if parts[1] == "*" { total = nil } else {
+        if parts[1] == "*" {
+            total = nil
+        } else {
             guard let n = number(parts[1]) else { throw UploadHeaderError("Content-Range total is not a number: '\(text)'") }
             total = n
         }
@@ -96,7 +98,8 @@ public enum UploadProtocolHeaders {
             case "query": out.insert(.query)
             case "cancel": out.insert(.cancel)
             case "": continue
-            default: throw UploadHeaderError("Unknown X-Goog-Upload-Command '\(raw.trimmingSpaces())' (expected start, upload, finalize, query or cancel)")
+            default:
+                throw UploadHeaderError("Unknown X-Goog-Upload-Command '\(raw.trimmingSpaces())' (expected start, upload, finalize, query or cancel)")
             }
         }
         guard !out.isEmpty else { throw UploadHeaderError("X-Goog-Upload-Command is empty") }

@@ -2,6 +2,7 @@ import EmulatorCore
 import EmulatorHTTP
 import EmulatorTestSupport
 import Testing
+
 @testable import Emulator
 
 /// One app for the suite: the signing key is generated once per `AuthService`.
@@ -18,11 +19,13 @@ func call(_ method: String, _ target: String, _ body: JSON? = nil, headers: HTTP
 let v1 = "/identitytoolkit.googleapis.com/v1"
 
 @Test func signUpWithApiKeyAndIdentityToolkitErrorShape() async {
-    let (s, r) = await call("POST", "\(v1)/accounts:signUp?key=fake", ["email": "h1@example.com", "password": "secret1", "return_secure_token": true])
+    let (s, r) = await call(
+        "POST", "\(v1)/accounts:signUp?key=fake", ["email": "h1@example.com", "password": "secret1", "return_secure_token": true])
     #expect(s == 200 && r["idToken"] != nil && r["kind"] == "identitytoolkit#SignupNewUserResponse")
     let (s2, e) = await call("POST", "\(v1)/accounts:signUp?key=fake", ["email": "h1@example.com", "password": "secret1"])
     #expect(s2 == 400)
-    #expect(e == ["error": ["code": 400, "message": "EMAIL_EXISTS", "errors": [["message": "EMAIL_EXISTS", "reason": "invalid", "domain": "global"]]]])
+    #expect(
+        e == ["error": ["code": 400, "message": "EMAIL_EXISTS", "errors": [["message": "EMAIL_EXISTS", "reason": "invalid", "domain": "global"]]]])
 }
 
 @Test func callerRules() async {
@@ -45,19 +48,22 @@ let v1 = "/identitytoolkit.googleapis.com/v1"
 
 @Test func integerRequestTypeAndLegacyAlias() async {
     _ = await call("POST", "\(v1)/accounts:signUp?key=k", ["email": "int@example.com", "password": "secret1"])
-    let (s, r) = await call("POST", "/www.googleapis.com/identitytoolkit/v3/relyingparty/getOobConfirmationCode?key=k",
-                            ["requestType": 1, "email": "int@example.com"])
+    let (s, r) = await call(
+        "POST", "/www.googleapis.com/identitytoolkit/v3/relyingparty/getOobConfirmationCode?key=k",
+        ["requestType": 1, "email": "int@example.com"])
     #expect(s == 200 && r["email"] == "int@example.com")
-    let (s2, r2) = await call("POST", "/www.googleapis.com/identitytoolkit/v3/relyingparty/verifyPassword?key=k",
-                              ["email": "int@example.com", "password": "secret1"])
+    let (s2, r2) = await call(
+        "POST", "/www.googleapis.com/identitytoolkit/v3/relyingparty/verifyPassword?key=k",
+        ["email": "int@example.com", "password": "secret1"])
     #expect(s2 == 200 && r2["registered"] == true)
 }
 
 @Test func refreshTakesFormBodies() async {
     let (_, r) = await call("POST", "\(v1)/accounts:signUp?key=k", [:])
     let token = r["refreshToken"]?.stringValue ?? ""
-    let req = HTTPRequest(method: "POST", target: "/securetoken.googleapis.com/v1/token?key=k",
-                          headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Array("grant_type=refresh_token&refresh_token=\(token)".utf8))
+    let req = HTTPRequest(
+        method: "POST", target: "/securetoken.googleapis.com/v1/token?key=k",
+        headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Array("grant_type=refresh_token&refresh_token=\(token)".utf8))
     let resp = await authApp.handle(req)
     let j = (try? JSON.parse(resp.body)) ?? .null
     #expect(resp.status == 200 && j["user_id"] == r["localId"] && j["id_token"] != nil)
@@ -111,7 +117,8 @@ let v1 = "/identitytoolkit.googleapis.com/v1"
 }
 
 @Test func malformedJSONIsAnInvalidArgument() async {
-    let req = HTTPRequest(method: "POST", target: "\(v1)/accounts:signUp?key=k", headers: ["Content-Type": "application/json"], body: Array("{nope".utf8))
+    let req = HTTPRequest(
+        method: "POST", target: "\(v1)/accounts:signUp?key=k", headers: ["Content-Type": "application/json"], body: Array("{nope".utf8))
     let r = await authApp.handle(req)
     let j = (try? JSON.parse(r.body)) ?? .null
     #expect(r.status == 400 && j["error"]?["status"] == "INVALID_ARGUMENT")
@@ -123,8 +130,9 @@ let v1 = "/identitytoolkit.googleapis.com/v1"
 @Test func actionLinkFindsCodesOfOtherProjects() async throws {
     let h: HTTPHeaders = ["Authorization": "Bearer owner"]
     _ = await call("POST", "\(v1)/projects/demo-second/accounts", ["localId": "p2", "email": "p2@example.com"], headers: h)
-    let (_, r) = await call("POST", "\(v1)/projects/demo-second/accounts:sendOobCode",
-                            ["requestType": "VERIFY_EMAIL", "email": "p2@example.com", "returnOobLink": true], headers: h)
+    let (_, r) = await call(
+        "POST", "\(v1)/projects/demo-second/accounts:sendOobCode",
+        ["requestType": "VERIFY_EMAIL", "email": "p2@example.com", "returnOobLink": true], headers: h)
     let link = try #require(r["oobLink"]?.stringValue)
     let path = String(link[try #require(link.range(of: "/emulator/action"))!.lowerBound...])
     let (s, _) = await call("GET", path)
@@ -137,8 +145,9 @@ let v1 = "/identitytoolkit.googleapis.com/v1"
     let path = "/identitytoolkit.googleapis.com/v2/projects/demo-v2/config"
     let (s1, _) = await call("PATCH", path + "?key=k", ["signIn": ["allowDuplicateEmails": true]])
     #expect(s1 == 400)
-    let (s2, r2) = await call("PATCH", path + "?updateMask=signIn.allowDuplicateEmails", ["signIn": ["allowDuplicateEmails": true]],
-                              headers: ["Authorization": "Bearer owner", "Content-Type": "application/json"])
+    let (s2, r2) = await call(
+        "PATCH", path + "?updateMask=signIn.allowDuplicateEmails", ["signIn": ["allowDuplicateEmails": true]],
+        headers: ["Authorization": "Bearer owner", "Content-Type": "application/json"])
     #expect(s2 == 200 && r2["signIn"]?["allowDuplicateEmails"] == true && r2["name"] == "projects/demo-v2/config")
     let (s3, r3) = await call("GET", path, headers: ["Authorization": "Bearer owner"])
     #expect(s3 == 200 && r3["signIn"]?["allowDuplicateEmails"] == true)
@@ -147,7 +156,8 @@ let v1 = "/identitytoolkit.googleapis.com/v1"
     let (s5, e5) = await call("POST", "\(v1)/projects/demo-v2/tenants/t1/accounts:lookup", [:], headers: ["Authorization": "Bearer owner"])
     #expect(s5 == 400 && e5["error"]?["message"]?.stringValue?.hasPrefix("TENANT_NOT_FOUND") == true)
     // Tenant resources that are not modelled still say so.
-    let (s6, e6) = await call("GET", "/identitytoolkit.googleapis.com/v2/projects/demo-v2/tenants/t1/oauthIdpConfigs", headers: ["Authorization": "Bearer owner"])
+    let (s6, e6) = await call(
+        "GET", "/identitytoolkit.googleapis.com/v2/projects/demo-v2/tenants/t1/oauthIdpConfigs", headers: ["Authorization": "Bearer owner"])
     #expect(s6 == 501 && e6["error"]?["status"] == "UNIMPLEMENTED")
 }
 
@@ -157,7 +167,8 @@ let v1 = "/identitytoolkit.googleapis.com/v1"
     #expect(s1 == 200)
     let (_, codes) = await call("GET", "/emulator/v1/projects/demo-http/verificationCodes")
     let mine = try #require(codes["verificationCodes"]?.arrayValue?.first { $0["sessionInfo"] == sent["sessionInfo"] })
-    let (s2, signedIn) = await call("POST", "\(v1)/accounts:signInWithPhoneNumber?key=k", ["sessionInfo": sent["sessionInfo"] ?? .null, "code": mine["code"] ?? .null])
+    let (s2, signedIn) = await call(
+        "POST", "\(v1)/accounts:signInWithPhoneNumber?key=k", ["sessionInfo": sent["sessionInfo"] ?? .null, "code": mine["code"] ?? .null])
     #expect(s2 == 200 && signedIn["phoneNumber"] == .string(phone) && signedIn["isNewUser"] == true)
     _ = await call("POST", "\(v1)/accounts:signUp?key=k", ["email": "uri@example.com", "password": "secret1"])
     let (s3, uri) = await call("POST", "\(v1)/accounts:createAuthUri?key=k", ["identifier": "uri@example.com", "continueUri": "http://localhost"])

@@ -11,7 +11,8 @@ struct FirestoreAPITests {
     var documents: String { get throws { "/v1/projects/\(try project.id)/databases/(default)/documents" } }
 
     @Test func createGetAndTypedValuesRoundTrip() async throws {
-        let doc = try await project.firestore.add(to: "tasks", ["title": "milk", "n": 3, "ratio": 0.25, "done": false, "tags": ["a"], "meta": ["k": nil]])
+        let doc = try await project.firestore.add(
+            to: "tasks", ["title": "milk", "n": 3, "ratio": 0.25, "done": false, "tags": ["a"], "meta": ["k": nil]])
         #expect(doc.id.count == 20)
         let read = try #require(try await project.firestore.get("tasks/\(doc.id)"))
         #expect(read.data == ["title": "milk", "n": 3, "ratio": 0.25, "done": false, "tags": ["a"], "meta": ["k": nil]])
@@ -19,13 +20,17 @@ struct FirestoreAPITests {
     }
 
     @Test func missingDocumentsAndDuplicateIdsAnswerCanonicalErrors() async throws {
-        let missing = try await project.emulator.send(EmulatorRequest(method: "GET", path: "\(try documents)/tasks/nope", headers: [("Authorization", "Bearer owner")]))
+        let missing = try await project.emulator.send(
+            EmulatorRequest(method: "GET", path: "\(try documents)/tasks/nope", headers: [("Authorization", "Bearer owner")]))
         #expect(missing.status == 404)
         let error = try JSONValue.parse(missing.body)["error"]
         #expect(error?["status"] == "NOT_FOUND" && error?["message"]?.stringValue?.contains("tasks/nope") == true)
         try await project.firestore.set("tasks/t1", ["x": 1])
         do {
-            let caught = await #expect(throws: FirebaseEmulatorError.self) { try await project.emulator.json("POST", "\(try documents)/tasks?documentId=t1", ["fields": [:]], headers: [("Authorization", "Bearer owner")]) }
+            let caught = await #expect(throws: FirebaseEmulatorError.self) {
+                try await project.emulator.json(
+                    "POST", "\(try documents)/tasks?documentId=t1", ["fields": [:]], headers: [("Authorization", "Bearer owner")])
+            }
             guard let error = caught else { return }
             #expect(error.status == 409)
             guard case .http(_, let code, _, _) = error else { return }
@@ -35,8 +40,9 @@ struct FirestoreAPITests {
 
     @Test func updateMaskKeepsOtherFields() async throws {
         try await project.firestore.set("tasks/t1", ["title": "milk", "done": false])
-        try await project.emulator.json("PATCH", "\(try documents)/tasks/t1?updateMask.fieldPaths=done",
-                                        ["fields": FirestoreValue.encode(["done": true, "title": "ignored"])], headers: [("Authorization", "Bearer owner")])
+        try await project.emulator.json(
+            "PATCH", "\(try documents)/tasks/t1?updateMask.fieldPaths=done",
+            ["fields": FirestoreValue.encode(["done": true, "title": "ignored"])], headers: [("Authorization", "Bearer owner")])
         #expect(try await project.firestore.get("tasks/t1")?.data == ["title": "milk", "done": true])
     }
 
@@ -45,11 +51,15 @@ struct FirestoreAPITests {
         let begun = try await project.emulator.json("POST", "\(try documents):beginTransaction", .object([:]), headers: owner)
         let tx = try #require(begun["transaction"]?.stringValue)
         let root = try project.firestore.root
-        try await project.emulator.json("POST", "\(try documents):commit", [
-            "transaction": .string(tx),
-            "writes": [["update": ["name": .string("\(root)/tasks/a"), "fields": FirestoreValue.encode(["n": 1])]],
-                       ["update": ["name": .string("\(root)/tasks/b"), "fields": FirestoreValue.encode(["n": 2])]]],
-        ], headers: owner)
+        try await project.emulator.json(
+            "POST", "\(try documents):commit",
+            [
+                "transaction": .string(tx),
+                "writes": [
+                    ["update": ["name": .string("\(root)/tasks/a"), "fields": FirestoreValue.encode(["n": 1])]],
+                    ["update": ["name": .string("\(root)/tasks/b"), "fields": FirestoreValue.encode(["n": 2])]],
+                ],
+            ], headers: owner)
         #expect(try await project.firestore.query("tasks").map(\.id) == ["a", "b"])
         // A used transaction cannot commit again.
         await #expect(throws: FirebaseEmulatorError.self) {
@@ -58,16 +68,17 @@ struct FirestoreAPITests {
     }
 
     @Test func rulesAreNotFilters() async throws {
-        try await project.setRules("""
-        rules_version = '2';
-        service cloud.firestore {
-          match /databases/{db}/documents {
-            match /tasks/{id} {
-              allow read: if request.auth != null && resource.data.userId == request.auth.uid;
+        try await project.setRules(
+            """
+            rules_version = '2';
+            service cloud.firestore {
+              match /databases/{db}/documents {
+                match /tasks/{id} {
+                  allow read: if request.auth != null && resource.data.userId == request.auth.uid;
+                }
+              }
             }
-          }
-        }
-        """)
+            """)
         let alice = try await project.createUser()
         try await project.firestore.set("tasks/mine", ["userId": .string(alice.uid)])
         try await project.firestore.set("tasks/other", ["userId": "bob"])
@@ -87,8 +98,9 @@ struct FirestoreAPITests {
     @Test func batchGetReportsFoundAndMissing() async throws {
         try await project.firestore.set("tasks/a", ["n": 1])
         let root = try project.firestore.root
-        let r = try await project.emulator.json("POST", "\(try documents):batchGet", ["documents": [.string("\(root)/tasks/a"), .string("\(root)/tasks/zz")]],
-                                                headers: [("Authorization", "Bearer owner")])
+        let r = try await project.emulator.json(
+            "POST", "\(try documents):batchGet", ["documents": [.string("\(root)/tasks/a"), .string("\(root)/tasks/zz")]],
+            headers: [("Authorization", "Bearer owner")])
         let entries = try #require(r.arrayValue)
         #expect(entries.count == 2)
         #expect(entries.contains { $0["found"]?["name"]?.stringValue == "\(root)/tasks/a" })

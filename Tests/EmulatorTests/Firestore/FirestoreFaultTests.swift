@@ -5,6 +5,7 @@ import EmulatorTestSupport
 import FirebaseEmulatorTesting
 import Foundation
 import Testing
+
 @testable import Emulator
 
 /// Fault rules are applied by `FirestoreAPI`, once for every transport: one rule answers REST,
@@ -21,7 +22,8 @@ import Testing
     }
 
     func addRule(_ body: JSON) async throws {
-        let r = await app.handle(HTTPRequest(method: "POST", target: "/emulator/v1/projects/demo-project/faults", body: Array(body.serialized().utf8)))
+        let r = await app.handle(
+            HTTPRequest(method: "POST", target: "/emulator/v1/projects/demo-project/faults", body: Array(body.serialized().utf8)))
         #expect(r.status == 200)
     }
 
@@ -34,13 +36,15 @@ import Testing
 
     func grpc(_ name: String, _ request: JSON) async throws -> GRPCReply {
         let method = try #require(FirestoreSchemas.method(path: "/google.firestore.v1.Firestore/\(name)"))
-        return try await emulator.grpc(method.path, [Data(try ProtoJSON.encode(request, as: method.request))], metadata: [("authorization", "Bearer owner")])
+        return try await emulator.grpc(
+            method.path, [Data(try ProtoJSON.encode(request, as: method.request))], metadata: [("authorization", "Bearer owner")])
     }
 
     /// Opens a WebChannel Write session with the handshake and returns what its backchannel says.
     func webChannelWrite() async throws -> [JSON] {
         let path = "/google.firestore.v1.Firestore/Write/channel"
-        let form = "headers=" + PercentEncoding.encode("Authorization:Bearer owner\r\n") + "&count=1&ofs=0&req0___data__="
+        let form =
+            "headers=" + PercentEncoding.encode("Authorization:Bearer owner\r\n") + "&count=1&ofs=0&req0___data__="
             + PercentEncoding.encode((["database": .string(Self.db)] as JSON).serialized())
         let open = await app.handle(HTTPRequest(method: "POST", target: path + "?VER=8&RID=1&CVER=22", body: Array(form.utf8)))
         #expect(open.status == 200)

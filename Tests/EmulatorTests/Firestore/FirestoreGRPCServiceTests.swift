@@ -30,8 +30,12 @@ struct FirestoreGRPCServiceTests {
     func name(_ path: String) throws -> String { "\(try project.firestore.root)/\(path)" }
 
     @Test func commitOverGRPCIsReadOverREST() async throws {
-        let r = try await rpc("Commit", ["database": .string("projects/\(try project.id)/databases/(default)"),
-                                         "writes": [["update": ["name": .string(try name("tasks/t1")), "fields": ["title": ["stringValue": "milk"]]]]]])
+        let r = try await rpc(
+            "Commit",
+            [
+                "database": .string("projects/\(try project.id)/databases/(default)"),
+                "writes": [["update": ["name": .string(try name("tasks/t1")), "fields": ["title": ["stringValue": "milk"]]]]],
+            ])
         #expect(r.status == 0)
         #expect(r.responses.first?["writeResults"]?.arrayValue?.count == 1)
         #expect(try await project.firestore.get("tasks/t1")?["title"] == "milk")
@@ -42,20 +46,22 @@ struct FirestoreGRPCServiceTests {
     @Test func errorsCarryTheSameCodeAndMessageAsREST() async throws {
         let grpc = try await rpc("GetDocument", ["name": .string(try name("tasks/nope"))])
         #expect(grpc.status == 5)
-        let rest = try await project.emulator.send(EmulatorRequest(method: "GET", path: "/v1/\(try name("tasks/nope"))", headers: [("Authorization", "Bearer owner")]))
+        let rest = try await project.emulator.send(
+            EmulatorRequest(method: "GET", path: "/v1/\(try name("tasks/nope"))", headers: [("Authorization", "Bearer owner")]))
         #expect(rest.status == 404)
         #expect(try JSONValue.parse(rest.body)["error"]?["message"]?.stringValue == grpc.message)
     }
 
     @Test func rulesJudgeTheAuthorizationMetadata() async throws {
-        try await project.setRules("""
-        rules_version = '2';
-        service cloud.firestore {
-          match /databases/{db}/documents {
-            match /tasks/{id} { allow read: if request.auth != null && resource.data.userId == request.auth.uid; }
-          }
-        }
-        """)
+        try await project.setRules(
+            """
+            rules_version = '2';
+            service cloud.firestore {
+              match /databases/{db}/documents {
+                match /tasks/{id} { allow read: if request.auth != null && resource.data.userId == request.auth.uid; }
+              }
+            }
+            """)
         let alice = try await project.createUser()
         try await project.firestore.set("tasks/t1", ["userId": .string(alice.uid)])
         #expect(try await rpc("GetDocument", ["name": .string(try name("tasks/t1"))], token: alice.idToken).status == 0)
@@ -67,8 +73,10 @@ struct FirestoreGRPCServiceTests {
 
     @Test func faultsApplyToGRPCCallsAsToREST() async throws {
         try await project.addFault(EmulatorFault(service: "firestore", method: "commit", status: "ABORTED", message: "injected", times: 1))
-        let commit: JSON = ["database": .string("projects/\(try project.id)/databases/(default)"),
-                            "writes": [["update": ["name": .string(try name("tasks/t1")), "fields": [:]]]]]
+        let commit: JSON = [
+            "database": .string("projects/\(try project.id)/databases/(default)"),
+            "writes": [["update": ["name": .string(try name("tasks/t1")), "fields": [:]]]],
+        ]
         let failed = try await rpc("Commit", commit)
         #expect(failed.status == 10 && failed.message == "injected")
         #expect(try await rpc("Commit", commit).status == 0)
@@ -77,8 +85,12 @@ struct FirestoreGRPCServiceTests {
 
     @Test func runQueryStreamsOneMessagePerDocument() async throws {
         for i in 1...3 { try await project.firestore.set("tasks/t\(i)", ["n": .int(Int64(i))]) }
-        let r = try await rpc("RunQuery", ["parent": .string(try project.firestore.root),
-                                           "structuredQuery": ["from": [["collectionId": "tasks"]], "orderBy": [["field": ["fieldPath": "n"], "direction": "DESCENDING"]]]])
+        let r = try await rpc(
+            "RunQuery",
+            [
+                "parent": .string(try project.firestore.root),
+                "structuredQuery": ["from": [["collectionId": "tasks"]], "orderBy": [["field": ["fieldPath": "n"], "direction": "DESCENDING"]]],
+            ])
         #expect(r.status == 0)
         let names = r.responses.compactMap { $0["document"]?["name"]?.stringValue }
         #expect(names == [try name("tasks/t3"), try name("tasks/t2"), try name("tasks/t1")])

@@ -1,11 +1,13 @@
 import EmulatorCore
 import EmulatorStore
 import Testing
+
 @testable import Emulator
 
 @Suite struct FirestoreWebChannelEncoderTests {
-    let doc = Document(path: "tasks/t1", fields: ["title": .string("héllo 😀"), "n": .integer(-3), "tags": .array([.boolean(true)])],
-                       createTime: Timestamp(seconds: 1_800_000_000), updateTime: Timestamp(seconds: 1_800_000_001, nanos: 5000))
+    let doc = Document(
+        path: "tasks/t1", fields: ["title": .string("héllo 😀"), "n": .integer(-3), "tags": .array([.boolean(true)])],
+        createTime: Timestamp(seconds: 1_800_000_000), updateTime: Timestamp(seconds: 1_800_000_001, nanos: 5000))
 
     /// The hand-assembled payload parses to exactly `[<the message's JSON form>]`, and is ASCII.
     @Test(arguments: [([Int32(2)], [Int32]()), ([2, 4], [6]), ([], [-1])])

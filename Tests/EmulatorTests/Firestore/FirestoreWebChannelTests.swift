@@ -1,6 +1,7 @@
 import EmulatorCore
 import EmulatorHTTP
 import Testing
+
 @testable import Emulator
 
 /// Firestore over WebChannel through the app (routes, browser rules) and at scale (sessions reaped
@@ -61,8 +62,10 @@ import Testing
         let app = EmulatorApp(services: try EmulatorServices(config: EmulatorConfig(), logger: NullLogSink()))
         let put = HTTPRequest(method: "PATCH", target: "/v1/\(Self.db)/documents/c/a", body: Array(#"{"fields":{"n":{"integerValue":"1"}}}"#.utf8))
         #expect(await app.handle(put).status == 200)
-        let open = await app.handle(HTTPRequest(method: "POST", target: Self.listen + "?VER=8&RID=1&CVER=22",
-                                                body: Self.form([Self.docTarget("c/a")], ofs: 0, headers: "X-Goog-Api-Client:gl-js/ fire/12.3.0\r\n")))
+        let open = await app.handle(
+            HTTPRequest(
+                method: "POST", target: Self.listen + "?VER=8&RID=1&CVER=22",
+                body: Self.form([Self.docTarget("c/a")], ofs: 0, headers: "X-Goog-Api-Client:gl-js/ fire/12.3.0\r\n")))
         #expect(open.status == 200)
         let sid = try Self.sid(open)
 
@@ -79,8 +82,12 @@ import Testing
         #expect(seen.contains { $0["documentChange"]?["document"]?["fields"] == ["n": ["integerValue": "1"]] })
         #expect(seen.contains { $0["targetChange"]?["targetChangeType"] == "CURRENT" && $0["targetChange"]?["readTime"] != nil })
         let count = seen.count
-        #expect(await app.handle(HTTPRequest(method: "PATCH", target: "/v1/\(Self.db)/documents/c/a",
-                                             body: Array(#"{"fields":{"n":{"integerValue":"2"}}}"#.utf8))).status == 200)
+        #expect(
+            await app.handle(
+                HTTPRequest(
+                    method: "PATCH", target: "/v1/\(Self.db)/documents/c/a",
+                    body: Array(#"{"fields":{"n":{"integerValue":"2"}}}"#.utf8))
+            ).status == 200)
         var later: [JSON] = []
         while !later.contains(where: Self.isGlobal) { later += try await poll(count) }
         #expect(later.first?["documentChange"]?["document"]?["fields"] == ["n": ["integerValue": "2"]])
@@ -91,8 +98,10 @@ import Testing
         func open(origin: String?, authorization: String) async -> HTTPResponse {
             var h = HTTPHeaders()
             if let origin { h.add("Origin", origin) }
-            return await app.handle(HTTPRequest(method: "POST", target: Self.write + "?VER=8&RID=1", headers: h,
-                                                body: Self.form([["database": .string(Self.db)]], ofs: 0, headers: "Authorization:\(authorization)\r\n")))
+            return await app.handle(
+                HTTPRequest(
+                    method: "POST", target: Self.write + "?VER=8&RID=1", headers: h,
+                    body: Self.form([["database": .string(Self.db)]], ofs: 0, headers: "Authorization:\(authorization)\r\n")))
         }
         let smuggled = await open(origin: "http://localhost:3000", authorization: "Bearer owner")
         #expect(smuggled.status == 403)
@@ -110,10 +119,18 @@ import Testing
         c.now = { clock.now }
         c.tick = .seconds(3600)
         let channel = FirestoreWebChannel(services: services, configuration: c)
-        let target: JSON = ["database": .string(Self.db), "addTarget": ["query": ["parent": .string(Self.db + "/documents"),
-                                                                                 "structuredQuery": ["from": [["collectionId": "c"]]]], "targetId": 2]]
+        let target: JSON = [
+            "database": .string(Self.db),
+            "addTarget": [
+                "query": [
+                    "parent": .string(Self.db + "/documents"),
+                    "structuredQuery": ["from": [["collectionId": "c"]]],
+                ], "targetId": 2,
+            ],
+        ]
         for _ in 0..<1000 {
-            let r = try await channel.listen.handle(HTTPRequest(method: "POST", target: Self.listen + "?VER=8&RID=1", body: Self.form([target], ofs: 0)))
+            let r = try await channel.listen.handle(
+                HTTPRequest(method: "POST", target: Self.listen + "?VER=8&RID=1", body: Self.form([target], ofs: 0)))
             #expect(r.status == 200)
         }
         #expect(channel.listen.sessionCount == 1000)
@@ -128,7 +145,9 @@ import Testing
     }
 
     @Test func optionsAreReadFromTheFirestoreSection() throws {
-        let (store, o) = try FirestoreWebChannelOptions.split(["transactionIdleSeconds": 30, "webChannel": ["sessionTimeoutSeconds": 2, "keepAliveSeconds": 0.5]])
+        let (store, o) = try FirestoreWebChannelOptions.split([
+            "transactionIdleSeconds": 30, "webChannel": ["sessionTimeoutSeconds": 2, "keepAliveSeconds": 0.5],
+        ])
         #expect(store == ["transactionIdleSeconds": 30])
         #expect(o.sessionTimeoutSeconds == 2 && o.keepAliveSeconds == 0.5 && o.longPollSeconds == 25)
         let c = o.configuration()

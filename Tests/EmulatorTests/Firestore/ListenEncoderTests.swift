@@ -2,11 +2,13 @@ import EmulatorCore
 import EmulatorProtobuf
 import EmulatorStore
 import Testing
+
 @testable import Emulator
 
 @Suite struct ListenEncoderTests {
-    let doc = Document(path: "tasks/t1", fields: ["title": .string("milk"), "n": .integer(-3), "tags": .array([.boolean(true)])],
-                       createTime: Timestamp(seconds: 1_800_000_000), updateTime: Timestamp(seconds: 1_800_000_001, nanos: 5000))
+    let doc = Document(
+        path: "tasks/t1", fields: ["title": .string("milk"), "n": .integer(-3), "tags": .array([.boolean(true)])],
+        createTime: Timestamp(seconds: 1_800_000_000), updateTime: Timestamp(seconds: 1_800_000_001, nanos: 5000))
 
     /// The hand-assembled DocumentChange decodes to exactly the JSON form's message.
     @Test(arguments: [([Int32(2)], [Int32]()), ([2, 4], [6]), ([], [-1])])
