@@ -58,6 +58,11 @@ def test_rules_coverage_report(run_suite, tmp_path):
     assert "never evaluated  4:" not in run.output
 
 
+def test_storage_client_per_project(run_suite):
+    run = run_suite(["test_storage_user.py"], "-n", "2")
+    assert run.returncode == 0 and run.count("passed") == 2, run.output[-3000:]
+
+
 def test_suggested_indexes_report(run_suite, tmp_path):
     """Each test's project is removed after it; its missing indexes are collected first, merged
     across xdist workers, printed and written as a firestore.indexes.json."""

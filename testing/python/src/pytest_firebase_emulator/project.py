@@ -54,7 +54,7 @@ class FirebaseProject:
     Public contract (kept stable): ``project_id``, ``api_key``, ``firestore``
     (``google.cloud.firestore.Client``), ``async_firestore`` (``AsyncClient``), ``app`` (a
     firebase-admin App), ``auth`` (its ``auth`` functions bound to the app), ``storage`` (a
-    ``google.cloud.storage.Client`` once the emulator serves Storage), ``create_user(...)``,
+    ``google.cloud.storage.Client``; the project's default bucket is ``{project_id}.appspot.com``), ``create_user(...)``,
     ``id_token(...)``, ``clock`` (``freeze``, ``advance``, ``now``, ``system``), ``faults``,
     ``rules``, ``seed(n)``, ``snapshot(name)``, ``restore(name)``, ``reset()``, ``wait_idle()``,
     ``invocations()``, ``oob_codes()``, ``sms_codes()``, ``call(...)``, ``url``, ``documents_url``.
