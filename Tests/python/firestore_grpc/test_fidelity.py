@@ -147,3 +147,21 @@ def test_sum_over_a_projection_is_refused(col):
     with pytest.raises(exceptions.BadRequest, match="Cannot apply property masks when aggregation fields are present"):
         col.select(["a"]).sum("a").get()
     assert [[r.value for r in row] for row in col.select(["a"]).count().get()] == [[1]]
+
+
+def test_timestamps_keep_microseconds_as_production_stores_them(emulator):
+    """Production stores timestamps with microsecond precision (extra precision is rounded down;
+    cloud.google.com/firestore/docs/manage-data/data-types, "Date and time"), so a value and an
+    equality operand that differ only below the microsecond are equal: written over REST with
+    nanoseconds, the stored value reads back truncated, and an operand with other nanoseconds
+    finds it."""
+    import requests
+    base = f"{emulator.url}/v1/projects/{emulator.project}/databases/(default)/documents"
+    col = "fid-ts-" + uuid.uuid4().hex[:8]
+    r = requests.patch(f"{base}/{col}/d", json={"fields": {"t": {"timestampValue": "2024-01-01T00:00:00.123456789Z"}}}, timeout=5)
+    assert r.status_code == 200, r.text
+    assert r.json()["fields"]["t"]["timestampValue"] == "2024-01-01T00:00:00.123456Z"
+    q = {"structuredQuery": {"from": [{"collectionId": col}], "where": {"fieldFilter": {
+        "field": {"fieldPath": "t"}, "op": "EQUAL", "value": {"timestampValue": "2024-01-01T00:00:00.123456001Z"}}}}}
+    found = [x for x in requests.post(f"{base}:runQuery", json=q, timeout=5).json() if "document" in x]
+    assert [x["document"]["name"].rsplit("/", 1)[1] for x in found] == ["d"]
