@@ -1,0 +1,231 @@
+"""The Storage and Pub/Sub pages in headless Chromium: objects listed by folder and paged, image
+and text previews, uploads (file picker and drag and drop), metadata edits, download tokens and
+deletes read back over the Storage API; a client's upload shows without a reload; a message
+published in the page shows in the topic's recent messages and in its subscription's backlog,
+and one published by a client follows without a reload. Storage changes reach the event stream
+as `storage` events."""
+import base64
+import json
+import urllib.parse
+import uuid
+
+import pytest
+import requests
+from selenium.webdriver.common.by import By
+
+from conftest import RunningEmulator
+from ui.browser import button, make_driver, open_dialog, screenshot, wait, wait_css, wait_text
+from ui.test_events_stream import follow
+
+OWNER = {"Authorization": "Bearer owner"}
+PROJECT = "demo-ui-storage"
+BUCKET = f"{PROJECT}.appspot.com"
+# A 1x1 PNG.
+PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+XSS = "<img src=x onerror=alert(1)>"
+
+
+@pytest.fixture(scope="module")
+def emu():
+    e = RunningEmulator([], project=PROJECT)
+    try:
+        yield e
+    finally:
+        e.stop()
+
+
+@pytest.fixture(scope="module")
+def driver():
+    d = make_driver()
+    yield d
+    d.quit()
+
+
+def put(emu, name, data, content_type):
+    r = requests.post(f"{emu.url}/v0/b/{BUCKET}/o", params={"name": name}, data=data, headers={**OWNER, "Content-Type": content_type}, timeout=10)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def meta(emu, name):
+    r = requests.get(f"{emu.url}/storage/v1/b/{BUCKET}/o/{urllib.parse.quote(name, safe='')}", headers=OWNER, timeout=10)
+    return r
+
+
+def page(emu, name, rest="", **params):
+    q = urllib.parse.urlencode({"project": PROJECT, **params})
+    tail = "/" + "/".join(urllib.parse.quote(s, safe="") for s in rest.split("/")) if rest else ""
+    return f"{emu.url}/ui/{name}{tail}?{q}"
+
+
+def objects(driver):
+    return [e.text.split("\n")[0] for e in driver.find_elements(By.CSS_SELECTOR, "ul[aria-label^='Objects in'] li")]
+
+
+def test_storage_change_events_reach_the_stream(emu):
+    q, r = follow(emu, PROJECT)
+    try:
+        put(emu, "events/a.txt", b"a", "text/plain")
+        e = q.get(timeout=10)
+        assert e == {"bucket": BUCKET, "time": e["time"], "kinds": ["finalized"], "names": ["events/a.txt"], "more": False}
+        requests.delete(f"{emu.url}/v0/b/{BUCKET}/o/events%2Fa.txt", headers=OWNER, timeout=10).raise_for_status()
+        assert q.get(timeout=10)["kinds"] == ["deleted"]
+    finally:
+        r.close()
+
+
+def test_folders_objects_paging_and_previews(emu, driver):
+    put(emu, "photos/dot.png", PNG, "image/png")
+    put(emu, "photos/notes.txt", f"hello from the bucket {XSS}".encode(), "text/plain")
+    for i in range(55):
+        put(emu, f"many/f{i:03}.bin", b"x", "application/octet-stream")
+    driver.get(page(emu, "storage", BUCKET))
+    wait_text(driver, "h1", "Storage")
+    wait(driver, lambda d: {"many/", "photos/"} <= set(objects(d)))
+    wait_text(driver, "ul[aria-label='Buckets'] li", BUCKET)
+    # A folder holds 55 objects: 50 shown, "Load more" shows the rest.
+    driver.find_element(By.CSS_SELECTOR, "ul[aria-label^='Objects in'] a[href*='/many']").click()
+    wait(driver, lambda d: len(objects(d)) == 50)
+    assert objects(driver)[0] == "f000.bin"
+    button(driver, "Load more").click()
+    wait(driver, lambda d: len(objects(d)) == 55)
+    assert "many" in driver.current_url
+    # The text preview shows the object's text as text; the image preview is an <img>.
+    driver.get(page(emu, "storage", f"{BUCKET}/photos", object="photos/notes.txt"))
+    wait_text(driver, "pre.text-preview", "hello from the bucket")
+    assert XSS in driver.find_element(By.CSS_SELECTOR, "pre.text-preview").text
+    wait_text(driver, "ul[aria-label^='Objects in'] li", "dot.png").find_element(By.CSS_SELECTOR, "button").click()
+    img = wait_css(driver, "img.preview")
+    wait(driver, lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", img) == 1)
+    assert "image/png" in wait_text(driver, "section.card", "Content type").text
+    screenshot(driver, "storage")
+
+
+def test_upload_edit_token_and_delete(emu, driver, tmp_path):
+    driver.get(page(emu, "storage", f"{BUCKET}/up"))
+    wait_text(driver, ".pane", "This folder is empty.")
+    # The file picker.
+    f = tmp_path / "picked.txt"
+    f.write_text("picked in the browser")
+    driver.find_element(By.CSS_SELECTOR, "input[type='file']").send_keys(str(f))
+    wait_text(driver, "ul[aria-label^='Objects in'] li", "picked.txt")
+    r = requests.get(f"{emu.url}/v0/b/{BUCKET}/o/up%2Fpicked.txt", params={"alt": "media"}, headers=OWNER, timeout=10)
+    assert r.text == "picked in the browser"
+    # Drag and drop: a drop event carrying a file.
+    driver.execute_script("""
+        const dt = new DataTransfer();
+        dt.items.add(new File(['dropped bytes'], 'dropped.json', {type: 'application/json'}));
+        document.querySelector('.dropzone').dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));""")
+    wait_text(driver, "ul[aria-label^='Objects in'] li", "dropped.json")
+    assert meta(emu, "up/dropped.json").json()["contentType"] == "application/json"
+    # The single dropped file is opened: edit its metadata.
+    wait_text(driver, "pre.text-preview", "dropped bytes")
+    button(driver, "Edit metadata").click()
+    dialog = open_dialog(driver)
+    ctype = dialog.find_element(By.CSS_SELECTOR, "label.field input")
+    ctype.clear()
+    ctype.send_keys("text/plain")
+    inputs = dialog.find_elements(By.CSS_SELECTOR, "label.field input")
+    inputs[1].send_keys("public, max-age=60")
+    dialog.find_element(By.CSS_SELECTOR, "textarea[aria-label='Custom metadata']").send_keys("owner = alice\nstage = draft")
+    button(driver, "Save", dialog).click()
+    wait_text(driver, "section.card", "max-age=60")
+    o = meta(emu, "up/dropped.json").json()
+    assert o["contentType"] == "text/plain" and o["cacheControl"] == "public, max-age=60"
+    assert {k: v for k, v in o["metadata"].items() if k != "firebaseStorageDownloadTokens"} == {"owner": "alice", "stage": "draft"}
+    # Removing a line removes the key.
+    button(driver, "Edit metadata").click()
+    dialog = open_dialog(driver)
+    area = dialog.find_element(By.CSS_SELECTOR, "textarea[aria-label='Custom metadata']")
+    area.clear()
+    area.send_keys("owner = bob")
+    button(driver, "Save", dialog).click()
+    wait_text(driver, "section.card dl", "bob")
+    assert {k: v for k, v in meta(emu, "up/dropped.json").json().get("metadata", {}).items() if k != "firebaseStorageDownloadTokens"} == {"owner": "bob"}
+    # Download tokens: create one, its URL downloads without credentials; revoke it.
+    before = meta(emu, "up/dropped.json").json().get("metadata", {}).get("firebaseStorageDownloadTokens", "")
+    button(driver, "Create token").click()
+    wait(driver, lambda d: meta(emu, "up/dropped.json").json().get("metadata", {}).get("firebaseStorageDownloadTokens", "") != before)
+    tokens = meta(emu, "up/dropped.json").json()["metadata"]["firebaseStorageDownloadTokens"].split(",")
+    link = wait_css(driver, "ul[aria-label='Download tokens'] li:last-child a")
+    wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, "ul[aria-label='Download tokens'] li:last-child a").text == tokens[-1])
+    assert requests.get(link.get_attribute("href"), timeout=10).text == "dropped bytes"
+    n = len(tokens)
+    driver.find_element(By.CSS_SELECTOR, "ul[aria-label='Download tokens'] li:last-child button").click()
+    button(driver, "Revoke", open_dialog(driver)).click()
+    wait(driver, lambda d: len([t for t in meta(emu, "up/dropped.json").json().get("metadata", {}).get("firebaseStorageDownloadTokens", "").split(",") if t]) == n - 1)
+    # Delete.
+    button(driver, "Delete").click()
+    button(driver, "Delete", open_dialog(driver)).click()
+    wait(driver, lambda d: "dropped.json" not in objects(d))
+    assert meta(emu, "up/dropped.json").status_code == 404
+
+
+def test_a_clients_upload_and_delete_show_without_a_reload(emu, driver):
+    driver.get(page(emu, "storage", f"{BUCKET}/live"))
+    wait_text(driver, ".pane", "This folder is empty.")
+    driver.execute_script("window.__same = true")
+    put(emu, "live/from-client.txt", b"v1", "text/plain")
+    wait_text(driver, "ul[aria-label^='Objects in'] li", "from-client.txt")
+    wait_text(driver, "ul[aria-label^='Objects in'] li", "from-client.txt").find_element(By.CSS_SELECTOR, "button").click()
+    wait_text(driver, "pre.text-preview", "v1")
+    put(emu, "live/from-client.txt", b"version two", "text/plain")  # the open object follows
+    wait_text(driver, "pre.text-preview", "version two")
+    requests.delete(f"{emu.url}/v0/b/{BUCKET}/o/live%2Ffrom-client.txt", headers=OWNER, timeout=10).raise_for_status()
+    wait(driver, lambda d: "from-client.txt" not in objects(d))
+    assert driver.execute_script("return window.__same") is True  # no reload
+
+
+def pubsub(emu, method, path, body=None):
+    r = requests.request(method, f"{emu.url}/v1/projects/{PROJECT}/{path}", json=body, timeout=10)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_publish_in_the_page_shows_recent_messages_and_backlog(emu, driver):
+    topic = "orders-" + uuid.uuid4().hex[:6]
+    pubsub(emu, "PUT", f"topics/{topic}", {})
+    pubsub(emu, "PUT", f"subscriptions/{topic}-sub", {"topic": f"projects/{PROJECT}/topics/{topic}", "ackDeadlineSeconds": 42,
+                                                       "enableMessageOrdering": True})
+    driver.get(page(emu, "pubsub"))
+    wait_text(driver, "h1", "Pub/Sub")
+    wait_text(driver, "table[aria-label='Topics'] tbody tr", topic).find_element(By.CSS_SELECTOR, "button.link").click()
+    form = wait_css(driver, f"form[aria-label='Publish to {topic}']")
+    assert f"topic={topic}" in driver.current_url
+    form.find_element(By.CSS_SELECTOR, "textarea[aria-label='Message data']").send_keys(f'{{"id": 1, "html": "{XSS}"}}')
+    form.find_element(By.CSS_SELECTOR, "textarea[aria-label='Attributes']").send_keys("kind = order\nregion = eu")
+    form.find_element(By.CSS_SELECTOR, "input[aria-label='Ordering key']").send_keys("customer-7")
+    button(driver, "Publish", form).click()
+    row = wait_text(driver, "table[aria-label='Recent messages'] tbody tr", "customer-7")
+    assert XSS in row.text and "kind = order" in row.text and "region = eu" in row.text
+    sub = wait_text(driver, "table[aria-label='Subscriptions'] tbody tr", f"{topic}-sub")
+    wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, f"table[aria-label='Subscriptions'] tr[data-key$='/{topic}-sub'] td:nth-child(3)").text == "1")
+    assert "ack 42 s" in sub.text and "ordered" in sub.text
+    # What the page published is what a subscriber pulls.
+    pulled = pubsub(emu, "POST", f"subscriptions/{topic}-sub:pull", {"maxMessages": 10})["receivedMessages"]
+    m = pulled[0]["message"]
+    assert json.loads(base64.b64decode(m["data"])) == {"id": 1, "html": XSS}
+    assert m["attributes"] == {"kind": "order", "region": "eu"} and m["orderingKey"] == "customer-7"
+    # Acknowledged: the backlog empties; the recent list keeps the message.
+    pubsub(emu, "POST", f"subscriptions/{topic}-sub:acknowledge", {"ackIds": [pulled[0]["ackId"]]})
+    wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, f"table[aria-label='Subscriptions'] tr[data-key$='/{topic}-sub'] td:nth-child(3)").text == "0")
+    # A client's publish follows without a reload.
+    data = base64.b64encode(b"from a client").decode()
+    pubsub(emu, "POST", f"topics/{topic}:publish", {"messages": [{"data": data}]})
+    wait_text(driver, "table[aria-label='Recent messages'] tbody tr:first-child", "from a client")
+    wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, f"table[aria-label='Subscriptions'] tr[data-key$='/{topic}-sub'] td:nth-child(3)").text == "1")
+    screenshot(driver, "pubsub")
+    # The deep link survives a reload.
+    driver.refresh()
+    wait_text(driver, "table[aria-label='Recent messages'] tbody tr", "from a client")
+
+
+def test_overview_counts_storage_and_pubsub(emu, driver):
+    driver.get(page(emu, ""))
+    storage = wait_text(driver, "section.card", "buckets")
+    assert int(storage.find_element(By.CSS_SELECTOR, ".stat").text.replace(",", "")) >= 2
+    wait_text(driver, "section.card", "topics")
+    driver.find_element(By.CSS_SELECTOR, "#nav a[href^='/ui/pubsub']").click()
+    wait_text(driver, "h1", "Pub/Sub")
+    driver.find_element(By.CSS_SELECTOR, "#nav a[href^='/ui/storage']").click()
+    wait_text(driver, "h1", "Storage")
