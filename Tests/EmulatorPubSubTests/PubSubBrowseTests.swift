@@ -23,10 +23,11 @@ struct PubSubBrowseTests {
         #expect(o.subscriptions.last?.resource["ackDeadlineSeconds"] == 30 && o.subscriptions.last?.oldestUnacked != nil)
         // Leased messages are still undelivered; acknowledged ones are not.
         let pulled = try await T.pull(s, 1)
-        #expect(s.overview(project: T.p).subscriptions.last?.backlogMessages == 2)
+        let before = try #require(s.overview(project: T.p).subscriptions.last)
+        #expect(before.backlogMessages == 2)
         _ = try s.acknowledge(["subscription": .string(T.sub), "ackIds": .array(pulled.compactMap { $0["ackId"] })])
         o = s.overview(project: T.p)
-        #expect(o.subscriptions.last?.backlogMessages == 1 && o.subscriptions.last?.backlogBytes == 1)
+        #expect(o.subscriptions.last?.backlogMessages == 1 && (1..<before.backlogBytes).contains(o.subscriptions.last?.backlogBytes ?? 0))
         #expect(s.overview(project: "other-project").topics.isEmpty)
     }
 

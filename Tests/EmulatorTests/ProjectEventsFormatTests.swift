@@ -1,9 +1,9 @@
 import EmulatorCore
-import EmulatorStorage
-import EmulatorStore
 import Testing
 
 @testable import Emulator
+@testable import EmulatorStorage
+@testable import EmulatorStore
 
 /// The UI's event stream: Storage changes reach it through Storage's change observer
 /// (`StorageFeed`) as `storage` events, merged per bucket, next to the store's `change` events.

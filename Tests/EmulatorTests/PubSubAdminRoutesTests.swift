@@ -17,7 +17,8 @@ import Testing
 
     @Test func listsBacklogsAndRecentMessages() async throws {
         #expect(try await call("PUT", "/v1/projects/demo-project/topics/orders", [:]).0 == 200)
-        #expect(try await call("PUT", "/v1/projects/demo-project/subscriptions/s", ["topic": "projects/demo-project/topics/orders"]).0 == 200)
+        #expect(
+            try await call("PUT", "/v1/projects/demo-project/subscriptions/orders-sub", ["topic": "projects/demo-project/topics/orders"]).0 == 200)
         let data = JSON.string(Base64.encode(Array("hello".utf8)))
         let (published, _) = try await call(
             "POST", "/v1/projects/demo-project/topics/orders:publish",
@@ -26,9 +27,10 @@ import Testing
         let (status, overview) = try await call("GET", "/emulator/v1/projects/demo-project/pubsub")
         #expect(status == 200)
         let topic = try #require(overview["topics"]?.arrayValue?.first)
-        #expect(topic["id"] == "orders" && topic["subscriptions"] == ["projects/demo-project/subscriptions/s"] && topic["recentMessages"] == 1)
+        #expect(
+            topic["id"] == "orders" && topic["subscriptions"] == ["projects/demo-project/subscriptions/orders-sub"] && topic["recentMessages"] == 1)
         let sub = try #require(overview["subscriptions"]?.arrayValue?.first)
-        #expect(sub["id"] == "s" && sub["topic"] == "projects/demo-project/topics/orders" && sub["detached"] == false)
+        #expect(sub["id"] == "orders-sub" && sub["topic"] == "projects/demo-project/topics/orders" && sub["detached"] == false)
         #expect(sub["backlog"]?["messages"] == 1 && sub["backlog"]?["oldestUnackedPublishTime"]?.stringValue != nil)
         #expect(sub["subscription"]?["ackDeadlineSeconds"] != nil)
         let (_, recent) = try await call("GET", "/emulator/v1/projects/demo-project/pubsub/topics/orders/messages")

@@ -11,6 +11,7 @@ import uuid
 
 import pytest
 import requests
+from selenium.common.exceptions import ElementClickInterceptedException, NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 
 from conftest import RunningEmulator
@@ -58,8 +59,21 @@ def page(emu, name, rest="", **params):
     return f"{emu.url}/ui/{name}{tail}?{q}"
 
 
+def click(driver, css):
+    """Clicks the element matching `css`, again if the page re-rendered it meanwhile (live updates)."""
+    def done(d):
+        try:
+            d.find_element(By.CSS_SELECTOR, css).click()
+            return True
+        except (StaleElementReferenceException, NoSuchElementException, ElementClickInterceptedException):
+            return False  # re-rendered, or under a toast for a moment
+    wait(driver, done, message=f"could not click {css}")
+
+
 def objects(driver):
-    return [e.text.split("\n")[0] for e in driver.find_elements(By.CSS_SELECTOR, "ul[aria-label^='Objects in'] li")]
+    """The names the open folder lists (read in one script call: the list re-renders live)."""
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll(\"ul[aria-label^='Objects in'] li\")).map((li) => li.innerText.split('\\n')[0].trim())")
 
 
 def test_storage_change_events_reach_the_stream(emu):
@@ -147,11 +161,16 @@ def test_upload_edit_token_and_delete(emu, driver, tmp_path):
     button(driver, "Create token").click()
     wait(driver, lambda d: meta(emu, "up/dropped.json").json().get("metadata", {}).get("firebaseStorageDownloadTokens", "") != before)
     tokens = meta(emu, "up/dropped.json").json()["metadata"]["firebaseStorageDownloadTokens"].split(",")
-    link = wait_css(driver, "ul[aria-label='Download tokens'] li:last-child a")
-    wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, "ul[aria-label='Download tokens'] li:last-child a").text == tokens[-1])
-    assert requests.get(link.get_attribute("href"), timeout=10).text == "dropped bytes"
+    def newest_link(d):
+        try:
+            a = d.find_element(By.CSS_SELECTOR, "ul[aria-label='Download tokens'] li:last-child a")
+            return a.text == tokens[-1] and a.get_attribute("href")
+        except (StaleElementReferenceException, NoSuchElementException):
+            return False
+    href = wait(driver, newest_link)
+    assert requests.get(href, timeout=10).text == "dropped bytes"
     n = len(tokens)
-    driver.find_element(By.CSS_SELECTOR, "ul[aria-label='Download tokens'] li:last-child button").click()
+    click(driver, "ul[aria-label='Download tokens'] li:last-child button")
     button(driver, "Revoke", open_dialog(driver)).click()
     wait(driver, lambda d: len([t for t in meta(emu, "up/dropped.json").json().get("metadata", {}).get("firebaseStorageDownloadTokens", "").split(",") if t]) == n - 1)
     # Delete.

@@ -57,7 +57,7 @@
     const attrs = h('textarea', { 'aria-label': 'Attributes', rows: 3, spellcheck: 'false', placeholder: 'key = value' });
     const [keyLabel, key] = UI.input('Ordering key', { 'aria-label': 'Ordering key' });
     const submit = h('button.primary', { type: 'submit', text: 'Publish' });
-    const form = h('form', { 'aria-label': 'Publish to ' + idOf(topic) },
+    const form = h('form.publish', { 'aria-label': 'Publish to ' + idOf(topic) },
       h('label.field', {}, 'Data (text, sent as UTF-8)', data), h('label.field', {}, 'Attributes (one "key = value" a line)', attrs), keyLabel,
       h('div.row.end', {}, submit));
     form.addEventListener('submit', (ev) => {

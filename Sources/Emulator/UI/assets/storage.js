@@ -168,7 +168,9 @@
         h('div', {}, side)));
       if (!bucket) { body.append(h('div.empty', { text: 'No buckets in this project.' })); return; }
 
-      let shown = 0, next = null;
+      // Live refreshes re-render only what changed, and only with the newest answer: a list or an
+      // object the page already shows stays as it is (no flicker after the page's own edits).
+      let shown = 0, next = null, listKey = null, detailKey = null, listSeq = 0, openSeq = 0;
       function row(kind, name, extra) {
         const li = h('li', { class: name === selected ? 'selected' : null, dataset: { name } });
         if (kind === 'folder') li.append(h('a', { href: here(name), 'data-nav': true }, h('span.id', { text: baseName(name) + '/' }), h('span.preview', { text: 'folder' })));
@@ -179,8 +181,14 @@
         const want = reset ? Math.min(1000, Math.max(PAGE, shown)) : PAGE;
         const q = new URLSearchParams({ prefix, delimiter: '/', maxResults: String(want) });
         if (!reset && next) q.set('pageToken', next);
+        const seq = ++listSeq;
         const r = await UI.get(gcs(bucket) + '?' + q.toString());
-        if (!ctx.alive) return;
+        if (!ctx.alive || seq !== listSeq) return;
+        if (reset) {
+          const key = JSON.stringify(r);
+          if (key === listKey) return;
+          listKey = key;
+        }
         const list = reset ? h('ul.list', { 'aria-label': 'Objects in ' + (prefix || bucket) }) : body.querySelector('ul.list');
         if (reset) { shown = 0; body.replaceChildren(list); }
         for (const p of r.prefixes || []) list.append(row('folder', p));
@@ -193,18 +201,27 @@
         if (!shown) list.append(h('li.empty', { text: prefix ? 'This folder is empty.' : 'This bucket is empty.' }));
         count.textContent = UI.num(shown) + (next ? '+' : '') + ' shown';
       }
-      async function open(name) {
+      async function open(name, keep) {
         selected = name;
         history.replaceState(null, '', UI.href('storage', ctx.loc.rest || bucket, { object: name }));
         for (const li of body.querySelectorAll('li')) li.classList.toggle('selected', li.dataset.name === name);
+        const seq = ++openSeq;
         try {
           const o = await UI.get(gcs(bucket) + '/' + UI.enc(name));
-          if (!ctx.alive || selected !== name) return;
+          if (!ctx.alive || selected !== name || seq !== openSeq) return;
+          const key = JSON.stringify(o);
+          if (keep && key === detailKey) return;
+          detailKey = key;
           side.replaceChildren(detail(bucket, o, ctx, () => open(name), () => { close(); load(true); }));
-        } catch (e) { if (selected === name) side.replaceChildren(UI.errorBox(e)); }
+        } catch (e) {
+          if (seq !== openSeq || selected !== name) return;
+          if (keep && e.status === 404) close(); else side.replaceChildren(UI.errorBox(e));
+        }
       }
       function close() {
         selected = null;
+        detailKey = null;
+        openSeq += 1;
         side.replaceChildren();
         history.replaceState(null, '', UI.href('storage', ctx.loc.rest || bucket, {}));
       }
@@ -235,9 +252,7 @@
       const refresh = UI.debounce(async (names, all) => {
         if (!ctx.alive) return;
         await load(true).catch(() => {});
-        if (selected && (all || names.includes(selected))) {
-          try { await UI.get(gcs(bucket) + '/' + UI.enc(selected)); open(selected); } catch (e) { if (e.status === 404) close(); }
-        }
+        if (selected && (all || names.includes(selected))) await open(selected, true);
       }, 150);
       ctx.onStop(UI.watchProject(ctx.project, (e) => refresh(e.names || [], !e.names || e.more),
         (e) => (e.event === 'storage' && e.bucket === bucket) || (e.event === 'change' && e.replaced)));
