@@ -6,8 +6,10 @@ and one published by a client follows without a reload. Storage changes reach th
 as `storage` events."""
 import base64
 import json
+import struct
 import urllib.parse
 import uuid
+import zlib
 
 import pytest
 import requests
@@ -21,8 +23,18 @@ from ui.test_events_stream import follow
 OWNER = {"Authorization": "Bearer owner"}
 PROJECT = "demo-ui-storage"
 BUCKET = f"{PROJECT}.appspot.com"
-# A 1x1 PNG.
-PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+
+
+def png(width, height):
+    """An RGB PNG of a diagonal gradient (something to see in the preview)."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    rows = b"".join(b"\0" + bytes(c for x in range(width) for c in (x * 4 % 256, y * 4 % 256, 160)) for y in range(height))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+PNG = png(64, 48)
 XSS = "<img src=x onerror=alert(1)>"
 
 
@@ -110,7 +122,7 @@ def test_folders_objects_paging_and_previews(emu, driver):
     assert XSS in driver.find_element(By.CSS_SELECTOR, "pre.text-preview").text
     wait_text(driver, "ul[aria-label^='Objects in'] li", "dot.png").find_element(By.CSS_SELECTOR, "button").click()
     img = wait_css(driver, "img.preview")
-    wait(driver, lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", img) == 1)
+    wait(driver, lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", img) == 64)
     assert "image/png" in wait_text(driver, "section.card", "Content type").text
     screenshot(driver, "storage")
 
@@ -233,6 +245,7 @@ def test_publish_in_the_page_shows_recent_messages_and_backlog(emu, driver):
     pubsub(emu, "POST", f"topics/{topic}:publish", {"messages": [{"data": data}]})
     wait_text(driver, "table[aria-label='Recent messages'] tbody tr:first-child", "from a client")
     wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, f"table[aria-label='Subscriptions'] tr[data-key$='/{topic}-sub'] td:nth-child(3)").text == "1")
+    wait(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, ".toast"))  # nothing over the picture
     screenshot(driver, "pubsub")
     # The deep link survives a reload.
     driver.refresh()

@@ -95,8 +95,8 @@
           h('label.check', {}, live, 'Live')),
         h('div.split', {},
           h('div', {}, h('section.card', { 'aria-label': 'Topics' }, h('h2', { text: 'Topics' }), topicsBox),
-            h('section.card', { 'aria-label': 'Subscriptions' }, h('h2', { text: 'Subscriptions' }), subsBox)),
-          h('div', {}, topicBox, recentBox)));
+            h('section.card', { 'aria-label': 'Subscriptions' }, h('h2', { text: 'Subscriptions' }), subsBox), recentBox),
+          h('div', {}, topicBox)));
 
       let lastOverview = null, lastRecent = null;
       async function loadOverview(force) {

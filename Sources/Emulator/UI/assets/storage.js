@@ -152,8 +152,8 @@
       const here = (name) => UI.href('storage', bucket + (name ? '/' + name.replace(/\/$/, '') : ''), {});
 
       const bucketList = h('ul.list', { 'aria-label': 'Buckets' }, buckets.map((b) => h('li', { class: b.name === bucket ? 'selected' : null },
-        h('a', { href: UI.href('storage', b.name, {}), 'data-nav': true, 'aria-current': b.name === bucket ? 'page' : null },
-          h('span.id', { text: b.name }), h('span.preview', { text: UI.num(b.objects) + ' · ' + size(b.bytes) })))));
+        h('a.stack', { href: UI.href('storage', b.name, {}), 'data-nav': true, 'aria-current': b.name === bucket ? 'page' : null, title: b.name },
+          h('span.id', { text: b.name }), h('span.preview', { text: UI.num(b.objects) + ' objects · ' + size(b.bytes) })))));
       const crumbs = h('nav.crumbs', { 'aria-label': 'Folder' }, UI.link('storage', bucket, {}, bucket || ''),
         prefix.split('/').filter(Boolean).map((s, i, all) => [h('span.muted', { text: '/' }), UI.link('storage', bucket + '/' + all.slice(0, i + 1).join('/'), {}, s)]));
       const fileInput = h('input', { type: 'file', multiple: true, 'aria-label': 'Files to upload' });
