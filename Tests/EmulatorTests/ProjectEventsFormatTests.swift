@@ -16,6 +16,7 @@ import Testing
     @Test func aStorageUploadReachesTheProjectsSubscribersOnly() throws {
         let s = try EmulatorServices(config: EmulatorConfig(), logger: NullLogSink())
         let mine = Sink(), other = Sink()
+        let revision = s.revisions.revision(of: "demo-project")
         s.storageFeed.subscribe(project: "demo-project", mine)
         s.storageFeed.subscribe(project: "other-project", other)
         _ = try s.storage.store(bytes: [1], as: .init(bucket: "demo-project.appspot.com", name: "a/b.txt"), caller: .admin)
@@ -23,6 +24,7 @@ import Testing
         _ = try s.storage.store(bytes: [1], as: .init(bucket: "demo-project.appspot.com", name: "a/c.txt"), caller: .admin)
         #expect(mine.seen.withLock { $0.map { $0.object?.name } } == ["a/b.txt"])
         #expect(other.seen.withLock { $0.isEmpty })
+        #expect(s.revisions.revision(of: "demo-project") == revision + 2)  // what the UI polls without a stream
     }
 
     @Test func storageChangesAreMergedPerBucket() throws {

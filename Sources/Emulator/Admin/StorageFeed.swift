@@ -9,8 +9,9 @@ protocol StorageFeedSink: AnyObject, Sendable {
 }
 
 /// Storage's one change observer, fanned out: every committed change goes to `next` (the
-/// functions host's storage triggers) and then to the sinks following the change's project (the
-/// UI's event streams, `GET /emulator/v1/projects/{p}/events`). The sinks are behind a `Mutex`.
+/// functions host's storage triggers), bumps the project's revision (what the UI polls when it
+/// cannot open the event stream) and goes to the sinks following the change's project (the UI's
+/// event streams, `GET /emulator/v1/projects/{p}/events`). The sinks are behind a `Mutex`.
 final class StorageFeed: StorageObserver {
     private struct Entry {
         var project: String
@@ -18,10 +19,14 @@ final class StorageFeed: StorageObserver {
     }
 
     private let next: (any StorageObserver)?
+    private let revisions: ProjectRevisions?
     private let sinks = Mutex<[ObjectIdentifier: Entry]>([:])
 
-    /// A feed that hands every change to `next` first.
-    init(next: (any StorageObserver)?) { self.next = next }
+    /// A feed that hands every change to `next` first and bumps `revisions`.
+    init(next: (any StorageObserver)?, revisions: ProjectRevisions? = nil) {
+        self.next = next
+        self.revisions = revisions
+    }
 
     /// Starts delivering `project`'s changes to `sink` (until `unsubscribe`).
     func subscribe(project: String, _ sink: any StorageFeedSink) {
@@ -36,6 +41,7 @@ final class StorageFeed: StorageObserver {
     /// Hands the change to `next`, then to the project's sinks.
     func storageChanged(_ change: StorageChange) {
         next?.storageChanged(change)
+        revisions?.bump(change.project)
         let targets = sinks.withLock { all in all.values.filter { $0.project == change.project }.map(\.sink) }
         for t in targets { t.storageChanged(change) }
     }

@@ -183,7 +183,7 @@ public struct EmulatorServices: Sendable {
                     )
                 }, principal: principal)
         }
-        let storageFeed = StorageFeed(next: StorageTriggers(functions: functions))
+        let storageFeed = StorageFeed(next: StorageTriggers(functions: functions), revisions: revisions)
         self.storageFeed = storageFeed
         storage.setObserver(storageFeed)
         for p in store.projectsWithData + auth.projectsWithData + pubsub.projectsWithData { _ = projects.environment(for: p) }
