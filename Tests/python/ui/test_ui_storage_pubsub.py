@@ -13,7 +13,7 @@ import zlib
 
 import pytest
 import requests
-from selenium.common.exceptions import ElementClickInterceptedException, NoSuchElementException, StaleElementReferenceException
+from selenium.common.exceptions import ElementClickInterceptedException, NoSuchElementException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.common.by import By
 
 from conftest import RunningEmulator
@@ -82,6 +82,17 @@ def click(driver, css):
     wait(driver, done, message=f"could not click {css}")
 
 
+def click_button(driver, text):
+    """Clicks the button labelled `text`, again if the page re-rendered it meanwhile."""
+    def done(d):
+        try:
+            button(d, text, timeout=1).click()
+            return True
+        except (StaleElementReferenceException, ElementClickInterceptedException, TimeoutException):
+            return False
+    wait(driver, done, message=f"could not click {text!r}")
+
+
 def objects(driver):
     """The names the open folder lists (read in one script call: the list re-renders live)."""
     return driver.execute_script(
@@ -146,7 +157,7 @@ def test_upload_edit_token_and_delete(emu, driver, tmp_path):
     assert meta(emu, "up/dropped.json").json()["contentType"] == "application/json"
     # The single dropped file is opened: edit its metadata.
     wait_text(driver, "pre.text-preview", "dropped bytes")
-    button(driver, "Edit metadata").click()
+    click_button(driver, "Edit metadata")
     dialog = open_dialog(driver)
     ctype = dialog.find_element(By.CSS_SELECTOR, "label.field input")
     ctype.clear()
@@ -160,7 +171,7 @@ def test_upload_edit_token_and_delete(emu, driver, tmp_path):
     assert o["contentType"] == "text/plain" and o["cacheControl"] == "public, max-age=60"
     assert {k: v for k, v in o["metadata"].items() if k != "firebaseStorageDownloadTokens"} == {"owner": "alice", "stage": "draft"}
     # Removing a line removes the key.
-    button(driver, "Edit metadata").click()
+    click_button(driver, "Edit metadata")
     dialog = open_dialog(driver)
     area = dialog.find_element(By.CSS_SELECTOR, "textarea[aria-label='Custom metadata']")
     area.clear()
@@ -170,7 +181,7 @@ def test_upload_edit_token_and_delete(emu, driver, tmp_path):
     assert {k: v for k, v in meta(emu, "up/dropped.json").json().get("metadata", {}).items() if k != "firebaseStorageDownloadTokens"} == {"owner": "bob"}
     # Download tokens: create one, its URL downloads without credentials; revoke it.
     before = meta(emu, "up/dropped.json").json().get("metadata", {}).get("firebaseStorageDownloadTokens", "")
-    button(driver, "Create token").click()
+    click_button(driver, "Create token")
     wait(driver, lambda d: meta(emu, "up/dropped.json").json().get("metadata", {}).get("firebaseStorageDownloadTokens", "") != before)
     tokens = meta(emu, "up/dropped.json").json()["metadata"]["firebaseStorageDownloadTokens"].split(",")
     def newest_link(d):
@@ -185,8 +196,18 @@ def test_upload_edit_token_and_delete(emu, driver, tmp_path):
     click(driver, "ul[aria-label='Download tokens'] li:last-child button")
     button(driver, "Revoke", open_dialog(driver)).click()
     wait(driver, lambda d: len([t for t in meta(emu, "up/dropped.json").json().get("metadata", {}).get("firebaseStorageDownloadTokens", "").split(",") if t]) == n - 1)
+    # Download: the bytes fetched with the owner's credentials, saved under the object's base name
+    # (the page's anchor click is caught: a headless browser's downloads are not readable here).
+    driver.execute_script("""
+        const made = URL.createObjectURL.bind(URL);
+        window.__blobs = [];
+        URL.createObjectURL = (b) => { window.__blobs.push(b); return made(b); };
+        HTMLAnchorElement.prototype.click = function () { window.__saved = this.download; };""")
+    click_button(driver, "Download")
+    wait(driver, lambda d: d.execute_script("return window.__saved") == "dropped.json")
+    assert driver.execute_async_script("const done = arguments[0]; window.__blobs[window.__blobs.length - 1].text().then(done)") == "dropped bytes"
     # Delete.
-    button(driver, "Delete").click()
+    click_button(driver, "Delete")
     button(driver, "Delete", open_dialog(driver)).click()
     wait(driver, lambda d: "dropped.json" not in objects(d))
     assert meta(emu, "up/dropped.json").status_code == 404
