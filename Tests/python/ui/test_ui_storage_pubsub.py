@@ -93,6 +93,15 @@ def click_button(driver, text):
     wait(driver, done, message=f"could not click {text!r}")
 
 
+def text_of(driver, css, needle=""):
+    """Waits until an element matching `css` shows `needle`; returns its text. Read in one script
+    call, so a live re-render between finding and reading cannot make it stale."""
+    def found(d):
+        texts = d.execute_script("return Array.from(document.querySelectorAll(arguments[0])).map((e) => e.innerText)", css)
+        return next((t for t in texts if needle in t), False)
+    return wait(driver, found, message=f"no {css} showing {needle!r}")
+
+
 def objects(driver):
     """The names the open folder lists (read in one script call: the list re-renders live)."""
     return driver.execute_script(
@@ -130,11 +139,11 @@ def test_folders_objects_paging_and_previews(emu, driver):
     # The text preview shows the object's text as text; the image preview is an <img>.
     driver.get(page(emu, "storage", f"{BUCKET}/photos", object="photos/notes.txt"))
     wait_text(driver, "pre.text-preview", "hello from the bucket")
-    assert XSS in driver.find_element(By.CSS_SELECTOR, "pre.text-preview").text
-    wait_text(driver, "ul[aria-label^='Objects in'] li", "dot.png").find_element(By.CSS_SELECTOR, "button").click()
+    assert XSS in text_of(driver, "pre.text-preview")
+    click(driver, "ul[aria-label^='Objects in'] li[data-name='photos/dot.png'] button")
     img = wait_css(driver, "img.preview")
     wait(driver, lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", img) == 64)
-    assert "image/png" in wait_text(driver, "section.card", "Content type").text
+    assert "image/png" in text_of(driver, "section.card", "Content type")
     screenshot(driver, "storage")
 
 
@@ -219,7 +228,7 @@ def test_a_clients_upload_and_delete_show_without_a_reload(emu, driver):
     driver.execute_script("window.__same = true")
     put(emu, "live/from-client.txt", b"v1", "text/plain")
     wait_text(driver, "ul[aria-label^='Objects in'] li", "from-client.txt")
-    wait_text(driver, "ul[aria-label^='Objects in'] li", "from-client.txt").find_element(By.CSS_SELECTOR, "button").click()
+    click(driver, "ul[aria-label^='Objects in'] li[data-name='live/from-client.txt'] button")
     wait_text(driver, "pre.text-preview", "v1")
     put(emu, "live/from-client.txt", b"version two", "text/plain")  # the open object follows
     wait_text(driver, "pre.text-preview", "version two")
@@ -241,18 +250,19 @@ def test_publish_in_the_page_shows_recent_messages_and_backlog(emu, driver):
                                                        "enableMessageOrdering": True})
     driver.get(page(emu, "pubsub"))
     wait_text(driver, "h1", "Pub/Sub")
-    wait_text(driver, "table[aria-label='Topics'] tbody tr", topic).find_element(By.CSS_SELECTOR, "button.link").click()
+    click(driver, f"table[aria-label='Topics'] tr[data-key$='/topics/{topic}'] button.link")
     form = wait_css(driver, f"form[aria-label='Publish to {topic}']")
     assert f"topic={topic}" in driver.current_url
     form.find_element(By.CSS_SELECTOR, "textarea[aria-label='Message data']").send_keys(f'{{"id": 1, "html": "{XSS}"}}')
     form.find_element(By.CSS_SELECTOR, "textarea[aria-label='Attributes']").send_keys("kind = order\nregion = eu")
     form.find_element(By.CSS_SELECTOR, "input[aria-label='Ordering key']").send_keys("customer-7")
     button(driver, "Publish", form).click()
-    row = wait_text(driver, "table[aria-label='Recent messages'] tbody tr", "customer-7")
-    assert XSS in row.text and "kind = order" in row.text and "region = eu" in row.text
-    sub = wait_text(driver, "table[aria-label='Subscriptions'] tbody tr", f"{topic}-sub")
-    wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, f"table[aria-label='Subscriptions'] tr[data-key$='/{topic}-sub'] td:nth-child(3)").text == "1")
-    assert "ack 42 s" in sub.text and "ordered" in sub.text
+    row = text_of(driver, "table[aria-label='Recent messages'] tbody tr", "customer-7")
+    assert XSS in row and "kind = order" in row and "region = eu" in row
+    backlog = f"table[aria-label='Subscriptions'] tr[data-key$='/{topic}-sub'] td:nth-child(3)"
+    wait(driver, lambda d: text_of(d, backlog) == "1")
+    sub = text_of(driver, "table[aria-label='Subscriptions'] tbody tr", f"{topic}-sub")
+    assert "ack 42 s" in sub and "ordered" in sub
     # What the page published is what a subscriber pulls.
     pulled = pubsub(emu, "POST", f"subscriptions/{topic}-sub:pull", {"maxMessages": 10})["receivedMessages"]
     m = pulled[0]["message"]
@@ -260,12 +270,12 @@ def test_publish_in_the_page_shows_recent_messages_and_backlog(emu, driver):
     assert m["attributes"] == {"kind": "order", "region": "eu"} and m["orderingKey"] == "customer-7"
     # Acknowledged: the backlog empties; the recent list keeps the message.
     pubsub(emu, "POST", f"subscriptions/{topic}-sub:acknowledge", {"ackIds": [pulled[0]["ackId"]]})
-    wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, f"table[aria-label='Subscriptions'] tr[data-key$='/{topic}-sub'] td:nth-child(3)").text == "0")
+    wait(driver, lambda d: text_of(d, backlog) == "0")
     # A client's publish follows without a reload.
     data = base64.b64encode(b"from a client").decode()
     pubsub(emu, "POST", f"topics/{topic}:publish", {"messages": [{"data": data}]})
     wait_text(driver, "table[aria-label='Recent messages'] tbody tr:first-child", "from a client")
-    wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, f"table[aria-label='Subscriptions'] tr[data-key$='/{topic}-sub'] td:nth-child(3)").text == "1")
+    wait(driver, lambda d: text_of(d, backlog) == "1")
     wait(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, ".toast"))  # nothing over the picture
     screenshot(driver, "pubsub")
     # The deep link survives a reload.
@@ -275,9 +285,11 @@ def test_publish_in_the_page_shows_recent_messages_and_backlog(emu, driver):
 
 def test_overview_counts_storage_and_pubsub(emu, driver):
     driver.get(page(emu, ""))
-    storage = wait_text(driver, "section.card", "buckets")
-    assert int(storage.find_element(By.CSS_SELECTOR, ".stat").text.replace(",", "")) >= 2
-    wait_text(driver, "section.card", "topics")
+    listed = requests.get(f"{emu.url}/emulator/v1/projects/{PROJECT}/storage/buckets", timeout=10).json()["buckets"]
+    lines = text_of(driver, "section.card[aria-label='Storage']", "buckets").split("\n")
+    assert lines[lines.index("objects") - 1] == f"{sum(b['objects'] for b in listed):,}" and lines[lines.index("buckets") - 1] == str(len(listed))
+    lines = text_of(driver, "section.card[aria-label='Pub/Sub']", "topics").split("\n")
+    assert int(lines[lines.index("topics") - 1]) >= 1
     driver.find_element(By.CSS_SELECTOR, "#nav a[href^='/ui/pubsub']").click()
     wait_text(driver, "h1", "Pub/Sub")
     driver.find_element(By.CSS_SELECTOR, "#nav a[href^='/ui/storage']").click()
