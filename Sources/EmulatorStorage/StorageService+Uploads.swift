@@ -77,7 +77,12 @@ extension StorageService {
                 guard live?.generation == before?.generation else { return nil }  // judge the new state again
                 guard s.buckets[target.bucket] != nil else { throw StorageErrors.noSuchBucket(target.bucket) }
                 var o = proposed
+                let last = s.lastGeneration
                 o.generation = nextGeneration(&s, time)
+                do { try journal(project, ["op": "object", "object": StorageRecord.object(o)]) } catch {
+                    s.lastGeneration = last
+                    throw error
+                }
                 s.buckets[target.bucket]?.objects[target.name] = o
                 s.storedBytes += o.size - (live?.size ?? 0)
                 replaced = live
