@@ -7,6 +7,12 @@ public struct StorageLoadReport: Sendable, Equatable {
     public var orphansRemoved: Int
     /// Objects whose file is missing or shorter than recorded (`gs://bucket/name`): dropped.
     public var missing: [String]
+
+    /// Creates a report.
+    public init(orphansRemoved: Int, missing: [String]) {
+        self.orphansRemoved = orphansRemoved
+        self.missing = missing
+    }
 }
 
 /// `--data-dir` for Storage: the journal entries the service writes (inside its lock, before a

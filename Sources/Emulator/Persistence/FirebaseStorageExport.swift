@@ -17,7 +17,8 @@ import Glibc
 ///   crc32c as a decimal string, etag, the content headers, customTime, downloadTokens as an
 ///   array, customMetadata).
 ///
-/// Disk names are random UUIDs (the project's id generator), as in current firebase-tools; on
+/// Times keep every digit the clock gave (Firebase writes milliseconds; JavaScript's `Date` reads
+/// both). Disk names are random UUIDs (the project's id generator), as in current firebase-tools; on
 /// import the metadata folder is walked and each `<path>.json` takes its bytes from
 /// `blobs/<path>`, so older Firebase exports (`blobs/<bucket>/<path>`) load too. Object names
 /// and buckets come from the metadata file, never from the path. An import replaces the Storage
@@ -57,8 +58,8 @@ enum FirebaseStorageExport {
     static func metadata(_ o: StorageObject) -> JSON {
         var m: UTF8Dictionary<JSON> = [
             "name": .string(o.name), "bucket": .string(o.bucket), "generation": .int(o.generation), "metageneration": .int(o.metageneration),
-            "contentType": .string(o.contentType), "timeCreated": .string(o.timeCreated.rfc3339(fractionDigits: 6)),
-            "updated": .string(o.updated.rfc3339(fractionDigits: 6)), "storageClass": .string(o.storageClass), "size": .int(o.size),
+            "contentType": .string(o.contentType), "timeCreated": .string(o.timeCreated.rfc3339()),
+            "updated": .string(o.updated.rfc3339()), "storageClass": .string(o.storageClass), "size": .int(o.size),
             "md5Hash": .string(o.md5Base64), "crc32c": .string(String(o.blob.crc32c)), "etag": .string(o.etag),
             "downloadTokens": .array(o.downloadTokens.map { .string($0) }),
         ]
@@ -66,7 +67,7 @@ enum FirebaseStorageExport {
         if let v = o.metadata.contentDisposition { m["contentDisposition"] = .string(v) }
         if let v = o.metadata.contentLanguage { m["contentLanguage"] = .string(v) }
         if let v = o.metadata.cacheControl { m["cacheControl"] = .string(v) }
-        if let v = o.metadata.customTime { m["customTime"] = .string(v.rfc3339(fractionDigits: 6)) }
+        if let v = o.metadata.customTime { m["customTime"] = .string(v.rfc3339()) }
         if !o.metadata.custom.isEmpty { m["customMetadata"] = .object(UTF8Dictionary(o.metadata.custom.mapValues { JSON.string($0) })) }
         if let acl = o.metadata.acl { m["acl"] = acl }
         return .object(m)
