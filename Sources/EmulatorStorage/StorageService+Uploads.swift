@@ -43,7 +43,7 @@ extension StorageService {
     /// Starts receiving bytes.
     public func startUpload() throws -> StorageUpload {
         do { return StorageUpload(service: self, writer: try BlobWriter(store: blobs)) } catch {
-            throw EmulatorError.internal("Cannot store the upload: \(error.description).")
+            throw StorageErrors.notStored(error)
         }
     }
 
@@ -54,7 +54,7 @@ extension StorageService {
         let project = project(ofBucket: target.bucket)
         let blob: Blob
         do { blob = try upload.writer.finish() } catch {
-            throw EmulatorError.internal("Cannot store the upload: \(error.description).")
+            throw StorageErrors.notStored(error)
         }
         let reserved = upload.releaseReservation()
         defer { release(reserved) }

@@ -108,8 +108,7 @@ public struct ControlPlane: Sendable {
         let firebaseProject = project ?? services.config.projectId
         try ExportArchive.write(
             to: path, projects: project.map { [$0] }, participants: services.persistentParticipants,
-            firebaseAuthProject: firebaseProject, auth: services.auth, storage: services.storage,
-            names: services.projects.environment(for: firebaseProject).ids)
+            firebaseAuthProject: firebaseProject, auth: services.auth, storage: services.storage)
     }
 
     /// Checks that `path` may receive an export (for `--export-on-exit`, checked at start).

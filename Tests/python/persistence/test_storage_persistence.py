@@ -2,8 +2,10 @@
 download token), delete, bucket and token change survive `kill -9`; files no record names are
 deleted at start; exports carry Storage in Firebase's storage_export/ layout, a Firebase export
 imports, and an export imports back unchanged."""
+import importlib.util
 import json
 import os
+import pathlib
 import signal
 import threading
 import urllib.parse
@@ -15,6 +17,12 @@ from google.auth.credentials import AnonymousCredentials
 from google.cloud import storage
 
 from conftest import RunningEmulator
+
+# The full-disk fixture and filler of test_durability.py (a test module, so loaded by path).
+_spec = importlib.util.spec_from_file_location("_durability_helpers", pathlib.Path(__file__).with_name("test_durability.py"))
+_durability = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_durability)
+small_disk, fill = _durability.small_disk, _durability.fill
 
 OWNER = {"Authorization": "Bearer owner"}
 
@@ -251,3 +259,43 @@ def test_an_export_folder_with_foreign_storage_files_is_not_replaced(tmp_path, g
         assert (out / "storage_export" / "blobs" / "my-notes.txt").read_text() == "mine"
     finally:
         emu.stop()
+
+
+def test_full_disk_refuses_uploads_and_keeps_every_acknowledged_one(small_disk):
+    """Bytes or a record the disk will not take: 503, nothing stored; after kill -9 every
+    acknowledged upload is back and no refused one is."""
+    data = small_disk / "data"
+    emu = RunningEmulator(["--data-dir", str(data)])
+    bucket = f"{emu.project}.appspot.com"
+    s = requests.Session()
+    acked, refused = [], []
+    try:
+        for i in range(10):
+            assert firebase_upload(s, emu, bucket, f"before/{i}", b"b" * 1000).status_code == 200
+            acked.append(f"before/{i}")
+        filler = fill(small_disk)
+        for i in range(30):
+            r = firebase_upload(s, emu, bucket, f"full/{i}", b"f" * 5000)
+            if r.status_code == 200:
+                acked.append(f"full/{i}")
+                continue
+            assert r.status_code == 503 and "No space left on device" in r.text, r.text
+            refused.append(f"full/{i}")
+            assert s.get(v0(emu, bucket, f"full/{i}"), headers=OWNER, timeout=5).status_code == 404
+        assert len(refused) >= 25, refused
+        os.remove(filler)
+        for i in range(10):
+            r = firebase_upload(s, emu, bucket, f"after/{i}", b"a" * 1000)
+            assert r.status_code == 200, r.text
+            acked.append(f"after/{i}")
+    finally:
+        emu.proc.send_signal(signal.SIGKILL)
+        emu.proc.wait(10)
+    again = RunningEmulator(["--data-dir", str(data)])
+    try:
+        missing = [n for n in acked if s.get(v0(again, bucket, n), headers=OWNER, timeout=5).status_code != 200]
+        assert missing == [], missing
+        back = [n for n in refused if s.get(v0(again, bucket, n), headers=OWNER, timeout=5).status_code != 404]
+        assert back == [], back
+    finally:
+        again.stop()
