@@ -110,4 +110,21 @@ import Testing
         #expect(throws: EmulatorError.self) { try s.object(bucket: bucket, name: "replaced", caller: .admin) }
         #expect(throws: EmulatorError.self) { try s.object(bucket: bucket, name: "nobytes", caller: .admin) }
     }
+
+    @Test func anImportReadsNoFileThroughASymbolicLink() throws {
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let fm = FileManager.default
+        let dir = root + "/linked"
+        try fm.createDirectory(atPath: dir + "/storage_export/blobs", withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: dir + "/storage_export/metadata", withIntermediateDirectories: true)
+        try Data("secret".utf8).write(to: URL(fileURLWithPath: root + "/outside.txt"))
+        try fm.createSymbolicLink(atPath: dir + "/storage_export/blobs/x", withDestinationPath: root + "/outside.txt")
+        try Data(#"{"name":"x","bucket":"p.appspot.com"}"#.utf8).write(to: URL(fileURLWithPath: dir + "/storage_export/metadata/x.json"))
+        let s = service()
+        let e = #expect(throws: EmulatorError.self) {
+            try FirebaseStorageExport.read(from: dir, project: nil, fallbackProject: "p", storage: s, logger: NullLogSink())
+        }
+        #expect(e?.message.contains("symbolic link") == true, "\(String(describing: e?.message))")
+        #expect(throws: EmulatorError.self) { try s.object(bucket: bucket, name: "x", caller: .admin) }
+    }
 }

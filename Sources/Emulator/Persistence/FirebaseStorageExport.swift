@@ -26,6 +26,8 @@ import Glibc
 enum FirebaseStorageExport {
     /// The folder inside an export.
     static let folder = "storage_export"
+    /// The largest object metadata file an import reads (custom metadata is at most 8 KiB).
+    static let maxMetadataBytes = 1 << 20
 
     /// Writes `storage_export/` with the buckets of `projects` (nil: every bucket).
     static func write(into dir: String, projects: [String]?, storage: StorageService, names: IDGenerator) throws {
@@ -151,6 +153,11 @@ enum FirebaseStorageExport {
         for rel in metadataFiles(root + "/metadata") {
             let metaPath = root + "/metadata/" + rel
             let blobPath = root + "/blobs/" + String(rel.dropLast(5))
+            var st = stat()
+            guard lstat(metaPath, &st) == 0 else { continue }
+            guard st.st_size <= maxMetadataBytes else {
+                throw EmulatorError.invalidArgument("\(metaPath) is \(st.st_size) bytes; object metadata files are at most \(maxMetadataBytes)")
+            }
             guard let data = FileManager.default.contents(atPath: metaPath) else { continue }
             let meta: JSON
             do { meta = try JSON.parse(Array(data)) } catch { throw EmulatorError.invalidArgument("\(metaPath) is not valid JSON: \(error)") }
@@ -203,11 +210,18 @@ enum FirebaseStorageExport {
         return out
     }
 
-    /// Copies a file into the blob store (hashing it on the way).
+    /// Copies a regular file into the blob store (hashing it on the way); a symbolic link is refused.
     static func copyIn(_ path: String, storage: StorageService) throws -> Blob {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw EmulatorError.invalidArgument("cannot read \(path): \(String(cString: strerror(errno)))") }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else {
+            let reason = errno == ELOOP ? "it is a symbolic link (an import reads only the export's own files)" : String(cString: strerror(errno))
+            throw EmulatorError.invalidArgument("cannot read \(path): \(reason)")
+        }
         defer { Glibc.close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
+            throw EmulatorError.invalidArgument("cannot read \(path): it is not a regular file")
+        }
         do {
             let writer = try BlobWriter(store: storage.blobs)
             var buffer = [UInt8](repeating: 0, count: 1 << 20)
