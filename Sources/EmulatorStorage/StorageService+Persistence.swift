@@ -1,20 +1,5 @@
 import EmulatorCore
 
-/// What loading the data directory found besides the records (`finishLoading`).
-public struct StorageLoadReport: Sendable, Equatable {
-    /// Files no record refers to (uploads whose record never landed, files of deleted objects
-    /// whose removal a crash interrupted): deleted.
-    public var orphansRemoved: Int
-    /// Objects whose file is missing or shorter than recorded (`gs://bucket/name`): dropped.
-    public var missing: [String]
-
-    /// Creates a report.
-    public init(orphansRemoved: Int, missing: [String]) {
-        self.orphansRemoved = orphansRemoved
-        self.missing = missing
-    }
-}
-
 /// `--data-dir` for Storage: the journal entries the service writes (inside its lock, before a
 /// change is visible), their replay, and the data directory's snapshot form. Entries are whole
 /// values, so a replay twice is harmless:
