@@ -70,6 +70,9 @@ def test_acknowledged_storage_writes_survive_kill_9(tmp_path, gcs_env):
         up = firebase_upload(s, emu, bucket_name, "images/cat.png", b"\x89PNG fake", "image/png")
         assert up.status_code == 200, up.text
         token = up.json()["downloadTokens"]
+        made_token = s.post(v0(emu, bucket_name, "images/cat.png"), params={"create_token": "true"}, headers=OWNER, timeout=10)
+        assert made_token.status_code == 200, made_token.text
+        second_token = made_token.json()["downloadTokens"].split(",")[1]
         # Uploads racing the kill: every acknowledged one must come back.
         acknowledged = []
         stop = threading.Event()
@@ -115,6 +118,7 @@ def test_acknowledged_storage_writes_survive_kill_9(tmp_path, gcs_env):
         assert client.bucket("durable-bucket").blob("inside").download_as_bytes() == b"in the new bucket"
         r = download_with_token(again, bucket_name, "images/cat.png", token)
         assert r.status_code == 200 and r.content == b"\x89PNG fake" and r.headers["Content-Type"].startswith("image/png")
+        assert download_with_token(again, bucket_name, "images/cat.png", second_token).status_code == 200
         s = requests.Session()
         for i in acknowledged:
             r = s.get(v0(again, bucket_name, f"load/{i}"), params={"alt": "media"}, headers=OWNER, timeout=10)
