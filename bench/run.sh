@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One command for every benchmark: builds the release binary, installs the load generator (wrk),
-# nginx (Storage's peer) and the comparison server (moto) when missing, then measures on loopback and appends a dated
-# section to bench/RESULTS.md. Bounded: about 9 minutes of measuring after the build
-# (BIG_MB=N sizes the Storage benchmark's big object; default 1024, which needs about 4 GB of disk).
+# nginx (Storage's peer) and the comparison server (moto) when missing, then measures on loopback
+# and appends a dated section to bench/RESULTS.md. Bounded: about 9 minutes of measuring after the
+# build (BIG_MB=N sizes the Storage benchmark's big object; default 1024, about 4 GB of disk).
 # Usage: bench/run.sh            (from anywhere; see docs/benchmarks.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
