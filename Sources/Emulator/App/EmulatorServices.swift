@@ -35,8 +35,9 @@ public struct EmulatorServices: Sendable {
     public let auth: AuthService
     /// Security Rules per project.
     public let rules: RulesRegistry
-    /// Storage rules (`--storage-rules`, firebase.json `storage.rules`), judged on the Firebase API.
-    public let storageRules: RulesRegistry
+    /// Storage rules (`--storage-rules`, firebase.json `storage.rules` or per-bucket entries),
+    /// judged on the Firebase API.
+    public let storageRules: StorageRulesets
     /// The functions host.
     public let functions: FunctionsHost
     /// Pub/Sub topics, subscriptions and delivery.
@@ -136,9 +137,9 @@ public struct EmulatorServices: Sendable {
         }
         let storage = StorageService(environments: projects, defaultProject: config.projectId, blobs: storageBlobs, options: storageOptions)
         self.storage = storage
-        let storageRules = try RulesRegistry(filePath: config.storageRulesPath, logger: logger, service: RulesService.storage)
+        let storageRules = try StorageRulesets(filePath: config.storageRulesPath, bucketPaths: config.storageBucketRulesPaths, logger: logger)
         self.storageRules = storageRules
-        storage.setAuthorizer(StorageRulesAuthorizer(registry: storageRules, log: rulesLog, store: store))
+        storage.setAuthorizer(StorageRulesAuthorizer(rulesets: storageRules, log: rulesLog, store: store))
         let pubsub = PubSubService(environments: projects)
         self.pubsub = pubsub
         PubSubWiring.connect(pubsub: pubsub, functions: functions, revisions: revisions)
