@@ -88,7 +88,7 @@ let package = Package(
         .testTarget(name: "EmulatorFunctionsTests", dependencies: ["EmulatorFunctions"]),
         .testTarget(name: "EmulatorStorageTests", dependencies: ["EmulatorStorage"]),
         .testTarget(name: "EmulatorProtobufTests", dependencies: ["EmulatorProtobuf"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "EmulatorTests", dependencies: ["Emulator", "EmulatorTestSupport"]),
+        .testTarget(name: "EmulatorTests", dependencies: ["Emulator", "EmulatorTestSupport", "EmulatorFunctionsWorker"]),
         .testTarget(name: "FirebaseEmulatorTestingTests", dependencies: ["FirebaseEmulatorTesting", "EmulatorTestSupport"]),
         // The MakeItSo story as Swift tests against a running emulator (Tests/run-all.sh runs them under `emulator exec`).
         .testTarget(name: "MakeItSoTests", dependencies: ["FirebaseEmulatorTesting"], path: "Examples/MakeItSo/Tests"),

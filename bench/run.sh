@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# One command for every benchmark: builds the release binary, installs the load generator (wrk)
-# and the comparison server (moto) when missing, then measures on loopback and appends a dated
-# section to bench/RESULTS.md. Bounded: about 7 minutes of measuring after the build.
+# One command for every benchmark: builds the release binary, installs the load generator (wrk),
+# nginx (Storage's peer) and the comparison server (moto) when missing, then measures on loopback
+# and appends a dated section to bench/RESULTS.md. Bounded: about 9 minutes of measuring after the
+# build (BIG_MB=N sizes the Storage benchmark's big object; default 1024, about 4 GB of disk).
 # Usage: bench/run.sh            (from anywhere; see docs/benchmarks.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +18,13 @@ if ! command -v wrk >/dev/null; then
   if [ "$(id -u)" = 0 ]; then apt-get install -y -qq wrk || { apt-get update -qq && apt-get install -y -qq wrk; }
   else sudo apt-get install -y -qq wrk || { sudo apt-get update -qq && sudo apt-get install -y -qq wrk; }; fi
 fi
+
+if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
+  echo "== installing nginx (the Storage benchmark's peer)"
+  if [ "$(id -u)" = 0 ]; then apt-get install -y -qq nginx >/dev/null || { apt-get update -qq && apt-get install -y -qq nginx >/dev/null; }
+  else sudo apt-get install -y -qq nginx >/dev/null || { sudo apt-get update -qq && sudo apt-get install -y -qq nginx >/dev/null; }; fi
+fi
+export PATH="$PATH:/usr/sbin"
 
 if ! command -v h2load >/dev/null || ! command -v nghttp >/dev/null; then
   echo "== installing nghttp2-client (h2load, nghttp)"
@@ -87,6 +95,14 @@ print(f"{time.perf_counter()-t:.2f}")') s."
   echo "| measure | value | goal |"
   echo "|---|---|---|"
   "$PYTHON" bench/pubsub_bench.py
+  echo
+  echo "== Storage: 1 MB and ${BIG_MB:-1024} MB uploads and downloads against nginx, memory while streaming, parallel small uploads" >&2
+  echo
+  echo "Cloud Storage (curl against the JSON API; nginx serving and receiving the same files in the same run, \`bench/storage.py\`):"
+  echo
+  echo "| measure | value | goal |"
+  echo "|---|---|---|"
+  "$PYTHON" bench/storage.py
   echo
   echo "== cost of durability (--data-dir, each fsync policy)" >&2
   echo "Cost of durability: 2,000 sequential PATCHes of 500 documents from one Python client (its own round"

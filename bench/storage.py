@@ -66,11 +66,21 @@ class Sampler:
         self.thread.join()
 
 
+def timed_ok(args):
+    """Seconds of a curl transfer that must succeed (a refused one would time an error page)."""
+    t, status = curl(args)
+    assert 200 <= status < 300, f"curl {' '.join(args)} answered {status}"
+    return t
+
+
 def nginx(root, port, work):
     conf = os.path.join(work, "nginx.conf")
+    # Started as root, nginx's worker would run as `nobody` and be refused the private work
+    # directory (every request a 403/500); keep it the invoking user.
+    user = "user root;" if os.geteuid() == 0 else ""
     with open(conf, "w") as f:
         f.write(f"""
-daemon off; worker_processes 1; pid {work}/nginx.pid; error_log {work}/nginx-error.log;
+daemon off; {user} worker_processes 1; pid {work}/nginx.pid; error_log {work}/nginx-error.log;
 events {{ worker_connections 1024; }}
 http {{
   access_log off; sendfile on; tcp_nopush on;
@@ -109,12 +119,12 @@ def main():
         idle = rss_mib(emu.pid)
 
         def measure(label, path, size, runs):
-            e_up = [mbps(size, curl(["-X", "POST", "-T", path, up + label])[0]) for _ in range(runs)]
-            e_down = [mbps(size, curl([down + label + "?alt=media"])[0]) for _ in range(runs)]
+            e_up = [mbps(size, timed_ok(["-X", "POST", "-T", path, up + label])) for _ in range(runs)]
+            e_down = [mbps(size, timed_ok([down + label + "?alt=media"])) for _ in range(runs)]
             row = {"up": statistics.median(e_up), "down": statistics.median(e_down)}
             if have_nginx:
-                row["nup"] = statistics.median([mbps(size, curl(["-T", path, f"{nbase}/put/{label}"])[0]) for _ in range(runs)])
-                row["ndown"] = statistics.median([mbps(size, curl([f"{nbase}/{os.path.basename(path)}"])[0]) for _ in range(runs)])
+                row["nup"] = statistics.median([mbps(size, timed_ok(["-T", path, f"{nbase}/put/{label}"])) for _ in range(runs)])
+                row["ndown"] = statistics.median([mbps(size, timed_ok([f"{nbase}/{os.path.basename(path)}"])) for _ in range(runs)])
             return row
 
         r1 = measure("one-mb", small, 1_000_000, 20)
@@ -128,12 +138,12 @@ def main():
         assert status == 200, status
         down_big = [mbps(BIG_MB * 1_000_000, t)]
         for _ in range(2):
-            up_big.append(mbps(BIG_MB * 1_000_000, curl(["-X", "POST", "-T", big, up + "one-gb"])[0]))
-            down_big.append(mbps(BIG_MB * 1_000_000, curl([down + "one-gb?alt=media"])[0]))
+            up_big.append(mbps(BIG_MB * 1_000_000, timed_ok(["-X", "POST", "-T", big, up + "one-gb"])))
+            down_big.append(mbps(BIG_MB * 1_000_000, timed_ok([down + "one-gb?alt=media"])))
         rg = {"up": statistics.median(up_big), "down": statistics.median(down_big)}
         if have_nginx:
-            rg["nup"] = statistics.median([mbps(BIG_MB * 1_000_000, curl(["-T", big, f"{nbase}/put/big"])[0]) for _ in range(3)])
-            rg["ndown"] = statistics.median([mbps(BIG_MB * 1_000_000, curl([f"{nbase}/big.bin"])[0]) for _ in range(3)])
+            rg["nup"] = statistics.median([mbps(BIG_MB * 1_000_000, timed_ok(["-T", big, f"{nbase}/put/big"])) for _ in range(3)])
+            rg["ndown"] = statistics.median([mbps(BIG_MB * 1_000_000, timed_ok([f"{nbase}/big.bin"])) for _ in range(3)])
 
         def cells(r):
             if not have_nginx:

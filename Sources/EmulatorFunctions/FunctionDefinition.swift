@@ -84,8 +84,12 @@ public struct FunctionDefinition: Sendable, Equatable {
         self.maxAttempts = maxAttempts
     }
 
-    /// Decodes a worker manifest entry (docs/functions.md).
-    public init(manifest j: JSON) throws {
+    /// Cloud Storage events a trigger may name (`google.cloud.storage.object.v1.<event>`).
+    public static let storageEvents: Set<String> = ["finalized", "deleted", "metadataUpdated", "archived"]
+
+    /// Decodes a worker manifest entry (docs/functions.md). `project` supplies the default bucket
+    /// of a storage trigger that names none (`{project}.appspot.com`, as the SDKs default it).
+    public init(manifest j: JSON, project: String? = nil) throws {
         guard let name = j["name"]?.stringValue, !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
             throw HttpsError(.invalidArgument, "manifest entry needs a 'name' of letters, digits, '_' or '-'")
         }
@@ -108,8 +112,17 @@ public struct FunctionDefinition: Sendable, Equatable {
                 throw HttpsError(.invalidArgument, "blocking function '\(name)' needs 'event' beforeCreate or beforeSignIn")
             }
             trigger = .blocking(event: ev)
+        case "storage":
+            guard let ev = j["event"]?.stringValue, Self.storageEvents.contains(ev) else {
+                throw HttpsError(.invalidArgument, "storage function '\(name)' needs 'event' finalized, deleted, metadataUpdated or archived")
+            }
+            guard let bucket = j["bucket"]?.stringValue ?? project.map({ "\($0).appspot.com" }), !bucket.isEmpty else {
+                throw HttpsError(.invalidArgument, "storage function '\(name)' needs a 'bucket'")
+            }
+            trigger = .storage(bucket: bucket, event: ev)
         default:
-            throw HttpsError(.invalidArgument, "function '\(name)' has unknown kind \(j["kind"] ?? .null) (callable, http, document, auth, blocking)")
+            throw HttpsError(
+                .invalidArgument, "function '\(name)' has unknown kind \(j["kind"] ?? .null) (callable, http, document, auth, blocking, storage)")
         }
         self.init(
             name: name, region: j["region"]?.stringValue ?? "us-central1", trigger: trigger,

@@ -183,7 +183,7 @@ public final class WorkerSupervisor: Sendable {
             let backend = WorkerBackend(codebase: config.name, port: port, transport: transport)
             var defs: [FunctionDefinition] = []
             for item in items {
-                do { defs.append(try FunctionDefinition(manifest: item)) } catch let e as HttpsError {
+                do { defs.append(try FunctionDefinition(manifest: item, project: project)) } catch let e as HttpsError {
                     logger.log(.error, "functions", "\(config.name): \(e.message)")
                 }
             }

@@ -28,17 +28,19 @@ final class LogLines: Sendable {
     var all: [String] { state.withLock { $0 } }
 }
 
-/// A background event (document change or user event).
+/// A background event (document change, user event or Cloud Storage object change).
 public struct WorkerEvent: Sendable {
-    /// `document.created|updated|deleted` or `user.created|deleted`.
+    /// `document.created|updated|deleted`, `user.created|deleted` or
+    /// `storage.finalized|deleted|metadataUpdated|archived`.
     public let type: String
-    /// Document path or uid.
+    /// Document path, uid, or `bucket/objectName` for storage events.
     public let subject: String
     /// Wildcard values.
     public let params: [String: String]
     /// Document before (REST shape) or user record.
     public let before: JSON?
-    /// Document after (REST shape).
+    /// Document after (REST shape), or the object's Cloud Storage JSON for storage events
+    /// (`timeDeleted` added for deletes).
     public let after: JSON?
     /// When it happened.
     public let time: Timestamp
@@ -92,6 +94,21 @@ public final class FunctionsWorker: Sendable {
         _ name: String, event: String, retry: Bool = false, _ body: @escaping @Sendable (WorkerEvent, WorkerContext) async throws -> Void
     ) {
         add(name, ["kind": "auth", "event": .string(event), "retry": .bool(retry)], .event(body))
+    }
+
+    /// A Cloud Storage trigger for `event` (`finalized`, `deleted`, `metadataUpdated`, `archived`) in
+    /// `bucket` (nil: the project's `{project}.appspot.com`). The event's `after` is the object's
+    /// Cloud Storage JSON; `subject` is `bucket/objectName`.
+    public func onStorage(
+        _ name: String, event: String, bucket: String? = nil, retry: Bool = false,
+        _ body: @escaping @Sendable (WorkerEvent, WorkerContext) async throws -> Void
+    ) {
+        var manifest: JSON = ["kind": "storage", "event": .string(event), "retry": .bool(retry)]
+        if let bucket, case .object(var o) = manifest {
+            o["bucket"] = .string(bucket)
+            manifest = .object(o)
+        }
+        add(name, manifest, .event(body))
     }
 
     /// A blocking function (`beforeCreate`, `beforeSignIn`): gets `{eventType, signInMethod, user}`;

@@ -10,6 +10,13 @@ public protocol BlobStore: Sendable {
     func open(_ id: String) throws(StorageIOError) -> any BlobSource
     /// Deletes a blob's bytes; called once, when the last `Blob` referring to it goes away.
     func remove(_ id: String)
+    /// Ids of every blob held (finished or being written): persistence sweeps the ones no object
+    /// refers to after loading.
+    var blobIds: [String] { get }
+    /// The size of a held blob, nil when there is none with that id.
+    func storedSize(_ id: String) -> Int64?
+    /// Stops `remove` from deleting anything (the service is going away; durable blobs stay).
+    func keepFiles()
 }
 
 /// A blob being written. One writer at a time; `close` makes it readable under `id`.

@@ -6,20 +6,27 @@ import Glibc
 
 /// Blobs as files in one directory (`<data-dir>/storage/blobs`, or a private temporary directory
 /// without `--data-dir`), written with `write(2)` and read with `pread(2)`, so an object of any
-/// size costs a file, not memory. File names are `<start time>-<counter>`, unique per process
-/// start. The counter is behind a `Mutex`; files are only touched by their one writer, then read.
+/// size costs a file, not memory. File names are `<start time>-<counter>`, created with `O_EXCL`
+/// (a name left by an earlier run is skipped, never reused). `durable`: a finished file and its
+/// directory entry are `fsync`ed before `close` returns, so the journal record that refers to it
+/// is written after its bytes are on disk. The counter and the keep flag are behind `Mutex`es;
+/// files are only touched by their one writer, then read.
 public final class DiskBlobStore: BlobStore {
     /// The directory holding the files.
     public let directory: String
+    /// Finished files are forced to disk (`--data-dir` with an fsync policy other than `never`).
+    public let durable: Bool
     private let prefix: String
     private let counter = Mutex<UInt64>(0)
+    private let keeping = Mutex(false)
     private let removeDirectoryWhenDone: Bool
 
     /// Uses `directory` (created if missing). `temporary`: the directory is the emulator's own and
-    /// `removeEverything()` deletes it.
-    public init(directory: String, temporary: Bool = false) throws(StorageIOError) {
+    /// `removeEverything()` deletes it. `durable`: see the type.
+    public init(directory: String, temporary: Bool = false, durable: Bool = false) throws(StorageIOError) {
         self.directory = directory
         self.removeDirectoryWhenDone = temporary
+        self.durable = durable
         prefix = String(WallClock().now().microseconds, radix: 36)
         try Self.makeDirectories(directory)
     }
@@ -37,17 +44,21 @@ public final class DiskBlobStore: BlobStore {
         return try DiskBlobStore(directory: path, temporary: true)
     }
 
-    /// Starts a new file.
+    /// Starts a new file (a name that exists already, left by an earlier run, is skipped).
     public func create() throws(StorageIOError) -> any BlobSink {
-        let n = counter.withLock { c -> UInt64 in
-            c += 1
-            return c
+        for _ in 0..<1000 {
+            let n = counter.withLock { c -> UInt64 in
+                c += 1
+                return c
+            }
+            let id = "\(prefix)-\(n)"
+            let path = FilePathText.appending(directory, id)
+            let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if fd < 0 && errno == EEXIST { continue }
+            guard fd >= 0 else { throw StorageIOError("cannot create \(path): \(Self.errnoText())") }
+            return DiskBlobSink(id: id, fd: fd, path: path, syncDirectory: durable ? directory : nil)
         }
-        let id = "\(prefix)-\(n)"
-        let path = FilePathText.appending(directory, id)
-        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StorageIOError("cannot create \(path): \(Self.errnoText())") }
-        return DiskBlobSink(id: id, fd: fd, path: path)
+        throw StorageIOError("cannot create a new file in \(directory): every name tried exists")
     }
 
     /// Opens a finished file.
@@ -58,9 +69,24 @@ public final class DiskBlobStore: BlobStore {
         return DiskBlobSource(fd: fd, path: path)
     }
 
-    /// Deletes a file.
+    /// Deletes a file (nothing once `keepFiles()` was called).
     public func remove(_ id: String) {
+        guard !keeping.withLock({ $0 }) else { return }
         _ = unlink(FilePathText.appending(directory, id))
+    }
+
+    /// From now on `remove` deletes nothing: the service holding the blobs is going away and the
+    /// files belong to the data directory's journal (a clean stop must not delete them).
+    public func keepFiles() { keeping.withLock { $0 = true } }
+
+    /// The files in the directory.
+    public var blobIds: [String] { Self.fileNames(in: directory) }
+
+    /// The size of a file, nil when it does not exist.
+    public func storedSize(_ id: String) -> Int64? {
+        var st = stat()
+        guard stat(FilePathText.appending(directory, id), &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+        return Int64(st.st_size)
     }
 
     deinit { if removeDirectoryWhenDone { removeEverything() } }
@@ -103,11 +129,14 @@ final class DiskBlobSink: BlobSink, @unchecked Sendable {
     let id: String
     private var fd: Int32
     private let path: String
+    /// Set for a durable store: the file and this directory are fsynced at `close`.
+    private let syncDirectory: String?
 
-    init(id: String, fd: Int32, path: String) {
+    init(id: String, fd: Int32, path: String, syncDirectory: String? = nil) {
         self.id = id
         self.fd = fd
         self.path = path
+        self.syncDirectory = syncDirectory
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws(StorageIOError) {
@@ -127,9 +156,23 @@ final class DiskBlobSink: BlobSink, @unchecked Sendable {
 
     func close() throws(StorageIOError) {
         guard fd >= 0 else { return }
+        if syncDirectory != nil, fsync(fd) != 0 {
+            let reason = DiskBlobStore.errnoText()
+            _ = Glibc.close(fd)
+            fd = -1
+            throw StorageIOError("cannot flush \(path) to disk: \(reason)")
+        }
         let r = Glibc.close(fd)
         fd = -1
         if r != 0 { throw StorageIOError("cannot close \(path): \(DiskBlobStore.errnoText())") }
+        if let dir = syncDirectory {
+            // The file's directory entry too: after a power loss the journal record must not
+            // refer to a file whose name was never written.
+            let dfd = Glibc.open(dir, O_RDONLY | O_CLOEXEC)
+            guard dfd >= 0 else { throw StorageIOError("cannot open \(dir) to flush it: \(DiskBlobStore.errnoText())") }
+            defer { _ = Glibc.close(dfd) }
+            if fsync(dfd) != 0 { throw StorageIOError("cannot flush \(dir) to disk: \(DiskBlobStore.errnoText())") }
+        }
     }
 
     deinit { if fd >= 0 { _ = Glibc.close(fd) } }

@@ -30,6 +30,15 @@ public final class MemoryBlobStore: BlobStore {
     /// Deletes a blob.
     public func remove(_ id: String) { blobs.withLock { _ = $0.removeValue(forKey: id) } }
 
+    /// Ids of the blobs held.
+    public var blobIds: [String] { blobs.withLock { Array($0.keys) } }
+
+    /// A blob's size.
+    public func storedSize(_ id: String) -> Int64? { blobs.withLock { $0[id].map { Int64($0.count) } } }
+
+    /// Nothing to keep: memory goes with the process.
+    public func keepFiles() {}
+
     func append(_ id: String, _ bytes: UnsafeRawBufferPointer) {
         blobs.withLock { $0[id]?.append(contentsOf: bytes) }
     }

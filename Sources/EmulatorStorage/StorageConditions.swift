@@ -56,6 +56,11 @@ public enum StorageErrors {
     public static func noSuchBucket(_ bucket: String) -> EmulatorError {
         .notFound("The specified bucket does not exist: \(bucket)")
     }
+    /// 503 for bytes the disk would not take (full, an I/O or fsync failure): nothing was
+    /// stored, and clients retry 503s.
+    public static func notStored(_ error: StorageIOError) -> EmulatorError {
+        EmulatorError(.unavailable, "The upload was refused and not stored: \(error.description). Free disk space, then retry.")
+    }
     /// 412: a precondition did not hold.
     public static func conditionNotMet() -> EmulatorError {
         EmulatorError(.failedPrecondition, "At least one of the pre-conditions you specified did not hold.", httpStatus: 412)

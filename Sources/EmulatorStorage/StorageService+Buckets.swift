@@ -24,6 +24,7 @@ extension StorageService {
             var b = StorageBucket(name: name, project: project, timeCreated: time)
             if let location, !location.isEmpty { b.location = location.uppercased() }
             if let storageClass, !storageClass.isEmpty { b.storageClass = storageClass.uppercased() }
+            try journal(project, ["op": "bucket", "bucket": StorageRecord.bucket(b)])
             s.buckets[name] = BucketState(bucket: b)
             notify(StorageChange(project: project, bucket: name, kind: .bucketCreated, object: nil, previous: nil, caller: .admin, time: time))
             return b
@@ -36,6 +37,7 @@ extension StorageService {
             guard let b = s.buckets[name] else { throw StorageErrors.noSuchBucket(name) }
             if let m = ifMetagenerationMatch, m != b.bucket.metageneration { throw StorageErrors.conditionNotMet() }
             guard b.objects.isEmpty else { throw EmulatorError(.failedPrecondition, "The bucket you tried to delete is not empty.", httpStatus: 409) }
+            try journal(b.bucket.project, ["op": "deleteBucket", "name": .string(name)])
             s.buckets[name] = nil
             notify(
                 StorageChange(
@@ -48,6 +50,13 @@ extension StorageService {
     /// Creates nothing; cheap enough for the event loop's streaming decision.
     public func bucketExists(_ name: String) -> Bool {
         state.withLock { $0.buckets[name] != nil } || StorageBucket.defaultProject(of: name) != nil
+    }
+
+    /// The buckets of `projects` (nil: every bucket) with their objects, by name (exports).
+    public func bucketStates(projects: Set<String>?) -> [BucketState] {
+        state.withLock { s in
+            s.buckets.values.filter { projects?.contains($0.bucket.project) ?? true }.sorted { $0.bucket.name < $1.bucket.name }
+        }
     }
 
     /// The project's buckets with their object counts and bytes (the control plane's listing).

@@ -46,6 +46,7 @@ extension StorageService {
             if let limit = options.maxTotalBytes, s.storedBytes + s.pendingBytes > limit - o.size + (live?.size ?? 0) {
                 throw StorageErrors.quotaExceeded(limit)
             }
+            try journal(project, ["op": "object", "object": StorageRecord.object(o)])
             s.buckets[target.bucket]?.objects[target.name] = o
             s.storedBytes += o.size - (live?.size ?? 0)
             replaced = live

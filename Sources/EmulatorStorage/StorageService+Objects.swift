@@ -34,6 +34,7 @@ extension StorageService {
 
     /// The object with at least one download token, creating one when it has none, as Firebase
     /// does when the Firebase API reads its metadata (no metadata event: see `tokensChanged`).
+    /// When the journal refuses the new token, the object is answered as it is (without one).
     public func ensureDownloadToken(_ object: StorageObject) -> StorageObject {
         guard object.downloadTokens.isEmpty else { return object }
         let project = project(ofBucket: object.bucket)
@@ -42,6 +43,7 @@ extension StorageService {
             guard var o = s.buckets[object.bucket]?.objects[object.name], o.generation == object.generation else { return object }
             if o.downloadTokens.isEmpty {
                 o.downloadTokens = [token]
+                do { try journal(project, ["op": "object", "object": StorageRecord.object(o)]) } catch { return object }
                 s.buckets[object.bucket]?.objects[object.name] = o
                 notify(
                     StorageChange(
@@ -80,6 +82,7 @@ extension StorageService {
                 guard live.generation == before.generation, live.metageneration == before.metageneration else { return nil }
                 var o = try Self.patched(live, patch, time: now(project))
                 o.metageneration = live.metageneration + 1
+                try journal(project, ["op": "object", "object": StorageRecord.object(o)])
                 s.buckets[bucket]?.objects[name] = o
                 notify(
                     StorageChange(
@@ -136,6 +139,7 @@ extension StorageService {
         try state.withLock { s in
             let live = try liveObject(s, bucket, name, conditions)
             try conditions.check(live)
+            try journal(project, ["op": "delete", "bucket": .string(bucket), "name": .string(name)])
             s.buckets[bucket]?.objects[name] = nil
             s.storedBytes -= live.size
             removed = live
@@ -170,6 +174,7 @@ extension StorageService {
             change(&o.downloadTokens)
             o.metageneration += 1
             o.updated = now(project)
+            try journal(project, ["op": "object", "object": StorageRecord.object(o)])
             s.buckets[bucket]?.objects[name] = o
             notify(
                 StorageChange(project: project, bucket: bucket, kind: .metadataUpdated, object: o, previous: live, caller: .admin, time: o.updated))

@@ -43,7 +43,7 @@ extension StorageService {
     /// Starts receiving bytes.
     public func startUpload() throws -> StorageUpload {
         do { return StorageUpload(service: self, writer: try BlobWriter(store: blobs)) } catch {
-            throw EmulatorError.internal("Cannot store the upload: \(error.description).")
+            throw StorageErrors.notStored(error)
         }
     }
 
@@ -54,7 +54,7 @@ extension StorageService {
         let project = project(ofBucket: target.bucket)
         let blob: Blob
         do { blob = try upload.writer.finish() } catch {
-            throw EmulatorError.internal("Cannot store the upload: \(error.description).")
+            throw StorageErrors.notStored(error)
         }
         let reserved = upload.releaseReservation()
         defer { release(reserved) }
@@ -77,7 +77,12 @@ extension StorageService {
                 guard live?.generation == before?.generation else { return nil }  // judge the new state again
                 guard s.buckets[target.bucket] != nil else { throw StorageErrors.noSuchBucket(target.bucket) }
                 var o = proposed
+                let last = s.lastGeneration
                 o.generation = nextGeneration(&s, time)
+                do { try journal(project, ["op": "object", "object": StorageRecord.object(o)]) } catch {
+                    s.lastGeneration = last
+                    throw error
+                }
                 s.buckets[target.bucket]?.objects[target.name] = o
                 s.storedBytes += o.size - (live?.size ?? 0)
                 replaced = live

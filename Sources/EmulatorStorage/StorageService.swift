@@ -11,7 +11,9 @@ import EmulatorCore
 /// `{project}.appspot.com` and `{project}.firebasestorage.app`, exist from the start).
 ///
 /// Client operations of the Firebase API pass the one `StorageAuthorizer` (outside the lock);
-/// committed changes go to the one `StorageObserver` (inside the lock, in commit order).
+/// committed changes go to the one `StorageObserver` (inside the lock, in commit order). Under
+/// `--data-dir` every change is handed to the write-ahead journal inside the lock before it is
+/// applied (`StorageService+Persistence`); a refused append changes nothing and fails the request.
 /// State is behind a `Mutex`; the authorizer and observer behind another. File I/O (writing an
 /// upload, composing) never happens under the lock.
 public final class StorageService: ProjectStateParticipant, @unchecked Sendable {
@@ -31,6 +33,8 @@ public final class StorageService: ProjectStateParticipant, @unchecked Sendable 
     struct Hooks {
         var authorizer: any StorageAuthorizer = AllowAllStorageAuthorizer()
         var observer: (any StorageObserver)?
+        /// Write-ahead journal (`--data-dir`).
+        var journal: (@Sendable (_ project: String, _ entry: JSON) throws -> Void)?
     }
 
     /// Where object bytes are kept.
@@ -42,6 +46,8 @@ public final class StorageService: ProjectStateParticipant, @unchecked Sendable 
     let environments: any ProjectEnvironmentProvider
     let state = Mutex(State())
     let hooks = Mutex(Hooks())
+    /// While the data directory loads: every blob its records name, kept alive (nil otherwise).
+    let adoption = Mutex<[String: Blob]?>(nil)
 
     /// Creates the service; the default project's buckets exist at once.
     public init(
@@ -59,6 +65,22 @@ public final class StorageService: ProjectStateParticipant, @unchecked Sendable 
 
     /// Sets the receiver of committed changes.
     public func setObserver(_ observer: (any StorageObserver)?) { hooks.withLock { $0.observer = observer } }
+
+    /// Installs the write-ahead journal (`--data-dir`); `replay(project:entry:)` reads its entries.
+    public func setJournal(_ j: (@Sendable (_ project: String, _ entry: JSON) throws -> Void)?) { hooks.withLock { $0.journal = j } }
+
+    deinit {
+        // The blobs' files outlive the service when they belong to a data directory: values
+        // dropped from now on must not delete them.
+        blobs.keepFiles()
+    }
+
+    /// Hands a change to the journal before it is applied (call inside the state lock); throws
+    /// UNAVAILABLE, and the caller changes nothing, when it cannot be written.
+    func journal(_ project: String, _ entry: JSON) throws {
+        guard let j = hooks.withLock({ $0.journal }) else { return }
+        try j(project, entry)
+    }
 
     // MARK: - Shared helpers
 
@@ -86,6 +108,8 @@ public final class StorageService: ProjectStateParticipant, @unchecked Sendable 
         guard let owner else { throw StorageErrors.noSuchBucket(name) }
         try StorageNames.validateBucket(name)
         let b = StorageBucket(name: name, project: owner, timeCreated: time ?? now(owner))
+        // A default bucket comes back on first mention after a restart; another one is journaled.
+        if StorageBucket.defaultProject(of: name) == nil { try journal(owner, ["op": "bucket", "bucket": StorageRecord.bucket(b)]) }
         s.buckets[name] = BucketState(bucket: b)
         notify(StorageChange(project: owner, bucket: name, kind: .bucketCreated, object: nil, previous: nil, caller: nil, time: b.timeCreated))
         return b
@@ -147,15 +171,15 @@ public final class StorageService: ProjectStateParticipant, @unchecked Sendable 
     }
 
     /// Drops the project's buckets, objects and upload sessions; its default buckets come back
-    /// empty. No trigger fires (a reset is not a client delete).
-    public func resetProject(_ projectId: String) {
-        replaceProject(projectId, with: [:])
+    /// empty. No trigger fires (a reset is not a client delete). Journaled first.
+    public func resetProject(_ projectId: String) throws {
+        try replaceProject(projectId, with: [:])
     }
 
     /// Drops every project's data.
-    public func resetAll() {
+    public func resetAll() throws {
         let projects = state.withLock { s in Set(s.buckets.values.map(\.bucket.project)) }
-        for p in projects { resetProject(p) }
+        for p in projects.sorted() { try resetProject(p) }
         ensureDefaultBuckets(defaultProject)
     }
 
@@ -167,26 +191,37 @@ public final class StorageService: ProjectStateParticipant, @unchecked Sendable 
     /// Puts captured buckets back (a restored bucket replaces a same-named bucket of another project).
     public func restoreProject(_ projectId: String, from snapshot: any Sendable) throws {
         guard let snap = snapshot as? ProjectSnapshot else { throw EmulatorError.internal("snapshot is not a storage snapshot") }
-        replaceProject(projectId, with: snap.buckets)
+        try replaceProject(projectId, with: snap.buckets)
     }
 
-    /// Replaces the project's buckets; its default buckets exist afterwards in any case.
-    public func replaceProject(_ projectId: String, with buckets: [String: BucketState]) {
+    /// Replaces the project's buckets (journaled first); its default buckets exist afterwards in any case.
+    public func replaceProject(_ projectId: String, with buckets: [String: BucketState]) throws {
         var dropped: [BucketState] = []  // released after the lock: their blobs' files go then
-        state.withLock { s in
-            for (name, b) in s.buckets where b.bucket.project == projectId || buckets[name] != nil {
-                dropped.append(b)
-                s.buckets[name] = nil
-                s.storedBytes -= b.storedBytes
-            }
+        try state.withLock { s in
+            let owned = s.buckets.contains { $0.value.bucket.project == projectId } || !buckets.isEmpty
+            if owned { try journal(projectId, ["op": "replace", "buckets": StorageRecord.buckets(buckets)]) }
+            dropped = Self.replaceBuckets(&s, projectId, with: buckets)
             for (id, session) in s.sessions where session.project == projectId { s.sessions[id] = nil }
-            for (name, b) in buckets {
-                s.buckets[name] = b
-                s.storedBytes += b.storedBytes
-            }
         }
         releaseOutsideLock(dropped)
         ensureDefaultBuckets(projectId)
+    }
+
+    /// Puts `buckets` in place of the project's buckets (and of same-named buckets of other
+    /// projects) inside the lock; returns what was dropped (release it after the lock).
+    static func replaceBuckets(_ s: inout State, _ projectId: String, with buckets: [String: BucketState]) -> [BucketState] {
+        var dropped: [BucketState] = []
+        for (name, b) in s.buckets where b.bucket.project == projectId || buckets[name] != nil {
+            dropped.append(b)
+            s.buckets[name] = nil
+            s.storedBytes -= b.storedBytes
+        }
+        for (name, b) in buckets {
+            s.buckets[name] = b
+            s.storedBytes += b.storedBytes
+            for o in b.objects.values { s.lastGeneration = max(s.lastGeneration, o.generation) }
+        }
+        return dropped
     }
 
     /// Deletes every object of one bucket (the control plane's per-bucket clear); no triggers.
@@ -194,6 +229,7 @@ public final class StorageService: ProjectStateParticipant, @unchecked Sendable 
         var dropped: [String: StorageObject] = [:]
         try state.withLock { s in
             guard var b = s.buckets[name] else { throw StorageErrors.noSuchBucket(name) }
+            if !b.objects.isEmpty { try journal(b.bucket.project, ["op": "clearBucket", "name": .string(name)]) }
             dropped = b.objects
             s.storedBytes -= b.storedBytes
             b.objects = [:]

@@ -24,7 +24,7 @@ public final class StorageUpload: @unchecked Sendable {
         try service.reserve(Int64(bytes.count))
         reserved += Int64(bytes.count)
         do { try writer.append(bytes) } catch {
-            throw EmulatorError.internal("Cannot store the upload: \(error.description).")
+            throw StorageErrors.notStored(error)
         }
     }
 

@@ -190,6 +190,15 @@ func doc(_ fields: JSON) -> JSON { ["fields": fields] }
             try FunctionDefinition(manifest: ["name": "f", "kind": "document", "document": "tasks/{id}", "event": "updated", "retry": true]).trigger
                 == .document(pattern: "tasks/{id}", event: .updated))
         #expect(throws: HttpsError.self) { try FunctionDefinition(manifest: ["name": "f", "kind": "cron"]) }
+        // Storage triggers: the bucket defaults to the project's, the event must be one production sends.
+        #expect(
+            try FunctionDefinition(manifest: ["name": "f", "kind": "storage", "event": "finalized"], project: "p").trigger
+                == .storage(bucket: "p.appspot.com", event: "finalized"))
+        #expect(
+            try FunctionDefinition(manifest: ["name": "f", "kind": "storage", "event": "deleted", "bucket": "b"]).trigger
+                == .storage(bucket: "b", event: "deleted"))
+        #expect(throws: HttpsError.self) { try FunctionDefinition(manifest: ["name": "f", "kind": "storage", "event": "written"], project: "p") }
+        #expect(throws: HttpsError.self) { try FunctionDefinition(manifest: ["name": "f", "kind": "storage", "event": "finalized"]) }
         #expect(throws: HttpsError.self) { try FunctionDefinition(manifest: ["name": "bad name!", "kind": "callable"]) }
     }
 }

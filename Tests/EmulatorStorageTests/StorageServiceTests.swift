@@ -216,12 +216,12 @@ let user = Caller.user(AuthContext(uid: "u1", token: [:]))
         #expect(blobs.count == 1)  // a copy shares the bytes
         let snapshot = s.captureProject("p")
         try s.delete(bucket: bucket, name: "x", caller: .admin)
-        s.resetProject("p")
+        try s.resetProject("p")
         #expect(throws: EmulatorError.self) { try s.object(bucket: bucket, name: "y", caller: .admin) }
         #expect(blobs.count == 1)  // the snapshot still refers to them
         try s.restoreProject("p", from: snapshot)
         #expect(try s.object(bucket: bucket, name: "x", caller: .admin).size == 1)
-        s.resetAll()
+        try s.resetAll()
         #expect(s.buckets(project: "p").count == 2)
         #expect(blobs.count == 1)
         _ = consume snapshot
@@ -305,7 +305,7 @@ let user = Caller.user(AuthContext(uid: "u1", token: [:]))
             _ = try s.finalizeSession(id3, nil, caller: .admin)
             Issue.record("must fail again")
         } catch let e as EmulatorError { #expect(e.status == 412) }
-        s.resetProject("p")
+        try s.resetProject("p")
         #expect(throws: EmulatorError.self) { try s.sessionStatus(id) }
     }
 

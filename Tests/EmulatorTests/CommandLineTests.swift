@@ -96,6 +96,35 @@ import Testing
         #expect(c.rulesPath == dir.path + "/a.rules")
     }
 
+    @Test func firebaseJSONStorageTargetsBecomePerBucketRules() throws {
+        let dir = try TempDir()
+        let path = try dir.write(
+            "firebase.json",
+            #"{"storage": [{"bucket": "my-app.appspot.com", "rules": "private.rules"}, {"target": "assets", "rules": "public.rules"}]}"#)
+        _ = try dir.write(".firebaserc", #"{"projects": {"default": "my-app"}, "targets": {"my-app": {"storage": {"assets": ["a1", "a2"]}}}}"#)
+        var c = EmulatorConfig()
+        try ConfigLoader.load(path: path, into: &c)
+        #expect(
+            c.storageBucketRulesPaths == [
+                "my-app.appspot.com": dir.path + "/private.rules", "a1": dir.path + "/public.rules", "a2": dir.path + "/public.rules",
+            ])
+        #expect(c.storageRulesPath == nil)
+        for (bad, fragment) in [
+            (#"{"storage": [{"target": "nowhere", "rules": "x.rules"}]}"#, "Storage target 'nowhere' is not configured in .firebaserc"),
+            (#"{"storage": [{"rules": "x.rules"}]}"#, "'storage[0]' needs 'bucket' or 'target'"),
+            (#"{"storage": [{"bucket": "b"}]}"#, "'storage[0]' needs 'rules'"),
+        ] {
+            let p = try dir.write("firebase.json", bad)
+            var cc = EmulatorConfig()
+            do {
+                try ConfigLoader.load(path: p, into: &cc)
+                Issue.record("expected an error for \(bad)")
+            } catch {
+                #expect(error.description.contains(fragment), "\(error.description)")
+            }
+        }
+    }
+
     @Test(arguments: [
         (#"{"prot": 1}"#, "unknown key 'prot'"),
         (#"{"port": "x"}"#, "'port' must be a port number 0-65535"),

@@ -131,6 +131,9 @@ enum AdminOpenAPI {
                     ])
             ],
             "/emulator/v1/projects/{project}:ruleCoverage": ["get": op("Per-expression rule coverage")],
+            "/emulator/v1/projects/{project}/storage/buckets/{bucket}:ruleCoverage": [
+                "get": op("Per-expression coverage of the Storage rules judging a bucket", params: ["project", "bucket"])
+            ],
             "/emulator/v1/projects/{project}/functions/invocations/{id}": ["get": op("One invocation with its input", params: ["project", "id"])],
             "/emulator/v1/projects/{project}/functions/invocations/{id}:rerun": [
                 "post": op("Queue a recorded background event again", params: ["project", "id"])

@@ -40,7 +40,7 @@ public struct ControlPlane: Sendable {
 
     /// Clears every project's data, faults, seeds and frozen clocks.
     public func resetAll() throws {
-        let touched = Set(services.persistentParticipants.flatMap(\.projectsWithData))
+        let touched = Set(services.persistentParticipants.flatMap(\.projectsWithData) + services.storage.projectsWithData)
         for participant in services.participants { try participant.resetAll() }
         for p in touched { services.noteReplaced(project: p) }
         services.faults.clearAll()
@@ -105,9 +105,10 @@ public struct ControlPlane: Sendable {
     /// Refuses, writing nothing, a path that is not a new folder or a previous export of ours.
     public func export(project: String?, to path: String) throws {
         if let project { try services.projects.requireKnown(project) }
+        let firebaseProject = project ?? services.config.projectId
         try ExportArchive.write(
             to: path, projects: project.map { [$0] }, participants: services.persistentParticipants,
-            firebaseAuthProject: project ?? services.config.projectId, auth: services.auth)
+            firebaseAuthProject: firebaseProject, auth: services.auth, storage: services.storage)
     }
 
     /// Checks that `path` may receive an export (for `--export-on-exit`, checked at start).
@@ -129,6 +130,9 @@ public struct ControlPlane: Sendable {
         {
             imported.append(authProject)
         }
+        let storageProjects = try FirebaseStorageExport.read(
+            from: path, project: project, fallbackProject: authProject, storage: services.storage, logger: services.logger)
+        for p in storageProjects where !imported.contains(p) { imported.append(p) }
         for p in imported {
             try services.projects.register(projectId: p, apiKey: nil)
             services.noteReplaced(project: p)

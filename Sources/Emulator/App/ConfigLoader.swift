@@ -265,23 +265,46 @@ public enum ConfigLoader {
         }
         if let rules { c.rulesPath = resolve(rules, dir) }
         if let indexes { c.indexesPath = resolve(indexes, dir) }
-        // `storage` is an object or (deploy targets) an array; the first entry with rules serves
-        // every bucket (per-target rules are not modelled).
-        var storageRules: String?
-        switch root["storage"] {
-        case .object(let s)?: storageRules = s["rules"]?.stringValue
-        case .array(let targets)?: storageRules = targets.lazy.compactMap { $0["rules"]?.stringValue }.first
-        default: break
-        }
-        if let storageRules { c.storageRulesPath = resolve(storageRules, dir) }
         let codebases = try firebaseFunctions(root["functions"], path: path, dir: dir)
         if !codebases.isEmpty { c.functions = ["codebases": .array(codebases)] }
         // The project comes from .firebaserc beside firebase.json, as the Firebase CLI reads it.
         let rc = resolve(".firebaserc", dir)
-        if let data = FileManager.default.contents(atPath: rc), let j = try? JSON.parse(Array(data)),
-            let p = j["projects"]?["default"]?.stringValue, isValidProjectId(p)
-        {
+        let rcJSON = FileManager.default.contents(atPath: rc).flatMap { try? JSON.parse(Array($0)) }
+        if let p = rcJSON?["projects"]?["default"]?.stringValue, isValidProjectId(p) {
             c.projectId = p
+        }
+        try storageRules(root["storage"], rc: rcJSON, path: path, dir: dir, into: &c)
+    }
+
+    /// firebase.json's `storage`: an object (`rules` serves every bucket) or, with deploy targets,
+    /// a list of `{"bucket", "rules"}` / `{"target", "rules"}` entries, a target naming buckets
+    /// through `.firebaserc`'s `targets.{project}.storage.{target}` as the Firebase CLI resolves it.
+    static func storageRules(_ section: JSON?, rc: JSON?, path: String, dir: String, into c: inout EmulatorConfig) throws(CLIError) {
+        switch section {
+        case .object(let s)?:
+            if let rules = s["rules"]?.stringValue { c.storageRulesPath = resolve(rules, dir) }
+        case .array(let entries)?:
+            for (i, entry) in entries.enumerated() {
+                guard let rules = entry["rules"]?.stringValue else {
+                    throw CLIError("config file '\(path)': 'storage[\(i)]' needs 'rules' (a rules file)")
+                }
+                var buckets: [String] = []
+                if let b = entry["bucket"]?.stringValue {
+                    buckets = [b]
+                } else if let target = entry["target"]?.stringValue {
+                    let named = rc?["targets"]?[c.projectId]?["storage"]?[target]?.arrayValue?.compactMap(\.stringValue) ?? []
+                    guard !named.isEmpty else {
+                        throw CLIError(
+                            "config file '\(path)': Storage target '\(target)' is not configured in .firebaserc (targets.\(c.projectId).storage.\(target): [bucket names]); run 'firebase target:apply storage \(target) BUCKET'"
+                        )
+                    }
+                    buckets = named
+                } else {
+                    throw CLIError("config file '\(path)': 'storage[\(i)]' needs 'bucket' or 'target'")
+                }
+                for b in buckets { c.storageBucketRulesPaths[b] = resolve(rules, dir) }
+            }
+        default: break
         }
     }
 }

@@ -16,6 +16,9 @@ public struct EmulatorConfig: Sendable, Equatable {
     /// Storage rules file (`service firebase.storage`), if any; none: open rules, as Firebase's
     /// emulator without `storage.rules`.
     public var storageRulesPath: String?
+    /// Per-bucket Storage rules files (bucket name → absolute path), from firebase.json's `storage`
+    /// list (`{"bucket"|"target", "rules"}`); buckets not named use `storageRulesPath`.
+    public var storageBucketRulesPaths: [String: String] = [:]
     /// Log threshold.
     public var logLevel: LogLevel = .info
     /// Required for `/emulator/v1/*` when set; mandatory for non-loopback hosts.

@@ -154,7 +154,8 @@ public final class EmulatorRuntime: Sendable {
             }
         }
         s.dataDirectory?.close()
-        s.storageBlobs.removeEverything()
+        // Under --data-dir the files are the data; without it they go with the run.
+        if s.dataDirectory == nil { s.storageBlobs.removeEverything() } else { s.storageBlobs.keepFiles() }
     }
 
     /// The environment a child process needs to talk to this emulator (`exec` sets it).

@@ -37,8 +37,9 @@ public struct EmulatorServices: Sendable {
     public let auth: AuthService
     /// Security Rules per project.
     public let rules: RulesRegistry
-    /// Storage rules (`--storage-rules`, firebase.json `storage.rules`), judged on the Firebase API.
-    public let storageRules: RulesRegistry
+    /// Storage rules (`--storage-rules`, firebase.json `storage.rules` or per-bucket entries),
+    /// judged on the Firebase API.
+    public let storageRules: StorageRulesets
     /// The functions host.
     public let functions: FunctionsHost
     /// Pub/Sub topics, subscriptions and delivery.
@@ -127,9 +128,9 @@ public struct EmulatorServices: Sendable {
         do { storageOptions = try StorageOptions(json: config.storage) } catch let e as EmulatorError { throw CLIError("config: \(e.message)") }
         do {
             if let dir = config.dataDir {
-                // Part 1 keeps no Storage metadata across runs: files left by an earlier run are orphans.
-                storageBlobs = try DiskBlobStore(directory: FilePathText.appending(FilePathText.appending(dir, "storage"), "blobs"))
-                storageBlobs.removeEverything()
+                // The journal names these files; loading adopts the ones it names and deletes the rest.
+                storageBlobs = try DiskBlobStore(
+                    directory: FilePathText.appending(FilePathText.appending(dir, "storage"), "blobs"), durable: config.fsync != .never)
             } else {
                 storageBlobs = try DiskBlobStore.temporary()
             }
@@ -138,15 +139,25 @@ public struct EmulatorServices: Sendable {
         }
         let storage = StorageService(environments: projects, defaultProject: config.projectId, blobs: storageBlobs, options: storageOptions)
         self.storage = storage
-        let storageRules = try RulesRegistry(filePath: config.storageRulesPath, logger: logger, service: RulesService.storage)
+        let storageRules = try StorageRulesets(filePath: config.storageRulesPath, bucketPaths: config.storageBucketRulesPaths, logger: logger)
         self.storageRules = storageRules
-        storage.setAuthorizer(StorageRulesAuthorizer(registry: storageRules, log: rulesLog, store: store))
+        storage.setAuthorizer(StorageRulesAuthorizer(rulesets: storageRules, log: rulesLog, store: store))
         let pubsub = PubSubService(environments: projects)
         self.pubsub = pubsub
         PubSubWiring.connect(pubsub: pubsub, functions: functions, revisions: revisions)
         if let dir = config.dataDir {
-            let d = try DataDirectory(path: dir, participants: [store, auth, pubsub], logger: logger, policy: config.fsync)
+            let d = try DataDirectory(path: dir, participants: [store, auth, pubsub, storage], logger: logger, policy: config.fsync)
+            storage.beginLoading()
             try d.load()
+            let report = storage.finishLoading()
+            if report.orphansRemoved > 0 {
+                logger.log(
+                    .info, "persistence",
+                    "storage: deleted \(report.orphansRemoved) stored file(s) no journal record refers to (uploads that were never acknowledged)")
+            }
+            for object in report.missing {
+                logger.log(.error, "persistence", "storage: \(object) was dropped: its stored file is missing or shorter than recorded")
+            }
             self.dataDirectory = d
         } else {
             self.dataDirectory = nil
@@ -160,6 +171,7 @@ public struct EmulatorServices: Sendable {
             store.setJournal { [weak journal] project, entry in try journal?.append(participant: "firestore", project: project, entry: entry) }
             auth.setJournal { [weak journal] project, entry in try journal?.append(participant: "auth", project: project, entry: entry) }
             pubsub.setJournal { [weak journal] project, entry in try journal?.append(participant: "pubsub", project: project, entry: entry) }
+            storage.setJournal { [weak journal] project, entry in try journal?.append(participant: "storage", project: project, entry: entry) }
         }
         // Weak: the functions host reaches the store through its admin context, and a strong
         // capture here would make a cycle that outlives the services (embedding, tests).
@@ -186,7 +198,9 @@ public struct EmulatorServices: Sendable {
         let storageFeed = StorageFeed(next: StorageTriggers(functions: functions), revisions: revisions)
         self.storageFeed = storageFeed
         storage.setObserver(storageFeed)
-        for p in store.projectsWithData + auth.projectsWithData + pubsub.projectsWithData { _ = projects.environment(for: p) }
+        for p in store.projectsWithData + auth.projectsWithData + pubsub.projectsWithData + storage.projectsWithData {
+            _ = projects.environment(for: p)
+        }
         self.startedAt = WallClock().now()
     }
 }

@@ -19,6 +19,7 @@ enum Routes {
         PubSubAdminRoutes.register(&r, s)
         FirestoreWebChannelRoutes.register(&r, s)
         RulesRoutes.register(&r, s)
+        StorageRulesRoutes.register(&r, s)
         FunctionsRoutes.register(&r, s)
         FunctionsTriggerRoutes.register(&r, s)
         StorageRoutes.register(&r, s)

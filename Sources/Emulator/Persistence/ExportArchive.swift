@@ -1,5 +1,6 @@
 import EmulatorAuth
 import EmulatorCore
+import EmulatorStorage
 import FoundationEssentials
 
 #if canImport(Glibc)
@@ -43,11 +44,13 @@ enum ExportArchive {
     }
 
     /// Writes `projects` (nil = every project with data) of every participant to `dir`, plus the
-    /// Firebase Auth layout (`auth_export/`) for `firebaseAuthProject` when given. Refuses (and
-    /// writes nothing) when `dir` may not be replaced (`ExportTarget`).
+    /// Firebase Auth layout (`auth_export/`) for `firebaseAuthProject` when given, and Firebase's
+    /// Storage layout (`storage_export/`, the buckets of `projects`) when `storage` is given, both
+    /// announced in `firebase-export-metadata.json`. Refuses (and writes nothing) when `dir` may
+    /// not be replaced (`ExportTarget`).
     static func write(
         to dir: String, projects: [String]?, participants: [any PersistentParticipant],
-        firebaseAuthProject: String? = nil, auth: AuthService? = nil
+        firebaseAuthProject: String? = nil, auth: AuthService? = nil, storage: StorageService? = nil, names: IDGenerator = IDGenerator()
     ) throws {
         let target = try target(dir, participants: participants)
         let fm = FileManager.default
@@ -65,7 +68,19 @@ enum ExportArchive {
                     try JournalFile.atomicWrite(p.exportProject(project).serializedBytes(pretty: true), to: folder + "/" + name)
                 }
             }
-            if let p = firebaseAuthProject, let auth { try FirebaseAuthExport.write(into: tmp, project: p, auth: auth) }
+            var firebase: UTF8Dictionary<JSON> = ["version": .string(EmulatorVersion.current)]
+            if let p = firebaseAuthProject, let auth {
+                try FirebaseAuthExport.write(into: tmp, project: p, auth: auth)
+                firebase["auth"] = ["version": .string(EmulatorVersion.current), "path": "auth_export"]
+            }
+            if let storage {
+                try FirebaseStorageExport.write(into: tmp, projects: projects, storage: storage, names: names)
+                firebase["storage"] = ["version": .string(EmulatorVersion.current), "path": .string(FirebaseStorageExport.folder)]
+            }
+            if firebase.count > 1 {
+                try JournalFile.atomicWrite(JSON.object(firebase).serializedBytes(pretty: true), to: tmp + "/firebase-export-metadata.json")
+            }
+            JournalFile.syncDirectory(tmp)
             let meta: JSON = [
                 "version": 1, "emulator": .string(EmulatorVersion.current), "participants": .array(participants.map { .string($0.participantName) }),
             ]

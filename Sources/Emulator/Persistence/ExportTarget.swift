@@ -21,7 +21,7 @@ struct ExportTarget {
     let replaces: Bool
 
     /// What an export writes at its top level, besides one folder per participant.
-    static let ownEntries: Set<String> = ["metadata.json", "firebase-export-metadata.json", "auth_export"]
+    static let ownEntries: Set<String> = ["metadata.json", "firebase-export-metadata.json", "auth_export", FirebaseStorageExport.folder]
 
     /// Checks `raw` (a request's `path`, or `--export-on-exit`) for `participants`.
     static func check(_ raw: String?, participants: [String]) throws -> ExportTarget {
@@ -76,6 +76,9 @@ struct ExportTarget {
         if entries.contains("auth_export") {
             let files = (try? fm.contentsOfDirectory(atPath: path + "/auth_export")) ?? []
             foreign += files.filter { !FirebaseAuthExport.isOwnFileName($0) }.map { "auth_export/" + $0 }
+        }
+        if entries.contains(FirebaseStorageExport.folder) {
+            foreign += FirebaseStorageExport.foreignContent(path + "/" + FirebaseStorageExport.folder)
         }
         guard !foreign.isEmpty else { return nil }
         let shown = foreign.sorted().prefix(5).joined(separator: ", ")

@@ -30,8 +30,7 @@ enum FirebaseAuthExport {
             try JournalFile.atomicWrite(list.serializedBytes(pretty: true), to: dir + "/auth_export/tenants.json")
         }
         try JournalFile.atomicWrite(auth.getConfig(projectId: project).serializedBytes(pretty: true), to: dir + "/auth_export/config.json")
-        let meta: JSON = ["version": .string(EmulatorVersion.current), "auth": ["version": .string(EmulatorVersion.current), "path": "auth_export"]]
-        try JournalFile.atomicWrite(meta.serializedBytes(pretty: true), to: dir + "/firebase-export-metadata.json")
+        // `firebase-export-metadata.json` (naming auth_export and storage_export) is written by `ExportArchive`.
     }
 
     /// `accounts.json` for the project's users, `accounts-<tenantId>.json` for a tenant's. Tenant

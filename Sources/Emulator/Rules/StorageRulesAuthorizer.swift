@@ -7,21 +7,30 @@ import EmulatorStore
 /// each Firebase API (`/v0`) client access into a rules request, judges it, and denies with 403
 /// and the explanation. `firestore.get()`/`exists()` read the project's `(default)` database in
 /// process (no Firestore rules apply to them, as in production). Each judged access is recorded
-/// in the same `RulesEvaluationLog` as Firestore's, marked `service: storage`. Administrators
+/// in the same `RulesEvaluationLog` as Firestore's, marked `service: storage`; the bucket picks
+/// the ruleset (`StorageRulesets`). Administrators
 /// and download-token reads never reach it (`StorageService` skips them). Stateless apart from
-/// the registry and log it shares.
+/// the rulesets and log it shares.
 struct StorageRulesAuthorizer: StorageAuthorizer {
-    let registry: RulesRegistry
+    let rulesets: StorageRulesets
     let log: RulesEvaluationLog
     /// Firestore, for `firestore.get()`/`exists()`.
     let store: StoreService
 
     func authorize(_ access: StorageAccess) throws {
-        guard let rules = registry.ruleset(for: access.project) else {
+        let rules: CompiledRuleset
+        switch rulesets.selection(project: access.project, bucket: access.bucket) {
+        case .open:
             log.append(
                 Self.record(
                     access, outcome: "allow", explanation: "open development default: no Storage rules are configured, every request is allowed"))
             return
+        case .unconfigured(let configured):
+            let why =
+                "no Storage rules are loaded for bucket '\(access.bucket)': firebase.json's storage rules name only \(configured.map { "'\($0)'" }.joined(separator: ", "))"
+            log.append(Self.record(access, outcome: "deny", explanation: why))
+            throw EmulatorError.permissionDenied("Permission denied. No \(Self.permission(access.method)) permission. \(why)")
+        case .rules(let r): rules = r
         }
         let decision = rules.evaluate(Self.request(access), data: FirestoreSource(store: store, project: access.project))
         var entry = Self.record(access, outcome: decision.allowed ? "allow" : "deny", explanation: decision.explanation)
@@ -32,7 +41,7 @@ struct StorageRulesAuthorizer: StorageAuthorizer {
         entry.rulesSource = rules.source
         log.append(entry)
         if !decision.allowed {
-            registry.logger.log(.debug, "rules", "storage denied \(access.method.rawValue) \(access.bucket)/\(access.path): \(decision.explanation)")
+            rulesets.logger.log(.debug, "rules", "storage denied \(access.method.rawValue) \(access.bucket)/\(access.path): \(decision.explanation)")
             throw EmulatorError.permissionDenied("Permission denied. No \(Self.permission(access.method)) permission. \(decision.explanation)")
         }
     }

@@ -43,7 +43,7 @@ public struct FunctionManifest: Sendable, Equatable {
     /// The Pub/Sub CloudEvent type.
     static let pubsubType = "google.cloud.pubsub.topic.v1.messagePublished"
     static let storagePrefix = "google.cloud.storage.object.v1."
-    static let storageEvents: Set<String> = ["finalized", "deleted", "metadataUpdated", "archived"]
+    static let storageEvents = FunctionDefinition.storageEvents
     /// Blocking event types the host emulates, to its event names.
     static let blockingTypes = [
         "providers/cloud.auth/eventTypes/user.beforeCreate": "beforeCreate",

@@ -30,7 +30,9 @@ def call(emu, name, data=None):
 
 def test_manifest_registers_functions(emu):
     listed = {f["name"]: f["trigger"] for f in requests.get(f"{emu.url}/emulator/v1/projects/demo-py/functions", timeout=5).json()["functions"]}
-    assert listed == {"pyHello": "callable", "pyCrash": "callable", "pySlow": "callable", "pyOnNote": "document.created notes/{noteId}", "pyHttp": "http"}
+    assert listed == {"pyHello": "callable", "pyCrash": "callable", "pySlow": "callable", "pyOnNote": "document.created notes/{noteId}", "pyHttp": "http",
+                      "pyOnUpload": "storage.finalized demo-py.appspot.com", "pyOnObjectMeta": "storage.metadataUpdated demo-py.appspot.com",
+                      "pyOnObjectDelete": "storage.deleted demo-py.appspot.com"}
 
 
 def test_callable_and_http(emu):
@@ -52,6 +54,31 @@ def test_document_trigger_with_retry(emu):
     logs = requests.get(f"{emu.url}/emulator/v1/projects/demo-py/functions/logs", timeout=5).json()["invocations"]
     flaky = [l for l in logs if l["function"] == "pyOnNote" and l["outcome"] == "error"]
     assert len(flaky) == 1 and flaky[0]["error"] == "UNAVAILABLE: try again"
+
+
+def test_storage_triggers_fire_once_per_change(emu):
+    """A worker registers storage triggers by manifest (bucket defaulting to the project's); an upload,
+    a metadata update and a delete each invoke their function exactly once, reads none."""
+    base = f"{emu.url}/v0/b/demo-py.appspot.com/o"
+    up = requests.post(f"{base}?name=docs%2Fw.txt", data=b"hello", headers={"Content-Type": "text/plain"}, timeout=10)
+    assert up.status_code == 200, up.text
+    for q in ("", "?alt=media"):
+        assert requests.get(f"{base}/docs%2Fw.txt{q}", timeout=10).status_code == 200
+    assert requests.patch(f"{base}/docs%2Fw.txt", json={"customMetadata": {"k": "v"}}, timeout=10).status_code == 200
+    assert requests.delete(f"{base}/docs%2Fw.txt", timeout=10).status_code == 204
+    assert requests.get(f"{emu.url}/emulator/v1/projects/demo-py:idle?timeoutMs=10000", timeout=15).status_code == 200
+    logs = requests.get(f"{emu.url}/emulator/v1/projects/demo-py/functions/logs", timeout=5).json()["invocations"]
+    counts = {n: [l["outcome"] for l in logs if l["function"] == n] for n in ("pyOnUpload", "pyOnObjectMeta", "pyOnObjectDelete")}
+    assert counts == {"pyOnUpload": ["ok"], "pyOnObjectMeta": ["ok"], "pyOnObjectDelete": ["ok"]}, logs
+    docs = f"{emu.url}/v1/projects/demo-py/databases/(default)/documents/storage-seen"
+    seen = {d["name"].rsplit("/", 1)[-1]: {k: list(v.values())[0] for k, v in d["fields"].items()}
+            for d in requests.get(docs, headers={"Authorization": "Bearer owner"}, timeout=5).json()["documents"]}
+    subject = "demo-py.appspot.com/docs/w.txt"
+    assert seen == {
+        "pyOnUpload-docs_w.txt-1": {"type": "storage.finalized", "subject": subject, "size": "5", "contentType": "text/plain", "deleted": False},
+        "pyOnObjectMeta-docs_w.txt-2": {"type": "storage.metadataUpdated", "subject": subject, "size": "5", "contentType": "text/plain", "deleted": False},
+        "pyOnObjectDelete-docs_w.txt-2": {"type": "storage.deleted", "subject": subject, "size": "5", "contentType": "text/plain", "deleted": True},
+    }
 
 
 def test_timeout_is_deadline_exceeded(emu):

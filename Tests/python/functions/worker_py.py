@@ -11,6 +11,9 @@ FUNCTIONS = [
     {"name": "pySlow", "kind": "callable", "timeoutSeconds": 0.5},
     {"name": "pyOnNote", "kind": "document", "document": "notes/{noteId}", "event": "created", "retry": True},
     {"name": "pyHttp", "kind": "http"},
+    {"name": "pyOnUpload", "kind": "storage", "event": "finalized"},
+    {"name": "pyOnObjectMeta", "kind": "storage", "event": "metadataUpdated", "bucket": "demo-py.appspot.com"},
+    {"name": "pyOnObjectDelete", "kind": "storage", "event": "deleted"},
 ]
 EMULATOR = "http://" + os.environ["FIRESTORE_EMULATOR_HOST"]
 PROJECT = os.environ["GCLOUD_PROJECT"]
@@ -60,6 +63,13 @@ class Handler(BaseHTTPRequestHandler):
                 FAIL_ONCE.add(note)
                 return self.reply(200, {"error": {"status": "UNAVAILABLE", "message": "try again"}})
             firestore_patch(f"notes-seen/{note}", {"by": {"stringValue": "python"}})
+            return self.reply(200, {"result": None})
+        if name in ("pyOnUpload", "pyOnObjectMeta", "pyOnObjectDelete"):
+            event, obj = body["event"], body["event"]["after"]
+            firestore_patch(f"storage-seen/{name}-{obj['name'].replace('/', '_')}-{obj['metageneration']}", {
+                "type": {"stringValue": event["type"]}, "subject": {"stringValue": event["subject"]},
+                "size": {"stringValue": obj["size"]}, "contentType": {"stringValue": obj.get("contentType", "")},
+                "deleted": {"booleanValue": "timeDeleted" in obj}})
             return self.reply(200, {"result": None})
         self.reply(404, {"error": {"status": "NOT_FOUND", "message": "no function " + name}})
 

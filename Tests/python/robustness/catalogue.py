@@ -370,6 +370,8 @@ STORAGE_ROUTES = [
     ("DELETE", "/upload/storage/v1/b/" + B + "/o?upload_id=nope"),
     ("GET", "/emulator/v1/projects/{p}/storage/buckets"),
     ("DELETE", "/emulator/v1/projects/{p}/storage/buckets/" + B + "/objects"),
+    ("GET", "/emulator/v1/projects/{p}/storage/buckets/" + B + ":ruleCoverage"),
+    ("GET", "/emulator/v1/projects/{p}/storage/buckets/" + B + ":ruleCoverage.html"),
     ("GET", "/" + B + "/robust.txt"),
     ("POST", "/" + B),
 ] + [row for prefix in ("", "/storage/v1") for row in (

@@ -152,3 +152,85 @@ def test_storage_rules_that_do_not_compile_stop_the_start(emulator_factory, tmp_
         assert "expected firebase.storage" in str(e)
     else:
         raise AssertionError("an emulator started with Firestore rules given as Storage rules")
+
+
+PRIVATE = """rules_version = '2';
+service firebase.storage {
+  match /b/{bucket}/o {
+    match /{file=**} {
+      allow read, write: if request.auth != null;
+    }
+  }
+}
+"""
+PUBLIC = """rules_version = '2';
+service firebase.storage {
+  match /b/{bucket}/o {
+    match /{file=**} {
+      allow read, write;
+    }
+  }
+}
+"""
+
+
+def test_per_bucket_rules_from_firebase_json_targets(emulator_factory, tmp_path):
+    """firebase.json's `storage` as a list (deploy targets): `{bucket, rules}` and `{target, rules}`
+    with the target's buckets from .firebaserc, as the Firebase CLI resolves them. Each bucket is
+    judged by its own file (reloaded when edited); a bucket no entry names is denied with a reason;
+    coverage is served per bucket and denials are explained in the request log."""
+    (tmp_path / "private.rules").write_text(PRIVATE)
+    (tmp_path / "public.rules").write_text(PUBLIC)
+    (tmp_path / "firebase.json").write_text(json.dumps({"storage": [
+        {"bucket": "demo-test.appspot.com", "rules": "private.rules"}, {"target": "assets", "rules": "public.rules"}]}))
+    (tmp_path / ".firebaserc").write_text(json.dumps({"projects": {"default": "demo-test"},
+                                                      "targets": {"demo-test": {"storage": {"assets": ["demo-test-assets"]}}}}))
+    emu = emulator_factory("--config", str(tmp_path / "firebase.json"))
+    p = emu.project
+    requests.post(f"{emu.url}/storage/v1/b?project={p}", json={"name": "demo-test-assets"}, timeout=10).raise_for_status()
+
+    def up(bucket, name, headers=None):
+        return requests.post(f"{emu.url}/v0/b/{bucket}/o?name={name}", data=b"x", headers={"Content-Type": "text/plain", **(headers or {})}, timeout=10)
+
+    assert up("demo-test-assets", "logo.txt").status_code == 200  # public.rules
+    denied = up(f"{p}.appspot.com", "a.txt")  # private.rules, signed out
+    assert denied.status_code == 403 and "No WRITE permission" in denied.json()["error"]["message"], denied.text
+    assert "private.rules" in denied.json()["error"]["message"]
+    assert up(f"{p}.appspot.com", "a.txt", user(p, "alice")).status_code == 200
+    unnamed = up(f"{p}.firebasestorage.app", "a.txt", user(p, "alice"))
+    assert unnamed.status_code == 403 and "no Storage rules are loaded for bucket 'demo-test.firebasestorage.app'" in unnamed.json()["error"]["message"]
+
+    # Coverage per bucket, as Firestore's :ruleCoverage.
+    cov = requests.get(f"{emu.url}/emulator/v1/projects/{p}/storage/buckets/{p}.appspot.com:ruleCoverage", timeout=10)
+    assert cov.status_code == 200, cov.text
+    assert "request.auth != null" in json.dumps(cov.json())
+    html = requests.get(f"{emu.url}/emulator/v1/projects/{p}/storage/buckets/{p}.appspot.com:ruleCoverage.html", timeout=10)
+    assert html.status_code == 200 and html.headers["Content-Type"].startswith("text/html") and "request.auth" in html.text
+    missing = requests.get(f"{emu.url}/emulator/v1/projects/{p}/storage/buckets/{p}.firebasestorage.app:ruleCoverage", timeout=10)
+    assert missing.status_code == 404 and "No Storage rules are loaded" in missing.json()["error"]["message"]
+
+    # The request log explains both kinds of denial.
+    log = requests.get(f"{emu.url}/emulator/v1/projects/{p}/rulesEvaluations?outcome=deny", timeout=10).json()["evaluations"]
+    storage = [e for e in log if e.get("service") == "storage"]
+    by_bucket = {e["database"]: e for e in storage}
+    assert by_bucket[f"{p}.appspot.com"]["rulesFile"] == "private.rules" and "request.auth != null" in by_bucket[f"{p}.appspot.com"]["explanation"]
+    assert "no Storage rules are loaded" in by_bucket[f"{p}.firebasestorage.app"]["explanation"]
+
+    # Editing one bucket's file reloads that bucket's rules only.
+    (tmp_path / "public.rules").write_text(PRIVATE)
+    deadline = time.time() + 10
+    while up("demo-test-assets", "logo2.txt").status_code != 403:
+        assert time.time() < deadline, "the edited per-bucket rules were not reloaded"
+        time.sleep(0.3)
+    assert up(f"{p}.appspot.com", "b.txt", user(p, "alice")).status_code == 200
+
+
+def test_an_unresolved_storage_target_stops_the_start(emulator_factory, tmp_path):
+    (tmp_path / "public.rules").write_text(PUBLIC)
+    (tmp_path / "firebase.json").write_text(json.dumps({"storage": [{"target": "nowhere", "rules": "public.rules"}]}))
+    try:
+        emulator_factory("--config", str(tmp_path / "firebase.json"))
+    except RuntimeError as e:
+        assert "Storage target 'nowhere' is not configured in .firebaserc" in str(e)
+    else:
+        raise AssertionError("an emulator started with a Storage target no .firebaserc resolves")
