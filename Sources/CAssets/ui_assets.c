@@ -30,6 +30,12 @@ static const unsigned char auth_js[] = {
 static const unsigned char firestore_js[] = {
 #embed "../Emulator/UI/assets/firestore.js"
 };
+static const unsigned char storage_js[] = {
+#embed "../Emulator/UI/assets/storage.js"
+};
+static const unsigned char pubsub_js[] = {
+#embed "../Emulator/UI/assets/pubsub.js"
+};
 static const unsigned char requests_js[] = {
 #embed "../Emulator/UI/assets/requests.js"
 };
@@ -52,6 +58,8 @@ static const cassets_file files[] = {
     CASSETS_FILE("overview.js", overview_js),
     CASSETS_FILE("auth.js", auth_js),
     CASSETS_FILE("firestore.js", firestore_js),
+    CASSETS_FILE("storage.js", storage_js),
+    CASSETS_FILE("pubsub.js", pubsub_js),
     CASSETS_FILE("requests.js", requests_js),
     CASSETS_FILE("functions.js", functions_js),
     CASSETS_FILE("control.js", control_js),

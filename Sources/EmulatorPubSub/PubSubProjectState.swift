@@ -34,6 +34,10 @@ public struct PubSubProjectState: Sendable {
     public var snapshots: [String: PubSubSnapshotState] = [:]
     /// Messages published so far (the last `serial` handed out).
     public var lastSerial: Int64 = 0
+    /// The newest messages published to each topic (by full name), oldest first, at most
+    /// `PubSubService.recentMessagesPerTopic` each: the UI's view of a topic, whatever its
+    /// subscriptions acknowledged. Not exported (journal replay rebuilds it from the publishes).
+    public var recent: [String: [PublishedMessage]] = [:]
 
     /// Creates an empty project.
     public init() {}

@@ -113,6 +113,10 @@ extension PubSubService {
             if any { woken.append(t) }
         }
         if let last = messages.last?.serial { ps.lastSerial = max(ps.lastSerial, last) }
+        var recent = ps.recent.removeValue(forKey: topic) ?? []
+        recent.append(contentsOf: messages.suffix(recentMessagesPerTopic))
+        if recent.count > recentMessagesPerTopic { recent.removeFirst(recent.count - recentMessagesPerTopic) }
+        ps.recent[topic] = recent
         return woken
     }
 }

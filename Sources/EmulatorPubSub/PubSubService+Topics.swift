@@ -116,6 +116,7 @@ extension PubSubService {
 
     static func applyDeleteTopic(_ ps: inout PubSubProjectState, _ name: String) {
         ps.topics[name] = nil
+        ps.recent[name] = nil
         for s in ps.subscriptionNames(of: name) {
             ps.subscriptions[s]?.config.topic = "_deleted-topic_"
             ps.subscriptions[s]?.resource[member: "topic"] = "_deleted-topic_"

@@ -139,6 +139,10 @@ enum AdminOpenAPI {
                 "post": op("Queue a recorded background event again", params: ["project", "id"])
             ],
             "/emulator/v1/projects/{project}/summary": ["get": op("Counts for the UI's overview")],
+            "/emulator/v1/projects/{project}/pubsub": ["get": op("Pub/Sub topics and subscriptions with their backlogs")],
+            "/emulator/v1/projects/{project}/pubsub/topics/{topic}/messages": [
+                "get": op("A topic's newest messages (at most 100), newest first", params: ["project", "topic"])
+            ],
             "/emulator/v1/projects/{project}/revision": ["get": op("A counter that changes whenever the project's documents do")],
             "/emulator/v1/projects/{project}/databases": ["get": op("Databases in use")],
             "/emulator/v1/projects/{project}/databases/{database}/indexes:suggested": [

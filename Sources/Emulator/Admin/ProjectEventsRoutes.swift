@@ -1,11 +1,14 @@
 import EmulatorCore
 import EmulatorHTTP
+import EmulatorStorage
 import EmulatorStore
 
-/// `GET /emulator/v1/projects/{p}/events`: the store's change feed as Server-Sent Events, for the
-/// web UI's live view. Each commit is one `change` event (`{"database", "time", "paths",
-/// "replaced"}`; several commits that arrive together are merged, at most 200 paths listed); a
-/// comment line every 15 s keeps proxies and idle timers from closing the stream.
+/// `GET /emulator/v1/projects/{p}/events`: the project's change feeds as Server-Sent Events, for
+/// the web UI's live view. Each store commit is one `change` event (`{"database", "time", "paths",
+/// "replaced"}`); each Storage change one `storage` event (`{"bucket", "time", "names", "kinds"}`,
+/// from Storage's change observer, `StorageFeed`). Several changes that arrive together are
+/// merged per database or bucket, at most 200 paths or names listed; a comment line every 15 s
+/// keeps proxies and idle timers from closing the stream.
 enum ProjectEventsRoutes {
     /// Seconds between keep-alive comments.
     static let keepAliveSeconds = 15.0
@@ -19,9 +22,13 @@ enum ProjectEventsRoutes {
             response.headers.add("Content-Type", "text/event-stream; charset=utf-8")
             response.headers.add("Cache-Control", "no-cache")
             response.stream = { writer in
-                let queue = StoreFeedQueue()
+                let queue = ProjectFeedQueue()
                 s.store.subscribe(project: p, queue)
-                defer { s.store.unsubscribe(queue) }
+                s.storageFeed.subscribe(project: p, queue)
+                defer {
+                    s.store.unsubscribe(queue)
+                    s.storageFeed.unsubscribe(queue)
+                }
                 do {
                     try await writer.write(Array("retry: 2000\n\n".utf8))
                     while true {
@@ -40,40 +47,80 @@ enum ProjectEventsRoutes {
         }
     }
 
-    /// Merges queued events per database into `change` events.
-    static func format(_ events: [StoreFeedEvent]) -> [UInt8] {
+    /// Merges queued events: store commits per database into `change` events, Storage changes
+    /// per bucket into `storage` events.
+    static func format(_ events: [ProjectFeedEvent]) -> [UInt8] {
         var byDatabase: [String: (time: Timestamp, paths: [String], replaced: Bool)] = [:]
-        for e in events {
-            var entry = byDatabase[e.database] ?? (e.time, [], false)
-            entry.time = max(entry.time, e.time)
-            entry.paths.append(contentsOf: e.paths)
-            entry.replaced = entry.replaced || e.replaced
-            byDatabase[e.database] = entry
+        var byBucket: [String: (time: Timestamp, names: [String], kinds: Set<String>)] = [:]
+        for event in events {
+            switch event {
+            case .store(let e):
+                var entry = byDatabase[e.database] ?? (e.time, [], false)
+                entry.time = max(entry.time, e.time)
+                entry.paths.append(contentsOf: e.paths)
+                entry.replaced = entry.replaced || e.replaced
+                byDatabase[e.database] = entry
+            case .storage(let c):
+                var entry = byBucket[c.bucket] ?? (c.time, [], [])
+                entry.time = max(entry.time, c.time)
+                if let name = (c.object ?? c.previous)?.name { entry.names.append(name) }
+                entry.kinds.insert(c.kind.rawValue)
+                byBucket[c.bucket] = entry
+            }
         }
         var out: [UInt8] = []
         for (db, e) in byDatabase.sorted(by: { $0.key < $1.key }) {
-            var seen = Set<String>()
-            let paths = e.paths.filter { seen.insert($0).inserted }
+            let paths = unique(e.paths)
             let data: JSON = [
                 "database": .string(db), "time": .string(e.time.rfc3339()), "replaced": .bool(e.replaced),
                 "paths": .array(paths.prefix(200).map { .string($0) }), "more": .bool(paths.count > 200),
             ]
-            out.append(contentsOf: "event: change\ndata: ".utf8)
-            out.append(contentsOf: data.serializedBytes())
-            out.append(contentsOf: "\n\n".utf8)
+            append(&out, "change", data)
+        }
+        for (bucket, e) in byBucket.sorted(by: { $0.key < $1.key }) {
+            let names = unique(e.names)
+            let data: JSON = [
+                "bucket": .string(bucket), "time": .string(e.time.rfc3339()), "kinds": .array(e.kinds.sorted().map { .string($0) }),
+                "names": .array(names.prefix(200).map { .string($0) }), "more": .bool(names.count > 200),
+            ]
+            append(&out, "storage", data)
         }
         return out
     }
+
+    private static func unique(_ items: [String]) -> [String] {
+        var seen = Set<String>()
+        return items.filter { seen.insert($0).inserted }
+    }
+
+    private static func append(_ out: inout [UInt8], _ event: String, _ data: JSON) {
+        out.append(contentsOf: "event: \(event)\ndata: ".utf8)
+        out.append(contentsOf: data.serializedBytes())
+        out.append(contentsOf: "\n\n".utf8)
+    }
 }
 
-/// A feed subscriber's queue: the store appends inside its lock, the event stream takes batches.
-/// State behind a `Mutex`; a bounded queue (a browser that stops reading only loses detail: the
-/// queue keeps the newest events).
-final class StoreFeedQueue: StoreFeedSink, @unchecked Sendable {
-    private let state = Mutex<(events: [StoreFeedEvent], waiter: CheckedContinuation<Void, Never>?)>(([], nil))
+/// One event of a project's feeds.
+enum ProjectFeedEvent: Sendable {
+    /// A store commit or replacement.
+    case store(StoreFeedEvent)
+    /// A committed Storage change.
+    case storage(StorageChange)
+}
 
-    /// Queues one change (called inside the store's lock).
-    func storeChanged(_ event: StoreFeedEvent) {
+/// A feed subscriber's queue: the store and Storage append inside their locks, the event stream
+/// takes batches. State behind a `Mutex`; a bounded queue (a browser that stops reading only loses
+/// detail: the queue keeps the newest events).
+final class ProjectFeedQueue: StoreFeedSink, StorageFeedSink, @unchecked Sendable {
+    private let state = Mutex<(events: [ProjectFeedEvent], waiter: CheckedContinuation<Void, Never>?)>(([], nil))
+
+    /// Queues one store change (called inside the store's lock).
+    func storeChanged(_ event: StoreFeedEvent) { enqueue(.store(event)) }
+
+    /// Queues one Storage change (called inside Storage's lock).
+    func storageChanged(_ change: StorageChange) { enqueue(.storage(change)) }
+
+    private func enqueue(_ event: ProjectFeedEvent) {
         let w = state.withLock { s -> CheckedContinuation<Void, Never>? in
             s.events.append(event)
             if s.events.count > 10_000 { s.events.removeFirst(s.events.count - 10_000) }
@@ -85,7 +132,7 @@ final class StoreFeedQueue: StoreFeedSink, @unchecked Sendable {
 
     /// Waits up to `timeout` seconds: the queued events (empty after a timeout), or nil when the
     /// task was cancelled.
-    func next(timeout: Double) async -> [StoreFeedEvent]? {
+    func next(timeout: Double) async -> [ProjectFeedEvent]? {
         let timer = Task { [weak self] in
             guard (try? await Task.sleep(nanoseconds: UInt64(timeout * 1e9))) != nil else { return }
             self?.wake()

@@ -26,6 +26,8 @@ public struct EmulatorServices: Sendable {
     public let store: StoreService
     /// Cloud Storage for Firebase (buckets, objects, uploads).
     public let storage: StorageService
+    /// Storage's change observer: the functions host's triggers, then the UI's event streams.
+    let storageFeed: StorageFeed
     /// Where Storage keeps object bytes: files under `<data-dir>/storage/blobs`, or a private
     /// temporary directory (removed when the runtime stops).
     public let storageBlobs: DiskBlobStore
@@ -193,7 +195,9 @@ public struct EmulatorServices: Sendable {
                     )
                 }, principal: principal)
         }
-        storage.setObserver(StorageTriggers(functions: functions))
+        let storageFeed = StorageFeed(next: StorageTriggers(functions: functions), revisions: revisions)
+        self.storageFeed = storageFeed
+        storage.setObserver(storageFeed)
         for p in store.projectsWithData + auth.projectsWithData + pubsub.projectsWithData + storage.projectsWithData {
             _ = projects.environment(for: p)
         }

@@ -1,7 +1,7 @@
 import EmulatorCore
 
 /// A counter per project that changes whenever the project's documents do (a commit, a subtree
-/// delete, a reset, a snapshot restore, an import). The UI polls it (`GET
+/// delete, a reset, a snapshot restore, an import), and with each Pub/Sub publish and Storage change. The UI polls it (`GET
 /// /emulator/v1/projects/{p}/revision`) to refresh an open page; the store's change feed will
 /// replace the polling. State is behind a `Mutex` that is a leaf (the store's observer bumps it
 /// inside the database lock).

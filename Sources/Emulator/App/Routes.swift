@@ -16,6 +16,7 @@ enum Routes {
         AdminOpenAPI.register(&r, s)
         FirestoreRESTRoutes.register(&r, s)
         PubSubRESTRoutes.register(&r, s)
+        PubSubAdminRoutes.register(&r, s)
         FirestoreWebChannelRoutes.register(&r, s)
         RulesRoutes.register(&r, s)
         StorageRulesRoutes.register(&r, s)

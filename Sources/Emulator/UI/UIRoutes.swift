@@ -7,9 +7,11 @@ import EmulatorHTTP
 /// carries a strict Content-Security-Policy (scripts and styles from the emulator only, no
 /// inline code, no framing) so that data shown by the UI can never run as code.
 enum UIRoutes {
-    /// What the UI may load: only its own assets and its own origin's APIs.
+    /// What the UI may load: only its own assets and its own origin's APIs. `blob:` images are the
+    /// Storage page's previews: bytes the page fetched itself (with `Bearer owner`) shown as an
+    /// `<img>`, where no script of theirs can run.
     static let contentSecurityPolicy =
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; "
         + "font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
     static func register(_ r: inout Router, _ s: EmulatorServices) {

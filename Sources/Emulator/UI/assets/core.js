@@ -70,8 +70,10 @@
 
   // ---- live updates ----
   /**
-   * The one source of live updates: calls onChange(event) whenever the project's documents change,
-   * and returns a function that stops watching. It reads the store's change feed as Server-Sent
+   * The one source of live updates: calls onChange(event) whenever the project's documents change
+   * (`change` events) or, with `accept`, for the events accept(event) keeps (event.event names the
+   * kind: `change` for documents, `storage` for Cloud Storage objects), and returns a function that
+   * stops watching. It reads the project's change feed as Server-Sent
    * Events (GET /emulator/v1/projects/{p}/events) through fetch, so the UI's header and the admin
    * token go with it; if the stream breaks it reconnects after a second, and if it cannot be
    * opened at all it falls back to polling the revision counter.
@@ -80,7 +82,8 @@
    * allow six HTTP/1.1 connections per host, and streams kept open by background tabs or by pages
    * in the back-forward cache would make the seventh page load wait for a free connection.
    */
-  UI.watchProject = function (project, onChange) {
+  UI.watchProject = function (project, onChange, accept) {
+    const wanted = accept || ((e) => e.event === 'change');
     let stopped = false, timer = null, controller = null, wake = null, leaving = false, connected = false;
     const path = '/emulator/v1/projects/' + UI.enc(project);
     const away = () => leaving || document.hidden;
@@ -110,8 +113,13 @@
         while ((cut = buffer.indexOf('\n\n')) >= 0) {
           const block = buffer.slice(0, cut);
           buffer = buffer.slice(cut + 2);
-          const data = block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
-          if (data && !stopped) { try { onChange(JSON.parse(data)); } catch (e) { onChange({}); } }
+          const lines = block.split('\n');
+          const kind = (lines.find((l) => l.startsWith('event: ')) || 'event: message').slice(7);
+          const data = lines.filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+          if (!data || stopped) continue;
+          let event;
+          try { event = Object.assign(JSON.parse(data), { event: kind }); } catch (e) { event = { event: kind }; }
+          if (wanted(event)) onChange(event);
         }
       }
     }
@@ -218,7 +226,7 @@
   });
   window.addEventListener('popstate', () => UI.render());
 
-  const NAV = [['overview', 'Overview'], ['auth', 'Auth'], ['firestore', 'Firestore'], ['requests', 'Requests'], ['functions', 'Functions'], ['control', 'Control']];
+  const NAV = [['overview', 'Overview'], ['auth', 'Auth'], ['firestore', 'Firestore'], ['storage', 'Storage'], ['pubsub', 'Pub/Sub'], ['requests', 'Requests'], ['functions', 'Functions'], ['control', 'Control']];
   let current = null;
   UI.render = async function () {
     if (current) current.stop();

@@ -31,11 +31,12 @@
     title: 'Overview',
     async render(ctx) {
       const p = UI.state.project;
-      const [status, summary, indexes] = await Promise.all([UI.get('/emulator/v1/status'), UI.get(UI.projectPath('/summary')),
-        UI.get(UI.projectPath('/databases/' + UI.enc('(default)') + '/indexes:suggested?missingOnly=true')).catch(() => null)]);
+      const [status, summary, indexes, buckets, pubsub] = await Promise.all([UI.get('/emulator/v1/status'), UI.get(UI.projectPath('/summary')),
+        UI.get(UI.projectPath('/databases/' + UI.enc('(default)') + '/indexes:suggested?missingOnly=true')).catch(() => null),
+        UI.get(UI.projectPath('/storage/buckets')).catch(() => ({ buckets: [] })), UI.get(UI.projectPath('/pubsub')).catch(() => ({ topics: [], subscriptions: [] }))]);
       if (!ctx.alive) return;
       const services = status.services || {};
-      const order = ['hub', 'auth', 'firestore', 'functions'].filter((n) => services[n]);
+      const order = ['hub', 'auth', 'firestore', 'storage', 'pubsub', 'functions'].filter((n) => services[n]);
       const hp = (n) => hostPort(services[n] || services.hub || { host: location.hostname, port: location.port });
       const card = (title, body) => h('section.card', { 'aria-label': title }, h('h2', { text: title }), body);
       const stat = (label, value, href) => h('div', {}, h('div.stat', {}, href ? h('a', { href, 'data-nav': true, text: value }) : value), h('div.muted', { text: label }));
@@ -56,6 +57,10 @@
             stat('databases', UI.num(Math.max(1, summary.databases.length))))),
           card('Auth', h('div.row', {}, stat('users', UI.num(summary.users.total), UI.href('auth')),
             stat('anonymous', UI.num(summary.users.anonymous)), stat('disabled', UI.num(summary.users.disabled)))),
+          card('Storage', h('div.row', {}, stat('objects', UI.num(buckets.buckets.reduce((n, b) => n + b.objects, 0)), UI.href('storage')),
+            stat('buckets', UI.num(buckets.buckets.length)))),
+          card('Pub/Sub', h('div.row', {}, stat('topics', UI.num(pubsub.topics.length), UI.href('pubsub')), stat('subscriptions', UI.num(pubsub.subscriptions.length)),
+            stat('backlog', UI.num(pubsub.subscriptions.reduce((n, x) => n + x.backlog.messages, 0))))),
           card('Requests', h('div.row', {}, stat('rules evaluations kept', UI.num(summary.rulesEvaluations), UI.href('requests')))),
           card('Functions', h('div.row', {}, stat('functions', UI.num(summary.functions), UI.href('functions')), stat('invocations', UI.num(summary.invocations)))),
           card('Control', h('div.row', {}, stat('snapshots', UI.num(summary.snapshots), UI.href('control')), stat('faults', UI.num(summary.faults))))),
@@ -69,8 +74,8 @@
           UI.copyBlock(web, 'web SDK settings'),
           h('p.muted.small', {}, 'Every port serves every API. The control plane is described at ',
             h('a', { href: '/emulator/v1/openapi.json', text: '/emulator/v1/openapi.json' }), '.'))));
-      // Counts follow the data.
-      ctx.onStop(UI.watchProject(p, () => { if (ctx.alive) UI.render(); }));
+      // Counts follow the data (documents and Storage objects).
+      ctx.onStop(UI.watchProject(p, () => { if (ctx.alive) UI.render(); }, (e) => e.event === 'change' || e.event === 'storage'));
     },
   };
 })();
