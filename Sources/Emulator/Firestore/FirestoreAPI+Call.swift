@@ -31,6 +31,13 @@ extension FirestoreAPI {
         }
     }
 
+    /// GetDocument through the fault layer, as `call(.getDocument, …)` runs it, answering the
+    /// stored version (whose cached encodings the transport sends) unless the request has a mask.
+    func getDocumentCall(_ request: JSON, _ context: FirestoreCallContext) async throws -> DocumentReply {
+        try await applyFault(.getDocument, request)
+        return try getDocumentReply(request, context)
+    }
+
     /// Runs a unary `rpc` through `call` and returns its one response message.
     func unary(_ rpc: FirestoreRPC, _ request: JSON, _ context: FirestoreCallContext) async throws -> JSON {
         var out: JSON = [:]

@@ -20,7 +20,7 @@ enum FirestoreRESTRoutes {
             q["mask"] = mask(req)
             if segs.count % 2 == 0 {
                 q["name"] = .string(name(m, m["path"]))
-                return .json(try await api.unary(.getDocument, .object(q), context(req)))
+                return .json(bytes: try await api.getDocumentCall(.object(q), context(req)).restJSON())
             }
             let path = m["path"]
             q["parent"] = .string(name(m, DocumentName.collection(of: path)))
