@@ -11,6 +11,16 @@ enum DocumentReply: Sendable {
     /// A document message built for this request.
     case json(JSON)
 
+    /// `d` as a reply: the stored version itself, or with a `mask` (a field mask, a query's
+    /// projection) the JSON of the masked fields, made for this request.
+    init(_ d: Document, _ db: DatabaseRef, mask: [FieldPath]?) {
+        if let mask {
+            self = .json(d.json(project: db.project, database: db.database, mask: mask))
+        } else {
+            self = .version(d, db)
+        }
+    }
+
     /// The proto3 JSON tree (for callers that inspect or embed it).
     var json: JSON {
         switch self {

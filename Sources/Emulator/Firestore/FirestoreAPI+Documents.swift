@@ -16,8 +16,7 @@ extension FirestoreAPI {
         let res = try store.getDocument(
             project: db.project, database: db.database, path: path,
             consistency: try FirestoreRequest.consistency(r), caller: try caller(context, db))
-        if let mask = try FirestoreRequest.mask(r) { return .json(res.value.json(project: db.project, database: db.database, mask: mask)) }
-        return .version(res.value, db)
+        return DocumentReply(res.value, db, mask: try FirestoreRequest.mask(r))
     }
 
     /// ListDocuments: `{parent, collectionId, pageSize, pageToken, orderBy, mask, transaction | readTime,

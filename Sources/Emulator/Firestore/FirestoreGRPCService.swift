@@ -46,7 +46,7 @@ struct FirestoreGRPCService: Sendable {
                 try await call.send(try await api.getDocumentCall(request, context).protobuf())
                 return .ok
             }
-            try await api.call(rpc, request, context) { json in try await call.send(try ProtoJSON.encode(json, as: method.response)) }
+            try await api.call(rpc, request, context) { message in try await call.send(try message.protobuf(as: method.response)) }
             return .ok
         } catch {
             return ErrorResponder.grpcStatus(for: error, logger: services.logger)
