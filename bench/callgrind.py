@@ -10,8 +10,9 @@ same way, is subtracted, so timers and the event loop's idle wake-ups do not cou
 process and is not counted).
 
 Scenarios: the status route, a REST document GET (cycling over HOT documents, each read once
-before the measurement, so this is the hot read), a document create (POST with a generated id)
-and a one-update :commit.
+before the measurement, so this is the hot read), a runQuery answering 20 of the 1,000 documents
+(an equality filter; every result read before), a document create (POST with a generated id) and
+a one-update :commit.
 
 Two workarounds for valgrind 3.19 (Debian 12): the binary is run from a copy without DWARF (its
 Swift 6 DWARF 5 line tables stop valgrind's reader), and bench/callgrind_shim.c is preloaded
@@ -73,9 +74,15 @@ def commit_body(k):
         "bucket": {"integerValue": str(i % 50)}, "title": {"stringValue": f"task {i}"}, "v": {"integerValue": str(k)}}}}]})
 
 
+def query_body(k):
+    return json.dumps({"structuredQuery": {"from": [{"collectionId": "c"}], "limit": 20, "where": {"fieldFilter": {
+        "field": {"fieldPath": "bucket"}, "op": "EQUAL", "value": {"integerValue": str(k % 50)}}}}})
+
+
 SCENARIOS = [
     ("status (GET /emulator/v1/status)", lambda c, k: expect(c, "GET", "/emulator/v1/status")),
     ("document GET (REST, hot)", lambda c, k: expect(c, "GET", f"{ROOT}/c/d{k % HOT}")),
+    ("runQuery, 20 of 1,000 documents (REST, hot)", lambda c, k: expect(c, "POST", f"{ROOT}:runQuery", query_body(k))),
     ("document create (REST POST, generated id)", lambda c, k: expect(c, "POST", f"{ROOT}/created", CREATE)),
     ("commit of 1 update (REST :commit)", lambda c, k: expect(c, "POST", f"{ROOT}:commit", commit_body(k))),
 ]
@@ -143,7 +150,8 @@ def main():
             shutil.rmtree(outdir, ignore_errors=True)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True).stdout.strip()
-    print(f"callgrind, {n} requests per scenario, commit {commit}{' (working tree changed)' if dirty else ''}, binary {BIN}")
+    print(f"callgrind, {n} requests per scenario, binary {BIN} (label it with the commit it was built from), "
+          f"script at {commit}{' (working tree changed)' if dirty else ''}")
     print()
     print("| scenario | instructions per request | (raw, before subtracting idle) | idle window |")
     print("|---|---|---|---|")
