@@ -8,7 +8,7 @@ extension HTTPResponse {
         let bodyless = status == 204 || status == 304 || (100..<200).contains(status)
         // HEAD of a fixed-length stream (a download) announces the length its GET would send.
         let length = stream != nil ? (streamContentLength ?? body.count) : body.count
-        if !bodyless { out.append(contentsOf: "Content-Length: \(length)\r\n".utf8) }
+        if !bodyless { Self.appendContentLength(length, to: &out) }
         if close { out.append(contentsOf: "Connection: close\r\n".utf8) }
         out.append(contentsOf: "\r\n".utf8)
         if !head && !bodyless { out.append(contentsOf: body) }
@@ -20,7 +20,7 @@ extension HTTPResponse {
         var out: [UInt8] = []
         appendStatusAndHeaders(to: &out)
         if let n = streamContentLength {
-            out.append(contentsOf: "Content-Length: \(n)\r\n".utf8)
+            Self.appendContentLength(n, to: &out)
         } else {
             out.append(contentsOf: "Transfer-Encoding: chunked\r\n".utf8)
         }
@@ -39,10 +39,21 @@ extension HTTPResponse {
         return out
     }
 
+    /// `Content-Length: n` and CRLF, without formatting a string (every response writes it).
+    private static func appendContentLength(_ n: Int, to out: inout [UInt8]) {
+        out.append(contentsOf: "Content-Length: ".utf8)
+        out.append(contentsOf: String(n).utf8)
+        out.append(contentsOf: "\r\n".utf8)
+    }
+
     /// The status line and the handler's headers, without the framing ones (the server owns
     /// Content-Length, Connection and Transfer-Encoding).
     private func appendStatusAndHeaders(to out: inout [UInt8]) {
-        out.append(contentsOf: "HTTP/1.1 \(status) \(HTTPResponse.reasonPhrase(status))\r\n".utf8)
+        if status == 200 {
+            out.append(contentsOf: "HTTP/1.1 200 OK\r\n".utf8)  // most responses: no formatting
+        } else {
+            out.append(contentsOf: "HTTP/1.1 \(status) \(HTTPResponse.reasonPhrase(status))\r\n".utf8)
+        }
         for (name, value) in headers {
             if name.caseInsensitiveEquals("Content-Length") || name.caseInsensitiveEquals("Connection")
                 || name.caseInsensitiveEquals("Transfer-Encoding")
@@ -51,8 +62,13 @@ extension HTTPResponse {
             }
             out.append(contentsOf: name.utf8)
             out.append(contentsOf: ": ".utf8)
-            // Never let a header value break the framing.
-            out.append(contentsOf: value.utf8.filter { $0 != 13 && $0 != 10 })
+            // Never let a header value break the framing (a value without CR or LF, the usual
+            // case, is copied whole; no filtered copy is made).
+            if value.utf8.allSatisfy({ $0 != 13 && $0 != 10 }) {
+                out.append(contentsOf: value.utf8)
+            } else {
+                out.append(contentsOf: value.utf8.filter { $0 != 13 && $0 != 10 })
+            }
             out.append(contentsOf: "\r\n".utf8)
         }
     }

@@ -30,6 +30,13 @@ public struct HTTPResponse: Sendable {
         return HTTPResponse(status: status, headers: h, body: value.serializedBytes(pretty: pretty))
     }
 
+    /// A JSON response of already serialized bytes (`application/json; charset=utf-8`).
+    public static func json(bytes: [UInt8], status: Int = 200) -> HTTPResponse {
+        var h = HTTPHeaders()
+        h.add("Content-Type", "application/json; charset=utf-8")
+        return HTTPResponse(status: status, headers: h, body: bytes)
+    }
+
     /// A plain-text response.
     public static func text(_ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8") -> HTTPResponse {
         var h = HTTPHeaders()

@@ -73,6 +73,13 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
     /// Matches a request path whose segments were split and decoded once for all templates.
     func match(_ path: RequestPath) -> RouteMatch? {
         let count = path.raw.count
+        // The cheapest rejection first (the router tries every template that shares the first
+        // segment): the segment count. A wildcard, always last, takes one or more segments.
+        if case .wildcard = segments.last {
+            guard count >= segments.count else { return nil }
+        } else {
+            guard count == segments.count else { return nil }
+        }
         // With a verb, the last segment is matched without its `:verb` suffix.
         var lastDecoded: String??
         if let verb {

@@ -1,20 +1,28 @@
 import EmulatorCore
 
 /// A stored document. `path` is database-relative (`tasks/t1`).
+///
+/// A document made by `init` carries an empty `encodings` cache, which every copy of the value
+/// shares (the store keeps one version in its map and its read-time history, and reads hand out
+/// copies). Changing any property of a copy drops the cache from that copy (`encodings` becomes
+/// nil), so a changed value is never answered with the bytes of the version it came from.
 public struct Document: Sendable, Equatable {
-    /// Same path (by bytes), fields and times.
+    /// Same path (by bytes), fields and times (the encodings cache is not compared).
     public static func == (a: Document, b: Document) -> Bool {
         a.path.utf8Equals(b.path) && a.createTime == b.createTime && a.updateTime == b.updateTime && a.fields == b.fields
     }
 
     /// Database-relative path.
-    public var path: String
+    public var path: String { didSet { encodings = nil } }
     /// Top-level fields (names compared by bytes).
-    public var fields: FieldMap
+    public var fields: FieldMap { didSet { encodings = nil } }
     /// When the document was created (reset by delete + recreate).
-    public var createTime: Timestamp
+    public var createTime: Timestamp { didSet { encodings = nil } }
     /// When it last changed.
-    public var updateTime: Timestamp
+    public var updateTime: Timestamp { didSet { encodings = nil } }
+    /// The wire encodings of this version, made on first read (`DocumentEncodings`); nil once the
+    /// value has been changed after `init`.
+    public private(set) var encodings: DocumentEncodings?
 
     /// Creates a document.
     public init(path: String, fields: FieldMap, createTime: Timestamp, updateTime: Timestamp) {
@@ -22,6 +30,7 @@ public struct Document: Sendable, Equatable {
         self.fields = fields
         self.createTime = createTime
         self.updateTime = updateTime
+        self.encodings = DocumentEncodings()
     }
 
     /// Creates a document from a Swift dictionary of fields.

@@ -12,29 +12,36 @@ extension FirestoreAPI {
     func call(_ rpc: FirestoreRPC, _ request: JSON, _ context: FirestoreCallContext, emit: Emit) async throws {
         try await applyFault(rpc, request)
         switch rpc {
-        case .getDocument: try await emit(try getDocument(request, context))
-        case .listDocuments: try await emit(try listDocuments(request, context))
-        case .createDocument: try await emit(try createDocument(request, context))
-        case .updateDocument: try await emit(try updateDocument(request, context))
-        case .deleteDocument: try await emit(try deleteDocument(request, context))
+        case .getDocument: try await emit(.json(try getDocument(request, context)))
+        case .listDocuments: try await emit(.json(try listDocuments(request, context)))
+        case .createDocument: try await emit(.json(try createDocument(request, context)))
+        case .updateDocument: try await emit(.json(try updateDocument(request, context)))
+        case .deleteDocument: try await emit(.json(try deleteDocument(request, context)))
         case .batchGetDocuments: try await batchGetDocuments(request, context, emit: emit)
-        case .beginTransaction: try await emit(try beginTransaction(request, context))
-        case .commit: try await emit(try commit(request, context))
-        case .rollback: try await emit(try rollback(request, context))
+        case .beginTransaction: try await emit(.json(try beginTransaction(request, context)))
+        case .commit: try await emit(.json(try commit(request, context)))
+        case .rollback: try await emit(.json(try rollback(request, context)))
         case .runQuery: try await runQuery(request, context, emit: emit)
         case .runAggregationQuery: try await runAggregationQuery(request, context, emit: emit)
-        case .partitionQuery: try await emit(try partitionQuery(request, context))
-        case .listCollectionIds: try await emit(try listCollectionIds(request, context))
-        case .batchWrite: try await emit(try batchWrite(request, context))
+        case .partitionQuery: try await emit(.json(try partitionQuery(request, context)))
+        case .listCollectionIds: try await emit(.json(try listCollectionIds(request, context)))
+        case .batchWrite: try await emit(.json(try batchWrite(request, context)))
         case .listen, .write:
             throw EmulatorError.unimplemented("\(rpc.rawValue) is a bidirectional stream: open it over gRPC or WebChannel.")
         }
     }
 
+    /// GetDocument through the fault layer, as `call(.getDocument, …)` runs it, answering the
+    /// stored version (whose cached encodings the transport sends) unless the request has a mask.
+    func getDocumentCall(_ request: JSON, _ context: FirestoreCallContext) async throws -> DocumentReply {
+        try await applyFault(.getDocument, request)
+        return try getDocumentReply(request, context)
+    }
+
     /// Runs a unary `rpc` through `call` and returns its one response message.
     func unary(_ rpc: FirestoreRPC, _ request: JSON, _ context: FirestoreCallContext) async throws -> JSON {
         var out: JSON = [:]
-        try await call(rpc, request, context) { out = $0 }
+        try await call(rpc, request, context) { out = $0.json }
         return out
     }
 }

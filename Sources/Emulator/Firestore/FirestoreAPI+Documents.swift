@@ -5,12 +5,18 @@ import EmulatorStore
 extension FirestoreAPI {
     /// GetDocument: `{name, mask, transaction | readTime}` → `Document`.
     func getDocument(_ request: JSON, _ context: FirestoreCallContext) throws -> JSON {
+        try getDocumentReply(request, context).json
+    }
+
+    /// GetDocument answering the stored version itself when the whole document is asked for, so
+    /// a transport sends its cached encoding (`DocumentReply`); a masked read is encoded fresh.
+    func getDocumentReply(_ request: JSON, _ context: FirestoreCallContext) throws -> DocumentReply {
         let r = try Self.object(request, "GetDocument")
         let (db, path) = try Self.documentName(r["name"], field: "name")
         let res = try store.getDocument(
             project: db.project, database: db.database, path: path,
             consistency: try FirestoreRequest.consistency(r), caller: try caller(context, db))
-        return res.value.json(project: db.project, database: db.database, mask: try FirestoreRequest.mask(r))
+        return DocumentReply(res.value, db, mask: try FirestoreRequest.mask(r))
     }
 
     /// ListDocuments: `{parent, collectionId, pageSize, pageToken, orderBy, mask, transaction | readTime,

@@ -22,12 +22,13 @@ extension FirestoreAPI {
             project: db.project, database: db.database, paths: names,
             consistency: try FirestoreRequest.consistency(r), caller: try caller(context, db))
         let readTime = JSON.string(res.readTime.rfc3339())
-        if let t = res.transaction { try await emit(["transaction": .string(Base64.encode(t))]) }
+        if let t = res.transaction { try await emit(.json(["transaction": .string(Base64.encode(t))])) }
         for (path, doc) in res.value {
             if let doc {
-                try await emit(["found": doc.json(project: db.project, database: db.database, mask: mask), "readTime": readTime])
+                try await emit(.document(member: "found", DocumentReply(doc, db, mask: mask), rest: ["readTime": readTime]))
             } else {
-                try await emit(["missing": .string(DocumentName.full(project: db.project, database: db.database, path: path)), "readTime": readTime])
+                try await emit(
+                    .json(["missing": .string(DocumentName.full(project: db.project, database: db.database, path: path)), "readTime": readTime]))
             }
         }
     }
@@ -45,18 +46,20 @@ extension FirestoreAPI {
             project: db.project, database: db.database, parent: parent, query: query,
             consistency: try FirestoreRequest.consistency(r), caller: try caller(context, db))
         let readTime = JSON.string(res.readTime.rfc3339())
-        if let t = res.transaction { try await emit(["transaction": .string(Base64.encode(t)), "readTime": readTime]) }
+        if let t = res.transaction { try await emit(.json(["transaction": .string(Base64.encode(t)), "readTime": readTime])) }
         let docs = res.value
         guard !docs.isEmpty else {
-            try await emit(["readTime": readTime, "done": true])
+            try await emit(.json(["readTime": readTime, "done": true]))
             return
         }
         for (i, d) in docs.enumerated() {
             try Task.checkCancellation()
-            var e: UTF8Dictionary<JSON> = ["document": d.json(project: db.project, database: db.database, mask: query.select), "readTime": readTime]
+            var e: UTF8Dictionary<JSON> = ["readTime": readTime]
             if query.offset > 0 { e["skippedResults"] = .int(Int64(query.offset)) }
             if i == docs.count - 1 { e["done"] = true }
-            try await emit(.object(e))
+            // A projection (`select`) is built for this query; a whole document is the stored
+            // version, sent from its cached encoding.
+            try await emit(.document(member: "document", DocumentReply(d, db, mask: query.select), rest: e))
         }
     }
 
@@ -82,7 +85,7 @@ extension FirestoreAPI {
         for a in aggregations { fields[a.alias] = a.compute(res.value).json }
         var e: UTF8Dictionary<JSON> = ["result": ["aggregateFields": .object(fields)], "readTime": .string(res.readTime.rfc3339())]
         if let t = res.transaction { e["transaction"] = .string(Base64.encode(t)) }
-        try await emit(.object(e))
+        try await emit(.json(.object(e)))
     }
 
     /// ListCollectionIds: `{parent, pageSize, pageToken, readTime}` → `{collectionIds, nextPageToken}`

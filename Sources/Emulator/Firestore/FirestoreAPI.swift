@@ -25,7 +25,7 @@ struct DatabaseRef: Sendable, Equatable {
 /// A value holding only the immutable service bundle, so it is shared freely.
 struct FirestoreAPI: Sendable {
     /// Receives one response message of a streaming RPC (may suspend for flow control).
-    typealias Emit = (JSON) async throws -> Void
+    typealias Emit = (FirestoreMessage) async throws -> Void
 
     /// The services the RPCs call.
     let services: EmulatorServices

@@ -41,7 +41,12 @@ struct FirestoreGRPCService: Sendable {
             }
             guard let rpc = FirestoreRPC(rawValue: method.name) else { throw EmulatorError.unimplemented("Method not found: \(call.method)") }
             let request = try ProtoJSON.decode(bytes, as: method.request)
-            try await api.call(rpc, request, context) { json in try await call.send(try ProtoJSON.encode(json, as: method.response)) }
+            if rpc == .getDocument {
+                // The stored version's cached bytes (DocumentReply), not a fresh encoding.
+                try await call.send(try await api.getDocumentCall(request, context).protobuf())
+                return .ok
+            }
+            try await api.call(rpc, request, context) { message in try await call.send(try message.protobuf(as: method.response)) }
             return .ok
         } catch {
             return ErrorResponder.grpcStatus(for: error, logger: services.logger)

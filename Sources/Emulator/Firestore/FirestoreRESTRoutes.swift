@@ -20,7 +20,7 @@ enum FirestoreRESTRoutes {
             q["mask"] = mask(req)
             if segs.count % 2 == 0 {
                 q["name"] = .string(name(m, m["path"]))
-                return .json(try await api.unary(.getDocument, .object(q), context(req)))
+                return .json(bytes: try await api.getDocumentCall(.object(q), context(req)).restJSON())
             }
             let path = m["path"]
             q["parent"] = .string(name(m, DocumentName.collection(of: path)))
@@ -70,9 +70,9 @@ enum FirestoreRESTRoutes {
             r.post(base + ":partitionQuery") { req, m in .json(try await api.unary(.partitionQuery, try withParent(req, m), context(req))) }
         }
         r.post(prefix + ":batchGet") { req, m in
-            var out: [JSON] = []
+            var out: [FirestoreMessage] = []
             try await api.call(.batchGetDocuments, try withDatabase(req, m), context(req)) { out.append($0) }
-            return .json(.array(out))
+            return .json(bytes: restArray(out))
         }
         r.post(prefix + ":beginTransaction") { req, m in .json(try await api.unary(.beginTransaction, try withDatabase(req, m), context(req))) }
         r.post(prefix + ":commit") { req, m in .json(try await api.unary(.commit, try withDatabase(req, m), context(req))) }
@@ -124,9 +124,21 @@ enum FirestoreRESTRoutes {
         _ req: HTTPRequest, _ m: RouteMatch,
         _ call: (JSON, FirestoreAPI.Emit) async throws -> Void
     ) async throws -> HTTPResponse {
-        var out: [JSON] = []
+        var out: [FirestoreMessage] = []
         try await call(try withParent(req, m)) { out.append($0) }
-        return .json(.array(out))
+        return .json(bytes: restArray(out))
+    }
+
+    /// The JSON array of a streaming RPC's messages, as `JSON.array(…).serializedBytes()` writes it,
+    /// with stored documents from their cached encodings.
+    static func restArray(_ messages: [FirestoreMessage]) -> [UInt8] {
+        var out: [UInt8] = [UInt8(ascii: "[")]
+        for (i, message) in messages.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: message.restJSON())
+        }
+        out.append(UInt8(ascii: "]"))
+        return out
     }
 
     /// `mask.fieldPaths` query parameters as a `DocumentMask`.

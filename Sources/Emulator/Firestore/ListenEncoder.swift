@@ -7,8 +7,9 @@ import EmulatorStore
 /// (one encoding per commit, not one per listener): with a hundred listeners on a collection, the
 /// encoding is what fan-out would otherwise spend its time on.
 ///
-/// The cache is behind a `Mutex`, bounded, and keyed by name and update time (a document's bytes
-/// never change for a given update time).
+/// A stored version's bytes live in its own cache (`DocumentEncodings`, shared with GetDocument);
+/// for a document value without one, this encoder's cache is behind a `Mutex`, bounded, and keyed
+/// by name and update time (a document's bytes never change for a given update time).
 final class ListenEncoder: Sendable {
     private let cache = Mutex<[String: [UInt8]]>([:])
     /// Cached documents kept at most (the cache is dropped whole when full: recent commits refill it).
@@ -20,10 +21,14 @@ final class ListenEncoder: Sendable {
         case .json(let j):
             return try ProtoJSON.encode(j, as: FirestoreSchemas.listenResponse)
         case .documentChange(let doc, let targets, let removed, let shared):
+            // A stored version's bytes come from its own cache (`DocumentEncodings`), shared with
+            // GetDocument and every listener; a value without one is encoded here.
             let document =
-                shared
-                ? try sharedDocument(doc, project: project, database: database)
-                : try ProtoJSON.encode(doc.json(project: project, database: database), as: FirestoreSchemas.document)
+                doc.encodings != nil
+                ? try DocumentReply.protobuf(doc, DatabaseRef(project: project, database: database))
+                : shared
+                    ? try sharedDocument(doc, project: project, database: database)
+                    : try ProtoJSON.encode(doc.json(project: project, database: database), as: FirestoreSchemas.document)
             // DocumentChange {document = 1, target_ids = 5 (packed), removed_target_ids = 6 (packed)}
             var change: [UInt8] = []
             change.reserveCapacity(document.count + 16 + 5 * (targets.count + removed.count))

@@ -1,0 +1,58 @@
+import EmulatorCore
+import EmulatorProtobuf
+import EmulatorStore
+
+/// One response message of a Firestore RPC as the API hands it to a transport: a proto3 JSON
+/// tree, or a message whose one document member is a stored version (a query result, a batchGet
+/// `found`), so the transport splices in the version's cached encoding instead of encoding it
+/// again (`DocumentReply`, `DocumentEncodings`).
+enum FirestoreMessage: Sendable {
+    /// A message in proto3 JSON form.
+    case json(JSON)
+    /// A message of the members `rest` plus the document `document` under `member`.
+    case document(member: String, DocumentReply, rest: UTF8Dictionary<JSON>)
+
+    /// The whole message as a JSON tree (encodes the document).
+    var json: JSON {
+        switch self {
+        case .json(let j): return j
+        case .document(let member, let d, var rest):
+            rest[member] = d.json
+            return .object(rest)
+        }
+    }
+
+    /// The compact JSON bytes, as `JSON.serializedBytes()` writes `json` (sorted keys): the
+    /// document's bytes go first when its member name sorts before every other one (`document`,
+    /// `found`), else the whole tree is written.
+    func restJSON() -> [UInt8] {
+        guard case .document(let member, let d, let rest) = self, rest.storage.keys.allSatisfy({ UTF8Key(member) < $0 }) else {
+            return json.serializedBytes()
+        }
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        out.append(contentsOf: JSON.string(member).serializedBytes())
+        out.append(UInt8(ascii: ":"))
+        out.append(contentsOf: d.restJSON())
+        if rest.isEmpty {
+            out.append(UInt8(ascii: "}"))
+        } else {
+            out.append(UInt8(ascii: ","))
+            out.append(contentsOf: JSON.object(rest).serializedBytes().dropFirst())
+        }
+        return out
+    }
+
+    /// The protobuf bytes of the message as `schema`: the document's bytes as its field (first,
+    /// as a length-delimited field), then the other members.
+    func protobuf(as schema: MessageSchema) throws -> [UInt8] {
+        guard case .document(let member, let d, let rest) = self, let field = schema.field(named: member) else {
+            return try ProtoJSON.encode(json, as: schema)
+        }
+        let document = try d.protobuf()
+        var out: [UInt8] = []
+        out.reserveCapacity(document.count + 64)
+        ListenEncoder.lengthDelimited(field.number, document, into: &out)
+        if !rest.isEmpty { out.append(contentsOf: try ProtoJSON.encode(.object(rest), as: schema)) }
+        return out
+    }
+}
