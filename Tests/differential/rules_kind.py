@@ -107,15 +107,15 @@ def atom(r, methods, own):
 
 def condition(r, methods, own):
     roll = r.random()
-    if roll < 0.08:
-        return r.choice(["true", "false"])
-    if roll < 0.5:
+    if roll < 0.12:
+        return r.choice(["true", "true", "false"])
+    if roll < 0.6:
         return atom(r, methods, own)
-    if roll < 0.7:
+    if roll < 0.72:
         return f"{atom(r, methods, own)} && {atom(r, methods, own)}"
-    if roll < 0.85:
+    if roll < 0.9:
         return f"{atom(r, methods, own)} || {atom(r, methods, own)}"
-    if roll < 0.92:
+    if roll < 0.95:
         return f"!({atom(r, methods, own)})"
     return f"({atom(r, methods, own)} || {atom(r, methods, own)}) && {atom(r, methods, own)}"
 
@@ -127,8 +127,8 @@ def ruleset(r):
         if r.random() < 0.15:
             continue  # no block: default deny
         lines.append(f"    match /{path} {{")
-        for _ in range(r.randrange(1, 4)):
-            methods = sorted(set(r.sample(METHODS, r.choice([1, 1, 2]))), key=METHODS.index)
+        for _ in range(r.randrange(1, 5)):
+            methods = sorted(set(r.choices(METHODS + ["read", "write"], k=r.choice([1, 1, 2]))), key=METHODS.index)
             lines.append(f"      allow {', '.join(methods)}: if {condition(r, methods, own)};")
         lines.append("    }")
     if r.random() < 0.2:
