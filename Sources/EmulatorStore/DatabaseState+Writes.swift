@@ -21,13 +21,13 @@ extension DatabaseState {
     /// Applies one write at `time`. Throws (and changes nothing) when a precondition fails or
     /// the result is invalid.
     mutating func apply(_ w: StoreWrite, at time: Timestamp, fullName: String) throws -> AppliedWrite {
-        if let failure = try preconditionFailure(w, at: time, fullName: fullName) { throw failure }
+        if let failure = try unmetPrecondition(w, at: time, fullName: fullName) { throw failure }
         return try applyIgnoringPrecondition(w, at: time, fullName: fullName)
     }
 
     /// The error `w`'s precondition fails with now, or nil when it holds (or there is none).
     /// Throws only for a precondition that is invalid in itself (an update time after the commit).
-    func preconditionFailure(_ w: StoreWrite, at time: Timestamp, fullName: String) throws -> EmulatorError? {
+    func unmetPrecondition(_ w: StoreWrite, at time: Timestamp, fullName: String) throws -> EmulatorError? {
         let before = docs[w.path]
         switch w.precondition {
         case .exists(true)? where before == nil:

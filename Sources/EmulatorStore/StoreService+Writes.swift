@@ -45,7 +45,7 @@ extension StoreService {
                 for w in writes {
                     if undo[w.path] == nil { undo[w.path] = data.state.undoEntry(w.path) }
                     let fullName = DocumentName.full(project: project, database: database, path: w.path)
-                    if let failure = try data.state.preconditionFailure(w, at: time, fullName: fullName) {
+                    if let failure = try data.state.unmetPrecondition(w, at: time, fullName: fullName) {
                         if caller.isAdmin { throw failure }  // no rules to judge
                         failedPrecondition = failedPrecondition ?? failure
                     }

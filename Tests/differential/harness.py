@@ -237,7 +237,7 @@ def listen(col, limit, writes, now):
 
 # The default mix (`--kind all`): every case index runs a core case; these also run a rules and a
 # listen case (the CI budget: rules and listen cases cost more than a core case).
-RULES_EVERY = 3
+RULES_EVERY = 4
 LISTEN_EVERY = 10
 
 
@@ -294,6 +294,7 @@ def main(argv=None):
                    "listen": lambda seed, case, sides, now: listen_kind.run_case(seed, case, sides, normalise, error, now)}
         per_kind = {k: {"cases": 0, "operations": 0, "seconds": 0.0} for k in runners}
         decided = {"allowed": 0, "denied": 0, "other error": 0}  # rules requests, as Google's emulator answered
+        unsettled = {s.name: 0 for s in sides}  # listen steps a listener never caught up with (5 s)
         for case in cases:
             for kind_name in kinds_of(args.kind, case, args.case is not None):
                 t0 = time.time()
@@ -311,6 +312,9 @@ def main(argv=None):
                     if kind == "rules" and step > 0 and what != "final state":
                         g = answers["google"]
                         decided[("allowed" if g[0] == "ok" else "denied" if g[1] == "PermissionDenied" else "other error")] += 1
+                    if kind == "listen_seq" and what.startswith("step "):
+                        for side_name, a in answers.items():
+                            unsettled[side_name] += sum(1 for ok in a[1] if not ok)
                     c = classify(kind, what, answers["ours"], answers["google"])
                     if c is None:
                         continue
@@ -326,7 +330,8 @@ def main(argv=None):
         took = time.time() - started
         for k, v in per_kind.items():
             if v["cases"]:
-                extra = f" (requests: {decided['allowed']} allowed, {decided['denied']} denied, {decided['other error']} other errors)" if k == "rules" else ""
+                extra = f" (requests: {decided['allowed']} allowed, {decided['denied']} denied, {decided['other error']} other errors)" if k == "rules" else (
+                    f" (listener steps that never settled: {unsettled})" if k == "listen" else "")
                 print(f"  {k}: {v['cases']} cases, {v['operations']} operations, {v['seconds']:.1f}s{extra}")
         print(f"differential: {counts['cases']} cases, {counts['operations']} operations, {len(failures)} failing, "
               f"{counts['known']} known (docs/differences.md), {counts['message']} message-only, "
