@@ -1,10 +1,13 @@
 """Differential harness: the same seeded operations against this emulator and Google's Firestore
 emulator (the Java one), through google-cloud-firestore over gRPC, answers compared after
 normalising what legitimately differs (times written by the server, transaction ids, tokens).
+Kinds of case: core (below), rules (rules_kind.py: a generated ruleset, requests under random
+auth) and listen (listen_kind.py: snapshot sequences; its docstring says what is compared and why).
 
-    Tests/differential/run.sh                      # CI budget: seed 27, 300 cases (about 40 s)
-    Tests/differential/run.sh --cases 100000       # long mode
-    Tests/differential/run.sh --seed 7 --case 123  # one case (what a failure prints)
+    Tests/differential/run.sh                      # CI budget: seed 27, 300 cases (about 75 s)
+    Tests/differential/run.sh --seed 1 --cases 2000  # long mode
+    Tests/differential/run.sh --kind rules --cases 500   # one kind
+    Tests/differential/run.sh --seed 7 --kind rules --case 123  # one case (what a failure prints)
 
 Exit status: 0 when every difference is one docs/differences.md keeps (KNOWN below), 1 otherwise,
 0 with one "skipped:" line when Java or Google's emulator is absent.
