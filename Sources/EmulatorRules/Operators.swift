@@ -84,6 +84,24 @@ enum Operators {
         }
     }
 
+    /// `field is type` for a list query's field that no equality pins: an error when the query
+    /// does not constrain it (it could be anything, so the rule cannot hold for every document:
+    /// Google's emulator denies such a list); with a range, the range's bounds decide (a query's
+    /// range only returns values of its bounds' type), except `int`/`float` against a numeric
+    /// range, which may hold either.
+    static func queryTypeCheck(_ field: RulesValue, _ type: String) -> RulesValue {
+        guard case .queryField(let path, let constraint) = field else { return .error("internal") }
+        let name = "resource.data." + path.joined(separator: ".")
+        guard case .range(let lower, let upper)? = constraint, let bound = lower?.0 ?? upper?.0 else {
+            return .error("\(name) is not constrained by the query, so the rule cannot hold for every document it may return (rules are not filters)")
+        }
+        guard let matches = bound.isType(type) else { return .error("unknown type '\(type)'") }
+        if bound.isType("number") == true && (type == "int" || type == "float") {
+            return .error("the query's range on \(name) does not guarantee \(name) is \(type) for every document it may return")
+        }
+        return .bool(matches)
+    }
+
     /// Comparisons involving a list query's constrained field: true when every document the
     /// query could return satisfies them, false when none does, an error otherwise.
     static func queryComparison(_ op: Expr.BinaryOp, _ field: RulesValue, _ other: RulesValue, flipped: Bool) -> RulesValue {
