@@ -7,7 +7,8 @@ Rulesets come from a small grammar: `match` blocks for `users/{userId}`, its sub
 statements over random methods (`read, write, get, list, create, update, delete`) whose conditions
 combine atoms on `request.auth` (null or not, uid, custom claims, token fields), on the wildcard
 variables, on `request.resource.data` (comparisons, types, `keys().hasOnly/hasAll`, `size()`,
-`diff().affectedKeys()`), on `resource.data` and on `exists()/get()` of other documents.
+`diff().affectedKeys()`), on `resource.data` and on `exists()/get()` of other documents (and
+`existsAfter()/getAfter()` in write rules).
 
 Auth contexts are unsigned emulator ID tokens (`alg: none`, as `@firebase/rules-unit-testing`
 mints them), which both emulators accept; the client sends them in place of its `Bearer owner`
@@ -65,6 +66,11 @@ REQUEST_ATOMS = [
     "request.resource.data.keys().hasAll(['owner'])",
     "request.resource.data.size() <= 3",
 ]
+AFTER_ATOMS = [
+    "existsAfter(/databases/$(database)/documents/users/$(request.auth.uid))",
+    "getAfter(/databases/$(database)/documents/cfg/settings).data.mode == 'public'",
+    "!existsAfter(/databases/$(database)/documents/cfg/open)",
+]
 UPDATE_ATOMS = [
     "request.resource.data.x == resource.data.x",
     "request.resource.data.diff(resource.data).affectedKeys().hasOnly(['x'])",
@@ -98,6 +104,8 @@ def atom(r, methods, own):
         pool = pool + RESOURCE_ATOMS
     if {"create", "update", "write"} & writes:
         pool = pool + REQUEST_ATOMS
+    if writes:
+        pool = pool + AFTER_ATOMS
     if {"update", "write"} & writes:
         pool = pool + UPDATE_ATOMS
     if r.random() < 0.1:
@@ -201,7 +209,7 @@ def request(r):
     if roll < 0.45:
         col = r.choice(COLLECTIONS + ["group:posts"])
         f = r.choice([None, None, ("owner", "==", "alice"), ("owner", "==", "bob"), ("x", "==", 1), ("x", ">", 2),
-                      ("public", "==", True), ("owner", "in", ["alice", "bob"])])
+                      ("x", "<=", 3), ("x", ">=", "a"), ("public", "==", True), ("owner", "in", ["alice", "bob"])])
         return auth, "query", (col, f, r.choice([None, None, 1, 5]))
     if roll < 0.5:
         return auth, "list_documents", (r.choice(COLLECTIONS),)
