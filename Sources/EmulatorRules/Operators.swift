@@ -85,21 +85,18 @@ enum Operators {
     }
 
     /// `field is type` for a list query's field that no equality pins: an error when the query
-    /// does not constrain it (it could be anything, so the rule cannot hold for every document:
-    /// Google's emulator denies such a list); with a range, the range's bounds decide (a query's
-    /// range only returns values of its bounds' type), except `int`/`float` against a numeric
-    /// range, which may hold either.
+    /// does not constrain it (it could be anything, so the rule cannot hold for every document),
+    /// false for every type when the query ranges over it. Both as Google's emulator (production's
+    /// engine) answers: `!(x is int)` denies a list without a filter on `x` and allows one with
+    /// `x <= 3`; `x is int`, `is number` and `is string` all deny under a range.
     static func queryTypeCheck(_ field: RulesValue, _ type: String) -> RulesValue {
         guard case .queryField(let path, let constraint) = field else { return .error("internal") }
-        let name = "resource.data." + path.joined(separator: ".")
-        guard case .range(let lower, let upper)? = constraint, let bound = lower?.0 ?? upper?.0 else {
+        guard case .range? = constraint else {
+            let name = "resource.data." + path.joined(separator: ".")
             return .error("\(name) is not constrained by the query, so the rule cannot hold for every document it may return (rules are not filters)")
         }
-        guard let matches = bound.isType(type) else { return .error("unknown type '\(type)'") }
-        if bound.isType("number") == true && (type == "int" || type == "float") {
-            return .error("the query's range on \(name) does not guarantee \(name) is \(type) for every document it may return")
-        }
-        return .bool(matches)
+        guard RulesValue.null.isType(type) != nil else { return .error("unknown type '\(type)'") }
+        return .bool(false)
     }
 
     /// Comparisons involving a list query's constrained field: true when every document the
