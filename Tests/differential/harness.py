@@ -4,7 +4,7 @@ normalising what legitimately differs (times written by the server, transaction 
 Kinds of case: core (below), rules (rules_kind.py: a generated ruleset, requests under random
 auth) and listen (listen_kind.py: snapshot sequences; its docstring says what is compared and why).
 
-    Tests/differential/run.sh                      # CI budget: seed 27, 300 cases (about 75 s)
+    Tests/differential/run.sh                      # CI budget: seed 27, 300 cases (50-80 s)
     Tests/differential/run.sh --seed 1 --cases 2000  # long mode
     Tests/differential/run.sh --kind rules --cases 500   # one kind
     Tests/differential/run.sh --seed 7 --kind rules --case 123  # one case (what a failure prints)
