@@ -108,7 +108,8 @@ echo "== pytest-firebase-emulator (testing/python)"
 # docs/testing.md's example suite for the MakeItSo backend, as its readers run it (about 10 s).
 FIREBASE_EMULATOR_BIN="$PWD/.build/debug/emulator" .venv/bin/python -m pytest -q -p no:cacheprovider -p no:benchmark Examples/MakeItSo/pytest -n 2 || py_status=1
 # Differential run against Google's Firestore emulator (docs/differences.md): a fixed seed and a
-# budget that fits CI (about 50 s); one line and no failure where Java or the jar is absent.
+# budget that fits CI (50-80 s: 300 core, 100 rules and 30 listen cases); one line and no
+# failure where Java or the jar is absent.
 # Longer: Tests/differential/run.sh --seed 1 --cases 2000.
 echo "== differential run against Google's Firestore emulator (Tests/differential)"
 EMULATOR_BIN="$PWD/.build/debug/emulator" Tests/differential/run.sh || py_status=1

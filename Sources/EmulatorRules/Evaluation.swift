@@ -116,6 +116,7 @@ final class Evaluation {
         case .isType(let x, let type):
             let v = eval(x, scope)
             if case .error = v { return v }
+            if case .queryField = v { return Operators.queryTypeCheck(v, type) }
             guard let b = v.isType(type) else { return .error("unknown type '\(type)'") }
             return .bool(b)
         case .ternary(let c, let a, let b):

@@ -84,6 +84,21 @@ enum Operators {
         }
     }
 
+    /// `field is type` for a list query's field that no equality pins: an error when the query
+    /// does not constrain it (it could be anything, so the rule cannot hold for every document),
+    /// false for every type when the query ranges over it. Both as Google's emulator (production's
+    /// engine) answers: `!(x is int)` denies a list without a filter on `x` and allows one with
+    /// `x <= 3`; `x is int`, `is number` and `is string` all deny under a range.
+    static func queryTypeCheck(_ field: RulesValue, _ type: String) -> RulesValue {
+        guard case .queryField(let path, let constraint) = field else { return .error("internal") }
+        guard case .range? = constraint else {
+            let name = "resource.data." + path.joined(separator: ".")
+            return .error("\(name) is not constrained by the query, so the rule cannot hold for every document it may return (rules are not filters)")
+        }
+        guard RulesValue.null.isType(type) != nil else { return .error("unknown type '\(type)'") }
+        return .bool(false)
+    }
+
     /// Comparisons involving a list query's constrained field: true when every document the
     /// query could return satisfies them, false when none does, an error otherwise.
     static func queryComparison(_ op: Expr.BinaryOp, _ field: RulesValue, _ other: RulesValue, flipped: Bool) -> RulesValue {

@@ -21,12 +21,19 @@ extension DatabaseState {
     /// Applies one write at `time`. Throws (and changes nothing) when a precondition fails or
     /// the result is invalid.
     mutating func apply(_ w: StoreWrite, at time: Timestamp, fullName: String) throws -> AppliedWrite {
+        if let failure = try unmetPrecondition(w, at: time, fullName: fullName) { throw failure }
+        return try applyIgnoringPrecondition(w, at: time, fullName: fullName)
+    }
+
+    /// The error `w`'s precondition fails with now, or nil when it holds (or there is none).
+    /// Throws only for a precondition that is invalid in itself (an update time after the commit).
+    func unmetPrecondition(_ w: StoreWrite, at time: Timestamp, fullName: String) throws -> EmulatorError? {
         let before = docs[w.path]
         switch w.precondition {
         case .exists(true)? where before == nil:
-            throw EmulatorError.notFound("No document to update: \(fullName)")
+            return EmulatorError.notFound("No document to update: \(fullName)")
         case .exists(false)? where before != nil:
-            throw EmulatorError.alreadyExists("Document already exists: \(fullName)")
+            return EmulatorError.alreadyExists("Document already exists: \(fullName)")
         case .updateTime(let t)?:
             // A time after the commit cannot be anyone's update time: production refuses it as
             // an invalid argument rather than a failed precondition.
@@ -37,10 +44,18 @@ extension DatabaseState {
             // A missing document has version 0: a failed precondition like any other mismatch.
             guard let b = before, b.updateTime == t else {
                 let stored = before?.updateTime.microseconds ?? 0
-                throw EmulatorError.failedPrecondition("the stored version (\(stored)) does not match the required base version (\(t.microseconds))")
+                return EmulatorError.failedPrecondition("the stored version (\(stored)) does not match the required base version (\(t.microseconds))")
             }
-        default: break
+            return nil
+        default: return nil
         }
+    }
+
+    /// Applies one write at `time` as if its precondition held (the commit judges rules on what
+    /// a write would do before it reports a failed precondition). Throws (and changes nothing)
+    /// when the result is invalid.
+    mutating func applyIgnoringPrecondition(_ w: StoreWrite, at time: Timestamp, fullName: String) throws -> AppliedWrite {
+        let before = docs[w.path]
         if case .verify = w.operation {
             return AppliedWrite(path: w.path, before: before, after: before, updateTime: before?.updateTime, transformResults: [])
         }

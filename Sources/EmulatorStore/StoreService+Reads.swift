@@ -101,6 +101,8 @@ extension StoreService {
         if !collectionId.isEmpty { try DocumentName.validateCollectionPath(collection) }
         if showMissing && !orderBy.isEmpty { throw EmulatorError.invalidArgument("cannot specify an order when show_missing is true") }
         if showMissing && collectionId.isEmpty { throw EmulatorError.invalidArgument("collection id must be set when show_missing is true") }
+        // Production's (and Google's emulator's) answer to an end user asking for missing documents.
+        if showMissing && !caller.isAdmin { throw EmulatorError.permissionDenied("Metadata operations require admin authentication.") }
         var offset = 0
         if let t = pageToken, !t.isEmpty {
             guard let bytes = Base64.decode(t), let n = Int(String(decoding: bytes, as: UTF8.self).dropFirst(7)),

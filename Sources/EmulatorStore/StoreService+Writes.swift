@@ -37,21 +37,30 @@ extension StoreService {
             var applied: [AppliedWrite] = []
             var changed: [AppliedWrite] = []
             do {
+                // Rules are judged before preconditions, as production does (Google's emulator
+                // answers PERMISSION_DENIED for a denied `create` of an existing document and a
+                // denied update of a missing one): a write whose precondition fails is applied as
+                // if it held, every write is judged, and only then does the first failure count.
+                var failedPrecondition: EmulatorError?
                 for w in writes {
                     if undo[w.path] == nil { undo[w.path] = data.state.undoEntry(w.path) }
-                    applied.append(try data.state.apply(w, at: time, fullName: DocumentName.full(project: project, database: database, path: w.path)))
+                    let fullName = DocumentName.full(project: project, database: database, path: w.path)
+                    if let failure = try data.state.unmetPrecondition(w, at: time, fullName: fullName) {
+                        if caller.isAdmin { throw failure }  // no rules to judge
+                        failedPrecondition = failedPrecondition ?? failure
+                    }
+                    applied.append(try data.state.applyIgnoringPrecondition(w, at: time, fullName: fullName))
                 }
                 let reader = CommitReader(state: data.state, undo: undo)
                 for (w, a) in zip(writes, applied) {
                     if case .verify = w.operation { continue }  // writes nothing, so nothing to allow
-                    let method: AccessMethod
-                    if case .delete = w.operation { method = .delete } else { method = a.before == nil ? .create : .update }
                     try authorize(
                         hooks,
                         StoreAccess(
-                            caller: caller, project: project, database: database, method: method, path: w.path,
-                            resource: a.before, requestResource: a.after, query: nil, time: time, reader: reader))
+                            caller: caller, project: project, database: database, method: Self.method(of: w, before: a.before),
+                            path: w.path, resource: a.before, requestResource: a.after, query: nil, time: time, reader: reader))
                 }
+                if let failedPrecondition { throw failedPrecondition }
                 // Write-ahead: the journal takes the batch before anyone can see it (the lock is
                 // still held); if it cannot (a full disk), the undo below makes the commit never happen.
                 changed = applied.filter { $0.before != $0.after }
@@ -77,6 +86,18 @@ extension StoreService {
                 }
             }
             return CommitResult(writeResults: applied, commitTime: time)
+        }
+    }
+
+    /// The rules method a write is judged as: `delete`; `create` or `update` as its precondition
+    /// says (`exists: false` is a create even of a stored document, as production judges it);
+    /// otherwise by whether the document exists.
+    static func method(of w: StoreWrite, before: Document?) -> AccessMethod {
+        if case .delete = w.operation { return .delete }
+        switch w.precondition {
+        case .exists(false)?: return .create
+        case .exists(true)?: return .update
+        default: return before == nil ? .create : .update
         }
     }
 

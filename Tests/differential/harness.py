@@ -1,10 +1,13 @@
 """Differential harness: the same seeded operations against this emulator and Google's Firestore
 emulator (the Java one), through google-cloud-firestore over gRPC, answers compared after
 normalising what legitimately differs (times written by the server, transaction ids, tokens).
+Kinds of case: core (below), rules (rules_kind.py: a generated ruleset, requests under random
+auth) and listen (listen_kind.py: snapshot sequences; its docstring says what is compared and why).
 
-    Tests/differential/run.sh                      # CI budget: seed 27, 300 cases (about 40 s)
-    Tests/differential/run.sh --cases 100000       # long mode
-    Tests/differential/run.sh --seed 7 --case 123  # one case (what a failure prints)
+    Tests/differential/run.sh                      # CI budget: seed 27, 300 cases (50-80 s)
+    Tests/differential/run.sh --seed 1 --cases 2000  # long mode
+    Tests/differential/run.sh --kind rules --cases 500   # one kind
+    Tests/differential/run.sh --seed 7 --kind rules --case 123  # one case (what a failure prints)
 
 Exit status: 0 when every difference is one docs/differences.md keeps (KNOWN below), 1 otherwise,
 0 with one "skipped:" line when Java or Google's emulator is absent.
@@ -24,6 +27,8 @@ ROOT = HERE.parents[1]
 sys.path[:0] = [str(HERE), str(ROOT / "Tests" / "python")]
 
 from webchannel import google_emulator  # noqa: E402
+import listen_kind  # noqa: E402
+import rules_kind  # noqa: E402
 
 PROJECT = "demo-diff"
 
@@ -40,6 +45,7 @@ KNOWN = [
     # Messages naming the document: ours are production's ("Document already exists: projects/...",
     # "No document to update: projects/..."), Google's emulator names its internal entity.
     ("write", lambda o, g: o[0] == g[0] == "error" and o[1] == g[1] and ("entity already exists" in g[2] or "no entity to update" in g[2])),
+    ("rules", lambda o, g: o[0] == g[0] == "error" and o[1] == g[1] and ("entity already exists" in g[2] or "no entity to update" in g[2])),
 ]
 
 # The same, where the request decides (its description is the structured query's text form).
@@ -112,6 +118,7 @@ class Side:
     def __init__(self, name, host_port):
         from google.cloud import firestore
         self.name = name
+        self.host_port = host_port
         os.environ["FIRESTORE_EMULATOR_HOST"] = host_port
         self.client = firestore.Client(project=PROJECT)
 
@@ -226,6 +233,21 @@ def listen(col, limit, writes, now):
         watch.unsubscribe()
 
 
+# The default mix (`--kind all`): every case index runs a core case; these also run a rules and a
+# listen case (the CI budget: rules and listen cases cost more than a core case).
+RULES_EVERY = 3
+LISTEN_EVERY = 10
+
+
+def kinds_of(kind, case, single):
+    """The kinds case index `case` runs (a single reproduction with `all` runs every kind)."""
+    if kind != "all":
+        return [kind]
+    if single:
+        return ["core", "rules", "listen"]
+    return ["core"] + (["rules"] if case % RULES_EVERY == 0 else []) + (["listen"] if case % LISTEN_EVERY == 0 else [])
+
+
 def classify(kind, what, ours, google):
     """None when equal; 'known' when docs/differences.md keeps it; 'code' or 'message' or 'answer'."""
     if ours == google:
@@ -246,6 +268,10 @@ def main(argv=None):
     ap.add_argument("--cases", type=int, default=300)
     ap.add_argument("--seed", type=int, default=27)
     ap.add_argument("--case", type=int, help="run only this case (a reproduction)")
+    ap.add_argument("--kind", choices=["all", "core", "rules", "listen"], default="all",
+                    help="core: documents, queries, aggregations, writes; rules: a ruleset and requests under random auth; "
+                         f"listen: snapshot sequences; all (default): every case core, every {RULES_EVERY}th also rules, "
+                         f"every {LISTEN_EVERY}th also listen")
     ap.add_argument("--strict-messages", action="store_true", help="fail on error messages that differ, not only codes")
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args(argv)
@@ -262,28 +288,49 @@ def main(argv=None):
         cases = [args.case] if args.case is not None else range(args.cases)
         counts = {"cases": 0, "operations": 0, "known": 0, "message": 0, "code": 0, "answer": 0}
         failures = []
+        runners = {"core": run_case, "rules": lambda seed, case, sides, now: rules_kind.run_case(seed, case, sides, normalise, error, now),
+                   "listen": lambda seed, case, sides, now: listen_kind.run_case(seed, case, sides, normalise, error, now)}
+        per_kind = {k: {"cases": 0, "operations": 0, "seconds": 0.0} for k in runners}
+        decided = {"allowed": 0, "denied": 0, "other error": 0}  # rules requests, as Google's emulator answered
+        unsettled = {s.name: 0 for s in sides}  # listen steps a listener never caught up with (5 s)
         for case in cases:
-            try:
-                rows = run_case(args.seed, case, sides, now)
-            except Exception:  # noqa: BLE001 - a harness crash is a failing case too
-                failures.append((case, "harness", traceback.format_exc(limit=3)))
-                continue
-            counts["cases"] += 1
-            counts["operations"] += len(rows) * len(sides)
-            for step, kind, what, answers in rows:
-                c = classify(kind, what, answers["ours"], answers["google"])
-                if c is None:
+            for kind_name in kinds_of(args.kind, case, args.case is not None):
+                t0 = time.time()
+                try:
+                    rows = runners[kind_name](args.seed, case, sides, now)
+                except Exception:  # noqa: BLE001 - a harness crash is a failing case too
+                    failures.append((kind_name, case, "harness", traceback.format_exc(limit=3)))
                     continue
-                counts[c] += 1
-                if c == "known" or (c == "message" and not args.strict_messages):
-                    if args.verbose:
-                        print(f"[{c}] seed {args.seed} case {case} step {step} {what}: ours={answers['ours']!r} google={answers['google']!r}")
-                    continue
-                failures.append((case, f"step {step} {kind} ({what})", f"ours:   {answers['ours']!r}\n    google: {answers['google']!r}"))
-        for case, where, detail in failures:
-            print(f"DIFFERENCE seed {args.seed} case {case} {where}\n    {detail}")
-            print(f"  reproduce: Tests/differential/run.sh --seed {args.seed} --case {case} --verbose")
+                per_kind[kind_name]["seconds"] += time.time() - t0
+                per_kind[kind_name]["cases"] += 1
+                per_kind[kind_name]["operations"] += len(rows) * len(sides)
+                counts["cases"] += 1
+                counts["operations"] += len(rows) * len(sides)
+                for step, kind, what, answers in rows:
+                    if kind == "rules" and step > 0 and what != "final state":
+                        g = answers["google"]
+                        decided[("allowed" if g[0] == "ok" else "denied" if g[1] == "PermissionDenied" else "other error")] += 1
+                    if kind == "listen_seq" and what.startswith("step "):
+                        for side_name, a in answers.items():
+                            unsettled[side_name] += sum(1 for ok in a[1] if not ok)
+                    c = classify(kind, what, answers["ours"], answers["google"])
+                    if c is None:
+                        continue
+                    counts[c] += 1
+                    if c == "known" or (c == "message" and not args.strict_messages):
+                        if args.verbose:
+                            print(f"[{c}] seed {args.seed} {kind_name} case {case} step {step} {what}: ours={answers['ours']!r} google={answers['google']!r}")
+                        continue
+                    failures.append((kind_name, case, f"step {step} {kind} ({what})", f"ours:   {answers['ours']!r}\n    google: {answers['google']!r}"))
+        for kind_name, case, where, detail in failures:
+            print(f"DIFFERENCE seed {args.seed} {kind_name} case {case} {where}\n    {detail}")
+            print(f"  reproduce: Tests/differential/run.sh --seed {args.seed} --kind {kind_name} --case {case} --verbose")
         took = time.time() - started
+        for k, v in per_kind.items():
+            if v["cases"]:
+                extra = f" (requests: {decided['allowed']} allowed, {decided['denied']} denied, {decided['other error']} other errors)" if k == "rules" else (
+                    f" (listener steps that never settled: {unsettled})" if k == "listen" else "")
+                print(f"  {k}: {v['cases']} cases, {v['operations']} operations, {v['seconds']:.1f}s{extra}")
         print(f"differential: {counts['cases']} cases, {counts['operations']} operations, {len(failures)} failing, "
               f"{counts['known']} known (docs/differences.md), {counts['message']} message-only, "
               f"{counts['code']} code, {counts['answer']} answer differences, {took:.1f}s")
