@@ -29,6 +29,7 @@ sys.path[:0] = [str(HERE), str(ROOT / "Tests" / "python")]
 from webchannel import google_emulator  # noqa: E402
 import listen_kind  # noqa: E402
 import rules_kind  # noqa: E402
+from writes import apply_write  # noqa: E402
 
 PROJECT = "demo-diff"
 
@@ -183,19 +184,6 @@ def run_case(seed, case, sides, now):
     for row in zip(*(streams[n] for n in names)):
         out.append((row[0][0], row[0][1], row[0][2], {n: a[3] for n, a in zip(names, row)}))
     return out
-
-
-def apply_write(ref, kind, payload):
-    if kind == "set":
-        ref.set(payload)
-    elif kind == "merge":
-        ref.set(payload, merge=True)
-    elif kind == "create":
-        ref.create(payload)
-    elif kind == "update":
-        ref.update(payload)
-    else:
-        ref.delete()
 
 
 def listen(col, limit, writes, now):

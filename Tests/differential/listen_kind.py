@@ -20,6 +20,8 @@ What is compared, and why:
 import threading
 import time
 
+from writes import add_to_batch, apply_write
+
 FIELDS = ["a", "b"]
 VALUES = [0, 1, 2, 3, 5, 1.5, "x", "y", None, True]
 
@@ -69,35 +71,12 @@ def apply(client, col, writes):
     if len(writes) == 1:
         kind, did, payload = writes[0]
         ref = col.document(did)
-        write_one(ref, kind, payload)
+        apply_write(ref, kind, payload)
         return
     b = client.batch()
     for kind, did, payload in writes:
-        ref = col.document(did)
-        if kind == "set":
-            b.set(ref, payload)
-        elif kind == "merge":
-            b.set(ref, payload, merge=True)
-        elif kind == "create":
-            b.create(ref, payload)
-        elif kind == "update":
-            b.update(ref, payload)
-        else:
-            b.delete(ref)
+        add_to_batch(b, col.document(did), kind, payload)
     b.commit()
-
-
-def write_one(ref, kind, payload):
-    if kind == "set":
-        ref.set(payload)
-    elif kind == "merge":
-        ref.set(payload, merge=True)
-    elif kind == "create":
-        ref.create(payload)
-    elif kind == "update":
-        ref.update(payload)
-    else:
-        ref.delete()
 
 
 class Recorder:

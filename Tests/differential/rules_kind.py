@@ -21,6 +21,8 @@ import json
 import os
 import time
 
+from writes import add_to_batch, apply_write
+
 AUTHS = {
     "none": None,
     "alice": {},
@@ -299,32 +301,14 @@ def run_case(seed, case, sides, normalise, error, now):
                     def fn():
                         b = c.batch()
                         for k, path, payload in args:
-                            ref = c.document(path)
-                            if k == "create":
-                                b.create(ref, payload)
-                            elif k == "set":
-                                b.set(ref, payload)
-                            elif k == "update":
-                                b.update(ref, payload)
-                            else:
-                                b.delete(ref)
+                            add_to_batch(b, c.document(path), k, payload)
                         b.commit()
                         return [read(path) for _, path, _ in args]
                 else:
                     path, payload = args
 
                     def fn():
-                        ref = c.document(path)
-                        if kind == "create":
-                            ref.create(payload)
-                        elif kind == "set":
-                            ref.set(payload)
-                        elif kind == "merge":
-                            ref.set(payload, merge=True)
-                        elif kind == "update":
-                            ref.update(payload)
-                        else:
-                            ref.delete()
+                        apply_write(c.document(path), kind, payload)
                         return read(path)
                 answers.append((step, "rules", what, ans(fn)))
                 step += 1
