@@ -154,6 +154,9 @@ OTHER_ROUTES = [
     ("GET", ITK + "/v1/recaptchaParams?key=" + API_KEY),
     # The web UI's reads and actions (docs/admin-api.md, "For the UI").
     ("GET", "/emulator/v1/projects/{p}/summary"),
+    ("GET", "/emulator/v1/projects/{p}/pubsub"),
+    ("GET", "/emulator/v1/projects/{p}/pubsub/topics/nope/messages"),
+    ("GET", "/emulator/v1/projects/{p}/pubsub/topics/%00%FF/messages"),
     ("GET", "/emulator/v1/projects/{p}/databases/(default)/indexes:suggested"),
     ("GET", "/emulator/v1/projects/{p}/databases/(default)/indexes:suggested?missingOnly=%00"),
     ("GET", "/emulator/v1/projects/{p}/revision"),
