@@ -146,3 +146,25 @@ public struct ObjectMetadataPatch: Sendable, Equatable {
     /// No change.
     public init() {}
 }
+
+extension ObjectMetadata {
+    /// The optional content headers that are set, by the names every JSON form of an object uses
+    /// (`contentEncoding`, `contentDisposition`, `contentLanguage`, `cacheControl`), in that
+    /// order: one list for the journal record, the Firebase export and the JSON API.
+    public var contentHeaderFields: [(name: String, value: String)] {
+        let all: [(String, String?)] = [
+            ("contentEncoding", contentEncoding), ("contentDisposition", contentDisposition),
+            ("contentLanguage", contentLanguage), ("cacheControl", cacheControl),
+        ]
+        return all.compactMap { name, value in value.map { (name, $0) } }
+    }
+
+    /// Metadata whose content type and content headers are `json`'s string members of those names
+    /// (the journal record's and the Firebase export's form).
+    public init(headersFrom json: JSON, customTime: Timestamp?, custom: [String: String], acl: JSON?) {
+        self.init(
+            contentType: json["contentType"]?.stringValue, contentEncoding: json["contentEncoding"]?.stringValue,
+            contentDisposition: json["contentDisposition"]?.stringValue, contentLanguage: json["contentLanguage"]?.stringValue,
+            cacheControl: json["cacheControl"]?.stringValue, customTime: customTime, custom: custom, acl: acl)
+    }
+}

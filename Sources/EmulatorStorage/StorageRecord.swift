@@ -26,10 +26,7 @@ enum StorageRecord {
     static func object(_ o: StorageObject) -> JSON {
         var m: UTF8Dictionary<JSON> = [:]
         if let v = o.metadata.contentType { m["contentType"] = .string(v) }
-        if let v = o.metadata.contentEncoding { m["contentEncoding"] = .string(v) }
-        if let v = o.metadata.contentDisposition { m["contentDisposition"] = .string(v) }
-        if let v = o.metadata.contentLanguage { m["contentLanguage"] = .string(v) }
-        if let v = o.metadata.cacheControl { m["cacheControl"] = .string(v) }
+        for (name, value) in o.metadata.contentHeaderFields { m[name] = .string(value) }
         if let v = o.metadata.customTime { m["customTime"] = time(v) }
         if !o.metadata.custom.isEmpty { m["custom"] = .object(UTF8Dictionary(o.metadata.custom.mapValues { JSON.string($0) })) }
         if let acl = o.metadata.acl { m["acl"] = acl }
@@ -57,11 +54,7 @@ enum StorageRecord {
             guard let s = v.stringValue else { throw EmulatorError.invalidArgument("Custom metadata '\(k)' of \(name) is not a string.") }
             custom[k] = s
         }
-        let metadata = ObjectMetadata(
-            contentType: m["contentType"]?.stringValue, contentEncoding: m["contentEncoding"]?.stringValue,
-            contentDisposition: m["contentDisposition"]?.stringValue, contentLanguage: m["contentLanguage"]?.stringValue,
-            cacheControl: m["cacheControl"]?.stringValue, customTime: try m["customTime"].map(time),
-            custom: custom, acl: m["acl"])
+        let metadata = ObjectMetadata(headersFrom: m, customTime: try m["customTime"].map(time), custom: custom, acl: m["acl"])
         return StorageObject(
             bucket: bucket, name: name, generation: generation, metageneration: j["metageneration"]?.intValue ?? 1, metadata: metadata,
             downloadTokens: (j["downloadTokens"]?.arrayValue ?? []).compactMap(\.stringValue),

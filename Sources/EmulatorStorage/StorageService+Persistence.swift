@@ -77,10 +77,10 @@ extension StorageService: PersistentParticipant {
             s.storedBytes -= old.storedBytes
             return [old]
         case "clearBucket":
-            guard let name = entry["name"]?.stringValue, let old = s.buckets[name]?.objects else { return [] }
+            guard let name = entry["name"]?.stringValue, let old = s.buckets[name] else { return [] }
             s.buckets[name]?.objects = [:]
-            s.storedBytes -= old.values.reduce(0) { $0 + $1.size }
-            return [old]
+            s.storedBytes -= old.storedBytes
+            return [old.objects]
         case "replace":
             let buckets = try StorageRecord.buckets(entry["buckets"] ?? .array([]), blobs: adopt)
             return Self.replaceBuckets(&s, project, with: buckets)

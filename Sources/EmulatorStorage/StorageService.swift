@@ -85,7 +85,7 @@ public final class StorageService: ProjectStateParticipant, @unchecked Sendable 
     // MARK: - Shared helpers
 
     /// The project's clock reading.
-    func now(_ project: String) -> Timestamp { environments.environment(for: project).clock.now() }
+    public func now(_ project: String) -> Timestamp { environments.environment(for: project).clock.now() }
 
     /// A generation for a write at `time`: its microseconds, or one more than the last one.
     func nextGeneration(_ s: inout State, _ time: Timestamp) -> Int64 {

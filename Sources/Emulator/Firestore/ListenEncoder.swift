@@ -22,13 +22,12 @@ final class ListenEncoder: Sendable {
             return try ProtoJSON.encode(j, as: FirestoreSchemas.listenResponse)
         case .documentChange(let doc, let targets, let removed, let shared):
             // A stored version's bytes come from its own cache (`DocumentEncodings`), shared with
-            // GetDocument and every listener; a value without one is encoded here.
+            // GetDocument and every listener; a shared value without one from this encoder's
+            // cache; anything else is encoded fresh (`DocumentReply.protobuf` without a cache).
             let document =
-                doc.encodings != nil
-                ? try DocumentReply.protobuf(doc, DatabaseRef(project: project, database: database))
-                : shared
-                    ? try sharedDocument(doc, project: project, database: database)
-                    : try ProtoJSON.encode(doc.json(project: project, database: database), as: FirestoreSchemas.document)
+                shared && doc.encodings == nil
+                ? try sharedDocument(doc, project: project, database: database)
+                : try DocumentReply.protobuf(doc, DatabaseRef(project: project, database: database))
             // DocumentChange {document = 1, target_ids = 5 (packed), removed_target_ids = 6 (packed)}
             var change: [UInt8] = []
             change.reserveCapacity(document.count + 16 + 5 * (targets.count + removed.count))

@@ -65,10 +65,7 @@ enum FirebaseStorageExport {
             "md5Hash": .string(o.md5Base64), "crc32c": .string(String(o.blob.crc32c)), "etag": .string(o.etag),
             "downloadTokens": .array(o.downloadTokens.map { .string($0) }),
         ]
-        if let v = o.metadata.contentEncoding { m["contentEncoding"] = .string(v) }
-        if let v = o.metadata.contentDisposition { m["contentDisposition"] = .string(v) }
-        if let v = o.metadata.contentLanguage { m["contentLanguage"] = .string(v) }
-        if let v = o.metadata.cacheControl { m["cacheControl"] = .string(v) }
+        for (name, value) in o.metadata.contentHeaderFields { m[name] = .string(value) }
         if let v = o.metadata.customTime { m["customTime"] = .string(v.rfc3339()) }
         if !o.metadata.custom.isEmpty { m["customMetadata"] = .object(UTF8Dictionary(o.metadata.custom.mapValues { JSON.string($0) })) }
         if let acl = o.metadata.acl { m["acl"] = acl }
@@ -134,7 +131,8 @@ enum FirebaseStorageExport {
             try StorageNames.validateBucket(name)
             buckets[name] = BucketState(
                 bucket: StorageBucket(
-                    name: name, project: project, timeCreated: WallClock().now(), location: location ?? "US", storageClass: storageClass ?? "STANDARD"
+                    name: name, project: project, timeCreated: storage.now(project), location: location ?? "US",
+                    storageClass: storageClass ?? "STANDARD"
                 ))
         }
         if let data = FileManager.default.contents(atPath: root + "/buckets.json") {
@@ -174,7 +172,7 @@ enum FirebaseStorageExport {
             }
             try ensure(bucket, project)
             let blob = try copyIn(blobPath, storage: storage)
-            buckets[bucket]?.objects[name] = try object(meta, bucket: bucket, name: name, blob: blob, file: metaPath)
+            buckets[bucket]?.objects[name] = object(meta, bucket: bucket, name: name, blob: blob, now: storage.now(project))
         }
         var byProject: [String: [String: BucketState]] = [:]
         for (name, b) in buckets where only == nil || b.bucket.project == only {
@@ -241,8 +239,9 @@ enum FirebaseStorageExport {
     }
 
     /// An object from Firebase's metadata JSON (tokens as an array or a comma-separated string,
-    /// or in `customMetadata.firebaseStorageDownloadTokens`; hashes are recomputed from the bytes).
-    static func object(_ m: JSON, bucket: String, name: String, blob: Blob, file: String) throws -> StorageObject {
+    /// or in `customMetadata.firebaseStorageDownloadTokens`; hashes are recomputed from the bytes);
+    /// `now` (the project's clock) stands in for a missing `timeCreated`.
+    static func object(_ m: JSON, bucket: String, name: String, blob: Blob, now: Timestamp) -> StorageObject {
         func time(_ key: String) -> Timestamp? { m[key]?.stringValue.flatMap { Timestamp(rfc3339: $0) } }
         var custom: [String: String] = [:]
         for (k, v) in m["customMetadata"]?.objectValue ?? [:] {
@@ -261,11 +260,8 @@ enum FirebaseStorageExport {
         if let t = custom.removeValue(forKey: "firebaseStorageDownloadTokens") {
             for token in t.split(separator: ",").map(String.init) where !tokens.contains(token) { tokens.append(token) }
         }
-        let created = time("timeCreated") ?? WallClock().now()
-        let metadata = ObjectMetadata(
-            contentType: m["contentType"]?.stringValue, contentEncoding: m["contentEncoding"]?.stringValue,
-            contentDisposition: m["contentDisposition"]?.stringValue, contentLanguage: m["contentLanguage"]?.stringValue,
-            cacheControl: m["cacheControl"]?.stringValue, customTime: time("customTime"), custom: custom, acl: m["acl"])
+        let created = time("timeCreated") ?? now
+        let metadata = ObjectMetadata(headersFrom: m, customTime: time("customTime"), custom: custom, acl: m["acl"])
         return StorageObject(
             bucket: bucket, name: name, generation: m["generation"]?.intValue ?? created.microseconds,
             metageneration: max(1, m["metageneration"]?.intValue ?? 1), metadata: metadata, downloadTokens: tokens,

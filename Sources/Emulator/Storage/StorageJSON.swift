@@ -45,10 +45,7 @@ enum StorageJSON {
             "timeStorageClassUpdated": .string(o.timeCreated.rfc3339(fractionDigits: 3)),
             "timeFinalized": .string(o.timeCreated.rfc3339(fractionDigits: 3)),
         ]
-        if let v = o.metadata.contentEncoding { j["contentEncoding"] = .string(v) }
-        if let v = o.metadata.contentDisposition { j["contentDisposition"] = .string(v) }
-        if let v = o.metadata.contentLanguage { j["contentLanguage"] = .string(v) }
-        if let v = o.metadata.cacheControl { j["cacheControl"] = .string(v) }
+        for (name, value) in o.metadata.contentHeaderFields { j[name] = .string(value) }
         if let v = o.metadata.customTime { j["customTime"] = .string(v.rfc3339(fractionDigits: 3)) }
         var custom = o.metadata.custom.mapValues { JSON.string($0) }
         if !o.downloadTokens.isEmpty { custom[tokensKey] = .string(o.downloadTokens.joined(separator: ",")) }

@@ -47,16 +47,16 @@
 
   // ---- API: the UI's header on every call; admin token for the control plane, owner for client APIs ----
   UI.token = () => sessionStorage.getItem('emulatorAdminToken') || '';
-  UI.api = async function (method, path, body, opts) {
-    const headers = { 'X-Emulator-UI': '1' };
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const parse = (text) => { try { return text ? JSON.parse(text) : null; } catch (e) { return text; } };
+  /** One request with the UI's headers; resolves to the Response when it is ok, else throws an Error
+   * with the server's message (`status`, `data`). Bodies of any kind (uploads are not JSON). */
+  UI.send = async function (method, path, body, extraHeaders, signal) {
+    const headers = Object.assign({ 'X-Emulator-UI': '1' }, extraHeaders || {});
     if (path.startsWith('/emulator/')) { if (UI.token()) headers.Authorization = 'Bearer ' + UI.token(); }
     else headers.Authorization = 'Bearer owner';
-    const r = await fetch(path, { method, headers, cache: 'no-store', body: body === undefined ? undefined : JSON.stringify(body), signal: opts && opts.signal });
-    const text = await r.text();
-    let data = null;
-    try { data = text ? JSON.parse(text) : null; } catch (e) { data = text; }
+    const r = await fetch(path, { method, headers, cache: 'no-store', body, signal });
     if (!r.ok) {
+      const data = parse(await r.text());
       const msg = (data && data.error && data.error.message) || (typeof data === 'string' && data) || r.status + ' ' + r.statusText;
       const err = new Error(msg);
       err.status = r.status;
@@ -64,7 +64,13 @@
       if (r.status === 401 && path.startsWith('/emulator/')) UI.askToken(msg);
       throw err;
     }
-    return data;
+    return r;
+  };
+  /** A JSON request: the body is sent as JSON, the answer parsed (text when it is not JSON). */
+  UI.api = async function (method, path, body, opts) {
+    const json = body !== undefined;
+    const r = await UI.send(method, path, json ? JSON.stringify(body) : undefined, json ? { 'Content-Type': 'application/json' } : undefined, opts && opts.signal);
+    return parse(await r.text());
   };
   UI.get = (path) => UI.api('GET', path);
 

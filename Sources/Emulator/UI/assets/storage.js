@@ -24,24 +24,14 @@
     return n.toFixed(n < 10 ? 1 : 0) + ' ' + units[i];
   }
 
-  /** Bytes with the owner's credentials (downloads, previews, uploads are not JSON). */
-  async function raw(method, path, body, headers) {
-    const r = await fetch(path, { method, body, cache: 'no-store', headers: Object.assign({ 'X-Emulator-UI': '1', Authorization: 'Bearer owner' }, headers || {}) });
-    if (!r.ok) {
-      let msg = r.status + ' ' + r.statusText;
-      try { const j = await r.json(); msg = (j.error && j.error.message) || msg; } catch (e) { /* not JSON */ }
-      throw new Error(msg);
-    }
-    return r;
-  }
 
   async function upload(bucket, name, file) {
-    const r = await raw('POST', v0(bucket) + '?name=' + UI.enc(name), file, { 'Content-Type': file.type || 'application/octet-stream' });
+    const r = await UI.send('POST', v0(bucket) + '?name=' + UI.enc(name), file, { 'Content-Type': file.type || 'application/octet-stream' });
     return r.json();
   }
 
   async function download(bucket, o) {
-    const blob = await (await raw('GET', v0(bucket, o.name) + '?alt=media')).blob();
+    const blob = await (await UI.send('GET', v0(bucket, o.name) + '?alt=media')).blob();
     const url = URL.createObjectURL(blob);
     const a = h('a', { href: url, download: baseName(o.name), hidden: true });
     document.body.append(a);
@@ -59,14 +49,14 @@
     const type = o.contentType || '';
     const box = h('div.preview-box', { 'aria-label': 'Preview' });
     if (/^image\//.test(type)) {
-      raw('GET', v0(bucket, o.name) + '?alt=media').then((r) => r.blob()).then((b) => {
+      UI.send('GET', v0(bucket, o.name) + '?alt=media').then((r) => r.blob()).then((b) => {
         if (!ctx.alive) return;
         const url = URL.createObjectURL(b);
         ctx.onStop(() => URL.revokeObjectURL(url));
         box.replaceChildren(h('img.preview', { src: url, alt: 'Preview of ' + o.name }));
       }).catch((e) => box.replaceChildren(UI.errorBox(e)));
     } else if (isText(type)) {
-      raw('GET', v0(bucket, o.name) + '?alt=media', undefined, { Range: 'bytes=0-' + (PREVIEW_BYTES - 1) }).then((r) => r.text()).then((t) => {
+      UI.send('GET', v0(bucket, o.name) + '?alt=media', undefined, { Range: 'bytes=0-' + (PREVIEW_BYTES - 1) }).then((r) => r.text()).then((t) => {
         const more = Number(o.size) > PREVIEW_BYTES ? h('p.muted.small', { text: 'The first ' + size(PREVIEW_BYTES) + ' of ' + size(o.size) + '.' }) : null;
         box.replaceChildren(h('pre.text-preview', { text: t }), more);
       }).catch((e) => box.replaceChildren(UI.errorBox(e)));
