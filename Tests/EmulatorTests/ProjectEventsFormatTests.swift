@@ -27,6 +27,19 @@ import Testing
         #expect(s.revisions.revision(of: "demo-project") == revision + 2)  // what the UI polls without a stream
     }
 
+    /// A browser that never reads its event stream holds at most the queue's bound of small
+    /// events: a queued Storage event names the object, it does not keep the object (whose
+    /// `Blob` would keep a deleted object's file on disk, and whose metadata would cost memory).
+    @Test func aQueuedStorageEventDoesNotKeepTheObjectsBytes() throws {
+        let s = try EmulatorServices(config: EmulatorConfig(), logger: NullLogSink())
+        let unread = ProjectFeedQueue()
+        s.storageFeed.subscribe(project: "demo-project", unread)
+        defer { s.storageFeed.unsubscribe(unread) }
+        _ = try s.storage.store(bytes: [1, 2, 3], as: .init(bucket: "demo-project.appspot.com", name: "gone.txt"), caller: .admin)
+        try s.storage.delete(bucket: "demo-project.appspot.com", name: "gone.txt", caller: .admin)
+        #expect(s.storageBlobs.blobIds.isEmpty)
+    }
+
     @Test func storageChangesAreMergedPerBucket() throws {
         let s = try EmulatorServices(config: EmulatorConfig(), logger: NullLogSink())
         let t = Timestamp(seconds: 1_800_000_000)
