@@ -40,6 +40,31 @@ import Testing
         #expect(s.storageBlobs.blobIds.isEmpty)
     }
 
+    /// A stream that is not read costs one merged event per database and bucket, each with at
+    /// most 201 names, however many changes arrive.
+    @Test func anUnreadQueueKeepsOneBoundedEventPerDatabaseAndBucket() async throws {
+        let queue = ProjectFeedQueue()
+        let s = try EmulatorServices(config: EmulatorConfig(), logger: NullLogSink())
+        let t = Timestamp(seconds: 1_800_000_000)
+        let x = try s.storage.store(bytes: [1], as: .init(bucket: "demo-project.appspot.com", name: "x"), caller: .admin)
+        for i in 0..<1_000 {
+            queue.storeChanged(StoreFeedEvent(project: "p", database: "(default)", time: t, paths: ["c/\(i)", "c/0"], replaced: false))
+            var o = x
+            o.name = "o\(i)"
+            queue.storageChanged(StorageChange(project: "p", bucket: "b", kind: .finalized, object: o, previous: nil, caller: nil, time: t))
+        }
+        let events = try #require(await queue.next(timeout: 1))
+        #expect(events.count == 2)
+        for e in events {
+            switch e {
+            case .store(let d): #expect(d.paths.count == ProjectFeedQueue.maxNames + 1 && d.paths.prefix(2) == ["c/0", "c/1"])
+            case .storage(let b): #expect(b.names.count == ProjectFeedQueue.maxNames + 1 && b.names.first == "o0")
+            }
+        }
+        let text = String(decoding: ProjectEventsRoutes.format(events), as: UTF8.self)
+        #expect(text.contains("\"more\":true"))
+    }
+
     @Test func storageChangesAreMergedPerBucket() throws {
         let s = try EmulatorServices(config: EmulatorConfig(), logger: NullLogSink())
         let t = Timestamp(seconds: 1_800_000_000)
@@ -48,9 +73,9 @@ import Testing
         }
         let x = try object("x"), y = try object("y")
         let events: [ProjectFeedEvent] = [
-            .storage(StorageChange(project: "p", bucket: "b", kind: .finalized, object: x, previous: nil, caller: nil, time: t)),
-            .storage(StorageChange(project: "p", bucket: "b", kind: .deleted, object: nil, previous: y, caller: nil, time: t)),
-            .storage(StorageChange(project: "p", bucket: "b", kind: .finalized, object: x, previous: nil, caller: nil, time: t)),
+            .storage(StorageFeedEvent(StorageChange(project: "p", bucket: "b", kind: .finalized, object: x, previous: nil, caller: nil, time: t))),
+            .storage(StorageFeedEvent(StorageChange(project: "p", bucket: "b", kind: .deleted, object: nil, previous: y, caller: nil, time: t))),
+            .storage(StorageFeedEvent(StorageChange(project: "p", bucket: "b", kind: .finalized, object: x, previous: nil, caller: nil, time: t))),
             .store(StoreFeedEvent(project: "p", database: "(default)", time: t, paths: ["c/d"], replaced: false)),
         ]
         let text = String(decoding: ProjectEventsRoutes.format(events), as: UTF8.self)

@@ -63,8 +63,8 @@ enum ProjectEventsRoutes {
             case .storage(let c):
                 var entry = byBucket[c.bucket] ?? (c.time, [], [])
                 entry.time = max(entry.time, c.time)
-                if let name = (c.object ?? c.previous)?.name { entry.names.append(name) }
-                entry.kinds.insert(c.kind.rawValue)
+                entry.names.append(contentsOf: c.names)
+                entry.kinds.formUnion(c.kinds)
                 byBucket[c.bucket] = entry
             }
         }
@@ -104,30 +104,124 @@ enum ProjectEventsRoutes {
 enum ProjectFeedEvent: Sendable {
     /// A store commit or replacement.
     case store(StoreFeedEvent)
-    /// A committed Storage change.
-    case storage(StorageChange)
+    /// A committed Storage change, as the stream reports it.
+    case storage(StorageFeedEvent)
+}
+
+/// What the event stream says of Storage changes in one bucket: the object names, kinds and the
+/// latest time. Queues keep this, never the changes' objects: an object holds its `Blob`, and a
+/// queue a browser does not read would keep a deleted object's file on disk and its metadata in
+/// memory.
+struct StorageFeedEvent: Sendable {
+    /// The bucket.
+    var bucket: String
+    /// The objects' names, first seen first (none for a bucket-level change).
+    var names: [String]
+    /// The changes' kinds (`StorageChange.Kind` raw values).
+    var kinds: Set<String>
+    /// When the latest happened.
+    var time: Timestamp
+
+    /// The event for `change`.
+    init(_ change: StorageChange) {
+        bucket = change.bucket
+        names = ((change.object ?? change.previous)?.name).map { [$0] } ?? []
+        kinds = [change.kind.rawValue]
+        time = change.time
+    }
 }
 
 /// A feed subscriber's queue: the store and Storage append inside their locks, the event stream
-/// takes batches. State behind a `Mutex`; a bounded queue (a browser that stops reading only loses
-/// detail: the queue keeps the newest events).
+/// takes batches. State behind a `Mutex`. Bounded whatever the writers do while the stream is not
+/// read: events wait merged, one per database and one per bucket (what `format` sends anyway),
+/// each keeping at most `maxNames` + 1 distinct paths or names (the stream lists 200 and says
+/// `more`), and at most `maxKeys` of them (the oldest go first).
 final class ProjectFeedQueue: StoreFeedSink, StorageFeedSink, @unchecked Sendable {
-    private let state = Mutex<(events: [ProjectFeedEvent], waiter: CheckedContinuation<Void, Never>?)>(([], nil))
+    private struct State {
+        var events: [ProjectFeedEvent] = []
+        /// Where the waiting event of a database ("d" + name) or bucket ("b" + name) is in `events`.
+        var index: [String: Int] = [:]
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    /// Paths or names one waiting event lists at most, beyond the 200 the stream sends.
+    static let maxNames = 200
+    /// Databases and buckets with waiting events at most.
+    static let maxKeys = 10_000
+
+    private let state = Mutex(State())
 
     /// Queues one store change (called inside the store's lock).
     func storeChanged(_ event: StoreFeedEvent) { enqueue(.store(event)) }
 
     /// Queues one Storage change (called inside Storage's lock).
-    func storageChanged(_ change: StorageChange) { enqueue(.storage(change)) }
+    func storageChanged(_ change: StorageChange) { enqueue(.storage(StorageFeedEvent(change))) }
 
     private func enqueue(_ event: ProjectFeedEvent) {
         let w = state.withLock { s -> CheckedContinuation<Void, Never>? in
-            s.events.append(event)
-            if s.events.count > 10_000 { s.events.removeFirst(s.events.count - 10_000) }
+            Self.merge(event, into: &s)
             defer { s.waiter = nil }
             return s.waiter
         }
         w?.resume()
+    }
+
+    /// Merges `event` into the waiting one of its database or bucket, or queues it.
+    private static func merge(_ event: ProjectFeedEvent, into s: inout State) {
+        let key = Self.key(event)
+        guard let i = s.index[key] else {
+            if s.events.count >= maxKeys {
+                s.events.removeFirst()
+                s.index = [:]
+                for (n, e) in s.events.enumerated() { s.index[Self.key(e)] = n }
+            }
+            s.index[key] = s.events.count
+            s.events.append(capped(event))
+            return
+        }
+        switch (s.events[i], event) {
+        case (.store(var old), .store(let new)):
+            old.time = max(old.time, new.time)
+            old.replaced = old.replaced || new.replaced
+            if old.paths.count <= maxNames { old.paths = distinct(old.paths + new.paths) }
+            s.events[i] = .store(old)
+        case (.storage(var old), .storage(let new)):
+            old.time = max(old.time, new.time)
+            old.kinds.formUnion(new.kinds)
+            if old.names.count <= maxNames { old.names = distinct(old.names + new.names) }
+            s.events[i] = .storage(old)
+        default:
+            break  // keys differ by kind: cannot happen
+        }
+    }
+
+    private static func key(_ e: ProjectFeedEvent) -> String {
+        switch e {
+        case .store(let s): "d" + s.database
+        case .storage(let s): "b" + s.bucket
+        }
+    }
+
+    private static func capped(_ e: ProjectFeedEvent) -> ProjectFeedEvent {
+        switch e {
+        case .store(var s):
+            s.paths = distinct(s.paths)
+            return .store(s)
+        case .storage(var s):
+            s.names = distinct(s.names)
+            return .storage(s)
+        }
+    }
+
+    /// The first `maxNames` + 1 distinct items, in order.
+    private static func distinct(_ items: [String]) -> [String] {
+        var seen = Set<String>()
+        var out: [String] = []
+        for x in items where seen.insert(x).inserted {
+            out.append(x)
+            if out.count > maxNames { break }
+        }
+        return out
     }
 
     /// Waits up to `timeout` seconds: the queued events (empty after a timeout), or nil when the
@@ -152,7 +246,10 @@ final class ProjectFeedQueue: StoreFeedSink, StorageFeedSink, @unchecked Sendabl
         }
         if Task.isCancelled { return nil }
         return state.withLock { s in
-            defer { s.events = [] }
+            defer {
+                s.events = []
+                s.index = [:]
+            }
             return s.events
         }
     }
