@@ -16,6 +16,18 @@ extension EventLoop {
     static let minAcceptBackoff: UInt64 = 50_000_000
     /// The longest pause.
     static let maxAcceptBackoff: UInt64 = 1_000_000_000
+    /// Descriptors never handed to peers: the process's own files, pipes and the runtime need
+    /// some at any moment (libdispatch's thread-pool monitor opens `/proc` files and stops the
+    /// process when it cannot), so accepting pauses this far below the open-file limit, as it
+    /// does when `accept` itself fails.
+    static let reservedDescriptors = 16
+    /// The lowest descriptor number at which accepting pauses (the open-file limit minus the
+    /// reserve; descriptors are handed out lowest first, so a number this high means few are left).
+    static let acceptCeiling: Int32 = {
+        var lim = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &lim) == 0 else { return Int32.max }
+        return Int32(clamping: Int(clamping: lim.rlim_cur) - reservedDescriptors)
+    }()
 
     /// The cap in force: the configured one as is, else the default lowered to three quarters
     /// of the open-file limit minus a few for the process's own files.
@@ -47,6 +59,9 @@ extension EventLoop {
                 refuse(fd)
                 continue
             }
+            // Near the open-file limit: this connection is served, the next ones wait in the
+            // backlog until descriptors are free again (the reserve stays the process's own).
+            let nearLimit = fd >= Self.acceptCeiling
             var one: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             let c = Connection(
@@ -59,6 +74,10 @@ extension EventLoop {
             connections[fd] = c
             c.events = cepoll_in | cepoll_rdhup
             register(fd, events: c.events)
+            if nearLimit {
+                pauseAccepting()
+                return
+            }
         }
     }
 
