@@ -66,6 +66,9 @@ print(f"{time.perf_counter()-t:.2f}")') s."
   "$PYTHON" bench/control_plane.py
   echo "== throughput, latency, memory, scaling, moto" >&2
   "$PYTHON" bench/bench.py
+  echo "== ours beside Google's Firestore emulator (where installed), nginx's constant 200 as the ceiling" >&2
+  echo
+  "$PYTHON" bench/google_peer.py
   echo "== gRPC: GetDocument (h2load) against REST (wrk), a 10 MB RunQuery, idle HTTP/2 connections" >&2
   echo
   echo "Firestore over gRPC (HTTP/2), against REST in the same run:"
