@@ -33,10 +33,12 @@ public struct UTF8Dictionary<Value> {
         storage = s
     }
 
-    /// The member named `key` (byte-wise).
+    /// The member named `key` (byte-wise). Mutations go through `_modify`, so `d[k]?.edit()` and
+    /// `d[a]?[b] = v` edit the member in place instead of copying it (and every dictionary nested in
+    /// it) out and back.
     @inlinable public subscript(key: String) -> Value? {
         get { storage[UTF8Key(key)] }
-        set { storage[UTF8Key(key)] = newValue }
+        _modify { yield &storage[UTF8Key(key)] }
     }
 
     /// The member named `key`, or `defaultValue` (which a mutation then stores).
