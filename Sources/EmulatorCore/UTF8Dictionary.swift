@@ -33,10 +33,14 @@ public struct UTF8Dictionary<Value> {
         storage = s
     }
 
-    /// The member named `key` (byte-wise).
+    /// The member named `key` (byte-wise). Mutated in place (`_modify`): an optional-chained
+    /// edit of a nested member (`index[a]?[b]?.remove(x)`) must not copy the dictionaries it
+    /// passes through, which a plain get/set pair does (the store's equality index paid a copy of
+    /// a whole field's index on every write).
     @inlinable public subscript(key: String) -> Value? {
         get { storage[UTF8Key(key)] }
         set { storage[UTF8Key(key)] = newValue }
+        _modify { yield &storage[UTF8Key(key)] }
     }
 
     /// The member named `key`, or `defaultValue` (which a mutation then stores).

@@ -24,12 +24,17 @@ public enum DocumentName {
     }
 
     /// Splits a full name into (project, database, relative path); nil when it is not one.
+    /// Every write's name comes through here, so the segments stay slices of `name`'s bytes and
+    /// only the three parts become strings.
     public static func parse(_ name: String) -> (project: String, database: String, path: String)? {
-        let s = segments(name)
-        guard s.count >= 5, s[0] == "projects", s[2] == "databases", s[4] == "documents", !s[1].isEmpty, !s[3].isEmpty else { return nil }
-        let rest = s.dropFirst(5)
-        guard !rest.contains(where: \.isEmpty) else { return nil }
-        return (s[1], s[3], rest.joined(separator: "/"))
+        let u = name.utf8
+        let s = u.split(separator: slash, omittingEmptySubsequences: false)
+        guard s.count >= 5, s[0].elementsEqual("projects".utf8), s[2].elementsEqual("databases".utf8), s[4].elementsEqual("documents".utf8),
+            !s[1].isEmpty, !s[3].isEmpty
+        else { return nil }
+        guard !s.dropFirst(5).contains(where: \.isEmpty) else { return nil }
+        let path = s.count > 5 ? String(decoding: u[s[5].startIndex...], as: UTF8.self) : ""
+        return (String(decoding: s[1], as: UTF8.self), String(decoding: s[3], as: UTF8.self), path)
     }
 
     /// True for a well-formed reference to a document (even number of path segments).
