@@ -20,5 +20,33 @@ import Testing
         #expect(parsed("project/p/databases/db/documents/c/d") == nil)
         #expect(parsed("projects/p/databases/db") == nil)
         #expect(parsed("") == nil)
+        #expect(parsed("projects/p/databases/db/documents/c/") == nil)
+        #expect(parsed("projects/p/databases/db/documents//c") == nil)
+        #expect(parsed("projects/p/databases/db/documents/c") == "p|db|c")
+        #expect(parsed("projects/p/") == nil)
+        #expect(parsed("/projects/p/databases/db/documents") == nil)
+    }
+
+    /// Names put together from awkward pieces parse exactly as splitting on `/` does (the
+    /// reference below: five leading segments, then no empty segment).
+    @Test func parsingMatchesSplittingOnSlashes() {
+        func reference(_ name: String) -> String? {
+            let s = DocumentName.segments(name)
+            guard s.count >= 5, s[0] == "projects", s[2] == "databases", s[4] == "documents", !s[1].isEmpty, !s[3].isEmpty else { return nil }
+            let rest = s.dropFirst(5)
+            guard !rest.contains(where: \.isEmpty) else { return nil }
+            return "\(s[1])|\(s[3])|\(rest.joined(separator: "/"))"
+        }
+        let pieces = ["projects", "databases", "documents", "p", "(default)", "", "/", "c", "d", "\u{301}", "é", "documentsX", "//"]
+        let g = IDGenerator(seed: 5)
+        for _ in 0..<5000 {
+            var name = ""
+            for k in 0..<Int(g.next(below: 9)) {
+                if k > 0 || g.next(below: 4) == 0 { name += "/" }
+                name += pieces[Int(g.next(below: UInt64(pieces.count)))]
+            }
+            if g.next(below: 2) == 0 { name = "projects/p/databases/(default)/documents" + (name.isEmpty ? "" : "/" + name) }
+            #expect(DocumentName.parse(name).map { "\($0.project)|\($0.database)|\($0.path)" } == reference(name), "\(name)")
+        }
     }
 }
