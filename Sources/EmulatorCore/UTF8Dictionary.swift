@@ -33,13 +33,11 @@ public struct UTF8Dictionary<Value> {
         storage = s
     }
 
-    /// The member named `key` (byte-wise). Mutated in place (`_modify`): an optional-chained
-    /// edit of a nested member (`index[a]?[b]?.remove(x)`) must not copy the dictionaries it
-    /// passes through, which a plain get/set pair does (the store's equality index paid a copy of
-    /// a whole field's index on every write).
+    /// The member named `key` (byte-wise). Mutations go through `_modify`, so `d[k]?.edit()` and
+    /// `d[a]?[b] = v` edit the member in place instead of copying it (and every dictionary nested in
+    /// it) out and back.
     @inlinable public subscript(key: String) -> Value? {
         get { storage[UTF8Key(key)] }
-        set { storage[UTF8Key(key)] = newValue }
         _modify { yield &storage[UTF8Key(key)] }
     }
 
