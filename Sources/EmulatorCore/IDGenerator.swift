@@ -17,19 +17,7 @@ public final class IDGenerator: Sendable {
 
     /// A uniformly random 64-bit value.
     public func next() -> UInt64 {
-        state.withLock { s -> UInt64 in
-            guard var x = s else {
-                var g = SystemRandomNumberGenerator()
-                return g.next()
-            }
-            // SplitMix64 (public domain).
-            x &+= 0x9E37_79B9_7F4A_7C15
-            s = x
-            var z = x
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        state.withLock { Self.splitMix(&$0) }
     }
 
     /// A uniform integer in `0..<bound`, without modulo bias; 0 when `bound` is 0.
@@ -43,12 +31,68 @@ public final class IDGenerator: Sendable {
     }
 
     /// `length` characters drawn uniformly from `alphabet`.
+    ///
+    /// Seeded, the characters are the ones `next(below:)` picks one after another (a seeded
+    /// sequence never changes). Unseeded, an alphabet of printable ASCII takes its characters from
+    /// the bytes of a few system random values (rejection-sampled, so still uniform): one system
+    /// call per eight characters rather than one per character (this runs on every generated
+    /// document id).
     public func string(length: Int, alphabet: String) -> String {
-        let chars = Array(alphabet)
-        var out = ""
-        out.reserveCapacity(length)
-        for _ in 0..<length { out.append(chars[Int(next(below: UInt64(chars.count)))]) }
-        return out
+        guard length > 0 else { return "" }
+        let ascii = Array(alphabet.utf8)
+        guard !ascii.isEmpty, ascii.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
+            // Anything else goes by Characters (a byte is not a character there).
+            let chars = Array(alphabet)
+            var out = ""
+            out.reserveCapacity(length)
+            for _ in 0..<length { out.append(chars[Int(next(below: UInt64(chars.count)))]) }
+            return out
+        }
+        let picks: [UInt8] = state.withLock { s in
+            var out = [UInt8]()
+            out.reserveCapacity(length)
+            if s != nil {
+                for _ in 0..<length { out.append(ascii[Int(Self.draw(&s, below: UInt64(ascii.count)))]) }
+                return out
+            }
+            // Bytes below the largest multiple of the alphabet's size map uniformly onto it.
+            let limit = 256 - 256 % ascii.count
+            var g = SystemRandomNumberGenerator()
+            while out.count < length {
+                var v: UInt64 = g.next()
+                for _ in 0..<8 where out.count < length {
+                    let b = Int(v & 0xFF)
+                    v >>= 8
+                    if b < limit { out.append(ascii[b % ascii.count]) }
+                }
+            }
+            return out
+        }
+        return String(decoding: picks, as: UTF8.self)
+    }
+
+    /// `next(below:)` on a seeded state already locked: the same values in the same order.
+    private static func draw(_ s: inout UInt64?, below bound: UInt64) -> UInt64 {
+        let limit = UInt64.max - UInt64.max % bound
+        while true {
+            let v = splitMix(&s)
+            if v < limit { return v % bound }
+        }
+    }
+
+    /// One SplitMix64 step of a seeded state (the system generator when unseeded).
+    private static func splitMix(_ s: inout UInt64?) -> UInt64 {
+        guard var x = s else {
+            var g = SystemRandomNumberGenerator()
+            return g.next()
+        }
+        // SplitMix64 (public domain).
+        x &+= 0x9E37_79B9_7F4A_7C15
+        s = x
+        var z = x
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 
     /// Letters and digits, the alphabet of Firestore auto ids and Firebase uids.

@@ -5,6 +5,9 @@ extension Timestamp {
         let (y, mo, d) = Timestamp.civilFromDays(floorDiv(seconds, 86_400))
         let secOfDay = seconds - floorDiv(seconds, 86_400) * 86_400
         let h = secOfDay / 3600, mi = secOfDay % 3600 / 60, s = secOfDay % 60
+        if (0...9999).contains(y), (0..<1_000_000_000).contains(nanos), (fractionDigits ?? 0) >= 0 {
+            return Self.rfc3339Bytes(y, mo, d, h, mi, s, nanos: nanos, fractionDigits: fractionDigits)
+        }
         var out = "\(pad(y, 4))-\(pad(mo, 2))-\(pad(d, 2))T\(pad(h, 2)):\(pad(mi, 2)):\(pad(s, 2))"
         let digits: Int
         if let fractionDigits {
@@ -23,6 +26,58 @@ extension Timestamp {
             out += "." + frac
         }
         return out + "Z"
+    }
+
+    /// `rfc3339` of a time in years 0–9999 with nanoseconds in range, written as bytes into one
+    /// string (every write answers several of these; the general path below builds a string
+    /// per component). The same text: four-digit year, two-digit fields, 0, 3, 6 or 9 fraction
+    /// digits (or exactly `fractionDigits`, at most 9), `Z`.
+    private static func rfc3339Bytes(
+        _ y: Int64, _ mo: Int64, _ d: Int64, _ h: Int64, _ mi: Int64, _ s: Int64, nanos: Int32, fractionDigits: Int?
+    ) -> String {
+        let digits: Int
+        if let fractionDigits {
+            digits = min(fractionDigits, 9)
+        } else if nanos == 0 {
+            digits = 0
+        } else if nanos % 1_000_000 == 0 {
+            digits = 3
+        } else if nanos % 1000 == 0 {
+            digits = 6
+        } else {
+            digits = 9
+        }
+        let count = 20 + (digits > 0 ? digits + 1 : 0)
+        return String(unsafeUninitializedCapacity: count) { b in
+            func put(_ v: Int64, _ width: Int, at start: Int) {
+                var v = v
+                for k in stride(from: start + width - 1, through: start, by: -1) {
+                    b[k] = UInt8(truncatingIfNeeded: 48 + v % 10)
+                    v /= 10
+                }
+            }
+            put(y, 4, at: 0)
+            b[4] = 45  // -
+            put(mo, 2, at: 5)
+            b[7] = 45
+            put(d, 2, at: 8)
+            b[10] = 84  // T
+            put(h, 2, at: 11)
+            b[13] = 58  // :
+            put(mi, 2, at: 14)
+            b[16] = 58
+            put(s, 2, at: 17)
+            var i = 19
+            if digits > 0 {
+                b[19] = 46  // .
+                var scaled = Int64(nanos)
+                for _ in digits..<9 { scaled /= 10 }
+                put(scaled, digits, at: 20)
+                i = 20 + digits
+            }
+            b[i] = 90  // Z
+            return i + 1
+        }
     }
 
     /// Parses RFC 3339 (`Z` or `±hh:mm` offsets, 0–9 fractional digits). Returns nil when malformed.

@@ -1,6 +1,14 @@
 import EmulatorCore
 
 extension FunctionsHost {
+    /// True when the project has a Firestore document trigger: the store's observer asks first,
+    /// so a commit nobody triggers on builds no event JSON (it runs inside the database lock).
+    public func hasDocumentTriggers(project: String) -> Bool {
+        state.withLock { s in
+            s[project]?.functions.values.contains { if case .document = $0.definition.trigger { true } else { false } } ?? false
+        }
+    }
+
     /// Queues the document changes of one commit for the matching triggers, in order.
     /// `changes` are (database-relative path, before, after) in REST document JSON.
     public func documentsChanged(

@@ -38,6 +38,15 @@ import Testing
         #expect(try JSON.parse(v.serialized())["a"] == ["x\n", 2.5, nil])
     }
 
+    /// Strings with nothing to escape are copied whole; the others escape exactly the quote, the
+    /// backslash and control characters (non-ASCII passes through as UTF-8).
+    @Test func escapesOnlyWhatJSONNeeds() {
+        #expect(JSON.string("plain é 😀 /<>").serialized() == "\"plain é 😀 /<>\"")
+        #expect(JSON.string("q\"b\\t\tn\nr\r\u{01}\u{1F}").serialized() == #""q\"b\\t\tn\nr\r\u0001\u001f""#)
+        #expect(JSON.string("").serialized() == "\"\"")
+        #expect(JSON.object(["k\"": "v"]).serialized() == #"{"k\"":"v"}"#)
+    }
+
     @Test func prettyPrintsWithTwoSpaces() {
         let v: JSON = ["error": ["code": 400]]
         #expect(v.prettySerialized() == "{\n  \"error\": {\n    \"code\": 400\n  }\n}")
@@ -53,6 +62,39 @@ import Testing
         #expect(Timestamp(seconds: 0).rfc3339() == "1970-01-01T00:00:00Z")
         #expect(Timestamp(rfc3339: "2026-11-22T12:12:16+02:00")?.seconds == 1_795_342_336)
         #expect(Timestamp(seconds: -1).rfc3339() == "1969-12-31T23:59:59Z")
+    }
+
+    /// The text of every write's times: the byte-writing path gives exactly what the
+    /// component-by-component formatting gives (kept here as the reference), for times across
+    /// years 1–9999, every precision and explicit fraction digits.
+    @Test func formattingMatchesTheReferenceFormatting() {
+        func pad(_ v: Int64, _ width: Int) -> String {
+            let s = String(v)
+            return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+        }
+        func reference(_ t: Timestamp, _ fractionDigits: Int?) -> String {
+            let days = t.seconds >= 0 || t.seconds % 86_400 == 0 ? t.seconds / 86_400 : t.seconds / 86_400 - 1
+            let (y, mo, d) = Timestamp.civilFromDays(days)
+            let sod = t.seconds - days * 86_400
+            var out = "\(pad(y, 4))-\(pad(mo, 2))-\(pad(d, 2))T\(pad(sod / 3600, 2)):\(pad(sod % 3600 / 60, 2)):\(pad(sod % 60, 2))"
+            let n = t.nanos
+            let digits = fractionDigits ?? (n == 0 ? 0 : n % 1_000_000 == 0 ? 3 : n % 1000 == 0 ? 6 : 9)
+            if digits > 0 { out += "." + String(pad(Int64(n), 9).prefix(digits)) }
+            return out + "Z"
+        }
+        let g = IDGenerator(seed: 11)
+        for k in 0..<3000 {
+            let seconds = Int64(g.next(below: 253_402_300_800 + 62_135_596_800)) - 62_135_596_800
+            let nanos: Int32 = [0, 1, 999_999_999, 120_000_000, 123_456_000, 5_000][k % 6] &+ Int32(k % 2 == 0 ? 0 : g.next(below: 1000) * 1_000_000)
+            let t = Timestamp(seconds: seconds, nanos: nanos % 1_000_000_000)
+            #expect(t.rfc3339() == reference(t, nil))
+            let fd = k % 12
+            #expect(t.rfc3339(fractionDigits: fd) == reference(t, fd))
+        }
+        #expect(Timestamp(seconds: 253_402_300_799, nanos: 999_999_999).rfc3339() == "9999-12-31T23:59:59.999999999Z")
+        #expect(Timestamp(seconds: -62_135_596_800).rfc3339() == "0001-01-01T00:00:00Z")
+        #expect(Timestamp(seconds: 1, nanos: 5_000).rfc3339(fractionDigits: 6) == "1970-01-01T00:00:01.000005Z")
+        #expect(Timestamp(seconds: 253_402_300_800).rfc3339() == "10000-01-01T00:00:00Z")
     }
 
     @Test(arguments: ["", "2026-13-01T00:00:00Z", "2026-01-01 00:00:00Z", "2026-01-01T00:00:00", "2026-01-01T00:00:00.Z"])
@@ -82,6 +124,33 @@ import Testing
     @Test func unseededIdsDiffer() {
         let g = IDGenerator()
         #expect(g.documentID() != g.documentID())
+    }
+
+    /// A seeded string is the characters `next(below:)` picks one after another: the sequence a
+    /// seed gives does not change with how strings are built.
+    @Test func seededStringsAreNextBelowPicks() {
+        let a = IDGenerator(seed: 42), b = IDGenerator(seed: 42)
+        let alphabet = Array(IDGenerator.alphanumerics)
+        let expected = String((0..<20).map { _ in alphabet[Int(b.next(below: UInt64(alphabet.count)))] })
+        #expect(a.documentID() == expected)
+        let unicode = IDGenerator(seed: 3), reference = IDGenerator(seed: 3)
+        let letters = Array("αβγ")
+        #expect(unicode.string(length: 5, alphabet: "αβγ") == String((0..<5).map { _ in letters[Int(reference.next(below: 3))] }))
+    }
+
+    /// Unseeded ids draw several characters per system random value: still every character of
+    /// the alphabet, and only those, at the asked length.
+    @Test func unseededIdsUseTheWholeAlphabet() {
+        let g = IDGenerator()
+        var seen = Set<Character>()
+        for _ in 0..<400 {
+            let id = g.documentID()
+            #expect(id.count == 20)
+            seen.formUnion(id)
+        }
+        #expect(seen == Set(IDGenerator.alphanumerics))
+        #expect(g.string(length: 0, alphabet: "ab").isEmpty)
+        #expect(Set(g.string(length: 64, alphabet: "x")) == ["x"])
     }
 }
 

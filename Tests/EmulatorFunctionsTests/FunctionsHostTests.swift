@@ -44,6 +44,17 @@ func doc(_ fields: JSON) -> JSON { ["fields": fields] }
         #expect(missing.status == 404)
     }
 
+    @Test func hasDocumentTriggersOnlyWithADocumentTriggerInTheProject() {
+        let h = host()
+        #expect(!h.hasDocumentTriggers(project: "p"))
+        h.register(project: "p", FunctionDefinition(name: "echo", trigger: .callable), .callable { _, _ in [:] })
+        #expect(!h.hasDocumentTriggers(project: "p"))
+        h.register(
+            project: "p", FunctionDefinition(name: "onTask", trigger: .document(pattern: "tasks/{taskId}", event: .written)), .event { _, _ in })
+        #expect(h.hasDocumentTriggers(project: "p"))
+        #expect(!h.hasDocumentTriggers(project: "other"))
+    }
+
     @Test func documentEventsArriveInCommitOrderWithParams() async {
         let h = host()
         let seen = Seen()

@@ -63,6 +63,22 @@ import Testing
         #expect(policy(Self.request("POST", "/demo-project/us-central1/callable")) == nil)
         #expect(policy(Self.request("GET", "/v0/b/x/o/a")) == nil)
         #expect(policy(Self.request("PATCH", "/v0/b/x/o/a")) == nil)
+        // The XML paths' bucket is the first segment, percent-decoded; a trailing slash is a
+        // second (empty) segment, so a POST there is not the bucket's upload.
+        #expect(policy(Self.request("POST", "/demo-project.appspot.com/")) == nil)
+        #expect(policy(Self.request("PUT", "/demo-project.appspot.com/")) == limit)
+        #expect(policy(Self.request("POST", "/demo%2Dproject.appspot.com")) == limit)
+        #expect(policy(Self.request("POST", "/v1/projects/demo-project/databases/(default)/documents/c")) == nil)
+    }
+
+    @Test func theFirstSegmentIsTheTextAfterTheFirstSlash() {
+        func segment(_ p: String) -> String? { StorageRoutes.firstSegment(p).map { "\($0.0) \($0.1)" } }
+        #expect(segment("/a/b/c") == "a true")
+        #expect(segment("/a") == "a false")
+        #expect(segment("/a/") == "a true")
+        #expect(segment("/") == " false")
+        #expect(segment("x/y") == "y false")
+        #expect(segment("none") == nil)
     }
 
     @Test func faultTargetsNameStorageOperations() throws {

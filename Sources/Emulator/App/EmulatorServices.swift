@@ -178,7 +178,8 @@ public struct EmulatorServices: Sendable {
         let revisions = self.revisions
         store.setObserver { [weak functions] batch in
             revisions.bump(batch.project)
-            guard batch.database == "(default)", let functions else { return }
+            // Asked first: the event JSON of every change is built only when a trigger can use it.
+            guard batch.database == "(default)", let functions, functions.hasDocumentTriggers(project: batch.project) else { return }
             let principal: (type: String, id: String)
             switch batch.caller {
             case .admin?: principal = ("service_account", "firebase-adminsdk-emulator@\(batch.project).iam.gserviceaccount.com")

@@ -49,7 +49,7 @@ enum DocumentReply: Sendable {
 
     /// `d`'s REST JSON, from its cache when made before.
     static func restJSON(_ d: Document, _ db: DatabaseRef) -> [UInt8] {
-        let make = { d.json(project: db.project, database: db.database).serializedBytes() }
+        let make = { DocumentRESTWriter.bytes(d, project: db.project, database: db.database) }
         guard let cache = d.encodings else { return make() }
         return cache.bytes(.restJSON, project: db.project, database: db.database, make: make)
     }

@@ -38,6 +38,13 @@ extension FirestoreAPI {
         return try getDocumentReply(request, context)
     }
 
+    /// CreateDocument through the fault layer, as `call(.createDocument, …)` runs it, answering
+    /// the stored version (whose REST bytes the route sends) unless the request has a mask.
+    func createDocumentCall(_ request: JSON, _ context: FirestoreCallContext) async throws -> DocumentReply {
+        try await applyFault(.createDocument, request)
+        return try createDocumentReply(request, context)
+    }
+
     /// Runs a unary `rpc` through `call` and returns its one response message.
     func unary(_ rpc: FirestoreRPC, _ request: JSON, _ context: FirestoreCallContext) async throws -> JSON {
         var out: JSON = [:]

@@ -48,6 +48,12 @@ extension FirestoreAPI {
 
     /// CreateDocument: `{parent, collectionId, documentId, document, mask}` → `Document`.
     func createDocument(_ request: JSON, _ context: FirestoreCallContext) throws -> JSON {
+        try createDocumentReply(request, context).json
+    }
+
+    /// CreateDocument's answer: the stored version (its REST bytes, made once, are what a later
+    /// read of it sends too), or with a `mask` the masked fields' JSON.
+    func createDocumentReply(_ request: JSON, _ context: FirestoreCallContext) throws -> DocumentReply {
         let r = try Self.object(request, "CreateDocument")
         let (db, parent) = try Self.parent(r["parent"])
         guard let id = r["collectionId"]?.stringValue, !id.isEmpty else {
@@ -60,7 +66,7 @@ extension FirestoreAPI {
             project: db.project, database: db.database, collection: parent.isEmpty ? id : parent + "/" + id,
             documentId: r["documentId"]?.stringValue, fields: try FirestoreRequest.fields(r["document"]),
             caller: try caller(context, db))
-        return doc.json(project: db.project, database: db.database, mask: try FirestoreRequest.mask(r))
+        return DocumentReply(doc, db, mask: try FirestoreRequest.mask(r))
     }
 
     /// UpdateDocument: `{document, updateMask, mask, currentDocument}` → `Document` (creates the

@@ -44,11 +44,15 @@ extension FirestoreAPI {
         guard let s = value?.stringValue, !s.isEmpty else {
             throw EmulatorError.invalidArgument("'\(field)' is required: projects/{project_id}/databases/{database_id}.")
         }
-        let parts = s.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0] == "projects", parts[2] == "databases", !parts[1].isEmpty, !parts[3].isEmpty else {
+        // Split on the byte, as document names are (`DocumentName`): a slash is a separator even
+        // before a combining mark, and no `Character` work is done on every request.
+        let parts = s.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0].elementsEqual("projects".utf8), parts[2].elementsEqual("databases".utf8), !parts[1].isEmpty,
+            !parts[3].isEmpty
+        else {
             throw EmulatorError.invalidArgument("Invalid '\(field)' \"\(s)\": expected projects/{project_id}/databases/{database_id}.")
         }
-        return DatabaseRef(project: String(parts[1]), database: String(parts[3]))
+        return DatabaseRef(project: String(decoding: parts[1], as: UTF8.self), database: String(decoding: parts[3], as: UTF8.self))
     }
 
     /// The database and database-relative path of a full name under `…/documents` ("" = the root).

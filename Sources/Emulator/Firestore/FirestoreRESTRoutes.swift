@@ -44,7 +44,7 @@ enum FirestoreRESTRoutes {
             ]
             if let id = req.query("documentId") { q["documentId"] = .string(id) }
             q["mask"] = mask(req)
-            return .json(try await api.unary(.createDocument, .object(q), context(req)))
+            return .json(bytes: try await api.createDocumentCall(.object(q), context(req)).restJSON())
         }
         r.patch(prefix + "/{path=**}") { req, m in
             var document = try req.jsonObjectBody()

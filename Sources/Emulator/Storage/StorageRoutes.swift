@@ -27,10 +27,23 @@ enum StorageRoutes {
                 return req.query("uploadType") != nil || req.query("upload_id") != nil ? limit : nil
             }
             // XML paths: `PUT /{bucket}/{object...}` and `POST /{bucket}` of a known bucket.
-            let segments = p.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-            guard let first = segments.first, let bucket = PercentEncoding.decode(String(first)), storage.bucketExists(bucket) else { return nil }
-            return (req.method == "PUT" && segments.count >= 2) || (req.method == "POST" && segments.count == 1) ? limit : nil
+            // Only the first segment and whether more follow: every Firestore REST write passes
+            // here, so the path is not split whole.
+            guard let (first, more) = firstSegment(p), let bucket = PercentEncoding.decode(first), storage.bucketExists(bucket) else {
+                return nil
+            }
+            return (req.method == "PUT" && more) || (req.method == "POST" && !more) ? limit : nil
         }
+    }
+
+    /// The path's segment after its first `/` (up to the next `/`), and whether another `/`
+    /// follows it; nil when the path has no `/`.
+    static func firstSegment(_ path: String) -> (String, Bool)? {
+        let u = path.utf8
+        guard let slash = u.firstIndex(of: UInt8(ascii: "/")) else { return nil }
+        let start = u.index(after: slash)
+        let end = u[start...].firstIndex(of: UInt8(ascii: "/"))
+        return (String(decoding: u[start..<(end ?? u.endIndex)], as: UTF8.self), end != nil)
     }
 }
 

@@ -1,0 +1,52 @@
+import EmulatorCore
+import Testing
+
+@testable import EmulatorStore
+
+/// Full document names: every write's name is parsed, byte-wise.
+@Suite struct DocumentNameTests {
+    @Test func parsesFullNamesIntoProjectDatabaseAndPath() {
+        func parsed(_ n: String) -> String? { DocumentName.parse(n).map { "\($0.project)|\($0.database)|\($0.path)" } }
+        #expect(parsed("projects/p/databases/(default)/documents/c/d") == "p|(default)|c/d")
+        #expect(parsed("projects/p/databases/db/documents") == "p|db|")
+        #expect(parsed("projects/p/databases/db/documents/a/b/c") == "p|db|a/b/c")
+        // An id may start with a combining mark: the slash before it still separates.
+        #expect(parsed("projects/p/databases/db/documents/c/\u{301}x") == "p|db|c/\u{301}x")
+        #expect(parsed("projects/p/databases/db/documents/") == nil)
+        #expect(parsed("projects/p/databases/db/documents/c//d") == nil)
+        #expect(parsed("projects//databases/db/documents/c/d") == nil)
+        #expect(parsed("projects/p/databases//documents/c/d") == nil)
+        #expect(parsed("projects/p/databases/db/document/c/d") == nil)
+        #expect(parsed("project/p/databases/db/documents/c/d") == nil)
+        #expect(parsed("projects/p/databases/db") == nil)
+        #expect(parsed("") == nil)
+        #expect(parsed("projects/p/databases/db/documents/c/") == nil)
+        #expect(parsed("projects/p/databases/db/documents//c") == nil)
+        #expect(parsed("projects/p/databases/db/documents/c") == "p|db|c")
+        #expect(parsed("projects/p/") == nil)
+        #expect(parsed("/projects/p/databases/db/documents") == nil)
+    }
+
+    /// Names put together from awkward pieces parse exactly as splitting on `/` does (the
+    /// reference below: five leading segments, then no empty segment).
+    @Test func parsingMatchesSplittingOnSlashes() {
+        func reference(_ name: String) -> String? {
+            let s = DocumentName.segments(name)
+            guard s.count >= 5, s[0] == "projects", s[2] == "databases", s[4] == "documents", !s[1].isEmpty, !s[3].isEmpty else { return nil }
+            let rest = s.dropFirst(5)
+            guard !rest.contains(where: \.isEmpty) else { return nil }
+            return "\(s[1])|\(s[3])|\(rest.joined(separator: "/"))"
+        }
+        let pieces = ["projects", "databases", "documents", "p", "(default)", "", "/", "c", "d", "\u{301}", "é", "documentsX", "//"]
+        let g = IDGenerator(seed: 5)
+        for _ in 0..<5000 {
+            var name = ""
+            for k in 0..<Int(g.next(below: 9)) {
+                if k > 0 || g.next(below: 4) == 0 { name += "/" }
+                name += pieces[Int(g.next(below: UInt64(pieces.count)))]
+            }
+            if g.next(below: 2) == 0 { name = "projects/p/databases/(default)/documents" + (name.isEmpty ? "" : "/" + name) }
+            #expect(DocumentName.parse(name).map { "\($0.project)|\($0.database)|\($0.path)" } == reference(name), "\(name)")
+        }
+    }
+}
