@@ -33,10 +33,11 @@ public struct UTF8Dictionary<Value> {
         storage = s
     }
 
-    /// The member named `key` (byte-wise).
+    /// The member named `key` (byte-wise). Edited in place (`_modify`): `d[k]?.insert(x)` on a
+    /// member that is itself a collection does not copy it, as it would through a get and a set.
     @inlinable public subscript(key: String) -> Value? {
         get { storage[UTF8Key(key)] }
-        set { storage[UTF8Key(key)] = newValue }
+        _modify { yield &storage[UTF8Key(key)] }
     }
 
     /// The member named `key`, or `defaultValue` (which a mutation then stores).

@@ -141,6 +141,15 @@ extension Value {
 }
 
 extension Value {
+    /// A hash of `equalityKey` (nil for NaN): what the equality indexes store. Equal values share
+    /// it; unequal values may too, rarely, so a lookup gives candidates, not answers.
+    var equalityHash: Int? {
+        guard let key = equalityKey else { return nil }
+        var h = Hasher()
+        key.utf8Hash(into: &h)
+        return h.finalize()
+    }
+
     /// A key shared by the values `==` considers equal (1 and 1.0 share one), nil for NaN (which
     /// equals nothing). Used by the equality indexes, which compare keys by bytes (`UTF8Key`), so
     /// canonically equivalent strings get different keys, as they are different values.
