@@ -101,6 +101,16 @@ import Testing
 /// The equality index keys values by a hash; an entry holding a path whose value does not match
 /// (what a hash collision does) adds a candidate, never a result.
 @Suite struct HashedEqualityIndexTests {
+    /// Values a query calls equal share a hash (1 and 1.0, 0 and -0.0); NaN has none.
+    @Test func queryEqualValuesShareAHash() {
+        #expect(Value.integer(1).equalityHash == Value.double(1.0).equalityHash)
+        #expect(Value.double(-0.0).equalityHash == Value.integer(0).equalityHash)
+        #expect(Value.double(1.5).equalityHash == Value.double(1.5).equalityHash)
+        #expect(Value.double(.nan).equalityHash == nil)
+        #expect(Value.string("é").equalityHash != Value.string("e\u{301}").equalityHash)
+        #expect(Value.array([.integer(1)]).equalityHash == Value.array([.double(1)]).equalityHash)
+    }
+
     @Test func aCollidingEntryOnlyAddsACandidate() throws {
         var s = DatabaseState()
         let t = Timestamp(seconds: 10)
