@@ -85,12 +85,12 @@ extension DatabaseState {
             var set: Set<UTF8Key>
             switch op {
             case .equal:
-                guard let k = value.equalityKey else { return [] }
-                set = index[k] ?? []
+                guard let k = value.equalityHash else { return [] }
+                set = index[k]?.paths ?? []
             case .in:
                 guard case .array(let options) = value else { continue }
                 set = []
-                for o in options { if let k = o.equalityKey, let hit = index[k] { set.formUnion(hit) } }
+                for o in options { if let k = o.equalityHash, let hit = index[k] { set.formUnion(hit.paths) } }
             default: continue
             }
             if set.count < best?.count ?? Int.max { best = set }
@@ -110,16 +110,22 @@ extension DatabaseState {
         var out: [Document] = []
         var skipped = 0
         guard limit > 0 else { return [] }
-        let paths = candidates(query.filter, coll).map { $0.sorted { DocumentName.compareNames($0, $1) < 0 } } ?? collections[coll] ?? []
-        for path in paths {
-            guard let doc = docs[path] else { continue }
-            if let f = query.filter, !f.matches(doc, fullName: root + path) { continue }
-            if skipped < query.offset {
-                skipped += 1
-                continue
+        func scan<S: Sequence<String>>(_ paths: S) {
+            for path in paths {
+                guard let doc = docs[path] else { continue }
+                if let f = query.filter, !f.matches(doc, fullName: root + path) { continue }
+                if skipped < query.offset {
+                    skipped += 1
+                    continue
+                }
+                out.append(doc)
+                if out.count == limit { break }
             }
-            out.append(doc)
-            if out.count == limit { break }
+        }
+        if let found = candidates(query.filter, coll) {
+            scan(found.sorted { DocumentName.compareNames($0, $1) < 0 })
+        } else {
+            scan(collections[coll] ?? SortedPaths())
         }
         return out
     }

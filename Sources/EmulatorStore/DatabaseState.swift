@@ -8,6 +8,12 @@ import EmulatorCore
 /// paths that use it (collection-group queries). Recent versions of each document are kept
 /// (bounded) to serve `readTime` reads and read-only transactions.
 ///
+/// Memory: a document written once (the common case after seeding or an import) has no history
+/// entry: its one version is the current document (`history[path] == nil` with `docs[path]` set
+/// means exactly `[Version(time: updateTime, document: docs[path])]`); the list is made at its
+/// second change. A value found in one document's field is indexed as that one path (`IndexedPaths`),
+/// a set only from the second document with that value.
+///
 /// Every path, id and field name is keyed by its UTF-8 bytes (`UTF8Dictionary`, `UTF8Key`): ids
 /// that differ only in Unicode normalisation are different documents and collections.
 struct DatabaseState: Sendable {
@@ -19,7 +25,7 @@ struct DatabaseState: Sendable {
     static let historyDepth = 16
 
     var docs = UTF8Dictionary<Document>()
-    var collections = UTF8Dictionary<[String]>()
+    var collections = UTF8Dictionary<SortedPaths>()
     var groups = UTF8Dictionary<Set<UTF8Key>>()
     var history = UTF8Dictionary<[Version]>()
     var lastCommit = Timestamp(seconds: 0)
@@ -29,7 +35,12 @@ struct DatabaseState: Sendable {
     var historyHorizon = Timestamp(seconds: 0)
     /// Equality indexes, as Firestore's automatic single-field indexes: collection path → top-level
     /// field → value key → document paths. Equality and `in` filters read candidates from here.
-    var equalityIndex = UTF8Dictionary<UTF8Dictionary<UTF8Dictionary<Set<UTF8Key>>>>()
+    ///
+    /// Values are keyed by a hash of their equality key (`Value.equalityHash`), not the key itself:
+    /// 8 bytes instead of a string per distinct value (a unique title cost a 16–64-byte key). Two
+    /// values that collide share an entry; that is harmless because every candidate is checked
+    /// against the filter again, so a collision only adds a candidate.
+    var equalityIndex = UTF8Dictionary<UTF8Dictionary<[Int: IndexedPaths]>>()
 
     /// The next commit time: the clock, truncated to microseconds, strictly after the last commit.
     mutating func nextCommitTime(_ now: Timestamp) -> Timestamp {
@@ -69,49 +80,45 @@ struct DatabaseState: Sendable {
         if let old { unindexFields(old) }
         indexFields(doc)
         docs[doc.path] = doc
-        record(doc.path, Version(time: doc.updateTime, document: doc))
+        record(doc.path, replacing: old, Version(time: doc.updateTime, document: doc))
         if isNew { indexInsert(doc.path) }
     }
 
     mutating func remove(_ path: String, at time: Timestamp) {
         guard let old = docs.removeValue(forKey: path) else { return }
         unindexFields(old)
-        record(path, Version(time: time, document: nil))
+        record(path, replacing: old, Version(time: time, document: nil))
         indexRemove(path)
     }
 
     mutating func indexFields(_ d: Document) {
         let coll = DocumentName.collection(of: d.path)
+        let path = UTF8Key(d.path)
         for (field, value) in d.fields {
-            guard let key = value.equalityKey else { continue }
-            equalityIndex[coll, default: [:]][field, default: [:]][key, default: []].insert(UTF8Key(d.path))
+            guard let key = value.equalityHash else { continue }
+            equalityIndex[coll, default: [:]][field, default: [:]].insertPath(path, forKey: key)
         }
     }
 
     mutating func unindexFields(_ d: Document) {
         let coll = DocumentName.collection(of: d.path)
+        let path = UTF8Key(d.path)
         for (field, value) in d.fields {
-            guard let key = value.equalityKey else { continue }
-            equalityIndex[coll]?[field]?[key]?.remove(UTF8Key(d.path))
-            if equalityIndex[coll]?[field]?[key]?.isEmpty == true { equalityIndex[coll]?[field]?[key] = nil }
+            guard let key = value.equalityHash else { continue }
+            equalityIndex[coll]?[field]?.removePath(path, forKey: key)  // in place (`_modify`)
         }
     }
 
     mutating func indexInsert(_ path: String) {
         let coll = DocumentName.collection(of: path)
         if collections[coll] == nil { groups[DocumentName.lastSegment(coll), default: []].insert(UTF8Key(coll)) }
-        collections[coll, default: []].insert(path, at: insertionIndex(collections[coll] ?? [], path))
+        collections[coll, default: SortedPaths()].insert(path)
     }
 
     mutating func indexRemove(_ path: String) {
         let coll = DocumentName.collection(of: path)
-        guard var list = collections[coll] else { return }
-        let i = insertionIndex(list, path)
-        guard i < list.count, list[i].utf8Equals(path) else { return }
-        collections[coll] = nil  // keeps `list` uniquely referenced while it is edited
-        list.remove(at: i)
-        collections[coll] = list
-        if list.isEmpty {
+        guard collections[coll]?.remove(path) == true else { return }
+        if collections[coll]?.isEmpty == true {
             collections[coll] = nil
             groups[DocumentName.lastSegment(coll)]?.remove(UTF8Key(coll))
         }
@@ -137,8 +144,19 @@ struct DatabaseState: Sendable {
         if !exists && e.document != nil { indexInsert(path) }
     }
 
-    private mutating func record(_ path: String, _ v: Version) {
-        var h = history[path] ?? []
+    /// Adds `v` to `path`'s history; `old` is the document `v` replaces (whose history may be the
+    /// implicit one-version list, see the type's summary).
+    private mutating func record(_ path: String, replacing old: Document?, _ v: Version) {
+        var h: [Version]
+        if let kept = history.removeValue(forKey: path) {
+            h = kept  // taken out, so the append below does not copy it
+        } else if let old {
+            h = [Version(time: old.updateTime, document: old)]
+        } else {
+            h = []
+        }
+        // A first version stays implicit: it is the current document.
+        if h.isEmpty, v.document != nil { return }
         h.append(v)
         if h.count > Self.historyDepth {
             h.removeFirst(h.count - Self.historyDepth)
@@ -148,18 +166,9 @@ struct DatabaseState: Sendable {
         history[path] = h
     }
 
-    func insertionIndex(_ list: [String], _ path: String) -> Int {
-        var lo = 0, hi = list.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if DocumentName.compareNames(list[mid], path) < 0 { lo = mid + 1 } else { hi = mid }
-        }
-        return lo
-    }
-
     /// Document paths of one collection in name order (as of `readTime` when given).
     func documentPaths(inCollection coll: String, at readTime: Timestamp? = nil) -> [String] {
-        let current = collections[coll] ?? []
+        let current = collections[coll]?.array ?? []
         guard readTime != nil else { return current }
         // Documents deleted since readTime are only in the history.
         var all = Set(current.map { UTF8Key($0) })

@@ -3,19 +3,25 @@ import Synchronization
 /// The wire encodings of one stored document version, made on its first read and reused by every
 /// later read of the same version (a version never changes: a write stores a new `Document`).
 ///
+/// The slots are part of the version's storage object (`Document.Storage` inherits them), so a
+/// version never read costs two empty pointers and no allocation; the bytes are allocated on the
+/// first read of each slot.
+///
 /// The store does not know the encodings (it does not import the protobuf codec or the transports):
 /// the API layer fills a slot with the bytes it made and reads them back. Each slot remembers the
 /// project and database the document's name was built with, so bytes made for one database are
 /// never served for another (a second database is simply not cached).
 ///
-/// Memory: the cache lives in the `Document` value it describes and is freed with it (when the
+/// Memory: the cache lives in the `Document` storage it describes and is freed with it (when the
 /// version is overwritten, deleted, falls out of the read-time history or the project is reset);
 /// at most one encoding per slot per version. Only full documents are cached: a field mask or a
 /// transform result is encoded fresh.
 ///
 /// Thread safety: lock-free; each slot is an `AtomicLazyReference`, set at most once (two readers
 /// racing on a first read both encode, one result is kept, both are equal), read without a lock.
-public final class DocumentEncodings: Sendable {
+/// `@unchecked Sendable` because the class is not final (`Document.Storage` extends it); its only
+/// stored properties are the atomic slots.
+public class DocumentEncodings: @unchecked Sendable {
     /// The encodings a slot can hold.
     public enum Slot: Sendable {
         /// The REST `Document` JSON (compact, sorted keys), as `JSON.serializedBytes()` writes it.
@@ -39,8 +45,8 @@ public final class DocumentEncodings: Sendable {
     private let restJSON = AtomicLazyReference<Entry>()
     private let protobuf = AtomicLazyReference<Entry>()
 
-    /// An empty cache.
-    public init() {}
+    /// An empty cache (made as part of a `Document`'s storage).
+    init() {}
 
     private func load(_ slot: Slot) -> Entry? {
         switch slot {

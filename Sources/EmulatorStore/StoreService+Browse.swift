@@ -56,15 +56,12 @@ extension StoreService {
         try DocumentName.validateCollectionPath(collection)
         guard (1...1000).contains(pageSize) else { throw EmulatorError.invalidArgument("pageSize must be between 1 and 1000.") }
         return try withDatabase(project, database) { data, _, _ in
-            let list = data.state.collections[collection] ?? []
-            var start = 0
-            if let after = startAfter, !after.isEmpty {
-                let path = collection + "/" + after
-                start = data.state.insertionIndex(list, path)
-                if start < list.count, list[start].utf8Equals(path) { start += 1 }
-            }
-            let end = min(list.count, start + pageSize)
-            let docs = list[start..<end].compactMap { data.state.docs[$0] }
+            let list = data.state.collections[collection] ?? SortedPaths()
+            let after = startAfter.flatMap { $0.isEmpty ? nil : collection + "/" + $0 }
+            // One name more than the page: whether another page follows.
+            let names = list.page(after: after, limit: pageSize + 1)
+            let more = names.count > pageSize
+            let docs = names.prefix(pageSize).compactMap { data.state.docs[$0] }
             var missing: [String] = []
             if startAfter == nil {
                 let prefix = collection + "/"
@@ -76,7 +73,7 @@ extension StoreService {
             }
             return DocumentPage(
                 documents: docs, total: list.count, missing: missing,
-                nextStartAfter: end < list.count ? docs.last.map(\.id) : nil)
+                nextStartAfter: more ? docs.last.map(\.id) : nil)
         }
     }
 

@@ -141,6 +141,42 @@ extension Value {
 }
 
 extension Value {
+    /// A hash of `equalityKey` (nil for NaN): what the equality indexes store. Equal values share
+    /// it; unequal values may too, rarely, so a lookup gives candidates, not answers.
+    ///
+    /// Numbers, booleans, null and strings (most indexed values) are hashed directly, without
+    /// building the key string: 1 and 1.0 hash as the same integer, as their keys are the same;
+    /// a string hashes its bytes, as its key is its bytes. Other kinds hash their key string.
+    var equalityHash: Int? {
+        var h = Hasher()
+        switch self {
+        case .integer(let i):
+            h.combine(UInt8(1))
+            h.combine(i)
+        case .double(let d):
+            if d.isNaN { return nil }
+            if d == d.rounded(), abs(d) < 9.2e18 {
+                h.combine(UInt8(1))  // as `.integer`, like `equalityKey`'s "n"
+                h.combine(Int64(d))
+            } else {
+                h.combine(UInt8(2))
+                h.combine(d.bitPattern)
+            }
+        case .null: h.combine(UInt8(3))
+        case .boolean(let b):
+            h.combine(UInt8(4))
+            h.combine(b)
+        case .string(let s):
+            h.combine(UInt8(5))
+            s.utf8Hash(into: &h)
+        default:
+            guard let key = equalityKey else { return nil }
+            h.combine(UInt8(6))
+            key.utf8Hash(into: &h)
+        }
+        return h.finalize()
+    }
+
     /// A key shared by the values `==` considers equal (1 and 1.0 share one), nil for NaN (which
     /// equals nothing). Used by the equality indexes, which compare keys by bytes (`UTF8Key`), so
     /// canonically equivalent strings get different keys, as they are different values.

@@ -6,7 +6,11 @@ public typealias FieldMap = UTF8Dictionary<Value>
 /// A Firestore value (google.firestore.v1.Value). Vectors are maps with `__type__: "__vector__"`,
 /// as on the wire; `isVector` recognises them for ordering. Map keys are byte strings
 /// (`UTF8Dictionary`): keys that differ only in Unicode normalisation are different fields.
-public indirect enum Value: Sendable {
+///
+/// Not `indirect`: a value is stored inline (24 bytes) in its array, map or document; only arrays,
+/// maps, strings over 15 bytes and bytes have heap storage of their own. (An indirect enum boxed
+/// every value, a 32–48-byte allocation per field of every stored document.)
+public enum Value: Sendable {
     case null
     case boolean(Bool)
     case integer(Int64)
