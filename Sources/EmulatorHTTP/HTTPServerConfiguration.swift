@@ -1,3 +1,5 @@
+import CEpoll
+
 /// Listening addresses and limits of the HTTP server.
 public struct HTTPServerConfiguration: Sendable {
     /// One address to listen on; port 0 asks the kernel for a free port.
@@ -43,6 +45,24 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxStreams = 10_000
     /// HTTP/2 settings and limits (connections that open with the HTTP/2 preface).
     public var http2 = HTTP2Limits()
+    /// Event-loop threads (each serves its share of the connections; the first also accepts).
+    /// nil: one per processor the process may run on, at most `maxEventLoops`. A number given
+    /// here is clamped to 1...`maxEventLoops`.
+    public var eventLoops: Int?
+    /// Answer HTTP/1.1 GET and HEAD requests on the event loop that read them (their handlers
+    /// must not block: blocking work belongs on a thread of its own) instead of a task on the
+    /// cooperative pool. Saves two thread hops per read; other methods always run on the pool.
+    public var answerReadsOnLoop = true
+
+    /// The most event loops (each holds a thread, an epoll and an eventfd descriptor and a
+    /// 64 KiB read buffer; more loops than cores only add switching).
+    public static let maxEventLoops = 8
+
+    /// The number of event loops in force: `eventLoops` clamped, or one per usable processor.
+    public var resolvedEventLoops: Int {
+        if let n = eventLoops { return min(max(1, n), Self.maxEventLoops) }
+        return min(max(1, Int(cepoll_usable_cpus())), Self.maxEventLoops)
+    }
 
     /// `maxConnections` when none is configured and the open-file limit allows it.
     public static let defaultMaxConnections = 1024
