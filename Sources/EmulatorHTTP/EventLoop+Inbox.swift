@@ -6,16 +6,13 @@ import Glibc
 /// the accepting loop, sent from handler tasks and other loops (`EventLoop.send`), and the stop
 /// request. Handled on the loop thread once per turn, in the order sent.
 extension EventLoop {
-    /// Handles what other threads sent (`inbox`) and what the loop sent itself (`localInbox`).
+    /// Handles what was sent (`inbox`), in order.
     func processInbox() {
-        var messages = inbox.withLock { q -> [Message] in
+        sentToSelf = false
+        let messages = inbox.withLock { q -> [Message] in
             if q.messages.isEmpty { return [] }
             defer { q.messages.removeAll(keepingCapacity: true) }
             return q.messages
-        }
-        if !localInbox.isEmpty {
-            if messages.isEmpty { swap(&messages, &localInbox) } else { messages += localInbox }
-            localInbox.removeAll(keepingCapacity: true)
         }
         guard !messages.isEmpty else { return }
         var touched = Set<Int32>()

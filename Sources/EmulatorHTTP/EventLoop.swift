@@ -26,7 +26,7 @@ import Glibc
 /// growing delay instead of spinning (`EventLoop+Accept`).
 ///
 /// Threads and state: each loop is one thread, and everything of a loop but `inbox` and its
-/// executor's queue is touched only by that thread (`connections`, `localInbox`, the accept
+/// executor's queue is touched only by that thread (`connections`, `sentToSelf`, the accept
 /// back-off, the trim counters). `inbox` (responses and commands from other threads) is behind a
 /// `Mutex`, and the loop is woken through an eventfd; `LoopExecutor`'s job queue likewise. What the
 /// loops share is behind locks of its own: the connection count (`ConnectionAdmission`) and the
@@ -65,8 +65,9 @@ final class EventLoop: @unchecked Sendable {
     /// Messages from other threads, and whether the loop has ended (then nothing is queued and
     /// the eventfd is closed).
     let inbox = Mutex<(messages: [Message], closed: Bool)>(([], false))
-    /// Messages the loop thread sent itself (answers of handlers that ran on it): no lock, no wake.
-    var localInbox: [Message] = []
+    /// The loop thread queued a message for itself (an answer of a handler that ran on it) since
+    /// it last drained `inbox`: it does not wait in `epoll_wait` before handling it.
+    var sentToSelf = false
     /// Runs the tasks of requests answered on this loop.
     private(set) var executor: LoopExecutor!  // trap-ok: set at the end of init, before any use
     /// Every loop of the server, this one included, in order: the accepting loop hands
@@ -166,20 +167,19 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Queues a message for the loop thread; wakes the loop only when the queue was empty (it
-    /// drains the whole queue on each wake-up, so one wake per batch is enough). On the loop
-    /// thread itself the message goes to `localInbox`, handled before the loop next waits. False
-    /// when the loop has ended (the message is dropped).
+    /// drains the whole queue on each wake-up, so one wake per batch is enough) and never when
+    /// the loop thread sends it itself (it drains the queue before it next waits). One queue for
+    /// every sender keeps the order in which messages were sent (a streamed answer's head from the
+    /// loop, its chunks from the pool). False when the loop has ended (the message is dropped).
     @discardableResult
     func send(_ m: Message) -> Bool {
-        if isLoopThread {
-            localInbox.append(m)
-            return true
-        }
+        let local = isLoopThread
+        if local { sentToSelf = true }
         return inbox.withLock { q -> Bool in
             if q.closed { return false }
             q.messages.append(m)
             // Written under the lock: the loop closes the eventfd under it when it ends.
-            if q.messages.count == 1 { signalWake() }
+            if q.messages.count == 1 && !local { signalWake() }
             return true
         }
     }
@@ -211,7 +211,7 @@ final class EventLoop: @unchecked Sendable {
         pthread_setspecific(Self.threadKey, Unmanaged.passUnretained(self).toOpaque())
         while true {
             // Work queued on the loop itself (tasks, answers) is done before it sleeps.
-            let busy = !localInbox.isEmpty || executor.hasJobs
+            let busy = sentToSelf || executor.hasJobs
             let n = cepoll_wait(epfd, &readyFds, &readyEvents, 512, busy ? 0 : 100)
             if n < 0 && errno != EINTR { break }
             for i in 0..<max(0, Int(n)) {
@@ -256,11 +256,10 @@ final class EventLoop: @unchecked Sendable {
             defer { q.messages = [] }
             return q.messages
         }
-        for case .adopt(let fd, _) in late + localInbox {
+        for case .adopt(let fd, _) in late {
             close(fd)
             admission.release()
         }
-        localInbox = []
         peers = []
         executor.stop()
         pthread_setspecific(Self.threadKey, nil)
