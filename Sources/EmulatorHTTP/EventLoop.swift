@@ -6,17 +6,17 @@ import Glibc
 #endif
 
 /// One epoll loop of `HTTPServer` (the server runs `HTTPServerConfiguration.eventLoops` of them,
-/// one per core by default). Loop 0 also accepts: it admits each new connection against the
+/// one by default). Loop 0 also accepts: it admits each new connection against the
 /// server-wide cap and hands connections out round-robin to every loop (itself included, through
 /// `Message.adopt`). A connection stays on its loop for life: the loop reads it, tells HTTP/1.1
 /// from HTTP/2 by the first bytes, parses, and writes responses back in request order.
 ///
-/// Where handlers run: a read-only HTTP/1.1 request (GET or HEAD without a streamed body) runs in
-/// a task whose executor preference is the loop's own `LoopExecutor`, so it is answered on the loop
-/// thread with no hop (`HTTPServerConfiguration.answerReadsOnLoop`); its handler must not block
-/// (the emulator's handlers keep blocking work on threads of their own). Every other request runs
-/// in a `Task` on the cooperative pool, and HTTP/2 streams likewise (`EventLoop+HTTP2`); their
-/// answers come back through `inbox`.
+/// Where handlers run: each HTTP/1.1 request in a `Task` on the cooperative pool, and each HTTP/2
+/// stream likewise (`EventLoop+HTTP2`); their answers come back through `inbox`. With
+/// `HTTPServerConfiguration.answerReadsOnLoop`, a read-only HTTP/1.1 request (GET or HEAD without
+/// a streamed body) runs instead in a task whose executor preference is the loop's own
+/// `LoopExecutor`, answered on the loop thread with no hop; its handler must not block (the
+/// emulator's handlers keep blocking work on threads of their own).
 ///
 /// Back-pressure: a connection is read only while its unsent output is under
 /// `HTTPServerConfiguration.outputBudget` (and, for HTTP/1.1, while the next pipelined request
@@ -33,6 +33,13 @@ import Glibc
 /// HTTP/2 stream count (`HTTP2StreamQuota`). `peers` is set before the threads start and then
 /// only read.
 final class EventLoop: @unchecked Sendable {
+    /// The state behind `inbox`'s lock.
+    struct Inbox {
+        var messages: [Message] = []
+        var sleeping = false
+        var closed = false
+    }
+
     /// What other threads ask of the loop (through `inbox`).
     enum Message {
         case response(fd: Int32, id: UInt64, bytes: [UInt8], close: Bool)
@@ -62,9 +69,11 @@ final class EventLoop: @unchecked Sendable {
     var listeners: Set<Int32> = []
     /// Open connections by file descriptor.
     var connections: [Int32: Connection] = [:]
-    /// Messages from other threads, and whether the loop has ended (then nothing is queued and
-    /// the eventfd is closed).
-    let inbox = Mutex<(messages: [Message], closed: Bool)>(([], false))
+    /// Messages from other threads; whether the loop is (about to be) blocked in `epoll_wait`
+    /// with nothing queued, so the next message or job must write the eventfd (while it is busy
+    /// it drains the inbox before it sleeps, and no wake-up is needed); and whether the loop has
+    /// ended (then nothing is queued and the eventfd is closed).
+    let inbox = Mutex<Inbox>(Inbox())
     /// The loop thread queued a message for itself (an answer of a handler that ran on it) since
     /// it last drained `inbox`: it does not wait in `epoll_wait` before handling it.
     var sentToSelf = false
@@ -81,6 +90,7 @@ final class EventLoop: @unchecked Sendable {
     var nextId: UInt64 = 1
     /// Set by `stop`: connections still open then are closed.
     var stopDeadline: UInt64?
+    /// Where every read of this loop lands (one buffer per loop, reused).
     var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     private let finished = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
     /// The server-wide connection count and cap.
@@ -166,27 +176,46 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// Queues a message for the loop thread; wakes the loop only when the queue was empty (it
-    /// drains the whole queue on each wake-up, so one wake per batch is enough) and never when
-    /// the loop thread sends it itself (it drains the queue before it next waits). One queue for
-    /// every sender keeps the order in which messages were sent (a streamed answer's head from the
-    /// loop, its chunks from the pool). False when the loop has ended (the message is dropped).
+    /// Queues a message for the loop thread; writes the eventfd only when the loop sleeps (once
+    /// per sleep: it drains the whole queue when it wakes, and while it is busy it drains the
+    /// queue before it next sleeps, so most answers under load cost no system call). One queue
+    /// for every sender keeps the order in which messages were sent (a streamed answer's head
+    /// from the loop, its chunks from the pool). False when the loop has ended (the message is
+    /// dropped).
     @discardableResult
     func send(_ m: Message) -> Bool {
-        let local = isLoopThread
-        if local { sentToSelf = true }
+        if isLoopThread { sentToSelf = true }
         return inbox.withLock { q -> Bool in
             if q.closed { return false }
             q.messages.append(m)
-            // Written under the lock: the loop closes the eventfd under it when it ends.
-            if q.messages.count == 1 && !local { signalWake() }
+            wakeIfSleeping(&q)
             return true
         }
     }
 
-    /// Wakes the loop (its executor queued a job) unless it has ended.
+    /// Wakes the loop (its executor queued a job) if it sleeps.
     private func wake() {
-        inbox.withLock { q in if !q.closed { signalWake() } }
+        inbox.withLock { q in wakeIfSleeping(&q) }
+    }
+
+    /// Writes the eventfd if the loop sleeps (the caller holds `inbox`'s lock: the loop closes the
+    /// eventfd under it when it ends, and decides to sleep under it).
+    private func wakeIfSleeping(_ q: inout Inbox) {
+        guard q.sleeping, !q.closed else { return }
+        q.sleeping = false
+        signalWake()
+    }
+
+    /// Whether the loop may block in `epoll_wait`: nothing queued for it. Marks it sleeping, under
+    /// the same lock senders take, so a message or job queued from now on wakes it.
+    private func goingToSleep() -> Bool {
+        if sentToSelf { return false }
+        return inbox.withLock { q -> Bool in
+            // Checked under the inbox lock: a job queued after this check finds `sleeping` set.
+            guard q.messages.isEmpty, !executor.hasJobs else { return false }
+            q.sleeping = true
+            return true
+        }
     }
 
     /// Writes the eventfd; the caller holds `inbox`'s lock.
@@ -210,9 +239,10 @@ final class EventLoop: @unchecked Sendable {
         var nextScan = Socket.monotonicNanos() + 100_000_000
         pthread_setspecific(Self.threadKey, Unmanaged.passUnretained(self).toOpaque())
         while true {
-            // Work queued on the loop itself (tasks, answers) is done before it sleeps.
-            let busy = sentToSelf || executor.hasJobs
-            let n = cepoll_wait(epfd, &readyFds, &readyEvents, 512, busy ? 0 : 100)
+            // Work already queued (answers, tasks) is done before the loop sleeps.
+            let sleep = goingToSleep()
+            let n = cepoll_wait(epfd, &readyFds, &readyEvents, 512, sleep ? 100 : 0)
+            if sleep { inbox.withLock { $0.sleeping = false } }
             if n < 0 && errno != EINTR { break }
             for i in 0..<max(0, Int(n)) {
                 let fd = readyFds[i]
@@ -251,6 +281,7 @@ final class EventLoop: @unchecked Sendable {
         listeners = []
         // Nothing is queued from now on; connections handed over meanwhile are closed here.
         let late = inbox.withLock { q -> [Message] in
+            q.sleeping = false
             q.closed = true
             close(wakeFd)
             defer { q.messages = [] }
@@ -270,98 +301,6 @@ final class EventLoop: @unchecked Sendable {
             return s.waiters
         }
         for w in waiters { w.resume() }
-    }
-
-    private func readable(_ c: Connection) {
-        if c.lingerDeadline != nil {
-            drainLingering(c)
-            return
-        }
-        var reads = 0
-        // Level-triggered: input left after this turn's quota is reported again next turn.
-        while reads < Self.readsPerTurn && wantsInput(c) {
-            reads += 1
-            let n = readBuffer.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, 0) }
-            if n > 0 {
-                readBuffer.withUnsafeBytes { consume(c, UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-                if connections[c.fd] !== c { return }
-                if n < readBuffer.count { break }
-            } else if n == 0 {
-                c.peerClosed = true
-                break
-            } else {
-                if errno == EAGAIN || errno == EWOULDBLOCK { break }
-                if errno == EINTR { continue }
-                closeConnection(c)
-                return
-            }
-        }
-        if c.peerClosed && c.requestBody != nil {
-            failRequestBody(c, HTTPBodyError(status: 400, message: "The client closed the connection before the request body ended."))
-        }
-        switch c.mode {
-        case .http1: advance(c)
-        case .http2: serviceHTTP2(c)
-        case .detecting:
-            if c.requestDeadline == nil && !c.prefaceBuffer.isEmpty {
-                c.requestDeadline = Socket.monotonicNanos() + UInt64(config.headerTimeout * 1e9)
-                c.idleDeadline = nil
-            }
-            if c.peerClosed { closeConnection(c) }
-        }
-        if c.peerClosed && !c.inFlight && !c.hasPendingOutput, connections[c.fd] === c { closeConnection(c) }
-        // A client that closes during a streaming response (events, which never end by
-        // themselves) has gone: HTTP/1.1 clients do not half-close while they wait for an answer,
-        // and the stream would otherwise hold its subscription until its next write fails.
-        if c.peerClosed && c.bodyWriter != nil, connections[c.fd] === c { closeConnection(c) }
-        updateInterest(c)
-    }
-
-    /// Routes received bytes by protocol; while undecided, waits until the bytes either differ
-    /// from the HTTP/2 preface (HTTP/1.1) or complete it (HTTP/2).
-    private func consume(_ c: Connection, _ bytes: UnsafeRawBufferPointer) {
-        switch c.mode {
-        case .http1:
-            c.parser.feed(bytes)
-            if c.requestBody != nil { pumpRequestBody(c) }
-        case .http2:
-            if !c.closeAfterWrite { receiveHTTP2(c, bytes) }  // after GOAWAY for an error: dropped
-        case .detecting:
-            c.prefaceBuffer.append(contentsOf: bytes)
-            let preface = Connection.http2Preface
-            let n = min(c.prefaceBuffer.count, preface.count)
-            if !c.prefaceBuffer[0..<n].elementsEqual(preface[0..<n]) {
-                c.mode = .http1
-                let buffered = c.prefaceBuffer
-                c.prefaceBuffer = []
-                buffered.withUnsafeBytes { c.parser.feed($0) }
-            } else if c.prefaceBuffer.count >= preface.count {
-                let rest = Array(c.prefaceBuffer[preface.count...])
-                c.prefaceBuffer = []
-                startHTTP2(c)
-                if !rest.isEmpty { rest.withUnsafeBytes { receiveHTTP2(c, $0) } }
-            }
-        }
-    }
-
-    /// Reads and drops input of a lingering connection; closes it at end of input.
-    private func drainLingering(_ c: Connection) {
-        for _ in 0..<Self.readsPerTurn {
-            let n = readBuffer.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, 0) }
-            if n > 0 {
-                // A peer that keeps sending this much is not waiting for our last answer.
-                c.lingerDrained += n
-                if c.lingerDrained > Self.maxLingerDrain {
-                    closeConnection(c)
-                    return
-                }
-                continue
-            }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
-            closeConnection(c)
-            return
-        }
     }
 
     /// Closes a connection at once and fails everything that was waiting on it.

@@ -28,8 +28,8 @@ public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
 
 /// The hand-written HTTP server: HTTP/1.1 and HTTP/2 (h2c with prior knowledge, told apart by
 /// the client preface) on every listener, `HTTPServerConfiguration.eventLoops` epoll threads
-/// (one per core by default; the first accepts and hands connections out), reads answered on the
-/// loop and other handlers in Swift concurrency. gRPC calls (HTTP/2 streams with
+/// (one by default; the first accepts and hands connections out), handlers in Swift concurrency
+/// (reads on the loop itself with `answerReadsOnLoop`). gRPC calls (HTTP/2 streams with
 /// `content-type: application/grpc`) go to `grpc`; every other request, over either protocol, goes
 /// to `responder`. See `EventLoop` for the connection rules and what each thread owns. `loops` is
 /// set once by `start()` and then only read (behind a `Mutex`).
