@@ -37,3 +37,13 @@ int cepoll_accept(int fd, void *addr, unsigned int *len) {
 #include <malloc.h>
 
 int cepoll_trim_memory(void) { return malloc_trim(0); }
+
+#include <sched.h>
+#include <unistd.h>
+
+int cepoll_usable_cpus(void) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}

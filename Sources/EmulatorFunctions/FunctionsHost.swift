@@ -50,6 +50,9 @@ public final class FunctionsHost: Sendable {
     static let maxInputs = 200
 
     /// Creates a host.
+    /// Changes of codebase reports so far (`statusVersion`); behind its own `Mutex`.
+    private let statusChanges = Mutex<UInt64>(0)
+
     public init(
         environments: any ProjectEnvironmentProvider, logger: any LogSink = NullLogSink(), retryBaseDelay: Double = 0.05, maxAttempts: Int = 8
     ) {
@@ -91,7 +94,12 @@ public final class FunctionsHost: Sendable {
     /// Records what a codebase reports about itself (shown by the functions listing).
     public func setCodebaseStatus(project: String, codebase: String, _ status: JSON) {
         state.withLock { $0[project, default: ProjectState()].codebases[codebase] = status }
+        statusChanges.withLock { $0 += 1 }
     }
+
+    /// Counts the changes of codebase reports (`setCodebaseStatus` calls), for caches of what is
+    /// derived from them (the status route's body). Read after a change, it is already counted.
+    public var statusVersion: UInt64 { statusChanges.withLock { $0 } }
 
     /// Every project's codebase reports (with `project`), sorted by project and name.
     public func allCodebaseStatuses() -> [JSON] {

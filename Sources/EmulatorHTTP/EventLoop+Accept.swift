@@ -5,9 +5,10 @@ import EmulatorCore
 import Glibc
 #endif
 
-/// Accepting connections within the global limits: the connection cap (a connection beyond it is
-/// answered 503 and closed), a bounded number of accepts per turn, and a pause with a growing
-/// delay when descriptors run out (a listening socket stays readable while `accept` fails, so
+/// Accepting connections within the global limits (loop 0 accepts for every loop): the connection
+/// cap over all loops (`ConnectionAdmission`; a connection beyond it is answered 503 and closed),
+/// a bounded number of accepts per turn, handing each admitted connection to the next loop in
+/// turn, and a pause with a growing delay when descriptors run out (a listening socket stays readable while `accept` fails, so
 /// retrying at once would spin). Also returns freed memory to the system after bursts.
 extension EventLoop {
     /// Connections accepted per listener per turn of the loop (the rest wait for the next turn).
@@ -55,30 +56,48 @@ extension EventLoop {
                 }
             }
             acceptBackoff = Self.minAcceptBackoff
-            guard connections.count < maxConnections, stopDeadline == nil else {
+            guard stopDeadline == nil, admission.admit() else {
                 refuse(fd)
                 continue
             }
             // Near the open-file limit: this connection is served, the next ones wait in the
             // backlog until descriptors are free again (the reserve stays the process's own).
             let nearLimit = fd >= Self.acceptCeiling
-            var one: Int32 = 1
-            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-            let c = Connection(
-                fd: fd, id: nextId, remote: Socket.describe(&storage),
-                parser: HTTPRequestParser(
-                    maxHeaderBytes: config.maxHeaderBytes, maxBodyBytes: config.maxBodyBytes,
-                    streamingPolicy: config.streamingPolicy))
-            nextId += 1
-            c.idleDeadline = Socket.monotonicNanos() + UInt64(config.idleTimeout * 1e9)
-            connections[fd] = c
-            c.events = cepoll_in | cepoll_rdhup
-            register(fd, events: c.events)
+            let remote = Socket.describe(&storage)
+            let target = peers.isEmpty ? self : peers[nextPeer % peers.count]
+            nextPeer &+= 1
+            if target === self {
+                adopt(fd, remote: remote)
+            } else if !target.send(.adopt(fd: fd, remote: remote)) {
+                close(fd)  // that loop has ended (the server is stopping)
+                admission.release()
+            }
             if nearLimit {
                 pauseAccepting()
                 return
             }
         }
+    }
+
+    /// Starts serving an admitted connection on this loop (closes it when the loop is stopping).
+    func adopt(_ fd: Int32, remote: String) {
+        guard stopDeadline == nil else {
+            close(fd)
+            admission.release()
+            return
+        }
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        let c = Connection(
+            fd: fd, id: nextId, remote: remote,
+            parser: HTTPRequestParser(
+                maxHeaderBytes: config.maxHeaderBytes, maxBodyBytes: config.maxBodyBytes,
+                streamingPolicy: config.streamingPolicy))
+        nextId += 1
+        c.idleDeadline = Socket.monotonicNanos() + UInt64(config.idleTimeout * 1e9)
+        connections[fd] = c
+        c.events = cepoll_in | cepoll_rdhup
+        register(fd, events: c.events)
     }
 
     /// Answers a connection beyond the cap with 503 (best effort: the socket is new, so its send

@@ -33,8 +33,8 @@ extension EventLoop {
                 request.bodyStream = streamedBody
                 let close = Self.wantsClose(request) || stopDeadline != nil
                 let head = request.method == "HEAD"
-                let fd = c.fd, id = c.id, responder = self.responder
-                Task { [self] in
+                let fd = c.fd, id = c.id, responder = self.responder, request = request
+                let serve: @Sendable () async -> Void = { [self] in
                     let response = await responder(request)
                     // Answered before its streamed body ended: the rest of it is never read, so
                     // the connection cannot carry another request.
@@ -51,6 +51,13 @@ extension EventLoop {
                     writer.cancelOnFailure(producing)
                     await producing.value
                     writer.finish()
+                }
+                // A read runs on this loop (no hop to the pool and back); anything that may write
+                // or take long runs on the pool, so the loop keeps serving its other connections.
+                if config.answerReadsOnLoop && streamedBody == nil && (head || request.method == "GET") {
+                    Task(executorPreference: executor) { await serve() }
+                } else {
+                    Task { await serve() }
                 }
                 if streamedBody != nil { pumpRequestBody(c) }
             }

@@ -5,10 +5,18 @@ import EmulatorCore
 import Glibc
 #endif
 
-/// The epoll loop behind `HTTPServer`: accepts, reads, tells HTTP/1.1 from HTTP/2 by the first
-/// bytes, hands complete HTTP/1.1 requests to the responder in a `Task` and writes responses back
-/// in request order per connection; HTTP/2 connections run their frames through an
-/// `HTTP2Connection` and each stream's handler in its own `Task` (see `EventLoop+HTTP2`).
+/// One epoll loop of `HTTPServer` (the server runs `HTTPServerConfiguration.eventLoops` of them,
+/// one by default). Loop 0 also accepts: it admits each new connection against the
+/// server-wide cap and hands connections out round-robin to every loop (itself included, through
+/// `Message.adopt`). A connection stays on its loop for life: the loop reads it, tells HTTP/1.1
+/// from HTTP/2 by the first bytes, parses, and writes responses back in request order.
+///
+/// Where handlers run: each HTTP/1.1 request in a `Task` on the cooperative pool, and each HTTP/2
+/// stream likewise (`EventLoop+HTTP2`); their answers come back through `inbox`. With
+/// `HTTPServerConfiguration.answerReadsOnLoop`, a read-only HTTP/1.1 request (GET or HEAD without
+/// a streamed body) runs instead in a task whose executor preference is the loop's own
+/// `LoopExecutor`, answered on the loop thread with no hop; its handler must not block (the
+/// emulator's handlers keep blocking work on threads of their own).
 ///
 /// Back-pressure: a connection is read only while its unsent output is under
 /// `HTTPServerConfiguration.outputBudget` (and, for HTTP/1.1, while the next pipelined request
@@ -17,10 +25,21 @@ import Glibc
 /// Connections beyond the cap are answered 503; when descriptors run out, accepting pauses with a
 /// growing delay instead of spinning (`EventLoop+Accept`).
 ///
-/// Thread confinement: everything but `inbox` is touched only by the loop thread; `inbox`
-/// (responses and commands from other threads) is behind a `Mutex` and the loop is woken
-/// through an eventfd.
+/// Threads and state: each loop is one thread, and everything of a loop but `inbox` and its
+/// executor's queue is touched only by that thread (`connections`, `sentToSelf`, the accept
+/// back-off, the trim counters). `inbox` (responses and commands from other threads) is behind a
+/// `Mutex`, and the loop is woken through an eventfd; `LoopExecutor`'s job queue likewise. What the
+/// loops share is behind locks of its own: the connection count (`ConnectionAdmission`) and the
+/// HTTP/2 stream count (`HTTP2StreamQuota`). `peers` is set before the threads start and then
+/// only read.
 final class EventLoop: @unchecked Sendable {
+    /// The state behind `inbox`'s lock.
+    struct Inbox {
+        var messages: [Message] = []
+        var sleeping = false
+        var closed = false
+    }
+
     /// What other threads ask of the loop (through `inbox`).
     enum Message {
         case response(fd: Int32, id: UInt64, bytes: [UInt8], close: Bool)
@@ -31,6 +50,8 @@ final class EventLoop: @unchecked Sendable {
         case h2(fd: Int32, id: UInt64, stream: UInt32, command: HTTP2StreamCommand)
         /// A streamed request body's handler caught up: read the connection again.
         case resumeBody(fd: Int32, id: UInt64)
+        /// A connection the accepting loop admitted and handed to this one.
+        case adopt(fd: Int32, remote: String)
         case stop
     }
 
@@ -40,22 +61,41 @@ final class EventLoop: @unchecked Sendable {
     let responder: HTTPResponder
     /// Serves each HTTP/2 stream (gRPC calls and plain requests).
     let streamHandler: HTTP2StreamHandler
-    private let epfd: Int32
+    /// This loop's number (0 accepts).
+    let index: Int
+    let epfd: Int32
     private let wakeFd: Int32
-    /// Listening sockets.
+    /// Listening sockets (loop 0 only).
     var listeners: Set<Int32> = []
     /// Open connections by file descriptor.
     var connections: [Int32: Connection] = [:]
-    private let inbox = Mutex<[Message]>([])
+    /// Messages from other threads; whether the loop is (about to be) blocked in `epoll_wait`
+    /// with nothing queued, so the next message or job must write the eventfd (while it is busy
+    /// it drains the inbox before it sleeps, and no wake-up is needed); and whether the loop has
+    /// ended (then nothing is queued and the eventfd is closed).
+    let inbox = Mutex<Inbox>(Inbox())
+    /// The loop thread queued a message for itself (an answer of a handler that ran on it) since
+    /// it last drained `inbox`: it does not wait in `epoll_wait` before handling it.
+    var sentToSelf = false
+    /// Runs the tasks of requests answered on this loop.
+    private(set) var executor: LoopExecutor!  // trap-ok: set at the end of init, before any use
+    /// Every loop of the server, this one included, in order: the accepting loop hands
+    /// connections out over them (none: it keeps them all). Set before the threads start, then
+    /// only read by the accepting loop, which clears it when it ends (the loops refer to each
+    /// other only while they run).
+    var peers: [EventLoop] = []
+    /// The next peer to hand a connection to.
+    var nextPeer = 0
     /// The id of the next accepted connection.
     var nextId: UInt64 = 1
     /// Set by `stop`: connections still open then are closed.
     var stopDeadline: UInt64?
-    private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    /// Where every read of this loop lands (one buffer per loop, reused).
+    var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     private let finished = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-    /// The connection cap in force (`HTTPServerConfiguration.maxConnections` resolved).
-    let maxConnections: Int
-    /// Open HTTP/2 streams of every connection, against `HTTPServerConfiguration.maxStreams`.
+    /// The server-wide connection count and cap.
+    let admission: ConnectionAdmission
+    /// Open HTTP/2 streams of every connection of every loop, against `HTTPServerConfiguration.maxStreams`.
     let streamQuota: HTTP2StreamQuota
     /// Accepting is paused (descriptors ran out) until this monotonic time.
     var acceptPausedUntil: UInt64?
@@ -73,35 +113,59 @@ final class EventLoop: @unchecked Sendable {
     static let maxLingerDrain = 4 << 20
     /// Bytes of the next HTTP/1.1 request read ahead while one is in flight.
     static let readAhead = 64 * 1024
+    /// Marks the thread of the loop that runs on it (`isLoopThread`).
+    static let threadKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
 
-    /// Creates the loop over already bound listening sockets.
+    /// The connection cap in force.
+    var maxConnections: Int { admission.cap }
+
+    /// Creates a loop; `listenFds` (already bound) are given to the accepting loop only.
     init(
         config: HTTPServerConfiguration, responder: @escaping HTTPResponder, streamHandler: @escaping HTTP2StreamHandler,
-        listenFds: [Int32]
+        listenFds: [Int32], index: Int = 0, admission: ConnectionAdmission? = nil, streamQuota: HTTP2StreamQuota? = nil
     ) throws {
         self.config = config
         self.responder = responder
         self.streamHandler = streamHandler
-        maxConnections = Self.connectionCap(config.maxConnections)
-        streamQuota = HTTP2StreamQuota(limit: max(1, config.maxStreams))
+        self.index = index
+        self.admission = admission ?? ConnectionAdmission(cap: Self.connectionCap(config.maxConnections))
+        self.streamQuota = streamQuota ?? HTTP2StreamQuota(limit: max(1, config.maxStreams))
         epfd = cepoll_create()
         wakeFd = cepoll_eventfd()
-        guard epfd >= 0, wakeFd >= 0 else { throw HTTPServerError("cannot create event loop: \(Socket.errorText())") }
+        guard epfd >= 0, wakeFd >= 0 else {
+            if epfd >= 0 { close(epfd) }
+            if wakeFd >= 0 { close(wakeFd) }
+            throw HTTPServerError("cannot create event loop: \(Socket.errorText())")
+        }
         register(wakeFd, events: cepoll_in)
         for fd in listenFds {
             listeners.insert(fd)
             register(fd, events: cepoll_in)
         }
+        executor = LoopExecutor(
+            wake: { [weak self] in self?.wake() }, onLoopThread: { [weak self] in self?.isLoopThread ?? false })
     }
+
+    /// Whether the calling thread is this loop's.
+    var isLoopThread: Bool { pthread_getspecific(Self.threadKey) == Unmanaged.passUnretained(self).toOpaque() }
 
     /// Starts the loop thread.
     func start() {
-        BackgroundThread.detach(name: "http-event-loop", stackSize: 1 << 20) { [self] in self.run() }
+        BackgroundThread.detach(name: "http-loop-\(index)", stackSize: 1 << 20) { [self] in self.run() }
     }
 
     /// Asks the loop to stop and waits until it has.
     func stop() async {
         send(.stop)
+        await waitUntilStopped()
+    }
+
+    /// Waits until the loop has ended (after `send(.stop)`).
+    func waitUntilStopped() async {
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
             let resumeNow = finished.withLock { s -> Bool in
                 if s.done { return true }
@@ -112,15 +176,50 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// Queues a message for the loop thread; wakes the loop only when the queue was empty (it
-    /// drains the whole queue on each wake-up, so one wake per batch is enough).
-    func send(_ m: Message) {
-        let wasEmpty = inbox.withLock { q -> Bool in
-            let e = q.isEmpty
-            q.append(m)
-            return e
+    /// Queues a message for the loop thread; writes the eventfd only when the loop sleeps (once
+    /// per sleep: it drains the whole queue when it wakes, and while it is busy it drains the
+    /// queue before it next sleeps, so most answers under load cost no system call). One queue
+    /// for every sender keeps the order in which messages were sent (a streamed answer's head
+    /// from the loop, its chunks from the pool). False when the loop has ended (the message is
+    /// dropped).
+    @discardableResult
+    func send(_ m: Message) -> Bool {
+        if isLoopThread { sentToSelf = true }
+        return inbox.withLock { q -> Bool in
+            if q.closed { return false }
+            q.messages.append(m)
+            wakeIfSleeping(&q)
+            return true
         }
-        guard wasEmpty else { return }
+    }
+
+    /// Wakes the loop (its executor queued a job) if it sleeps.
+    private func wake() {
+        inbox.withLock { q in wakeIfSleeping(&q) }
+    }
+
+    /// Writes the eventfd if the loop sleeps (the caller holds `inbox`'s lock: the loop closes the
+    /// eventfd under it when it ends, and decides to sleep under it).
+    private func wakeIfSleeping(_ q: inout Inbox) {
+        guard q.sleeping, !q.closed else { return }
+        q.sleeping = false
+        signalWake()
+    }
+
+    /// Whether the loop may block in `epoll_wait`: nothing queued for it. Marks it sleeping, under
+    /// the same lock senders take, so a message or job queued from now on wakes it.
+    private func goingToSleep() -> Bool {
+        if sentToSelf { return false }
+        return inbox.withLock { q -> Bool in
+            // Checked under the inbox lock: a job queued after this check finds `sleeping` set.
+            guard q.messages.isEmpty, !executor.hasJobs else { return false }
+            q.sleeping = true
+            return true
+        }
+    }
+
+    /// Writes the eventfd; the caller holds `inbox`'s lock.
+    private func signalWake() {
         var one: UInt64 = 1
         _ = write(wakeFd, &one, 8)
     }
@@ -138,8 +237,12 @@ final class EventLoop: @unchecked Sendable {
         var readyFds = [Int32](repeating: 0, count: 512)
         var readyEvents = [UInt32](repeating: 0, count: 512)
         var nextScan = Socket.monotonicNanos() + 100_000_000
+        pthread_setspecific(Self.threadKey, Unmanaged.passUnretained(self).toOpaque())
         while true {
-            let n = cepoll_wait(epfd, &readyFds, &readyEvents, 512, 100)
+            // Work already queued (answers, tasks) is done before the loop sleeps.
+            let sleep = goingToSleep()
+            let n = cepoll_wait(epfd, &readyFds, &readyEvents, 512, sleep ? 100 : 0)
+            if sleep { inbox.withLock { $0.sleeping = false } }
             if n < 0 && errno != EINTR { break }
             for i in 0..<max(0, Int(n)) {
                 let fd = readyFds[i]
@@ -160,6 +263,7 @@ final class EventLoop: @unchecked Sendable {
                     if flags & cepoll_out != 0, connections[fd] === c { flush(c) }
                 }
             }
+            executor.runJobs()
             processInbox()
             let now = Socket.monotonicNanos()
             if let until = acceptPausedUntil, now >= until { resumeAccepting() }
@@ -175,207 +279,28 @@ final class EventLoop: @unchecked Sendable {
         for c in Array(connections.values) { closeConnection(c) }
         for fd in listeners { close(fd) }
         listeners = []
+        // Nothing is queued from now on; connections handed over meanwhile are closed here.
+        let late = inbox.withLock { q -> [Message] in
+            q.sleeping = false
+            q.closed = true
+            close(wakeFd)
+            defer { q.messages = [] }
+            return q.messages
+        }
+        for case .adopt(let fd, _) in late {
+            close(fd)
+            admission.release()
+        }
+        peers = []
+        executor.stop()
+        pthread_setspecific(Self.threadKey, nil)
         close(epfd)
-        close(wakeFd)
         let waiters = finished.withLock { s -> [CheckedContinuation<Void, Never>] in
             s.done = true
             defer { s.waiters = [] }
             return s.waiters
         }
         for w in waiters { w.resume() }
-    }
-
-    private func readable(_ c: Connection) {
-        if c.lingerDeadline != nil {
-            drainLingering(c)
-            return
-        }
-        var reads = 0
-        // Level-triggered: input left after this turn's quota is reported again next turn.
-        while reads < Self.readsPerTurn && wantsInput(c) {
-            reads += 1
-            let n = readBuffer.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, 0) }
-            if n > 0 {
-                readBuffer.withUnsafeBytes { consume(c, UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-                if connections[c.fd] !== c { return }
-                if n < readBuffer.count { break }
-            } else if n == 0 {
-                c.peerClosed = true
-                break
-            } else {
-                if errno == EAGAIN || errno == EWOULDBLOCK { break }
-                if errno == EINTR { continue }
-                closeConnection(c)
-                return
-            }
-        }
-        if c.peerClosed && c.requestBody != nil {
-            failRequestBody(c, HTTPBodyError(status: 400, message: "The client closed the connection before the request body ended."))
-        }
-        switch c.mode {
-        case .http1: advance(c)
-        case .http2: serviceHTTP2(c)
-        case .detecting:
-            if c.requestDeadline == nil && !c.prefaceBuffer.isEmpty {
-                c.requestDeadline = Socket.monotonicNanos() + UInt64(config.headerTimeout * 1e9)
-                c.idleDeadline = nil
-            }
-            if c.peerClosed { closeConnection(c) }
-        }
-        if c.peerClosed && !c.inFlight && !c.hasPendingOutput, connections[c.fd] === c { closeConnection(c) }
-        // A client that closes during a streaming response (events, which never end by
-        // themselves) has gone: HTTP/1.1 clients do not half-close while they wait for an answer,
-        // and the stream would otherwise hold its subscription until its next write fails.
-        if c.peerClosed && c.bodyWriter != nil, connections[c.fd] === c { closeConnection(c) }
-        updateInterest(c)
-    }
-
-    /// Routes received bytes by protocol; while undecided, waits until the bytes either differ
-    /// from the HTTP/2 preface (HTTP/1.1) or complete it (HTTP/2).
-    private func consume(_ c: Connection, _ bytes: UnsafeRawBufferPointer) {
-        switch c.mode {
-        case .http1:
-            c.parser.feed(bytes)
-            if c.requestBody != nil { pumpRequestBody(c) }
-        case .http2:
-            if !c.closeAfterWrite { receiveHTTP2(c, bytes) }  // after GOAWAY for an error: dropped
-        case .detecting:
-            c.prefaceBuffer.append(contentsOf: bytes)
-            let preface = Connection.http2Preface
-            let n = min(c.prefaceBuffer.count, preface.count)
-            if !c.prefaceBuffer[0..<n].elementsEqual(preface[0..<n]) {
-                c.mode = .http1
-                let buffered = c.prefaceBuffer
-                c.prefaceBuffer = []
-                buffered.withUnsafeBytes { c.parser.feed($0) }
-            } else if c.prefaceBuffer.count >= preface.count {
-                let rest = Array(c.prefaceBuffer[preface.count...])
-                c.prefaceBuffer = []
-                startHTTP2(c)
-                if !rest.isEmpty { rest.withUnsafeBytes { receiveHTTP2(c, $0) } }
-            }
-        }
-    }
-
-    private func processInbox() {
-        let messages = inbox.withLock { m -> [Message] in
-            defer { m.removeAll(keepingCapacity: true) }
-            return m
-        }
-        var touched = Set<Int32>()
-        defer {
-            for fd in touched { if let c = connections[fd] { serviceHTTP2(c) } }
-        }
-        for m in messages {
-            switch m {
-            case .stop:
-                guard stopDeadline == nil else { continue }
-                stopDeadline = Socket.monotonicNanos() + UInt64(config.shutdownGrace * 1e9)
-                for fd in listeners {
-                    unregister(fd)
-                    close(fd)
-                }
-                listeners = []
-                for c in Array(connections.values) {
-                    if let h2 = c.h2 {
-                        h2.goAway(into: &c.output)
-                        touched.insert(c.fd)
-                    } else if c.bodyWriter != nil || (!c.inFlight && !c.hasPendingOutput) {
-                        closeConnection(c)  // a streaming response (events) never finishes by itself
-                    }
-                }
-            case .h2(let fd, let id, let stream, let command):
-                guard let c = connections[fd], c.id == id, let h2 = c.h2 else { continue }
-                h2.handle(stream: stream, command, into: &c.output)
-                touched.insert(fd)
-            case .streamHead(let fd, let id, let bytes, let close, let writer):
-                guard let c = connections[fd], c.id == id else {
-                    writer.fail()
-                    continue
-                }
-                c.output.append(contentsOf: bytes)
-                c.bodyWriter = writer
-                c.streamClose = close
-                flush(c)
-                if c.peerClosed, connections[fd] === c { closeConnection(c) }  // left before the stream began
-            case .resumeBody(let fd, let id):
-                guard let c = connections[fd], c.id == id else { continue }
-                resumeRequestBody(c)
-            case .chunk(let fd, let id, let bytes, let end):
-                guard let c = connections[fd], c.id == id, let writer = c.bodyWriter else { continue }
-                if writer.chunked { c.output.append(contentsOf: HTTPResponse.chunk(bytes)) } else { c.output.append(contentsOf: bytes) }
-                if !end {
-                    c.awaitingAck = true
-                    flush(c)
-                    acknowledgeIfRoom(c)
-                    continue
-                }
-                c.bodyWriter = nil
-                writer.acknowledge()
-                // A fixed-length body that fell short cannot be framed: the connection must end.
-                finishResponse(c, close: c.streamClose || !writer.deliveredDeclaredLength)
-            case .response(let fd, let id, let bytes, let close):
-                guard let c = connections[fd], c.id == id else { continue }
-                c.output.append(contentsOf: bytes)
-                finishResponse(c, close: close)
-            }
-        }
-    }
-
-    /// Reads and drops input of a lingering connection; closes it at end of input.
-    private func drainLingering(_ c: Connection) {
-        for _ in 0..<Self.readsPerTurn {
-            let n = readBuffer.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, 0) }
-            if n > 0 {
-                // A peer that keeps sending this much is not waiting for our last answer.
-                c.lingerDrained += n
-                if c.lingerDrained > Self.maxLingerDrain {
-                    closeConnection(c)
-                    return
-                }
-                continue
-            }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
-            closeConnection(c)
-            return
-        }
-    }
-
-    private func scanTimeouts(_ now: UInt64) {
-        for c in connections.values { c.h2?.expireWorkingHandlers(now: now) }
-        expireStalledRequestBodies(now)
-        for c in Array(connections.values) {
-            if let d = c.lingerDeadline {
-                if now >= d || stopDeadline != nil { closeConnection(c) }
-                continue
-            }
-            // A peer that takes none of its output for long is gone or hostile: it would hold its
-            // budget forever. One being closed gets a few seconds only.
-            if let since = c.stalledSince {
-                let limit = c.closeAfterWrite ? min(config.idleTimeout, 5) : config.idleTimeout
-                if now >= since + UInt64(limit * 1e9) { closeConnection(c) }
-                continue
-            }
-            guard !c.inFlight && !c.hasPendingOutput else { continue }
-            if let h2 = c.h2 {
-                if h2.openStreamCount == 0, let d = c.idleDeadline, now >= d {
-                    h2.goAway(into: &c.output, debug: "idle timeout")
-                    c.closeAfterWrite = true
-                    flush(c)
-                }
-                continue
-            }
-            if let d = c.requestDeadline, now >= d {
-                c.output.append(
-                    contentsOf: Self.errorResponse(status: 408, message: "Timed out waiting for the complete request.").wireBytes(
-                        head: false, close: true))
-                c.closeAfterWrite = true
-                flush(c)
-            } else if let d = c.idleDeadline, now >= d, !c.parser.hasPartialRequest {
-                closeConnection(c)
-            }
-        }
     }
 
     /// Closes a connection at once and fails everything that was waiting on it.
@@ -390,6 +315,7 @@ final class EventLoop: @unchecked Sendable {
         c.requestBody?.fail(HTTPBodyError(status: 499, message: "The connection closed before the request body ended."))
         c.requestBody = nil
         closedSinceTrim += 1
+        admission.release()
         // A descriptor is free again: if accepting was paused for want of one, try now.
         if acceptPausedUntil != nil { acceptPausedUntil = 0 }
     }

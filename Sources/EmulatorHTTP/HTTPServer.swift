@@ -27,16 +27,18 @@ public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
 }
 
 /// The hand-written HTTP server: HTTP/1.1 and HTTP/2 (h2c with prior knowledge, told apart by
-/// the client preface) on every listener, one epoll event-loop thread for all sockets, handlers
-/// running in Swift concurrency. gRPC calls (HTTP/2 streams with `content-type: application/grpc`)
-/// go to `grpc`; every other request, over either protocol, goes to `responder`. See `EventLoop`
-/// for the connection rules. `loop` is set once by `start()` and then only read (behind a `Mutex`).
+/// the client preface) on every listener, `HTTPServerConfiguration.eventLoops` epoll threads
+/// (one by default; the first accepts and hands connections out), handlers in Swift concurrency
+/// (reads on the loop itself with `answerReadsOnLoop`). gRPC calls (HTTP/2 streams with
+/// `content-type: application/grpc`) go to `grpc`; every other request, over either protocol, goes
+/// to `responder`. See `EventLoop` for the connection rules and what each thread owns. `loops` is
+/// set once by `start()` and then only read (behind a `Mutex`).
 public final class HTTPServer: Sendable {
     /// The configuration it was created with.
     public let configuration: HTTPServerConfiguration
     let responder: HTTPResponder
     let grpc: GRPCHandler?
-    private let loop = Mutex<EventLoop?>(nil)
+    private let loops = Mutex<[EventLoop]>([])
 
     /// Creates a server; nothing is bound until `start()`.
     public init(configuration: HTTPServerConfiguration, responder: @escaping HTTPResponder, grpc: GRPCHandler? = nil) {
@@ -86,9 +88,19 @@ public final class HTTPServer: Sendable {
                 fds.append(fd)
                 bound.append(BoundAddress(host: l.host, port: port))
             }
-            let ev = try EventLoop(config: configuration, responder: responder, streamHandler: streamHandler, listenFds: fds)
-            loop.withLock { $0 = ev }
-            ev.start()
+            let admission = ConnectionAdmission(cap: EventLoop.connectionCap(configuration.maxConnections))
+            let quota = HTTP2StreamQuota(limit: max(1, configuration.maxStreams))
+            let handler = streamHandler
+            var all: [EventLoop] = []
+            for i in 0..<configuration.resolvedEventLoops {
+                all.append(
+                    try EventLoop(
+                        config: configuration, responder: responder, streamHandler: handler, listenFds: i == 0 ? fds : [], index: i,
+                        admission: admission, streamQuota: quota))
+            }
+            if all.count > 1 { all[0].peers = all }
+            loops.withLock { $0 = all }
+            for ev in all { ev.start() }
         } catch {
             for fd in fds { close(fd) }
             throw error
@@ -99,8 +111,10 @@ public final class HTTPServer: Sendable {
     /// Stops accepting, lets in-flight requests finish (bounded by `shutdownGrace`), closes all.
     /// Safe to call more than once.
     public func shutdown() async {
-        guard let ev = loop.withLock({ $0 }) else { return }
-        await ev.stop()
+        let all = loops.withLock { $0 }
+        // Every loop starts its grace period at once; then each is waited for.
+        for ev in all { ev.send(.stop) }
+        for ev in all { await ev.waitUntilStopped() }
     }
 }
 

@@ -1,3 +1,5 @@
+import CEpoll
+
 /// Listening addresses and limits of the HTTP server.
 public struct HTTPServerConfiguration: Sendable {
     /// One address to listen on; port 0 asks the kernel for a free port.
@@ -43,6 +45,29 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxStreams = 10_000
     /// HTTP/2 settings and limits (connections that open with the HTTP/2 preface).
     public var http2 = HTTP2Limits()
+    /// Event-loop threads (each serves its share of the connections; the first also accepts and
+    /// hands them out in turn). nil: one per processor the process may run on, at most
+    /// `maxEventLoops`; a number given here is clamped to 1...`maxEventLoops`. The default is 1:
+    /// on the two-core machine of bench/RESULTS.md ("Event loop per core"), two loops answered
+    /// 25-30% fewer requests a second than one, with the load generator on the same cores.
+    public var eventLoops: Int? = 1
+    /// Answer HTTP/1.1 GET and HEAD requests on the event loop that read them, in a task whose
+    /// executor is that loop (`LoopExecutor`), instead of a task on the cooperative pool: no hop
+    /// to the pool and back, but the loop's thread does all the work of its connections, so it
+    /// pays only with several loops, and the handlers must not block (blocking work belongs on a
+    /// thread of its own). Off by default: with one loop, reads were 40% slower (bench/RESULTS.md).
+    /// Other methods always run on the pool.
+    public var answerReadsOnLoop = false
+
+    /// The most event loops (each holds a thread, an epoll and an eventfd descriptor and a
+    /// 64 KiB read buffer; more loops than cores only add switching).
+    public static let maxEventLoops = 8
+
+    /// The number of event loops in force: `eventLoops` clamped, or one per usable processor.
+    public var resolvedEventLoops: Int {
+        if let n = eventLoops { return min(max(1, n), Self.maxEventLoops) }
+        return min(max(1, Int(cepoll_usable_cpus())), Self.maxEventLoops)
+    }
 
     /// `maxConnections` when none is configured and the open-file limit allows it.
     public static let defaultMaxConnections = 1024

@@ -71,7 +71,14 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Matches a request path whose segments were split and decoded once for all templates.
-    func match(_ path: RequestPath) -> RouteMatch? {
+    func match(_ path: RequestPath) -> RouteMatch? { match(path, capture: true) }
+
+    /// Whether the path matches, without collecting what the template captures (the router asks
+    /// this of every candidate and captures once, for the route it picks).
+    func matches(_ path: RequestPath) -> Bool { match(path, capture: false) != nil }
+
+    /// Matches; with `capture` false the answer's captures are left empty (the same paths match).
+    private func match(_ path: RequestPath, capture: Bool) -> RouteMatch? {
         let count = path.raw.count
         // The cheapest rejection first (the router tries every template that shares the first
         // segment): the segment count. A wildcard, always last, takes one or more segments.
@@ -109,10 +116,15 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
                 guard i < count else { return nil }
                 let r = raw(i)
                 guard !r.isEmpty, !r.utf8.contains(UInt8(ascii: ":")), let d = decoded(i) else { return nil }
-                params[name] = d
+                if capture { params[name] = d }
                 i += 1
             case .wildcard(let name):
                 guard i < count else { return nil }
+                guard capture else {
+                    for k in i..<count { guard !raw(k).isEmpty, decoded(k) != nil else { return nil } }
+                    i = count
+                    continue
+                }
                 var parts: [String] = []
                 parts.reserveCapacity(count - i)
                 for k in i..<count {

@@ -88,35 +88,38 @@ public struct Router: Sendable {
     /// Resolves an already normalized path: the form the caller's own policy decisions read.
     public func resolve(method: String, path request: RequestPath) -> Resolution {
         let m = method.uppercased()
-        var best: (route: Route, match: RouteMatch)?
+        var best: Route?
         var bestOther: [Int]?
         var otherMethods: Set<String> = []
+        // Candidates are only tested (`matches`); the chosen route captures once, at the end.
         func consider(_ route: Route) {
-            guard let match = route.template.match(request) else { return }
             let score = route.specificity
             let methodOK = route.method == m || route.method == "*" || (m == "HEAD" && route.method == "GET")
             guard methodOK else {
+                guard route.template.matches(request) else { return }
                 otherMethods.insert(route.method)
                 if let b = bestOther, !b.lexicographicallyPrecedes(score) { return }
                 bestOther = score
                 return
             }
             if let b = best {
-                let bs = b.route.specificity
-                // Strictly more specific wins; on a tie the earlier registration does.
-                guard bs.lexicographicallyPrecedes(score) || (bs == score && route.order < b.route.order) else { return }
+                let bs = b.specificity
+                // Strictly more specific wins; on a tie the earlier registration does. A route
+                // that could not win is not tested at all.
+                guard bs.lexicographicallyPrecedes(score) || (bs == score && route.order < b.order) else { return }
             }
-            best = (route, match)
+            guard route.template.matches(request) else { return }
+            best = route
         }
         if let firstRaw = request.decoded.first, let first = firstRaw, let candidates = byFirstSegment[first] {
             for route in candidates { consider(route) }
         }
         for route in generic { consider(route) }
         if let best {
-            if let bestOther, best.route.specificity.lexicographicallyPrecedes(bestOther) {
+            if let bestOther, best.specificity.lexicographicallyPrecedes(bestOther) {
                 return .methodNotAllowed(otherMethods.sorted())
             }
-            return .found(best.route.handler, best.match)
+            if let match = best.template.match(request) { return .found(best.handler, match) }
         }
         if !otherMethods.isEmpty { return .methodNotAllowed(otherMethods.sorted()) }
         return .notFound

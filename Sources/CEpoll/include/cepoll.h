@@ -26,4 +26,6 @@ int cepoll_accept(int fd, void *addr, unsigned int *len);
 /// malloc_trim(0): returns the allocator's free memory to the system (after many connections or
 /// streams closed; glibc keeps freed pages in its arenas otherwise). Not in Swift's Glibc module.
 int cepoll_trim_memory(void);
+/// The processors this process may run on (its affinity mask; the online count if that fails).
+int cepoll_usable_cpus(void);
 #endif

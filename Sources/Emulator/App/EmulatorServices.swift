@@ -22,6 +22,8 @@ public struct EmulatorServices: Sendable {
     public let faults = FaultInjector()
     /// Bound service addresses (filled after listening starts).
     public let directory = ServiceDirectory()
+    /// The status route's serialized body, per directory and functions state.
+    let statusCache = StatusBodyCache()
     /// The document store.
     public let store: StoreService
     /// Cloud Storage for Firebase (buckets, objects, uploads).

@@ -22,12 +22,12 @@ enum StatusRoutes {
                 let deadline = ContinuousClock.now + .milliseconds(timeout)
                 while !s.functions.codebasesSettled && ContinuousClock.now < deadline { try await Task.sleep(nanoseconds: 20_000_000) }
                 if !s.functions.codebasesSettled {
-                    var r = HTTPResponse.json(statusBody(s))
+                    var r = HTTPResponse.json(bytes: cachedStatusBody(s))
                     r.status = 503
                     return r
                 }
             }
-            return .json(statusBody(s))
+            return .json(bytes: cachedStatusBody(s))
         }
         r.get("/emulators") { _, _ in
             .json(
@@ -48,7 +48,20 @@ extension StatusRoutes {
     /// The status document: project, version, services, uptime, and the functions codebases
     /// (`functions.ready` is false while one is still installing, starting or discovering).
     static func statusBody(_ s: EmulatorServices) -> JSON {
+        statusBody(s, uptime: WallClock().now().milliseconds - s.startedAt.milliseconds)
+    }
+
+    /// The status document's bytes, from `statusCache`: equal to `statusBody` serialized.
+    static func cachedStatusBody(_ s: EmulatorServices) -> [UInt8] {
+        // The versions are read before the state the body is built from: a change in between
+        // is in the body and makes the next request rebuild it, never the other way round.
+        let key = StatusBodyCache.Key(directory: s.directory.version, functions: s.functions.statusVersion)
         let uptime = WallClock().now().milliseconds - s.startedAt.milliseconds
+        return s.statusCache.body(key: key, uptime: uptime) { statusBody(s, uptime: $0) }
+    }
+
+    /// The status document with `uptime` (milliseconds).
+    static func statusBody(_ s: EmulatorServices, uptime: Int64) -> JSON {
         return [
             "project": .string(s.config.projectId), "version": .string(EmulatorVersion.current),
             "services": .object(s.directory.addresses.mapValues { ["host": .string($0.host), "port": .int(Int64($0.port))] }),

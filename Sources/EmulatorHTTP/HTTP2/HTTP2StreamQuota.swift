@@ -1,30 +1,43 @@
+import EmulatorCore
+
 /// The streams open on every HTTP/2 connection of one server together, against a process-wide
 /// cap (`HTTPServerConfiguration.maxStreams`): each open stream holds a task and its buffers, so
 /// many connections with many streams each must not add up without bound. Past the cap new
 /// streams are refused with REFUSED_STREAM, which clients retry.
 ///
-/// Confined to the event-loop thread, like the connections that share it (the fuzzing driver
-/// and tests give each connection its own).
-final class HTTP2StreamQuota {
+/// Shared by the server's event loops, so the counts are behind a `Mutex`. A check (`hasRoom`)
+/// and the open that follows it are two steps: loops opening streams at the same moment can pass
+/// the cap by at most one stream per loop. The fuzzing driver and tests give each connection its
+/// own quota.
+final class HTTP2StreamQuota: @unchecked Sendable {
     /// The cap.
     let limit: Int
-    /// Streams open now.
-    private(set) var open = 0
-    /// Streams closed since the loop last returned freed memory to the system.
-    var closedSinceTrim = 0
+    private let counts = Mutex<(open: Int, closedSinceTrim: Int)>((0, 0))
 
     /// Creates a quota of `limit` streams.
     init(limit: Int) { self.limit = limit }
 
+    /// Streams open now.
+    var open: Int { counts.withLock { $0.open } }
+
+    /// Streams closed since freed memory was last returned to the system.
+    var closedSinceTrim: Int {
+        get { counts.withLock { $0.closedSinceTrim } }
+        set { counts.withLock { $0.closedSinceTrim = newValue } }
+    }
+
     /// True when another stream may open.
-    var hasRoom: Bool { open < limit }
+    var hasRoom: Bool { counts.withLock { $0.open < limit } }
 
     /// A stream opened.
-    func opened() { open += 1 }
+    func opened() { counts.withLock { $0.open += 1 } }
 
     /// `n` streams closed.
     func closed(_ n: Int) {
-        open -= n
-        closedSinceTrim += n
+        guard n != 0 else { return }
+        counts.withLock {
+            $0.open -= n
+            $0.closedSinceTrim += n
+        }
     }
 }
