@@ -27,9 +27,12 @@ public struct HTTPRequest: Sendable {
     ) {
         self.method = method
         self.target = target
-        if let q = target.firstIndex(of: "?") {
-            self.path = String(target[..<q])
-            self.rawQuery = String(target[target.index(after: q)...])
+        // By byte: the query starts at the first `?` octet (RFC 3986), whatever follows it, and a
+        // search by `Character` would pay for grapheme breaking on every request.
+        let bytes = target.utf8
+        if let q = bytes.firstIndex(of: UInt8(ascii: "?")) {
+            self.path = String(Substring(bytes[..<q]))
+            self.rawQuery = String(Substring(bytes[bytes.index(after: q)...]))
         } else {
             self.path = target
             self.rawQuery = ""

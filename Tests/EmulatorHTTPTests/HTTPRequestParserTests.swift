@@ -142,3 +142,23 @@ struct SplitMix {
         return z ^ (z >> 31)
     }
 }
+
+/// How a request target splits into path and query.
+@Suite struct HTTPRequestTargetTests {
+    /// The query starts at the first `?` byte (RFC 3986, section 3.4), even where a combining mark
+    /// follows it: a search by `Character` saw one grapheme "?\u{301}" there, found no `?` and left
+    /// the whole target as the path (and paid for grapheme breaking on every request).
+    @Test(arguments: [
+        ("/v1/a/b?x=1", "/v1/a/b", "x=1"),
+        ("/v1/a/b", "/v1/a/b", ""),
+        ("/a?", "/a", ""),
+        ("/a?b?c", "/a", "b?c"),
+        ("/a?\u{301}b=1", "/a", "\u{301}b=1"),
+        ("/é?q=é", "/é", "q=é"),
+    ])
+    func queryStartsAtTheFirstQuestionMarkByte(target: String, path: String, query: String) {
+        let r = HTTPRequest(method: "GET", target: target)
+        #expect(r.path == path)
+        #expect(r.rawQuery == query)
+    }
+}
