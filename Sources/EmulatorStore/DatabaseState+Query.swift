@@ -81,6 +81,8 @@ extension DatabaseState {
         var best: Set<UTF8Key>?
         for c in conjuncts {
             guard case .field(let path, let op, let value) = c, path.segments.count == 1, !path.isName else { continue }
+            // A field not indexed yet (no `prepareEqualityIndexes` for it) gives no handle.
+            guard indexedFields[coll]?.contains(UTF8Key(path.segments[0])) == true else { continue }
             let index = equalityIndex[coll]?[path.segments[0]] ?? [:]
             var set: Set<UTF8Key>
             switch op {
@@ -96,6 +98,16 @@ extension DatabaseState {
             if set.count < best?.count ?? Int.max { best = set }
         }
         return best.map { $0.map(\.string) }
+    }
+
+    /// The top-level fields of `filter`'s `==` and `in` conjuncts: those `candidates` can use.
+    static func indexableFields(_ filter: QueryFilter) -> [String] {
+        let conjuncts: [QueryFilter]
+        if case .and(let fs) = filter { conjuncts = fs } else { conjuncts = [filter] }
+        return conjuncts.compactMap { c in
+            guard case .field(let path, let op, _) = c, path.segments.count == 1, !path.isName, op == .equal || op == .in else { return nil }
+            return path.segments[0]
+        }
     }
 
     /// The common case, fast: one collection, ordered by name only, no cursors, current data, a

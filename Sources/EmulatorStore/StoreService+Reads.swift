@@ -78,6 +78,7 @@ extension StoreService {
                     caller: caller, project: project, database: database, method: .list, path: listPath,
                     resource: nil, requestResource: nil, query: query, time: env.clock.now(),
                     reader: StateReader(before: data.state, after: data.state, readTime: rt)))
+            if rt == nil { data.state.prepareEqualityIndexes(for: query, parent: parent) }
             let docs = data.state.run(query, parent: parent, project: project, database: database, at: rt)
             if let txn {
                 data.transactions[txn]?.queries.append((query, parent, UTF8Dictionary(docs.map { ($0.path, $0.updateTime) })))
@@ -132,6 +133,7 @@ extension StoreService {
                         resource: nil, requestResource: nil, query: query, time: env.clock.now(),
                         reader: StateReader(before: data.state, after: data.state, readTime: rt)))
             }
+            if rt == nil { data.state.prepareEqualityIndexes(for: query, parent: parent) }
             let all = data.state.run(query, parent: parent, project: project, database: database, at: rt)
             if let txn { data.transactions[txn]?.queries.append((query, parent, UTF8Dictionary(all.map { ($0.path, $0.updateTime) }))) }
             var entries = all.map(DocumentListing.Entry.document)

@@ -21,6 +21,7 @@ import Testing
         let t = Timestamp(seconds: 10)
         s.put(Document(path: "c/a", fields: ["k": .string("x")], createTime: t, updateTime: t))
         s.put(Document(path: "c/b", fields: ["k": .string("y")], createTime: t, updateTime: t))
+        s.ensureEqualityIndex("c", "k")
         let hash = try #require(Value.string("x").equalityHash)
         s.equalityIndex["c"]?["k"]?.insertPath("c/b", forKey: hash)  // as if "y" collided with "x"
         #expect(s.candidates(.field(FieldPath(["k"]), .equal, .string("x")), "c")?.sorted() == ["c/a", "c/b"])
@@ -33,5 +34,35 @@ import Testing
             let q = try StructuredQuery(json: .object(UTF8Dictionary(o)))
             #expect(s.run(q, parent: "", project: "p", database: "(default)").map(\.path) == ["c/a"])
         }
+    }
+
+    /// A field is indexed from the first query that filters it by `==` (built from the documents
+    /// already there) and kept by later writes; until then no memory goes to it, and a query on a
+    /// field that is not indexed scans, with the same answer.
+    @Test func aFieldIsIndexedFromItsFirstEqualityQueryAndKeptByWrites() throws {
+        var s = DatabaseState()
+        let t = Timestamp(seconds: 10)
+        for i in 0..<6 {
+            s.put(Document(path: "c/d\(i)", fields: ["k": .integer(Int64(i % 2)), "u": .integer(Int64(i))], createTime: t, updateTime: t))
+        }
+        #expect(s.equalityIndex.isEmpty)
+        let filter = QueryFilter.field(FieldPath(["k"]), .equal, .integer(1))
+        #expect(s.candidates(filter, "c") == nil)  // not indexed: the caller scans
+        let q = try StructuredQuery(
+            json: [
+                "from": [["collectionId": "c"]],
+                "where": ["fieldFilter": ["field": ["fieldPath": "k"], "op": "EQUAL", "value": ["integerValue": "1"]]],
+            ])
+        let scanned = s.run(q, parent: "", project: "p", database: "(default)").map(\.path)
+        s.prepareEqualityIndexes(for: q, parent: "")
+        #expect(s.equalityIndex["c"]?["u"] == nil)  // only the filtered field
+        #expect(s.candidates(filter, "c")?.sorted() == ["c/d1", "c/d3", "c/d5"])
+        #expect(s.run(q, parent: "", project: "p", database: "(default)").map(\.path) == scanned)
+        // Writes after keep the index: an update moves a document, a delete and a create count.
+        s.put(Document(path: "c/d1", fields: ["k": .integer(0)], createTime: t, updateTime: Timestamp(seconds: 11)))
+        s.remove("c/d3", at: Timestamp(seconds: 12))
+        s.put(Document(path: "c/d9", fields: ["k": .double(1.0)], createTime: t, updateTime: Timestamp(seconds: 13)))
+        #expect(s.candidates(filter, "c")?.sorted() == ["c/d5", "c/d9"])
+        #expect(s.run(q, parent: "", project: "p", database: "(default)").map(\.path) == ["c/d5", "c/d9"])
     }
 }
