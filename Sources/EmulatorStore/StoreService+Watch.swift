@@ -41,6 +41,9 @@ extension StoreService {
                             resource: data.state.docs[p], requestResource: nil, query: nil, time: now, reader: reader))
                 }
             }
+            // A listener's query builds the equality indexes it can use, as a runQuery does: later
+            // snapshots of this target (and other queries) then read candidates, not the collection.
+            if case .query(let parent, let q) = spec { data.state.prepareEqualityIndexes(for: q, parent: parent) }
             let current = WatchRegistry.results(spec, state: data.state, project: project, database: database)
             let readTime = data.state.reserveReadTime(now)
             var documents = current, removed: [String] = [], reset = false, resumed = false
