@@ -37,6 +37,25 @@ func q(_ json: JSON) throws -> StructuredQuery { try StructuredQuery(json: json)
             resume: resume, once: false, caller: .admin)
     }
 
+    /// A listener's equality filter builds the field's index, as a runQuery does, so an app that
+    /// only listens does not scan the collection for every new target; its results are unchanged.
+    @Test func aListenersEqualityFilterBuildsTheFieldsIndex() throws {
+        let (s, _) = makeStore()
+        try set(s, "tasks/a", ["owner": .string("u1")])
+        try set(s, "tasks/b", ["owner": .string("u2")])
+        #expect((try s.withDatabase("p", "(default)") { data, _, _ in data.state.indexedFields["tasks"] }) == nil)
+        let sink = RecordingSink()
+        try addQuery(s, sink, 2, ["from": [["collectionId": "tasks"]], "where": fieldFilter("owner", "EQUAL", ["stringValue": "u1"])])
+        guard case .added(_, _, _, let docs, _, _, _) = sink.take()[0] else {
+            Issue.record("no added")
+            return
+        }
+        #expect(docs.map(\.path) == ["tasks/a"])
+        #expect((try s.withDatabase("p", "(default)") { data, _, _ in data.state.indexedFields["tasks"] }) == [UTF8Key("owner")])
+        try set(s, "tasks/c", ["owner": .string("u1")])  // enters, through the kept index
+        #expect(sink.changes() == ["tasks/c:+2/-"])
+    }
+
     @Test func initialResultThenOnlyTheDocumentsACommitChanged() throws {
         let (s, _) = makeStore()
         try set(s, "tasks/a", ["n": .integer(1)])
