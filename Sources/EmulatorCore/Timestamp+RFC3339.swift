@@ -9,23 +9,21 @@ extension Timestamp {
             return Self.rfc3339Bytes(y, mo, d, h, mi, s, nanos: nanos, fractionDigits: fractionDigits)
         }
         var out = "\(pad(y, 4))-\(pad(mo, 2))-\(pad(d, 2))T\(pad(h, 2)):\(pad(mi, 2)):\(pad(s, 2))"
-        let digits: Int
-        if let fractionDigits {
-            digits = fractionDigits
-        } else if nanos == 0 {
-            digits = 0
-        } else if nanos % 1_000_000 == 0 {
-            digits = 3
-        } else if nanos % 1000 == 0 {
-            digits = 6
-        } else {
-            digits = 9
-        }
+        let digits = fractionDigits ?? Self.fractionWidth(nanos)
         if digits > 0 {
             let frac = String(pad(Int64(nanos), 9).prefix(digits))
             out += "." + frac
         }
         return out + "Z"
+    }
+
+    /// The fraction digits proto3 JSON prints for `nanos`: none, 3, 6 or 9 (the fewest that hold
+    /// them exactly).
+    private static func fractionWidth(_ nanos: Int32) -> Int {
+        if nanos == 0 { return 0 }
+        if nanos % 1_000_000 == 0 { return 3 }
+        if nanos % 1000 == 0 { return 6 }
+        return 9
     }
 
     /// `rfc3339` of a time in years 0–9999 with nanoseconds in range, written as bytes into one
@@ -35,18 +33,7 @@ extension Timestamp {
     private static func rfc3339Bytes(
         _ y: Int64, _ mo: Int64, _ d: Int64, _ h: Int64, _ mi: Int64, _ s: Int64, nanos: Int32, fractionDigits: Int?
     ) -> String {
-        let digits: Int
-        if let fractionDigits {
-            digits = min(fractionDigits, 9)
-        } else if nanos == 0 {
-            digits = 0
-        } else if nanos % 1_000_000 == 0 {
-            digits = 3
-        } else if nanos % 1000 == 0 {
-            digits = 6
-        } else {
-            digits = 9
-        }
+        let digits = fractionDigits.map { min($0, 9) } ?? fractionWidth(nanos)
         let count = 20 + (digits > 0 ? digits + 1 : 0)
         return String(unsafeUninitializedCapacity: count) { b in
             func put(_ v: Int64, _ width: Int, at start: Int) {
