@@ -79,9 +79,56 @@ def query_body(k):
         "field": {"fieldPath": "bucket"}, "op": "EQUAL", "value": {"integerValue": str(k % 50)}}}}})
 
 
+class GRPC:
+    """A gRPC client on one HTTP/2 connection (the `h2` package): unary calls, one stream each."""
+
+    def __init__(self, port):
+        import socket
+        import h2.config
+        import h2.connection
+        self.sock = socket.create_connection(("127.0.0.1", port))
+        self.conn = h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=True))
+        self.conn.initiate_connection()
+        self.conn.increment_flow_control_window((1 << 30) - 65535)
+        self.sock.sendall(self.conn.data_to_send())
+
+    def call(self, method, message):
+        import h2.events
+        sid = self.conn.get_next_available_stream_id()
+        self.conn.send_headers(sid, [(":method", "POST"), (":scheme", "http"), (":authority", "bench"),
+                                     (":path", f"/google.firestore.v1.Firestore/{method}"), ("content-type", "application/grpc"),
+                                     ("te", "trailers"), ("authorization", "Bearer owner")])
+        self.conn.send_data(sid, b"\x00" + len(message).to_bytes(4, "big") + message, end_stream=True)
+        self.sock.sendall(self.conn.data_to_send())
+        status = None
+        while True:
+            for e in self.conn.receive_data(self.sock.recv(1 << 16)):
+                if isinstance(e, h2.events.DataReceived):
+                    self.conn.acknowledge_received_data(e.flow_controlled_length, e.stream_id)
+                elif isinstance(e, h2.events.TrailersReceived):
+                    status = dict(e.headers).get(b"grpc-status")
+                elif isinstance(e, h2.events.StreamEnded) and e.stream_id == sid:
+                    self.sock.sendall(self.conn.data_to_send())
+                    if status != b"0":
+                        raise RuntimeError(f"{method}: grpc-status {status}")
+                    return
+            self.sock.sendall(self.conn.data_to_send())
+
+
+GRPC_CONN = []
+
+
+def grpc_get(port, k):
+    if not GRPC_CONN:
+        GRPC_CONN.append(GRPC(port))
+    name = f"projects/{PROJECT}/databases/(default)/documents/c/d{k % HOT}".encode()
+    GRPC_CONN[0].call("GetDocument", b"\x0a" + bytes([len(name)]) + name)  # GetDocumentRequest{name}
+
+
 SCENARIOS = [
     ("status (GET /emulator/v1/status)", lambda c, k: expect(c, "GET", "/emulator/v1/status")),
     ("document GET (REST, hot)", lambda c, k: expect(c, "GET", f"{ROOT}/c/d{k % HOT}")),
+    ("GetDocument (gRPC, hot, one call per stream on one connection)", lambda c, k: grpc_get(c.port, k)),
     ("runQuery, 20 of 1,000 documents (REST, hot)", lambda c, k: expect(c, "POST", f"{ROOT}:runQuery", query_body(k))),
     ("document create (REST POST, generated id)", lambda c, k: expect(c, "POST", f"{ROOT}/created", CREATE)),
     ("commit of 1 update (REST :commit)", lambda c, k: expect(c, "POST", f"{ROOT}:commit", commit_body(k))),

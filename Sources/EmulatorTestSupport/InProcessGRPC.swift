@@ -56,6 +56,10 @@ final class CommandSink: Sendable {
     let stream = Mutex<HTTP2Stream?>(nil)
 
     func post(_ command: HTTP2StreamCommand) {
+        if case .batch(let parts) = command {
+            for part in parts { post(part) }
+            return
+        }
         commands.withLock { $0.append(command) }
         // Nothing is framed here, so tell the stream its bytes left at once (or writers would
         // wait for a drain that never comes once 256 KiB are queued).
@@ -78,7 +82,7 @@ final class CommandSink: Sendable {
             case .data(let bytes, _): body.append(contentsOf: bytes)
             case .trailers(let h): trailers += h.map { ($0.name, $0.value) }
             case .reset: trailers.append(("grpc-status", "13"))
-            case .consumed: break
+            case .consumed, .batch: break  // batches are taken apart in `post`
             }
         }
         return EmulatorResponse(status: status, headers: headers, body: body, trailers: trailers)

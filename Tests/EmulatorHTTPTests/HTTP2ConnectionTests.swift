@@ -156,6 +156,26 @@ import Testing
         #expect(throws: HTTP2StreamClosed.self) { try s.write(headers: []) }
     }
 
+    /// A whole answer (`respond`) is one posted command and frames exactly as the three writes do:
+    /// HEADERS, DATA, trailers with END_STREAM; the stream is ended for the handler after it.
+    @Test func aWholeAnswerIsOnePostFramedAsHeadersDataTrailers() async throws {
+        let h = H2Harness()
+        h.feed(H2Harness.settings())
+        h.feed(h.request(1, endStream: true))
+        let s = h.opened[0]
+        try await s.respond(
+            headers: [HPACKHeaderField(name: ":status", value: "200")], data: [1, 2, 3],
+            trailers: [HPACKHeaderField(name: "grpc-status", value: "0")])
+        #expect(h.posted.withLock { $0.count } == 1)
+        _ = h.frames()
+        h.apply()
+        let fs = h.frames()
+        #expect(fs.map(\.type) == [HTTP2FrameType.headers, HTTP2FrameType.data, HTTP2FrameType.headers])
+        #expect(h.headers(fs[0])[":status"] == "200" && fs[1].payload == [1, 2, 3] && !fs[1].has(HTTP2Flag.endStream))
+        #expect(fs[2].has(HTTP2Flag.endStream) && h.headers(fs[2])["grpc-status"] == "0")
+        #expect(throws: HTTP2StreamClosed.self) { try s.write(headers: []) }
+    }
+
     @Test func largeHeaderBlocksAreSplitIntoContinuations() async throws {
         let h = H2Harness()
         h.feed(H2Harness.settings())

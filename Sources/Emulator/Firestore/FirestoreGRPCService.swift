@@ -43,7 +43,7 @@ struct FirestoreGRPCService: Sendable {
             let request = try ProtoJSON.decode(bytes, as: method.request)
             if rpc == .getDocument {
                 // The stored version's cached bytes (DocumentReply), not a fresh encoding.
-                try await call.send(try await api.getDocumentCall(request, context).protobuf())
+                try await call.reply(try await api.getDocumentCall(request, context).protobuf())
                 return .ok
             }
             try await api.call(rpc, request, context) { message in try await call.send(try message.protobuf(as: method.response)) }

@@ -12,6 +12,8 @@ extension HTTP2Connection {
         default: break
         }
         switch command {
+        case .batch(let commands):
+            for c in commands { handle(stream: id, c, into: &out) }
         case .consumed(let n):
             consumed(id, n, &out)
         case .reset(let code):

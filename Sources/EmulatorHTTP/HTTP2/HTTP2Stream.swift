@@ -12,6 +12,9 @@ enum HTTP2StreamCommand: Sendable {
     case reset(HTTP2ErrorCode)
     /// The handler has read this many request bytes: the stream's window may be refilled.
     case consumed(Int)
+    /// Several commands in order, in one post (a whole unary answer: one wake-up of the loop and
+    /// one write instead of three).
+    indirect case batch([HTTP2StreamCommand])
 }
 
 /// Why a stream can no longer be read or written.
@@ -154,6 +157,17 @@ public final class HTTP2Stream: Sendable {
             }
             for w in waiters { w.resume(throwing: CancellationError()) }
         }
+    }
+
+    /// A whole answer at once: `headers` (unless already sent: nil), one body, trailers; handed to
+    /// the loop as one command, so it is framed and written together.
+    public func respond(headers: [HPACKHeaderField]?, data: [UInt8], trailers: [HPACKHeaderField]) async throws {
+        if !data.isEmpty { await budget.waitForRoom() }
+        var commands: [HTTP2StreamCommand] = []
+        if let headers { commands.append(.headers(headers, endStream: false)) }
+        commands.append(.data(data, endStream: false))
+        commands.append(.trailers(trailers))
+        try enqueue(.batch(commands), ends: true, bytes: data.count)
     }
 
     /// Ends the stream with trailers (HEADERS with END_STREAM after every queued byte).
