@@ -176,6 +176,28 @@ import Testing
         #expect(throws: HTTP2StreamClosed.self) { try s.write(headers: []) }
     }
 
+    /// A read refills the stream's window (a posted `consumed`) only while the peer may still send;
+    /// after its END_STREAM (a whole unary request) the read posts nothing, and the stream's
+    /// buffered bytes are given back when it closes.
+    @Test func aReadPostsConsumedOnlyWhileThePeerMayStillSend() async throws {
+        let h = H2Harness()
+        h.feed(H2Harness.settings())
+        h.feed(h.request(1))
+        h.feed(H2Harness.frame(HTTP2FrameType.data, 0, 1, [1, 2, 3]))
+        h.feed(h.request(3))
+        h.feed(H2Harness.frame(HTTP2FrameType.data, HTTP2Flag.endStream, 3, [4, 5]))
+        let (open, ended) = (h.opened[0], h.opened[1])
+        #expect(try await open.read() == [1, 2, 3])
+        #expect(try await ended.read() == [4, 5])
+        let posted = h.posted.withLock { $0 }
+        #expect(posted.count == 1)
+        if case (1, .consumed(3))? = posted.first {} else { Issue.record("expected consumed(3) on stream 1, got \(posted)") }
+        try await ended.respond(headers: [HPACKHeaderField(name: ":status", value: "200")], data: [], trailers: [])
+        h.apply()
+        // Stream 1's three bytes were given back by its `consumed`, stream 3's two with the stream.
+        #expect(h.conn.totalBuffered == 0)
+    }
+
     @Test func largeHeaderBlocksAreSplitIntoContinuations() async throws {
         let h = H2Harness()
         h.feed(H2Harness.settings())

@@ -124,7 +124,11 @@ public final class HTTP2Stream: Sendable {
             }
             waiter?.resume(throwing: CancellationError())
         }
-        if let chunk, !chunk.isEmpty { post(.consumed(chunk.count)) }
+        // Read bytes refill the stream's window, which matters only while the peer may still
+        // send: once it has ended its side (a unary request, whole), the loop learns nothing from
+        // the post, and the stream's buffered count is given back when it closes, so skip the
+        // wake-up of the loop it would cost.
+        if let chunk, !chunk.isEmpty, !state.withLock({ $0.ended }) { post(.consumed(chunk.count)) }
         return chunk
     }
 
