@@ -123,13 +123,16 @@ struct DatabaseState: Sendable {
     mutating func ensureEqualityIndex(_ coll: String, _ field: String) {
         let name = UTF8Key(field)
         if indexedFields[coll]?.contains(name) == true { return }
-        indexedFields[coll, default: []].insert(name)
         var index = [Int: IndexedPaths]()
         for path in collections[coll] ?? SortedPaths() {
             guard let key = docs[path]?.fields.storage[name]?.equalityHash else { continue }
             index.insertPath(UTF8Key(path), forKey: key)
         }
-        if !index.isEmpty { equalityIndex[coll, default: [:]].storage[name] = index }
+        // A field no document holds is not remembered: queries naming ever new fields would
+        // otherwise grow `indexedFields` without bound (such a query scans, as a range does).
+        guard !index.isEmpty else { return }
+        indexedFields[coll, default: []].insert(name)
+        equalityIndex[coll, default: [:]].storage[name] = index
     }
 
     /// Makes the equality indexes that `query`'s top-level `==` and `in` filters can read

@@ -65,4 +65,22 @@ import Testing
         #expect(s.candidates(filter, "c")?.sorted() == ["c/d5", "c/d9"])
         #expect(s.run(q, parent: "", project: "p", database: "(default)").map(\.path) == ["c/d5", "c/d9"])
     }
+
+    /// A query on a field no document holds leaves nothing behind: a caller naming ever new fields
+    /// cannot grow the set of indexed fields.
+    @Test func aFieldNoDocumentHoldsIsNotRemembered() throws {
+        var s = DatabaseState()
+        let t = Timestamp(seconds: 10)
+        s.put(Document(path: "c/a", fields: ["k": .integer(1)], createTime: t, updateTime: t))
+        for i in 0..<100 {
+            let q = try StructuredQuery(
+                json: [
+                    "from": [["collectionId": "c"]],
+                    "where": ["fieldFilter": ["field": ["fieldPath": .string("absent\(i)")], "op": "EQUAL", "value": ["integerValue": "1"]]],
+                ])
+            s.prepareEqualityIndexes(for: q, parent: "")
+            #expect(s.run(q, parent: "", project: "p", database: "(default)").isEmpty)
+        }
+        #expect(s.indexedFields.isEmpty && s.equalityIndex.isEmpty)
+    }
 }
