@@ -17,10 +17,9 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import (CEILING_HEAD, CONNECTIONS, TABLE_HEAD, call, ratio, row, rss_mib, seed, sign_up,  # noqa: E402
+from benchlib import (CEILING_HEAD, CONNECTIONS, TABLE_HEAD, call, increment_counter, ratio, row, rss_mib, seed, sign_up,  # noqa: E402
                       start_emulator, stop, wait_http, wrk)
 from peers import ITEMS as MOTO_ITEMS, Moto  # noqa: E402
 
@@ -45,7 +44,6 @@ AUTH = {"signIdTokens": True}
 def contention(port):
     """Read-increment-write transactions on one counter from TXN_THREADS threads, retried on ABORTED (409)."""
     docs = f"/v1/projects/{PROJECT}/databases/(default)/documents"
-    name = f"projects/{PROJECT}/databases/(default)/documents/counters/c"
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     call(conn, "PATCH", docs + "/counters/c", {"fields": {"n": {"integerValue": "0"}}})
     latencies, aborts, lock = [], [0], threading.Lock()
@@ -55,16 +53,8 @@ def contention(port):
         for _ in range(TXN_PER_THREAD):
             t0 = time.perf_counter()
             for _attempt in range(1000):
-                _, data = call(c, "POST", docs + ":beginTransaction", {"options": {"readWrite": {}}})
-                txn = json.loads(data)["transaction"]
-                _, data = call(c, "GET", docs + "/counters/c?transaction=" + urllib.parse.quote(txn, safe=""))
-                n = int(json.loads(data)["fields"]["n"]["integerValue"])
-                status, _ = call(c, "POST", docs + ":commit", {"transaction": txn, "writes": [
-                    {"update": {"name": name, "fields": {"n": {"integerValue": str(n + 1)}}}}]})
-                if status == 200:
+                if increment_counter(c, PROJECT):
                     break
-                if status != 409:
-                    raise RuntimeError(f"commit answered {status}")
                 with lock:
                     aborts[0] += 1
             with lock:

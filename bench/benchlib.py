@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import time
+import urllib.parse
 
 CONNECTIONS = int(os.environ.get("CONNECTIONS", "16"))
 
@@ -55,6 +56,21 @@ def seed(port, project, coll, count):
         if status != 200:
             raise RuntimeError(f"seeding failed: {status} {data[:200]!r}")
     conn.close()
+
+
+def increment_counter(conn, project):
+    """One read-increment-write transaction on `counters/c` (its field `n`) over REST; returns
+    True when it committed, False when it was aborted (409: the caller retries)."""
+    docs = f"/v1/projects/{project}/databases/(default)/documents"
+    _, data = call(conn, "POST", docs + ":beginTransaction", {"options": {"readWrite": {}}})
+    txn = json.loads(data)["transaction"]
+    _, data = call(conn, "GET", docs + "/counters/c?transaction=" + urllib.parse.quote(txn, safe=""))
+    n = int(json.loads(data)["fields"]["n"]["integerValue"])
+    status, _ = call(conn, "POST", docs + ":commit", {"transaction": txn, "writes": [{"update": {
+        "name": f"projects/{project}/databases/(default)/documents/counters/c", "fields": {"n": {"integerValue": str(n + 1)}}}}]})
+    if status not in (200, 409):
+        raise RuntimeError(f"commit answered {status}")
+    return status == 200
 
 
 def wrk(port, script, seconds, env=None):

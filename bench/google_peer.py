@@ -22,13 +22,12 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.parse
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "Tests", "python"))
-from benchlib import CONNECTIONS, call, free_port, rss_mib, seed, stop, wait_http, wrk  # noqa: E402
+from benchlib import CONNECTIONS, call, increment_counter, free_port, rss_mib, seed, stop, wait_http, wrk  # noqa: E402
 from get_vs_nginx import nginx  # noqa: E402
 from grpc_bench import get_document_request, h2load  # noqa: E402
 import listen  # noqa: E402
@@ -101,7 +100,6 @@ def contended(port, threads=8, seconds=10):
     retried on ABORTED (409); a call that waits more than 5 s counts as stalled and its thread
     starts a new transaction. Returns committed/s, p50 and whether the counter lost updates."""
     docs = f"/v1/projects/{PROJECT}/databases/(default)/documents"
-    name = f"projects/{PROJECT}/databases/(default)/documents/counters/c"
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     call(conn, "PATCH", docs + "/counters/c", {"fields": {"n": {"integerValue": "0"}}})
     latencies, stalls, lock = [], [0], threading.Lock()
@@ -113,18 +111,10 @@ def contended(port, threads=8, seconds=10):
             t0 = time.perf_counter()
             try:
                 while time.perf_counter() < deadline:
-                    _, data = call(c, "POST", docs + ":beginTransaction", {"options": {"readWrite": {}}})
-                    txn = json.loads(data)["transaction"]
-                    _, data = call(c, "GET", docs + "/counters/c?transaction=" + urllib.parse.quote(txn, safe=""))
-                    n = int(json.loads(data)["fields"]["n"]["integerValue"])
-                    status, _ = call(c, "POST", docs + ":commit", {"transaction": txn, "writes": [
-                        {"update": {"name": name, "fields": {"n": {"integerValue": str(n + 1)}}}}]})
-                    if status == 200:
+                    if increment_counter(c, PROJECT):
                         with lock:
                             latencies.append((time.perf_counter() - t0) * 1000)
                         break
-                    if status != 409:
-                        raise RuntimeError(f"commit answered {status}")
             except (OSError, http.client.HTTPException):
                 with lock:
                     stalls[0] += 1
