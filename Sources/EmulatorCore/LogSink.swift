@@ -32,6 +32,13 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
 public protocol LogSink: Sendable {
     /// Records `message` at `level`, tagged with the emitting component (`auth`, `store`, ...).
     func log(_ level: LogLevel, _ component: String, _ message: String)
+    /// Whether a line at `level` would be kept: callers skip building messages nobody reads.
+    func isEnabled(_ level: LogLevel) -> Bool
+}
+
+extension LogSink {
+    /// Every level, unless the sink says otherwise.
+    public func isEnabled(_ level: LogLevel) -> Bool { true }
 }
 
 /// Discards everything (tests and silent embedding).
@@ -40,4 +47,6 @@ public struct NullLogSink: LogSink {
     public init() {}
     /// Drops the line.
     public func log(_ level: LogLevel, _ component: String, _ message: String) {}
+    /// None.
+    public func isEnabled(_ level: LogLevel) -> Bool { false }
 }

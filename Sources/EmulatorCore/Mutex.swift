@@ -29,6 +29,15 @@ public final class Mutex<Value>: @unchecked Sendable {
         defer { pthread_mutex_unlock(lock) }
         return try body(&value)
     }
+
+    /// Runs `body` with exclusive access when the lock is free now; nil, without running it, when
+    /// another thread holds it. For a thread that must not wait (an event loop answering a read
+    /// inline hands the request on instead).
+    public func withLockIfAvailable<R, E: Error>(_ body: (inout Value) throws(E) -> R) throws(E) -> R? {
+        guard pthread_mutex_trylock(lock) == 0 else { return nil }
+        defer { pthread_mutex_unlock(lock) }
+        return try body(&value)
+    }
 }
 
 /// A closure wrapped in a struct, for keeping callbacks in a `Mutex`.

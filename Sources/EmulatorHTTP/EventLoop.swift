@@ -11,12 +11,11 @@ import Glibc
 /// `Message.adopt`). A connection stays on its loop for life: the loop reads it, tells HTTP/1.1
 /// from HTTP/2 by the first bytes, parses, and writes responses back in request order.
 ///
-/// Where handlers run: each HTTP/1.1 request in a `Task` on the cooperative pool, and each HTTP/2
-/// stream likewise (`EventLoop+HTTP2`); their answers come back through `inbox`. With
-/// `HTTPServerConfiguration.answerReadsOnLoop`, a read-only HTTP/1.1 request (GET or HEAD without
-/// a streamed body) runs instead in a task whose executor preference is the loop's own
-/// `LoopExecutor`, answered on the loop thread with no hop; its handler must not block (the
-/// emulator's handlers keep blocking work on threads of their own).
+/// Where handlers run: an HTTP/1.1 request without a streamed body is first offered to the
+/// server's `HTTPInlineResponder`, which answers on the loop thread what it can without blocking
+/// (the emulator: the status route and document GETs whose database is not locked); the rest run
+/// in a `Task` on the cooperative pool, and each HTTP/2 stream likewise (`EventLoop+HTTP2`); their
+/// answers come back through `inbox`.
 ///
 /// Back-pressure: a connection is read only while its unsent output is under
 /// `HTTPServerConfiguration.outputBudget` (and, for HTTP/1.1, while the next pipelined request
@@ -25,10 +24,10 @@ import Glibc
 /// Connections beyond the cap are answered 503; when descriptors run out, accepting pauses with a
 /// growing delay instead of spinning (`EventLoop+Accept`).
 ///
-/// Threads and state: each loop is one thread, and everything of a loop but `inbox` and its
-/// executor's queue is touched only by that thread (`connections`, `sentToSelf`, the accept
-/// back-off, the trim counters). `inbox` (responses and commands from other threads) is behind a
-/// `Mutex`, and the loop is woken through an eventfd; `LoopExecutor`'s job queue likewise. What the
+/// Threads and state: each loop is one thread, and everything of a loop but `inbox` is touched
+/// only by that thread (`connections`, `sentToSelf`, the accept back-off, the trim counters).
+/// `inbox` (responses and commands from other threads) is behind a `Mutex`, and the loop is woken
+/// through an eventfd. What the
 /// loops share is behind locks of its own: the connection count (`ConnectionAdmission`) and the
 /// HTTP/2 stream count (`HTTP2StreamQuota`). `peers` is set before the threads start and then
 /// only read.
@@ -59,6 +58,8 @@ final class EventLoop: @unchecked Sendable {
     let config: HTTPServerConfiguration
     /// Answers HTTP requests (HTTP/1.1, and plain requests over HTTP/2).
     let responder: HTTPResponder
+    /// Answers on this thread what it can (`HTTPInlineResponder`), before `responder` is asked.
+    let inlineResponder: HTTPInlineResponder?
     /// Serves each HTTP/2 stream (gRPC calls and plain requests).
     let streamHandler: HTTP2StreamHandler
     /// This loop's number (0 accepts).
@@ -77,8 +78,6 @@ final class EventLoop: @unchecked Sendable {
     /// The loop thread queued a message for itself (an answer of a handler that ran on it) since
     /// it last drained `inbox`: it does not wait in `epoll_wait` before handling it.
     var sentToSelf = false
-    /// Runs the tasks of requests answered on this loop.
-    private(set) var executor: LoopExecutor!  // trap-ok: set at the end of init, before any use
     /// Every loop of the server, this one included, in order: the accepting loop hands
     /// connections out over them (none: it keeps them all). Set before the threads start, then
     /// only read by the accepting loop, which clears it when it ends (the loops refer to each
@@ -125,11 +124,13 @@ final class EventLoop: @unchecked Sendable {
 
     /// Creates a loop; `listenFds` (already bound) are given to the accepting loop only.
     init(
-        config: HTTPServerConfiguration, responder: @escaping HTTPResponder, streamHandler: @escaping HTTP2StreamHandler,
-        listenFds: [Int32], index: Int = 0, admission: ConnectionAdmission? = nil, streamQuota: HTTP2StreamQuota? = nil
+        config: HTTPServerConfiguration, responder: @escaping HTTPResponder, inline: HTTPInlineResponder? = nil,
+        streamHandler: @escaping HTTP2StreamHandler, listenFds: [Int32], index: Int = 0, admission: ConnectionAdmission? = nil,
+        streamQuota: HTTP2StreamQuota? = nil
     ) throws {
         self.config = config
         self.responder = responder
+        self.inlineResponder = inline
         self.streamHandler = streamHandler
         self.index = index
         self.admission = admission ?? ConnectionAdmission(cap: Self.connectionCap(config.maxConnections))
@@ -146,8 +147,6 @@ final class EventLoop: @unchecked Sendable {
             listeners.insert(fd)
             register(fd, events: cepoll_in)
         }
-        executor = LoopExecutor(
-            wake: { [weak self] in self?.wake() }, onLoopThread: { [weak self] in self?.isLoopThread ?? false })
     }
 
     /// Whether the calling thread is this loop's.
@@ -193,11 +192,6 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    /// Wakes the loop (its executor queued a job) if it sleeps.
-    private func wake() {
-        inbox.withLock { q in wakeIfSleeping(&q) }
-    }
-
     /// Writes the eventfd if the loop sleeps (the caller holds `inbox`'s lock: the loop closes the
     /// eventfd under it when it ends, and decides to sleep under it).
     private func wakeIfSleeping(_ q: inout Inbox) {
@@ -211,8 +205,8 @@ final class EventLoop: @unchecked Sendable {
     private func goingToSleep() -> Bool {
         if sentToSelf { return false }
         return inbox.withLock { q -> Bool in
-            // Checked under the inbox lock: a job queued after this check finds `sleeping` set.
-            guard q.messages.isEmpty, !executor.hasJobs else { return false }
+            // Checked under the inbox lock: a message queued after this check finds `sleeping` set.
+            guard q.messages.isEmpty else { return false }
             q.sleeping = true
             return true
         }
@@ -263,7 +257,6 @@ final class EventLoop: @unchecked Sendable {
                     if flags & cepoll_out != 0, connections[fd] === c { flush(c) }
                 }
             }
-            executor.runJobs()
             processInbox()
             let now = Socket.monotonicNanos()
             if let until = acceptPausedUntil, now >= until { resumeAccepting() }
@@ -292,7 +285,6 @@ final class EventLoop: @unchecked Sendable {
             admission.release()
         }
         peers = []
-        executor.stop()
         pthread_setspecific(Self.threadKey, nil)
         close(epfd)
         let waiters = finished.withLock { s -> [CheckedContinuation<Void, Never>] in

@@ -3,6 +3,12 @@ import EmulatorCore
 /// Answers one request. The server calls it once per request, in order per connection.
 public typealias HTTPResponder = @Sendable (HTTPRequest) async -> HTTPResponse
 
+/// Answers an HTTP/1.1 request on the event loop's own thread when that cannot block: no waiting
+/// on a lock another thread may hold long, no I/O, no sleep, bounded work. nil hands the request
+/// to the `HTTPResponder` instead, as if this had not been asked. The loop skips the hop to the
+/// cooperative pool and back (two thread wake-ups per request) for what it answers here.
+public typealias HTTPInlineResponder = @Sendable (HTTPRequest) -> HTTPResponse?
+
 /// An address the server is listening on (the real port when 0 was asked for).
 public struct BoundAddress: Sendable, Equatable, CustomStringConvertible {
     /// The host as configured.
@@ -29,7 +35,7 @@ public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
 /// The hand-written HTTP server: HTTP/1.1 and HTTP/2 (h2c with prior knowledge, told apart by
 /// the client preface) on every listener, `HTTPServerConfiguration.eventLoops` epoll threads
 /// (one by default; the first accepts and hands connections out), handlers in Swift concurrency
-/// (reads on the loop itself with `answerReadsOnLoop`). gRPC calls (HTTP/2 streams with
+/// (or on the loop itself, for what `inline` answers). gRPC calls (HTTP/2 streams with
 /// `content-type: application/grpc`) go to `grpc`; every other request, over either protocol, goes
 /// to `responder`. See `EventLoop` for the connection rules and what each thread owns. `loops` is
 /// set once by `start()` and then only read (behind a `Mutex`).
@@ -37,13 +43,19 @@ public final class HTTPServer: Sendable {
     /// The configuration it was created with.
     public let configuration: HTTPServerConfiguration
     let responder: HTTPResponder
+    let inline: HTTPInlineResponder?
     let grpc: GRPCHandler?
     private let loops = Mutex<[EventLoop]>([])
 
-    /// Creates a server; nothing is bound until `start()`.
-    public init(configuration: HTTPServerConfiguration, responder: @escaping HTTPResponder, grpc: GRPCHandler? = nil) {
+    /// Creates a server; nothing is bound until `start()`. `inline`, when given, is asked first
+    /// for each HTTP/1.1 request without a streamed body.
+    public init(
+        configuration: HTTPServerConfiguration, responder: @escaping HTTPResponder, inline: HTTPInlineResponder? = nil,
+        grpc: GRPCHandler? = nil
+    ) {
         self.configuration = configuration
         self.responder = responder
+        self.inline = inline
         self.grpc = grpc
     }
 
@@ -95,7 +107,8 @@ public final class HTTPServer: Sendable {
             for i in 0..<configuration.resolvedEventLoops {
                 all.append(
                     try EventLoop(
-                        config: configuration, responder: responder, streamHandler: handler, listenFds: i == 0 ? fds : [], index: i,
+                        config: configuration, responder: responder, inline: inline, streamHandler: handler,
+                        listenFds: i == 0 ? fds : [], index: i,
                         admission: admission, streamQuota: quota))
             }
             if all.count > 1 { all[0].peers = all }

@@ -51,13 +51,6 @@ public struct HTTPServerConfiguration: Sendable {
     /// on the two-core machine of bench/RESULTS.md ("Event loop per core"), two loops answered
     /// 25-30% fewer requests a second than one, with the load generator on the same cores.
     public var eventLoops: Int? = 1
-    /// Answer HTTP/1.1 GET and HEAD requests on the event loop that read them, in a task whose
-    /// executor is that loop (`LoopExecutor`), instead of a task on the cooperative pool: no hop
-    /// to the pool and back, but the loop's thread does all the work of its connections, so it
-    /// pays only with several loops, and the handlers must not block (blocking work belongs on a
-    /// thread of its own). Off by default: with one loop, reads were 40% slower (bench/RESULTS.md).
-    /// Other methods always run on the pool.
-    public var answerReadsOnLoop = false
 
     /// The most event loops (each holds a thread, an epoll and an eventfd descriptor and a
     /// 64 KiB read buffer; more loops than cores only add switching).

@@ -4,6 +4,11 @@ import EmulatorCore
 /// into responses by the one error mapper in `Emulator`.
 public typealias RouteHandler = @Sendable (HTTPRequest, RouteMatch) async throws -> HTTPResponse
 
+/// A route's answer on the event loop's own thread (`HTTPInlineResponder`): only for what cannot
+/// block (no waiting on a lock, no I/O, no sleep). Returns nil to leave the request to the route's
+/// `RouteHandler`, which must then answer it the same way.
+public typealias InlineRouteHandler = @Sendable (HTTPRequest, RouteMatch) throws -> HTTPResponse?
+
 /// Method + path template → handler. Built once at start-up, then only read (hence a value type).
 ///
 /// Resolution picks the most specific matching template (literal segments win over patterns),
@@ -14,45 +19,49 @@ public struct Router: Sendable {
         let method: String
         let template: PathTemplate
         let handler: RouteHandler
+        /// The same answer without suspending, for the requests it can give it to (`inline`).
+        let inline: InlineRouteHandler?
         /// Registration order, the tie-breaker between equally specific routes.
         let order: Int
         /// `template.specificity`, computed once.
         let specificity: [Int]
 
-        init(method: String, template: PathTemplate, handler: @escaping RouteHandler, order: Int) {
+        init(method: String, template: PathTemplate, handler: @escaping RouteHandler, inline: InlineRouteHandler?, order: Int) {
             self.method = method
             self.template = template
             self.handler = handler
+            self.inline = inline
             self.order = order
             specificity = template.specificity
         }
     }
 
     private var routes: [Route] = []
-    /// Routes whose first segment is a literal (and not the verb-carrying last one), by that
-    /// literal: a request only tries these for its own first segment, plus `generic`.
-    private var byFirstSegment: [String: [Route]] = [:]
-    /// Routes that start with a parameter or wildcard, or have at most a verb-carrying segment.
-    private var generic: [Route] = []
+    /// The routes by template segment: the ones a path matches, found in one walk.
+    private var trie = RouteTrie()
 
     /// Creates an empty router.
     public init() {}
 
     /// Registers `handler` for `method` (uppercase) on `template`.
     public mutating func add(_ method: String, _ template: String, _ handler: @escaping RouteHandler) {
-        let route = Route(method: method.uppercased(), template: PathTemplate(template), handler: handler, order: routes.count)
+        add(method, template, inline: nil, handler)
+    }
+
+    /// Registers `handler` for `method` on `template`, with `inline` answering on the event loop
+    /// the requests it can (see `InlineRouteHandler`).
+    public mutating func add(_ method: String, _ template: String, inline: InlineRouteHandler?, _ handler: @escaping RouteHandler) {
+        let route = Route(method: method.uppercased(), template: PathTemplate(template), handler: handler, inline: inline, order: routes.count)
+        trie.insert(route.template, route: routes.count)
         routes.append(route)
-        if case .literal(let first)? = route.template.segments.first,
-            route.template.segments.count > 1 || route.template.verb == nil
-        {
-            byFirstSegment[first, default: []].append(route)
-        } else {
-            generic.append(route)
-        }
     }
 
     /// Registers a GET route.
     public mutating func get(_ template: String, _ handler: @escaping RouteHandler) { add("GET", template, handler) }
+    /// Registers a GET route with an inline answer for the requests that allow one.
+    public mutating func get(_ template: String, inline: @escaping InlineRouteHandler, _ handler: @escaping RouteHandler) {
+        add("GET", template, inline: inline, handler)
+    }
     /// Registers a POST route.
     public mutating func post(_ template: String, _ handler: @escaping RouteHandler) { add("POST", template, handler) }
     /// Registers a PUT route.
@@ -72,6 +81,13 @@ public struct Router: Sendable {
         case notFound
     }
 
+    /// The routes whose template matches `path`, found by testing every template (what the trie
+    /// must agree with; for tests).
+    func scanMatching(_ path: RequestPath) -> Set<Int> { Set(routes.indices.filter { routes[$0].template.matches(path) }) }
+
+    /// The routes the trie finds for `path` (for tests).
+    func trieMatching(_ path: RequestPath) -> [Int] { trie.matching(path) }
+
     /// Every registered (method, template) pair, for listings and the OpenAPI document.
     public var table: [(method: String, template: String)] { routes.map { ($0.method, $0.template.description) } }
 
@@ -87,39 +103,55 @@ public struct Router: Sendable {
 
     /// Resolves an already normalized path: the form the caller's own policy decisions read.
     public func resolve(method: String, path request: RequestPath) -> Resolution {
+        switch route(method: method, path: request) {
+        case .found(let route, let match): return .found(route.handler, match)
+        case .methodNotAllowed(let methods): return .methodNotAllowed(methods)
+        case .notFound: return .notFound
+        }
+    }
+
+    /// The inline handler of the route `resolve` picks, with its match; nil when that route has
+    /// none (or when the answer is 404 or 405, which the ordinary path gives).
+    public func resolveInline(method: String, path request: RequestPath) -> (InlineRouteHandler, RouteMatch)? {
+        guard case .found(let route, let match) = route(method: method, path: request), let inline = route.inline else { return nil }
+        return (inline, match)
+    }
+
+    /// The outcome of a lookup, with the route itself.
+    private enum RouteResolution {
+        case found(Route, RouteMatch)
+        case methodNotAllowed([String])
+        case notFound
+    }
+
+    private func route(method: String, path request: RequestPath) -> RouteResolution {
         let m = method.uppercased()
         var best: Route?
         var bestOther: [Int]?
         var otherMethods: Set<String> = []
-        // Candidates are only tested (`matches`); the chosen route captures once, at the end.
-        func consider(_ route: Route) {
+        // Every route here matches the path; the chosen one captures once, at the end.
+        for index in trie.matching(request) {
+            let route = routes[index]
             let score = route.specificity
             let methodOK = route.method == m || route.method == "*" || (m == "HEAD" && route.method == "GET")
             guard methodOK else {
-                guard route.template.matches(request) else { return }
                 otherMethods.insert(route.method)
-                if let b = bestOther, !b.lexicographicallyPrecedes(score) { return }
+                if let b = bestOther, !b.lexicographicallyPrecedes(score) { continue }
                 bestOther = score
-                return
+                continue
             }
             if let b = best {
                 let bs = b.specificity
-                // Strictly more specific wins; on a tie the earlier registration does. A route
-                // that could not win is not tested at all.
-                guard bs.lexicographicallyPrecedes(score) || (bs == score && route.order < b.order) else { return }
+                // Strictly more specific wins; on a tie the earlier registration does.
+                guard bs.lexicographicallyPrecedes(score) || (bs == score && route.order < b.order) else { continue }
             }
-            guard route.template.matches(request) else { return }
             best = route
         }
-        if let firstRaw = request.decoded.first, let first = firstRaw, let candidates = byFirstSegment[first] {
-            for route in candidates { consider(route) }
-        }
-        for route in generic { consider(route) }
         if let best {
             if let bestOther, best.specificity.lexicographicallyPrecedes(bestOther) {
                 return .methodNotAllowed(otherMethods.sorted())
             }
-            if let match = best.template.match(request) { return .found(best.handler, match) }
+            if let match = best.template.match(request) { return .found(best, match) }
         }
         if !otherMethods.isEmpty { return .methodNotAllowed(otherMethods.sorted()) }
         return .notFound

@@ -11,14 +11,14 @@ public struct ReadResult<T: Sendable>: Sendable {
 }
 
 extension StoreService {
-    /// Reads one document (NOT_FOUND when missing).
+    /// Reads one document (NOT_FOUND when missing). With `waitForLock` false, throws `StoreBusy`
+    /// rather than wait for a database another thread holds (an event loop answering inline).
     public func getDocument(
         project: String, database: String, path: String, consistency: ReadConsistency = .latest,
-        caller: Caller
+        caller: Caller, waitForLock: Bool = true
     ) throws -> ReadResult<Document> {
         try DocumentName.validateDocumentPath(path)
-        let full = DocumentName.full(project: project, database: database, path: path)
-        return try withDatabase(project, database) { data, env, hooks in
+        return try withDatabase(project, database, wait: waitForLock) { data, env, hooks in
             let (rt, txn, newId) = try Self.resolve(consistency, &data, env, idle: options.transactionIdleSeconds)
             let doc = data.state.document(path, at: rt)
             try authorize(
@@ -28,7 +28,9 @@ extension StoreService {
                     resource: doc, requestResource: nil, query: nil, time: env.clock.now(),
                     reader: StateReader(before: data.state, after: data.state, readTime: rt)))
             if let txn { data.transactions[txn]?.recordRead(path, doc) }
-            guard let doc else { throw EmulatorError.notFound("Document \"\(full)\" not found.") }
+            guard let doc else {
+                throw EmulatorError.notFound("Document \"\(DocumentName.full(project: project, database: database, path: path))\" not found.")
+            }
             return ReadResult(value: doc, readTime: rt ?? env.clock.now().truncatedToMicroseconds, transaction: newId)
         }
     }

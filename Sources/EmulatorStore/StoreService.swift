@@ -104,15 +104,19 @@ public final class StoreService: Sendable {
     /// Runs `body` with the database's data locked, plus the project's environment and hooks.
     /// Every client operation comes through here, so this is where project and database ids from
     /// requests are checked (`ResourceId`): a database never exists under an id that is not one.
+    /// With `wait` false, a database another thread holds locked throws `StoreBusy` at once.
     func withDatabase<T>(
-        _ project: String, _ database: String,
+        _ project: String, _ database: String, wait: Bool = true,
         _ body: (inout DatabaseData, ProjectEnvironment, Hooks) throws -> T
     ) throws -> T {
         try ResourceId.project(project)
         try ResourceId.database(database)
         let env = environments.environment(for: project)
         let h = hooks.withLock { $0 }
-        return try box(project, database).data.withLock { try body(&$0, env, h) }
+        let data = box(project, database).data
+        guard !wait else { return try data.withLock { try body(&$0, env, h) } }
+        guard let result = try data.withLockIfAvailable({ try body(&$0, env, h) }) else { throw StoreBusy() }
+        return result
     }
 
     /// Every database box (for exports).
@@ -182,4 +186,12 @@ extension StoreService: ProjectStateParticipant {
             try box(projectId, db).data.withLock { try $0.replaceState(states[db], now: now, project: projectId, database: db, hooks: h) }
         }
     }
+}
+
+/// Thrown instead of waiting when a read asked not to wait (`waitForLock: false`) finds its
+/// database locked by another thread (a commit or a long query). Nothing was read or changed; the
+/// caller asks again the ordinary way.
+public struct StoreBusy: Error, Sendable {
+    /// Creates the error.
+    public init() {}
 }

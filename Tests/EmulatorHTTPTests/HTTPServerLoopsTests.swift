@@ -13,10 +13,10 @@ private func threadName() -> String {
     ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
-/// Several event loops (`HTTPServerConfiguration.eventLoops`) and reads answered on the loop
-/// (`answerReadsOnLoop`): connections are spread over the loops, the connection cap counts all of
-/// them, GET and HEAD run on a loop thread and other methods on the pool, streamed answers keep
-/// their order, and shutdown ends every loop.
+/// Several event loops (`HTTPServerConfiguration.eventLoops`) and answers given on the loop
+/// (`HTTPInlineResponder`): connections are spread over the loops, the connection cap counts all
+/// of them, what the inline responder takes is answered on a loop thread and the rest on the pool,
+/// in request order, and shutdown ends every loop.
 @Suite(.serialized) struct HTTPServerLoopsTests {
     /// Answers with the name of the thread the handler ran on; `/stream` streams three parts.
     static let responder: HTTPResponder = { req in
@@ -29,37 +29,57 @@ private func threadName() -> String {
         return .text("\(req.method) \(threadName())")
     }
 
-    @Test func readsRunOnTheLoopsAndEveryConnectionIsServed() async throws {
-        try await withServer(
-            {
-                $0.eventLoops = 3
-                $0.answerReadsOnLoop = true
-            }, responder: Self.responder
-        ) { bound in
+    /// Takes GET and HEAD of `/a` (answering with its thread's name), declines everything else.
+    static let inline: HTTPInlineResponder = { req in
+        guard req.path == "/a", req.method == "GET" || req.method == "HEAD" else { return nil }
+        return .text("inline \(req.method) \(threadName())")
+    }
+
+    /// The bodies of `count` HTTP/1.1 answers read from `c` (each `.text`, so no CRLF inside).
+    static func bodies(_ c: RawClient, _ count: Int) async -> [String] {
+        let text = await c.read(responses: count)
+        return text.components(separatedBy: "\r\n\r\n").dropFirst().map { $0.components(separatedBy: "HTTP/1.1")[0] }
+    }
+
+    @Test func inlineAnswersComeFromTheLoopsAndTheRestFromThePool() async throws {
+        try await withServer({ $0.eventLoops = 3 }, responder: Self.responder, inline: Self.inline) { bound in
             var names = Set<String>()
             for _ in 0..<6 {
                 let c = try RawClient(port: bound[0].port)
-                try c.send("GET /a HTTP/1.1\r\n\r\nGET /sleep HTTP/1.1\r\n\r\nPOST /b HTTP/1.1\r\nContent-Length: 0\r\n\r\n")
-                let text = await c.read(responses: 3)
-                let bodies = text.components(separatedBy: "\r\n\r\n").dropFirst().map { $0.components(separatedBy: "HTTP/1.1")[0] }
-                #expect(bodies.count == 3, "\(text)")
-                guard bodies.count == 3 else { continue }
-                // A GET that suspends (a timer) resumes on its loop too.
-                #expect(bodies[0].hasPrefix("GET http-loop-") && bodies[1] == bodies[0], "\(bodies)")
-                #expect(bodies[2].hasPrefix("POST ") && !bodies[2].contains("http-loop"), "\(bodies)")
+                // Pipelined: inline, declined (suspends on the pool), inline again, another method.
+                try c.send("GET /a HTTP/1.1\r\n\r\nGET /sleep HTTP/1.1\r\n\r\nGET /a HTTP/1.1\r\n\r\nPOST /a HTTP/1.1\r\nContent-Length: 0\r\n\r\n")
+                let bodies = await Self.bodies(c, 4)
+                #expect(bodies.count == 4, "\(bodies)")
+                guard bodies.count == 4 else { continue }
+                #expect(bodies[0].hasPrefix("inline GET http-loop-") && bodies[2] == bodies[0], "\(bodies)")
+                #expect(bodies[1].hasPrefix("GET ") && !bodies[1].contains("http-loop"), "\(bodies)")
+                #expect(bodies[3].hasPrefix("POST ") && !bodies[3].contains("http-loop"), "\(bodies)")
                 names.insert(bodies[0])
             }
             #expect(names.count == 3, "six connections are handed out over the three loops in turn: \(names)")
         }
     }
 
-    @Test func aStreamedAnswerFromTheLoopKeepsItsOrder() async throws {
-        try await withServer(
-            {
-                $0.eventLoops = 2
-                $0.answerReadsOnLoop = true
-            }, responder: Self.responder
-        ) { bound in
+    @Test func anInlineAnswerKeepsHTTPsFraming() async throws {
+        try await withServer(responder: Self.responder, inline: Self.inline) { bound in
+            // HEAD: the GET's headers, no body; the next request on the connection still works.
+            let c = try RawClient(port: bound[0].port)
+            try c.send("HEAD /a HTTP/1.1\r\n\r\nGET /a HTTP/1.1\r\n\r\n")
+            let text = await c.read(responses: 2)
+            let parts = text.components(separatedBy: "HTTP/1.1 200")
+            #expect(parts.count == 3, "\(text)")
+            #expect(parts.count == 3 && parts[1].contains("Content-Length: ") && parts[1].hasSuffix("\r\n\r\n"), "\(text)")
+            #expect(text.contains("inline GET http-loop-0"), "\(text)")
+            // Connection: close is honoured: answered, then closed.
+            let d = try RawClient(port: bound[0].port)
+            try d.send("GET /a HTTP/1.1\r\nConnection: close\r\n\r\n")
+            #expect(await d.read(responses: 1).contains("Connection: close"))
+            #expect(await d.isClosed(within: 3))
+        }
+    }
+
+    @Test func aStreamedAnswerFromAnotherLoopKeepsItsOrder() async throws {
+        try await withServer({ $0.eventLoops = 2 }, responder: Self.responder, inline: Self.inline) { bound in
             for _ in 0..<4 {
                 let c = try RawClient(port: bound[0].port)
                 try c.send("GET /stream HTTP/1.1\r\n\r\n")

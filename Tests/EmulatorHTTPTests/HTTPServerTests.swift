@@ -83,11 +83,12 @@ func withServer(
     _ edit: (inout HTTPServerConfiguration) -> Void = { _ in },
     listeners: [HTTPServerConfiguration.Listener] = [.init(host: "127.0.0.1", port: 0)],
     responder: @escaping HTTPResponder = echo,
+    inline: HTTPInlineResponder? = nil,
     _ body: ([BoundAddress]) async throws -> Void
 ) async throws {
     var config = HTTPServerConfiguration(listeners: listeners)
     edit(&config)
-    let server = HTTPServer(configuration: config, responder: responder)
+    let server = HTTPServer(configuration: config, responder: responder, inline: inline)
     let bound = try server.start()
     do { try await body(bound) } catch {
         await server.shutdown()

@@ -35,6 +35,21 @@ import Testing
         #expect(p.hostRefusal(for: HTTPRequest(method: "GET", target: "/")) == nil)  // no Host: not a browser
     }
 
+    /// The byte-wise shortcut for the usual Host headers says yes only where the general rules do.
+    @Test func plainLoopbackShortcut() {
+        let p = Self.policy()
+        for yes in ["127.0.0.1", "127.0.0.1:8080", "127.0.0.1:", "localhost", "LocalHost:4400", "LOCALHOST:1"] {
+            #expect(BrowserPolicy.isPlainLoopback(yes), "\(yes)")
+            #expect(p.isAllowedHost(yes), "\(yes)")
+        }
+        for no in [
+            "localhost.evil.example", "127.0.0.1.evil.example", "localhosx", "localhost:8o", "127.0.0.1:80:80", "evil:127.0.0.1",
+            "l\u{0}calhost", "LOCALHOST.", "",
+        ] {
+            #expect(!BrowserPolicy.isPlainLoopback(no), "\(no)")
+        }
+    }
+
     @Test func originKinds() {
         let p = Self.policy { $0.allowedOrigins = ["http://devbox.test:3000/"] }
         let host = "127.0.0.1:4400"

@@ -131,6 +131,7 @@ struct BrowserPolicy: Sendable {
 
     /// The Host check: loopback names, IP literals, the configured host and allowed hosts.
     func isAllowedHost(_ header: String) -> Bool {
+        if Self.isPlainLoopback(header) { return true }
         let name = Self.hostName(header.lowercased())
         if name.isEmpty { return false }
         if anyHost || Self.isLoopbackName(name) || Self.isIPLiteral(name) { return true }
@@ -138,6 +139,19 @@ struct BrowserPolicy: Sendable {
         return allowedHosts.contains { entry in
             entry.hasPrefix(".") ? (name.hasSuffix(entry) || name == String(entry.dropFirst())) : name == entry
         }
+    }
+
+    /// `127.0.0.1` or `localhost` (any case), each with or without a port: what nearly every
+    /// request's `Host` says, recognised byte by byte before the general rules (which allow both
+    /// too) lower-case, split and parse it.
+    static func isPlainLoopback(_ header: String) -> Bool {
+        var name = header.utf8[...]
+        if let colon = name.lastIndex(of: UInt8(ascii: ":")), name[name.index(after: colon)...].allSatisfy(isASCIIDigit) {
+            name = name[..<colon]
+        }
+        if name.elementsEqual("127.0.0.1".utf8) { return true }
+        // `b | 0x20` folds an ASCII capital to its small letter; every byte of "localhost" is a letter.
+        return name.count == 9 && zip(name, "localhost".utf8).allSatisfy { $0 | 0x20 == $1 }
     }
 
     static func forbidden(_ message: String) -> EmulatorError { EmulatorError(.permissionDenied, message) }

@@ -1,5 +1,6 @@
 import EmulatorCore
 import EmulatorHTTP
+import EmulatorStore
 
 /// The request pipeline: browser safety (Host check, origin rules), CORS, admin-token check,
 /// routing, error mapping and the request log.
@@ -27,10 +28,38 @@ public final class EmulatorApp: Sendable {
         let path = RequestPath.normalized(request.path)
         // A path that cannot be normalized is treated as control plane: no CORS grant for it.
         let controlPlane = (try? path.get()).map(Self.isControlPlane) ?? true
-        var response = await route(request, path: path, controlPlane: controlPlane)
-        CORS.apply(to: &response, for: request, policy: browser, controlPlane: controlPlane)
-        let ms = Double(WallClock().now().microseconds - started.microseconds) / 1000
-        services.logger.log(.debug, "http", "\(request.method) \(request.path) \(response.status) \(String(format3(ms)))ms")
+        var response: HTTPResponse
+        switch gate(request, path: path, controlPlane: controlPlane) {
+        case .answer(let r): response = r
+        case .route(let p): response = await route(request, path: p)
+        }
+        finish(&response, request, controlPlane: controlPlane, started: started)
+        return response
+    }
+
+    /// Answers on the calling thread (an event loop's) the GET and HEAD requests whose route has
+    /// an inline handler that takes them, through the same gate as `handle`; nil for every other
+    /// request, which then goes to `handle`. Never while fault rules exist (a fault may delay).
+    public func handleInline(_ request: HTTPRequest) -> HTTPResponse? {
+        guard request.method == "GET" || request.method == "HEAD", !services.faults.hasRules else { return nil }
+        let started = WallClock().now()
+        let path = RequestPath.normalized(request.path)
+        let controlPlane = (try? path.get()).map(Self.isControlPlane) ?? true
+        var response: HTTPResponse
+        switch gate(request, path: path, controlPlane: controlPlane) {
+        case .answer(let r): response = r
+        case .route(let p):
+            guard let (handler, match) = router.resolveInline(method: request.method, path: p) else { return nil }
+            do {
+                guard let r = try handler(request, match) else { return nil }
+                response = r
+            } catch is StoreBusy {
+                return nil
+            } catch {
+                response = ErrorResponder.response(for: error, logger: services.logger)
+            }
+        }
+        finish(&response, request, controlPlane: controlPlane, started: started)
         return response
     }
 
@@ -42,20 +71,41 @@ public final class EmulatorApp: Sendable {
         return path.segment(0) == "emulator" && path.segment(1) != "action"
     }
 
-    private func route(_ request: HTTPRequest, path normalized: Result<RequestPath, RequestPath.Problem>, controlPlane: Bool) async -> HTTPResponse {
-        if let refusal = browser.hostRefusal(for: request) { return ErrorResponder.response(for: refusal) }
+    /// What the gate decided: an answer of its own, or the normalized path to route.
+    private enum GateOutcome {
+        case answer(HTTPResponse)
+        case route(RequestPath)
+    }
+
+    /// Everything before routing, for both entries: the Host check, the path's one form, CORS
+    /// preflights, the browser rules and the admin token.
+    private func gate(_ request: HTTPRequest, path normalized: Result<RequestPath, RequestPath.Problem>, controlPlane: Bool) -> GateOutcome {
+        if let refusal = browser.hostRefusal(for: request) { return .answer(ErrorResponder.response(for: refusal)) }
         let path: RequestPath
         switch normalized {
         case .success(let p): path = p
-        case .failure(let problem): return ErrorResponder.response(for: .invalidArgument(problem.message))
+        case .failure(let problem): return .answer(ErrorResponder.response(for: .invalidArgument(problem.message)))
         }
-        if let preflight = CORS.preflight(for: request, policy: browser, controlPlane: controlPlane) { return preflight }
-        if let refusal = browser.refusal(for: request, controlPlane: controlPlane) { return ErrorResponder.response(for: refusal) }
+        if let preflight = CORS.preflight(for: request, policy: browser, controlPlane: controlPlane) { return .answer(preflight) }
+        if let refusal = browser.refusal(for: request, controlPlane: controlPlane) { return .answer(ErrorResponder.response(for: refusal)) }
         if let token = services.config.adminToken, controlPlane, request.bearerToken != token {
-            return ErrorResponder.response(
-                for: .unauthenticated(
-                    "This emulator requires an admin token for /emulator/v1 and /reset: send Authorization: Bearer <token>."))
+            return .answer(
+                ErrorResponder.response(
+                    for: .unauthenticated(
+                        "This emulator requires an admin token for /emulator/v1 and /reset: send Authorization: Bearer <token>.")))
         }
+        return .route(path)
+    }
+
+    /// After the answer, for both entries: CORS headers and the request's debug line.
+    private func finish(_ response: inout HTTPResponse, _ request: HTTPRequest, controlPlane: Bool, started: Timestamp) {
+        CORS.apply(to: &response, for: request, policy: browser, controlPlane: controlPlane)
+        guard services.logger.isEnabled(.debug) else { return }
+        let ms = Double(WallClock().now().microseconds - started.microseconds) / 1000
+        services.logger.log(.debug, "http", "\(request.method) \(request.path) \(response.status) \(String(format3(ms)))ms")
+    }
+
+    private func route(_ request: HTTPRequest, path: RequestPath) async -> HTTPResponse {
         switch router.resolve(method: request.method, path: path) {
         case .found(let handler, let match):
             do {

@@ -78,7 +78,9 @@ public final class EmulatorRuntime: Sendable {
         serverConfig.outputBudget = config.limits.outputBufferBytes
         serverConfig.http2.maxConcurrentStreams = config.limits.maxStreamsPerConnection
         let grpc = GRPCServices(services: services)
-        let server = HTTPServer(configuration: serverConfig, responder: { [app] in await app.handle($0) }, grpc: { await grpc.handle($0) })
+        let server = HTTPServer(
+            configuration: serverConfig, responder: { [app] in await app.handle($0) }, inline: { [app] in app.handleInline($0) },
+            grpc: { await grpc.handle($0) })
         let bound = try server.start()
         var addresses: [ServiceAddress] = []
         var zeroIndex = 0

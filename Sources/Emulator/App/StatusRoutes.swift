@@ -16,6 +16,8 @@ enum StatusRoutes {
         // settled (ready or failed: no install or discovery running), then answers as usual; 503
         // with the states when `timeoutMs` (default 60,000, at most 900,000) passes first.
         r.get("/emulator/v1/status") { req, _ in
+            req.query("wait") == nil ? .json(bytes: cachedStatusBody(s)) : nil
+        } _: { req, _ in
             if let wait = req.query("wait") {
                 guard wait == "functions" else { throw EmulatorError.invalidArgument("wait must be 'functions', got '\(wait)'.") }
                 let timeout = try req.intQuery("timeoutMs", in: 0...900_000, default: 60_000)

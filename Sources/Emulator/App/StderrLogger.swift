@@ -21,4 +21,7 @@ public struct StderrLogger: LogSink {
         let line = "\(level.name) \(component): \(message)\n"
         _ = line.utf8CString.withUnsafeBufferPointer { p in write(2, p.baseAddress, p.count - 1) }
     }
+
+    /// At or above the threshold.
+    public func isEnabled(_ level: LogLevel) -> Bool { level >= threshold }
 }

@@ -15,7 +15,7 @@ extension FirestoreAPI {
         let (db, path) = try Self.documentName(r["name"], field: "name")
         let res = try store.getDocument(
             project: db.project, database: db.database, path: path,
-            consistency: try FirestoreRequest.consistency(r), caller: try caller(context, db))
+            consistency: try FirestoreRequest.consistency(r), caller: try caller(context, db), waitForLock: context.waitForLock)
         return DocumentReply(res.value, db, mask: try FirestoreRequest.mask(r))
     }
 

@@ -6,6 +6,9 @@ import EmulatorStore
 struct FirestoreCallContext: Sendable {
     /// The token after `Bearer `, if any.
     var bearerToken: String?
+    /// False on an event loop answering inline: a read throws `StoreBusy` rather than wait for a
+    /// database another thread holds.
+    var waitForLock = true
 }
 
 /// A database named by a request: `projects/{project}/databases/{database}`.

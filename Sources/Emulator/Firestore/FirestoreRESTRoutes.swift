@@ -14,14 +14,17 @@ enum FirestoreRESTRoutes {
     /// Registers the REST routes.
     static func register(_ r: inout Router, _ s: EmulatorServices) {
         let api = FirestoreAPI(services: s)
+        // A document GET is answered on the event loop when its database is not locked (and no
+        // fault rule exists: `EmulatorApp.handleInline`); a collection GET (ListDocuments) is not.
         r.get(prefix + "/{path=**}") { req, m in
-            let segs = m.wildcardSegments["path"] ?? []
+            guard isDocument(m) else { return nil }
+            var context = context(req)
+            context.waitForLock = false
+            return .json(bytes: try api.getDocumentReply(try getDocumentRequest(req, m), context).restJSON())
+        } _: { req, m in
+            if isDocument(m) { return .json(bytes: try await api.getDocumentCall(try getDocumentRequest(req, m), context(req)).restJSON()) }
             var q = try consistency(req)
             q["mask"] = mask(req)
-            if segs.count % 2 == 0 {
-                q["name"] = .string(name(m, m["path"]))
-                return .json(bytes: try await api.getDocumentCall(.object(q), context(req)).restJSON())
-            }
             let path = m["path"]
             q["parent"] = .string(name(m, DocumentName.collection(of: path)))
             q["collectionId"] = .string(DocumentName.lastSegment(path))
@@ -99,6 +102,19 @@ enum FirestoreRESTRoutes {
 
     /// The caller's credential: the `Authorization` header's bearer token.
     static func context(_ req: HTTPRequest) -> FirestoreCallContext { FirestoreCallContext(bearerToken: req.bearerToken) }
+
+    /// Whether a `…/documents/{path=**}` match names a document (an even number of segments)
+    /// rather than a collection.
+    static func isDocument(_ m: RouteMatch) -> Bool { (m.wildcardSegments["path"]?.count ?? 0) % 2 == 0 }
+
+    /// The GetDocument request of a document GET: its name, `mask.fieldPaths`, and
+    /// `transaction` or `readTime`.
+    static func getDocumentRequest(_ req: HTTPRequest, _ m: RouteMatch) throws -> JSON {
+        var q = try consistency(req)
+        q["mask"] = mask(req)
+        q["name"] = .string(name(m, m["path"]))
+        return .object(q)
+    }
 
     /// The full name of a database-relative path of the route's database.
     static func name(_ m: RouteMatch, _ path: String) -> String {
