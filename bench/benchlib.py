@@ -73,9 +73,9 @@ def increment_counter(conn, project):
     return status == 200
 
 
-def wrk(port, script, seconds, env=None):
+def wrk(port, script, seconds, env=None, connections=None):
     """Runs wrk with a Lua scenario; returns {rps, p50_ms, p99_ms, requests, errors}."""
-    out = subprocess.run(["wrk", "-t2", f"-c{CONNECTIONS}", f"-d{seconds}s", "--timeout", "5s", "-s", f"bench/wrk/{script}",
+    out = subprocess.run(["wrk", "-t2", f"-c{connections or CONNECTIONS}", f"-d{seconds}s", "--timeout", "5s", "-s", f"bench/wrk/{script}",
                           f"http://127.0.0.1:{port}"], capture_output=True, text=True, timeout=seconds + 60,
                          env={**os.environ, **(env or {})})
     m = re.search(r"WRK_RESULT (.*)", out.stdout)

@@ -30,6 +30,13 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         fields.first { $0.name.caseInsensitiveEquals(name) }?.value
     }
 
+    /// How many fields are called `name` (without collecting their values).
+    public func count(of name: String) -> Int {
+        var n = 0
+        for f in fields where f.name.caseInsensitiveEquals(name) { n += 1 }
+        return n
+    }
+
     /// All values of `name`.
     public func values(_ name: String) -> [String] {
         fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)

@@ -22,8 +22,15 @@ public struct HTTPRequestParser: Sendable {
         case error(HTTPParseError)
     }
 
-    /// Methods the server implements; other valid tokens get 501.
-    public static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+    /// The methods served; any other is answered 501. The most frequent first: `knownMethod`
+    /// tries them in order.
+    public static let knownMethods = ["GET", "POST", "PATCH", "PUT", "DELETE", "HEAD", "OPTIONS"]
+
+    /// The `knownMethods` entry spelled by `bytes`, or nil.
+    static func knownMethod(_ bytes: ArraySlice<UInt8>) -> String? {
+        for m in knownMethods where bytes.elementsEqual(m.utf8) { return m }
+        return nil
+    }
 
     private enum Framing: Sendable {
         case length(Int)
@@ -290,21 +297,30 @@ public struct HTTPRequestParser: Sendable {
             return .failure(.badRequest("malformed request line"))
         }
         guard requestLine[0].allSatisfy(Self.isTokenByte) else { return .failure(.badRequest("invalid method")) }
-        let method = String(decoding: requestLine[0], as: UTF8.self)
+        // A known method is one of the literals (no new string per request); the rest are refused below.
+        let known = Self.knownMethod(requestLine[0])
+        let method = known ?? String(decoding: requestLine[0], as: UTF8.self)
         guard requestLine[1].allSatisfy({ $0 > 32 && $0 < 127 }) else { return .failure(.badRequest("invalid request target")) }
         let target = String(decoding: requestLine[1], as: UTF8.self)
         guard target.hasPrefix("/") || (method == "OPTIONS" && target == "*") else {
             return .failure(.badRequest("request target must start with '/'"))
         }
         let versionBytes = requestLine[2]
-        let version = String(decoding: versionBytes, as: UTF8.self)
+        let version: String
+        if versionBytes.elementsEqual("HTTP/1.1".utf8) {
+            version = "HTTP/1.1"
+        } else if versionBytes.elementsEqual("HTTP/1.0".utf8) {
+            version = "HTTP/1.0"
+        } else {
+            version = String(decoding: versionBytes, as: UTF8.self)
+        }
         guard version.hasPrefix("HTTP/"), version.count == 8 else { return .failure(.badRequest("malformed HTTP version")) }
         guard version == "HTTP/1.1" || version == "HTTP/1.0" else {
             let v = version.dropFirst(5)
             if v.first?.isNumber == true && v.last?.isNumber == true && v.dropFirst().first == "." { return .failure(.versionNotSupported) }
             return .failure(.badRequest("malformed HTTP version"))
         }
-        guard Self.knownMethods.contains(method) else { return .failure(.notImplemented("method \(method)")) }
+        guard known != nil else { return .failure(.notImplemented("method \(method)")) }
         var headers = HTTPHeaders()
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: 58), colon > line.startIndex else {
@@ -321,9 +337,10 @@ public struct HTTPRequestParser: Sendable {
         // RFC 9112 §3.2 requires exactly one Host: a missing one is tolerated (raw-socket tools
         // omit it), but two are refused, whatever their values, so no later layer ever has to
         // choose between them (one could pass the DNS-rebinding check while another is used).
-        guard headers.values("Host").count <= 1 else { return .failure(.badRequest("more than one Host header")) }
-        let te = headers.values("Transfer-Encoding")
-        let cl = headers.values("Content-Length")
+        guard headers.count(of: "Host") <= 1 else { return .failure(.badRequest("more than one Host header")) }
+        // Looked up as lists only when present: most requests have neither.
+        let te = headers.count(of: "Transfer-Encoding") == 0 ? [] : headers.values("Transfer-Encoding")
+        let cl = headers.count(of: "Content-Length") == 0 ? [] : headers.values("Content-Length")
         var framing: Framing = .length(0)
         if !te.isEmpty {
             guard cl.isEmpty else { return .failure(.badRequest("both Content-Length and Transfer-Encoding")) }

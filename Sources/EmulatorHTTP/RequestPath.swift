@@ -17,6 +17,11 @@ public struct RequestPath: Sendable {
         decoded = raw.map { PercentEncoding.decode(String($0)) }
     }
 
+    private init(raw: [Substring], decoded: [String?]) {
+        self.raw = raw
+        self.decoded = decoded
+    }
+
     /// Splits a request path (`/a/b%2Fc/d`) at `/`, ignoring one leading slash, without checks
     /// (for callers that route a path they made themselves). Splits at the byte `/`, as RFC 3986
     /// does (a `Character`-wise split walked grapheme clusters: about 29,000 instructions of a
@@ -29,17 +34,31 @@ public struct RequestPath: Sendable {
             self.init([])
             return
         }
-        var segments: [Substring] = []
+        var raw: [Substring] = []
+        var decoded: [String?] = []
+        raw.reserveCapacity(10)
+        decoded.reserveCapacity(10)
+        // One pass: a segment without `%` is its own decoding (no second scan for escapes).
+        var escaped = false
+        func add(_ end: String.Index) {
+            let segment = path[start..<end]
+            raw.append(segment)
+            decoded.append(escaped ? PercentEncoding.decode(String(segment)) : String(segment))
+        }
         var i = start
         while i < u.endIndex {
-            if u[i] == UInt8(ascii: "/") {
-                segments.append(path[start..<i])
+            let b = u[i]
+            if b == UInt8(ascii: "/") {
+                add(i)
                 start = u.index(after: i)
+                escaped = false
+            } else if b == UInt8(ascii: "%") {
+                escaped = true
             }
             i = u.index(after: i)
         }
-        segments.append(path[start..<u.endIndex])
-        self.init(segments)
+        add(u.endIndex)
+        self.init(raw: raw, decoded: decoded)
     }
 
     /// Why a request path was refused.

@@ -8,50 +8,74 @@
 struct RouteTrie: Sendable {
     /// One position in the templates: what may follow the segments that led here.
     struct Node: Sendable {
-        /// The node after a literal segment, by its (decoded) text.
-        var literals: [String: Int] = [:]
-        /// The node after a `{name}` segment.
-        var parameter: Int?
+        /// The nodes after a literal segment, with its (decoded) text: a short list, searched in
+        /// order (cheaper than hashing the segment for a table of a few entries).
+        var literals: [(text: String, node: Int)] = []
+        /// The node after a `{name}` segment (-1: none).
+        var parameter = -1
         /// Routes whose template ends here without a verb.
         var end: [Int] = []
-        /// Routes whose template ends here with `:verb`, by verb.
-        var endVerb: [String: [Int]] = [:]
+        /// Routes whose template ends here with `:verb`, with the verb.
+        var endVerb: [(verb: String, routes: [Int])] = []
         /// Routes whose template's last segment, next, is a `{name=**}` wildcard, without a verb.
         var wildcard: [Int] = []
-        /// The same with a verb after the wildcard, by verb.
-        var wildcardVerb: [String: [Int]] = [:]
+        /// The same with a verb after the wildcard.
+        var wildcardVerb: [(verb: String, routes: [Int])] = []
+        /// The fewest and most segments of a path any route at or below this node matches
+        /// (`Int.max` below a wildcard): a walk does not enter a node its path cannot end in.
+        var minSegments = Int.max
+        var maxSegments = 0
+
+        /// The node after literal `text`, or -1.
+        func literal(_ text: String) -> Int {
+            let n = text.utf8.count
+            for entry in literals where entry.text.utf8.count == n && entry.text == text { return entry.node }
+            return -1
+        }
     }
 
     private(set) var nodes = [Node()]
 
     /// Files route number `route` under `template`.
     mutating func insert(_ template: PathTemplate, route: Int) {
+        let isWildcard: Bool
+        if case .wildcard = template.segments.last { isWildcard = true } else { isWildcard = false }
+        let least = template.segments.count
+        let most = isWildcard ? Int.max : least
         var at = 0
+        func widen(_ i: Int) {
+            nodes[i].minSegments = min(nodes[i].minSegments, least)
+            nodes[i].maxSegments = max(nodes[i].maxSegments, most)
+        }
+        widen(at)
         for segment in template.segments {
             switch segment {
             case .literal(let text):
-                if let next = nodes[at].literals[text] {
-                    at = next
-                } else {
+                var next = nodes[at].literal(text)
+                if next < 0 {
                     nodes.append(Node())
-                    nodes[at].literals[text] = nodes.count - 1
-                    at = nodes.count - 1
+                    next = nodes.count - 1
+                    nodes[at].literals.append((text, next))
                 }
+                at = next
             case .parameter:
-                if let next = nodes[at].parameter {
-                    at = next
-                } else {
+                if nodes[at].parameter < 0 {
                     nodes.append(Node())
                     nodes[at].parameter = nodes.count - 1
-                    at = nodes.count - 1
                 }
+                at = nodes[at].parameter
             case .wildcard:
                 // Always the last segment (`PathTemplate` refuses any other place).
-                if let verb = template.verb { nodes[at].wildcardVerb[verb, default: []].append(route) } else { nodes[at].wildcard.append(route) }
+                if let verb = template.verb { Self.file(route, verb, in: &nodes[at].wildcardVerb) } else { nodes[at].wildcard.append(route) }
                 return
             }
+            widen(at)
         }
-        if let verb = template.verb { nodes[at].endVerb[verb, default: []].append(route) } else { nodes[at].end.append(route) }
+        if let verb = template.verb { Self.file(route, verb, in: &nodes[at].endVerb) } else { nodes[at].end.append(route) }
+    }
+
+    private static func file(_ route: Int, _ verb: String, in list: inout [(verb: String, routes: [Int])]) {
+        if let i = list.firstIndex(where: { $0.verb == verb }) { list[i].routes.append(route) } else { list.append((verb, [route])) }
     }
 
     /// The numbers of the routes whose template matches `path` (a normalized request path), in
@@ -98,31 +122,45 @@ struct RouteTrie: Sendable {
             return true
         }
 
+        /// The routes filed under `verb` in `list`.
+        private func routes(_ list: [(verb: String, routes: [Int])], _ verb: Substring) -> [Int]? {
+            for entry in list where entry.verb.utf8.elementsEqual(verb.utf8) { return entry.routes }
+            return nil
+        }
+
         mutating func visit(_ trie: RouteTrie, node index: Int, segment i: Int) {
-            let node = trie.nodes[index]
+            // Read in place: copying a node would retain each of its lists.
+            guard count >= trie.nodes[index].minSegments, count <= trie.nodes[index].maxSegments else { return }
             if i == count {
-                found += node.end
+                found += trie.nodes[index].end
                 return
             }
-            if !node.wildcard.isEmpty, fitsWildcard(from: i, to: count) { found += node.wildcard }
-            if let verb, !node.wildcardVerb.isEmpty, let routes = node.wildcardVerb[String(verb)],
+            if !trie.nodes[index].wildcard.isEmpty, fitsWildcard(from: i, to: count) { found += trie.nodes[index].wildcard }
+            if let verb, !trie.nodes[index].wildcardVerb.isEmpty, let routes = routes(trie.nodes[index].wildcardVerb, verb),
                 i == count - 1 || fitsWildcard(from: i, to: count - 1), baseDecoded != nil
             {
                 found += routes
             }
+            let parameter = trie.nodes[index].parameter
             if i == count - 1 {
                 // The last segment, whole (templates without a verb) or before `:verb`.
-                if let d = path.decoded[i], let next = node.literals[d] { found += trie.nodes[next].end }
-                if let next = node.parameter, fitsParameter(path.raw[i]), path.decoded[i] != nil { found += trie.nodes[next].end }
+                if let d = path.decoded[i] {
+                    let next = trie.nodes[index].literal(d)
+                    if next >= 0 { found += trie.nodes[next].end }
+                }
+                if parameter >= 0, fitsParameter(path.raw[i]), path.decoded[i] != nil { found += trie.nodes[parameter].end }
                 if let verb, let base = baseDecoded {
-                    let v = String(verb)
-                    if let next = node.literals[base], let routes = trie.nodes[next].endVerb[v] { found += routes }
-                    if let next = node.parameter, fitsParameter(baseRaw), let routes = trie.nodes[next].endVerb[v] { found += routes }
+                    let next = trie.nodes[index].literal(base)
+                    if next >= 0, let routes = routes(trie.nodes[next].endVerb, verb) { found += routes }
+                    if parameter >= 0, fitsParameter(baseRaw), let routes = routes(trie.nodes[parameter].endVerb, verb) { found += routes }
                 }
                 return
             }
-            if let d = path.decoded[i], let next = node.literals[d] { visit(trie, node: next, segment: i + 1) }
-            if let next = node.parameter, fitsParameter(path.raw[i]), path.decoded[i] != nil { visit(trie, node: next, segment: i + 1) }
+            if let d = path.decoded[i] {
+                let next = trie.nodes[index].literal(d)
+                if next >= 0 { visit(trie, node: next, segment: i + 1) }
+            }
+            if parameter >= 0, fitsParameter(path.raw[i]), path.decoded[i] != nil { visit(trie, node: parameter, segment: i + 1) }
         }
     }
 }

@@ -128,14 +128,15 @@ public struct Router: Sendable {
         let m = method.uppercased()
         var best: Route?
         var bestOther: [Int]?
-        var otherMethods: Set<String> = []
+        // A short list (a path matches a handful of routes), not a set: no hashing per request.
+        var otherMethods: [String] = []
         // Every route here matches the path; the chosen one captures once, at the end.
         for index in trie.matching(request) {
             let route = routes[index]
             let score = route.specificity
             let methodOK = route.method == m || route.method == "*" || (m == "HEAD" && route.method == "GET")
             guard methodOK else {
-                otherMethods.insert(route.method)
+                if !otherMethods.contains(route.method) { otherMethods.append(route.method) }
                 if let b = bestOther, !b.lexicographicallyPrecedes(score) { continue }
                 bestOther = score
                 continue

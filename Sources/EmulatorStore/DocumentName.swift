@@ -62,6 +62,8 @@ public enum DocumentName {
 
     /// Validates a relative document path (even segments) and its ids; names the problem.
     public static func validateDocumentPath(_ path: String) throws {
+        // Every read and write names a document: the common case is checked without splitting.
+        if let n = plainSegmentCount(path), n % 2 == 0 { return }
         let segs = segments(path)
         guard !path.isEmpty, segs.count % 2 == 0 else {
             throw EmulatorError.invalidArgument("Document path '\(path)' must have an even number of segments (collection/document pairs).")
@@ -76,6 +78,29 @@ public enum DocumentName {
             throw EmulatorError.invalidArgument("Collection path '\(path)' must have an odd number of segments.")
         }
         try validateSegments(segs, path)
+    }
+
+    /// The number of segments when the path is at most 6 KiB and every segment is an ordinary id
+    /// (not empty, not `.` or `..`, at most 1500 bytes, not `__…__`); nil otherwise, and then
+    /// `validateSegments` names the problem (or allows a numeric `__id<n>__`).
+    static func plainSegmentCount(_ path: String) -> Int? {
+        var path = path
+        return path.withUTF8 { p -> Int? in
+            guard !p.isEmpty, p.count <= 6 * 1024 else { return nil }
+            let dot = UInt8(ascii: "."), underscore = UInt8(ascii: "_")
+            var count = 0, start = 0
+            for i in 0...p.count where i == p.count || p[i] == slash {
+                let length = i - start
+                guard length > 0, length <= 1500 else { return nil }
+                if p[start] == dot && (length == 1 || (length == 2 && p[start + 1] == dot)) { return nil }
+                if length >= 4 && p[start] == underscore && p[start + 1] == underscore && p[i - 1] == underscore && p[i - 2] == underscore {
+                    return nil
+                }
+                count += 1
+                start = i + 1
+            }
+            return count
+        }
     }
 
     static func validateSegments(_ segs: [String], _ path: String) throws {

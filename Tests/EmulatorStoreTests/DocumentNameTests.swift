@@ -49,4 +49,25 @@ import Testing
             #expect(DocumentName.parse(name).map { "\($0.project)|\($0.database)|\($0.path)" } == reference(name), "\(name)")
         }
     }
+
+    /// The shortcut `validateDocumentPath` takes for ordinary paths passes only paths the full
+    /// checks pass, with their segment count; every path with a problem goes to the full checks.
+    @Test func theOrdinaryPathShortcutAgreesWithTheFullChecks() {
+        let long = String(repeating: "x", count: 1501)
+        let cases = [
+            "c/d", "c/d/e/f", "c", "c/d/e", "", "/c/d", "c/d/", "c//d", "./d", "c/..", "c/.x", "c/__x__", "c/__id12__", "c/_x_", "c/__",
+            "c/___", "c/____", "c/\(long)", "c/" + String(repeating: "y", count: 1500), "é/ü", String(repeating: "a/b/", count: 1600) + "a/b",
+        ]
+        for path in cases {
+            let full = Result { try DocumentName.validateSegments(DocumentName.segments(path), path) }
+            if let n = DocumentName.plainSegmentCount(path) {
+                #expect((try? full.get()) != nil, "\(path)")
+                #expect(n == DocumentName.segments(path).count, "\(path)")
+            }
+            let even = !path.isEmpty && DocumentName.segments(path).count % 2 == 0
+            #expect(((try? DocumentName.validateDocumentPath(path)) != nil) == (even && (try? full.get()) != nil), "\(path)")
+        }
+        #expect(DocumentName.plainSegmentCount("c/__x__") == nil)
+        #expect(DocumentName.plainSegmentCount("c/d") == 2)
+    }
 }
