@@ -13,7 +13,7 @@ extension FirestoreAPI {
         try await applyFault(rpc, request)
         switch rpc {
         case .getDocument: try await emit(.json(try getDocument(request, context)))
-        case .listDocuments: try await emit(.json(try listDocuments(request, context)))
+        case .listDocuments: try await emit(try listDocuments(request, context))
         case .createDocument: try await emit(.json(try createDocument(request, context)))
         case .updateDocument: try await emit(.json(try updateDocument(request, context)))
         case .deleteDocument: try await emit(.json(try deleteDocument(request, context)))

@@ -20,8 +20,8 @@ extension FirestoreAPI {
     }
 
     /// ListDocuments: `{parent, collectionId, pageSize, pageToken, orderBy, mask, transaction | readTime,
-    /// showMissing}` → `{documents, nextPageToken}`.
-    func listDocuments(_ request: JSON, _ context: FirestoreCallContext) throws -> JSON {
+    /// showMissing}` → `{documents, nextPageToken}`, each stored version sent as its cached encoding.
+    func listDocuments(_ request: JSON, _ context: FirestoreCallContext) throws -> FirestoreMessage {
         let r = try Self.object(request, "ListDocuments")
         let (db, parent) = try Self.parent(r["parent"])
         // An empty (or absent) collectionId lists every collection directly under the parent.
@@ -34,16 +34,15 @@ extension FirestoreAPI {
             showMissing: r["showMissing"]?.boolValue ?? false,
             consistency: try FirestoreRequest.consistency(r), caller: try caller(context, db))
         let mask = try FirestoreRequest.mask(r)
-        let docs = res.value.entries.map { entry -> JSON in
+        let docs = res.value.entries.map { entry -> DocumentReply in
             switch entry {
-            case .document(let d): return d.json(project: db.project, database: db.database, mask: mask)
-            case .missing(let path): return ["name": .string(DocumentName.full(project: db.project, database: db.database, path: path))]
+            case .document(let d): return DocumentReply(d, db, mask: mask)
+            case .missing(let path): return .json(["name": .string(DocumentName.full(project: db.project, database: db.database, path: path))])
             }
         }
-        var out: UTF8Dictionary<JSON> = [:]
-        if !docs.isEmpty { out["documents"] = .array(docs) }
-        if let t = res.value.nextPageToken { out["nextPageToken"] = .string(t) }
-        return .object(out)
+        var rest: UTF8Dictionary<JSON> = [:]
+        if let t = res.value.nextPageToken { rest["nextPageToken"] = .string(t) }
+        return docs.isEmpty ? .json(.object(rest)) : .documents(member: "documents", docs, rest: rest)
     }
 
     /// CreateDocument: `{parent, collectionId, documentId, document, mask}` → `Document`.

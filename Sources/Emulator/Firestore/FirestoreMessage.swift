@@ -3,14 +3,17 @@ import EmulatorProtobuf
 import EmulatorStore
 
 /// One response message of a Firestore RPC as the API hands it to a transport: a proto3 JSON
-/// tree, or a message whose one document member is a stored version (a query result, a batchGet
-/// `found`), so the transport splices in the version's cached encoding instead of encoding it
-/// again (`DocumentReply`, `DocumentEncodings`).
+/// tree, or a message whose document member is a stored version (a query result, a batchGet
+/// `found`) or a list of them (ListDocuments' `documents`), so the transport splices in each
+/// version's cached encoding instead of encoding it again (`DocumentReply`, `DocumentEncodings`).
 enum FirestoreMessage: Sendable {
     /// A message in proto3 JSON form.
     case json(JSON)
     /// A message of the members `rest` plus the document `document` under `member`.
     case document(member: String, DocumentReply, rest: UTF8Dictionary<JSON>)
+    /// A message of the members `rest` plus the repeated document member `member` (ListDocuments'
+    /// `documents`), not empty.
+    case documents(member: String, [DocumentReply], rest: UTF8Dictionary<JSON>)
 
     /// The whole message as a JSON tree (encodes the document).
     var json: JSON {
@@ -19,6 +22,9 @@ enum FirestoreMessage: Sendable {
         case .document(let member, let d, var rest):
             rest[member] = d.json
             return .object(rest)
+        case .documents(let member, let docs, var rest):
+            rest[member] = .array(docs.map(\.json))
+            return .object(rest)
         }
     }
 
@@ -26,13 +32,22 @@ enum FirestoreMessage: Sendable {
     /// document's bytes go first when its member name sorts before every other one (`document`,
     /// `found`), else the whole tree is written.
     func restJSON() -> [UInt8] {
-        guard case .document(let member, let d, let rest) = self, rest.storage.keys.allSatisfy({ UTF8Key(member) < $0 }) else {
-            return json.serializedBytes()
+        let member: String, docs: [DocumentReply], rest: UTF8Dictionary<JSON>, repeated: Bool
+        switch self {
+        case .json(let j): return j.serializedBytes()
+        case .document(let m, let d, let r): (member, docs, rest, repeated) = (m, [d], r, false)
+        case .documents(let m, let ds, let r): (member, docs, rest, repeated) = (m, ds, r, true)
         }
+        guard rest.storage.keys.allSatisfy({ UTF8Key(member) < $0 }) else { return json.serializedBytes() }
         var out: [UInt8] = [UInt8(ascii: "{")]
         out.append(contentsOf: JSON.string(member).serializedBytes())
         out.append(UInt8(ascii: ":"))
-        out.append(contentsOf: d.restJSON())
+        if repeated { out.append(UInt8(ascii: "[")) }
+        for (i, d) in docs.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: d.restJSON())
+        }
+        if repeated { out.append(UInt8(ascii: "]")) }
         if rest.isEmpty {
             out.append(UInt8(ascii: "}"))
         } else {
@@ -45,13 +60,15 @@ enum FirestoreMessage: Sendable {
     /// The protobuf bytes of the message as `schema`: the document's bytes as its field (first,
     /// as a length-delimited field), then the other members.
     func protobuf(as schema: MessageSchema) throws -> [UInt8] {
-        guard case .document(let member, let d, let rest) = self, let field = schema.field(named: member) else {
-            return try ProtoJSON.encode(json, as: schema)
+        let member: String, docs: [DocumentReply], rest: UTF8Dictionary<JSON>
+        switch self {
+        case .json(let j): return try ProtoJSON.encode(j, as: schema)
+        case .document(let m, let d, let r): (member, docs, rest) = (m, [d], r)
+        case .documents(let m, let ds, let r): (member, docs, rest) = (m, ds, r)
         }
-        let document = try d.protobuf()
+        guard let field = schema.field(named: member) else { return try ProtoJSON.encode(json, as: schema) }
         var out: [UInt8] = []
-        out.reserveCapacity(document.count + 64)
-        ListenEncoder.lengthDelimited(field.number, document, into: &out)
+        for d in docs { ListenEncoder.lengthDelimited(field.number, try d.protobuf(), into: &out) }
         if !rest.isEmpty { out.append(contentsOf: try ProtoJSON.encode(.object(rest), as: schema)) }
         return out
     }

@@ -35,7 +35,9 @@ enum FirestoreRESTRoutes {
             if let t = req.query("pageToken") { q["pageToken"] = .string(t) }
             if let o = req.query("orderBy") { q["orderBy"] = .string(o) }
             if req.query("showMissing") == "true" { q["showMissing"] = true }
-            return .json(try await api.unary(.listDocuments, .object(q), context(req)))
+            var page = FirestoreMessage.json([:])
+            try await api.call(.listDocuments, .object(q), context(req)) { page = $0 }
+            return .json(bytes: page.restJSON())
         }
         r.post(prefix + "/{path=**}") { req, m in
             let body = try req.jsonObjectBody()

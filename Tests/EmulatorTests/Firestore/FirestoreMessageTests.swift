@@ -49,4 +49,24 @@ import Testing
         #expect(FirestoreRESTRoutes.restArray(messages) == JSON.array(messages.map(\.json)).serializedBytes())
         #expect(FirestoreRESTRoutes.restArray([]) == JSON.array([]).serializedBytes())
     }
+
+    /// ListDocuments' page (`FirestoreMessage.documents`): stored versions, masked ones and missing
+    /// names, with and without a next page token, as the JSON tree and the generic encoding write them.
+    @Test func aPageOfDocumentsIsTheGenericEncoding() throws {
+        let schema = try Self.schema("ListDocuments")
+        let a = DocumentReplyTests.document(["n": .integer(1)]), b = DocumentReplyTests.document()
+        let missing = DocumentReply.json(["name": "projects/p/databases/(default)/documents/c/gone"])
+        for rest in [[:], ["nextPageToken": "dG9rZW4="]] as [UTF8Dictionary<JSON>] {
+            for mask in [nil, [try FieldPath(parsing: "map.k")]] as [[FieldPath]?] {
+                let docs = [DocumentReply(a, Self.db, mask: mask), missing, DocumentReply(b, Self.db, mask: mask)]
+                let message = FirestoreMessage.documents(member: "documents", docs, rest: rest)
+                var tree = rest
+                tree["documents"] = .array(docs.map(\.json))
+                for _ in 0..<2 {  // made, then from the cache
+                    #expect(message.restJSON() == JSON.object(tree).serializedBytes())
+                    #expect(try message.protobuf(as: schema) == ProtoJSON.encode(.object(tree), as: schema))
+                }
+            }
+        }
+    }
 }
