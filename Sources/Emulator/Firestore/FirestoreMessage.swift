@@ -12,7 +12,7 @@ enum FirestoreMessage: Sendable {
     /// A message of the members `rest` plus the document `document` under `member`.
     case document(member: String, DocumentReply, rest: UTF8Dictionary<JSON>)
     /// A message of the members `rest` plus the repeated document member `member` (ListDocuments'
-    /// `documents`), not empty.
+    /// `documents`, the UI's page); an empty list is written as `[]` in JSON, nothing in protobuf.
     case documents(member: String, [DocumentReply], rest: UTF8Dictionary<JSON>)
 
     /// The whole message as a JSON tree (encodes the document).

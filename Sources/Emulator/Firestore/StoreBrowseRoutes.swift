@@ -35,13 +35,14 @@ enum StoreBrowseRoutes {
                 let size = try req.intQuery("pageSize", in: 1...1000, default: 50)
                 let page = try store.documentPage(
                     project: p, database: db, collection: path, startAfter: req.nonEmptyQuery("pageToken"), pageSize: size)
-                var o: UTF8Dictionary<JSON> = [
-                    "path": .string(path), "total": .int(Int64(page.total)),
-                    "documents": .array(page.documents.map { $0.json(project: p, database: db) }),
-                    "missing": .array(page.missing.map { .string($0) }),
+                var rest: UTF8Dictionary<JSON> = [
+                    "path": .string(path), "total": .int(Int64(page.total)), "missing": .array(page.missing.map { .string($0) }),
                 ]
-                if let next = page.nextStartAfter { o["nextPageToken"] = .string(next) }
-                return .json(.object(o))
+                if let next = page.nextStartAfter { rest["nextPageToken"] = .string(next) }
+                // Each document's cached REST bytes (what a GET of it sends), not a tree per page.
+                let ref = DatabaseRef(project: p, database: db)
+                let docs = page.documents.map { DocumentReply.version($0, ref) }
+                return .json(bytes: FirestoreMessage.documents(member: "documents", docs, rest: rest).restJSON())
             }
             let doc = try store.peekDocument(project: p, database: db, path: path)
             let subs = try store.collections(project: p, database: db, parent: path)

@@ -58,13 +58,14 @@ import Testing
         let missing = DocumentReply.json(["name": "projects/p/databases/(default)/documents/c/gone"])
         for rest in [[:], ["nextPageToken": "dG9rZW4="]] as [UTF8Dictionary<JSON>] {
             for mask in [nil, [try FieldPath(parsing: "map.k")]] as [[FieldPath]?] {
-                let docs = [DocumentReply(a, Self.db, mask: mask), missing, DocumentReply(b, Self.db, mask: mask)]
-                let message = FirestoreMessage.documents(member: "documents", docs, rest: rest)
-                var tree = rest
-                tree["documents"] = .array(docs.map(\.json))
-                for _ in 0..<2 {  // made, then from the cache
-                    #expect(message.restJSON() == JSON.object(tree).serializedBytes())
-                    #expect(try message.protobuf(as: schema) == ProtoJSON.encode(.object(tree), as: schema))
+                for docs in [[DocumentReply(a, Self.db, mask: mask), missing, DocumentReply(b, Self.db, mask: mask)], []] {
+                    let message = FirestoreMessage.documents(member: "documents", docs, rest: rest)
+                    var tree = rest
+                    tree["documents"] = .array(docs.map(\.json))
+                    for _ in 0..<2 {  // made, then from the cache
+                        #expect(message.restJSON() == JSON.object(tree).serializedBytes())
+                        #expect(try message.protobuf(as: schema) == ProtoJSON.encode(.object(tree), as: schema))
+                    }
                 }
             }
         }
