@@ -11,7 +11,7 @@ extension EventLoop {
         c.requestDeadline = nil
         // A peer that sends the preface and then nothing is idle like any other.
         c.idleDeadline = Socket.monotonicNanos() + UInt64(config.idleTimeout * 1e9)
-        let fd = c.fd, id = c.id, handler = streamHandler
+        let fd = c.fd, id = c.id, handler = streamHandler, inline = grpcInline
         // Frame no more than half the connection's output budget at once, so framing alone never
         // pauses reading (control frames and a peer that does not read do).
         var limits = config.http2
@@ -21,12 +21,23 @@ extension EventLoop {
             post: { [weak self] stream, command in
                 self?.send(.h2(fd: fd, id: id, stream: stream, command: command))
             },
-            onStream: { stream, _ in
-                let task = Task { await handler(stream) }
-                stream.attach(task)
+            onStream: { stream, ended in
+                // A call `inline` may answer waits for its request's end, then is answered here or
+                // handed to its handler then (`onRequestEnd`).
+                guard let inline else { return Self.start(stream, handler) }
+                inline.streamOpened(stream, requestEnded: ended) { Self.start(stream, handler) }
             })
+        if let inline {
+            h2.onRequestEnd = { stream in inline.requestEnded(stream) { Self.start(stream, handler) } }
+        }
         c.h2 = h2
         h2.start(into: &c.output)
+    }
+
+    /// Runs a stream's handler in a task of its own.
+    static func start(_ stream: HTTP2Stream, _ handler: @escaping HTTP2StreamHandler) {
+        let task = Task { await handler(stream) }
+        stream.attach(task)
     }
 
     /// Feeds received bytes to the connection; a connection error has already written GOAWAY.

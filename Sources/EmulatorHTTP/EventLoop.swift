@@ -14,8 +14,9 @@ import Glibc
 /// Where handlers run: an HTTP/1.1 request without a streamed body is first offered to the
 /// server's `HTTPInlineResponder`, which answers on the loop thread what it can without blocking
 /// (the emulator: the status route and document GETs whose database is not locked); the rest run
-/// in a `Task` on the cooperative pool, and each HTTP/2 stream likewise (`EventLoop+HTTP2`); their
-/// answers come back through `inbox`.
+/// in a `Task` on the cooperative pool, and each HTTP/2 stream likewise (`EventLoop+HTTP2`), except
+/// the unary gRPC calls `GRPCInline` answers on the loop once their request has ended; answers
+/// come back through `inbox`.
 ///
 /// Back-pressure: a connection is read only while its unsent output is under
 /// `HTTPServerConfiguration.outputBudget` (and, for HTTP/1.1, while the next pipelined request
@@ -60,6 +61,8 @@ final class EventLoop: @unchecked Sendable {
     let responder: HTTPResponder
     /// Answers on this thread what it can (`HTTPInlineResponder`), before `responder` is asked.
     let inlineResponder: HTTPInlineResponder?
+    /// Answers on this thread the unary gRPC calls it can, before their handler starts.
+    let grpcInline: GRPCInline?
     /// Serves each HTTP/2 stream (gRPC calls and plain requests).
     let streamHandler: HTTP2StreamHandler
     /// This loop's number (0 accepts).
@@ -125,12 +128,13 @@ final class EventLoop: @unchecked Sendable {
     /// Creates a loop; `listenFds` (already bound) are given to the accepting loop only.
     init(
         config: HTTPServerConfiguration, responder: @escaping HTTPResponder, inline: HTTPInlineResponder? = nil,
-        streamHandler: @escaping HTTP2StreamHandler, listenFds: [Int32], index: Int = 0, admission: ConnectionAdmission? = nil,
-        streamQuota: HTTP2StreamQuota? = nil
+        grpcInline: GRPCInline? = nil, streamHandler: @escaping HTTP2StreamHandler, listenFds: [Int32], index: Int = 0,
+        admission: ConnectionAdmission? = nil, streamQuota: HTTP2StreamQuota? = nil
     ) throws {
         self.config = config
         self.responder = responder
         self.inlineResponder = inline
+        self.grpcInline = grpcInline
         self.streamHandler = streamHandler
         self.index = index
         self.admission = admission ?? ConnectionAdmission(cap: Self.connectionCap(config.maxConnections))

@@ -45,18 +45,21 @@ public final class HTTPServer: Sendable {
     let responder: HTTPResponder
     let inline: HTTPInlineResponder?
     let grpc: GRPCHandler?
+    let grpcInline: GRPCInline?
     private let loops = Mutex<[EventLoop]>([])
 
     /// Creates a server; nothing is bound until `start()`. `inline`, when given, is asked first
-    /// for each HTTP/1.1 request without a streamed body.
+    /// for each HTTP/1.1 request without a streamed body; `grpcInline` likewise for the unary
+    /// gRPC calls it names (only with a `grpc` handler).
     public init(
         configuration: HTTPServerConfiguration, responder: @escaping HTTPResponder, inline: HTTPInlineResponder? = nil,
-        grpc: GRPCHandler? = nil
+        grpc: GRPCHandler? = nil, grpcInline: GRPCInline? = nil
     ) {
         self.configuration = configuration
         self.responder = responder
         self.inline = inline
         self.grpc = grpc
+        self.grpcInline = grpc == nil ? nil : grpcInline
     }
 
     /// What runs for each HTTP/2 stream: a gRPC call or an HTTP request.
@@ -107,7 +110,7 @@ public final class HTTPServer: Sendable {
             for i in 0..<configuration.resolvedEventLoops {
                 all.append(
                     try EventLoop(
-                        config: configuration, responder: responder, inline: inline, streamHandler: handler,
+                        config: configuration, responder: responder, inline: inline, grpcInline: grpcInline, streamHandler: handler,
                         listenFds: i == 0 ? fds : [], index: i,
                         admission: admission, streamQuota: quota))
             }

@@ -1,4 +1,5 @@
 import EmulatorCore
+import EmulatorProtobuf
 import Testing
 
 @testable import Emulator
@@ -80,5 +81,37 @@ import Testing
         _ = try app.services.faults.add(projectId: "demo-project", body: ["match": ["service": "auth"], "error": ["status": "UNAVAILABLE"]])
         #expect(app.handleInline(Self.get(Self.docPath)) == nil)
         #expect(app.handleInline(Self.get("/emulator/v1/status")) == nil)
+    }
+
+    /// A GetDocument over gRPC answered on the event loop: the message REST's GET gives (as
+    /// protobuf), errors with REST's code and message, and nothing for what might wait.
+    @Test func aGetDocumentCallIsAnsweredInlineAsByItsHandler() async throws {
+        let app = try await Self.app()
+        let inline = GRPCServices(services: app.services).inline
+        let path = "/google.firestore.v1.Firestore/GetDocument"
+        #expect(inline.methods == [path])
+        let schema = try #require(FirestoreSchemas.method(path: path))
+        func ask(_ name: String, method: String = path) throws -> GRPCInline.Answer? {
+            let request = try ProtoJSON.encode(["name": .string(String(Self.docPath.dropFirst(4)).replacing("/t1", with: name))], as: schema.request)
+            return inline.answer(method, { $0 == "authorization" ? "Bearer owner" : nil }, request)
+        }
+        guard case .message(let bytes)? = try ask("/t1") else {
+            Issue.record("no message")
+            return
+        }
+        let rest = await app.handle(Self.get(Self.docPath))
+        #expect(try ProtoJSON.decode(bytes, as: schema.response) == JSON.parse(rest.body))
+        guard case .status(let status)? = try ask("/missing") else {
+            Issue.record("no status")
+            return
+        }
+        let missing = await app.handle(Self.get(Self.docPath.replacing("/t1", with: "/missing")))
+        #expect(status.code == 5)
+        #expect(try JSON.parse(missing.body)["error"]?["message"]?.stringValue == status.message)
+        #expect(try ask("/t1", method: "/google.firestore.v1.Firestore/ListDocuments") == nil)
+        let held = try app.services.store.box("demo-project", "(default)").data.withLock { _ in try ask("/t1") }
+        #expect(held == nil)
+        _ = try app.services.faults.add(projectId: "demo-project", body: ["match": ["service": "auth"], "error": ["status": "UNAVAILABLE"]])
+        #expect(try ask("/t1") == nil)
     }
 }

@@ -80,7 +80,7 @@ public final class EmulatorRuntime: Sendable {
         let grpc = GRPCServices(services: services)
         let server = HTTPServer(
             configuration: serverConfig, responder: { [app] in await app.handle($0) }, inline: { [app] in app.handleInline($0) },
-            grpc: { await grpc.handle($0) })
+            grpc: { await grpc.handle($0) }, grpcInline: grpc.inline)
         let bound = try server.start()
         var addresses: [ServiceAddress] = []
         var zeroIndex = 0

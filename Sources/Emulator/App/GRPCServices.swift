@@ -15,6 +15,14 @@ struct GRPCServices: Sendable {
         pubsub = PubSubGRPCService(services: services)
     }
 
+    /// The calls answered on the event loop: Firestore's GetDocument.
+    var inline: GRPCInline {
+        let firestore = self.firestore
+        return GRPCInline(methods: FirestoreGRPCService.inlineMethods) { method, metadata, message in
+            firestore.answerInline(method: method, metadata: metadata, message: message)
+        }
+    }
+
     /// Serves one call.
     func handle(_ call: GRPCServerCall) async {
         if call.method.hasPrefix("/google.pubsub.v1.") {

@@ -24,8 +24,39 @@ struct FirestoreGRPCService: Sendable {
         let started = WallClock().now()
         let status = await run(call)
         call.finish(status)
+        guard services.logger.isEnabled(.debug) else { return }
         let ms = Double(WallClock().now().microseconds - started.microseconds) / 1000
         services.logger.log(.debug, "grpc", "\(call.method) \(status.code) \(format3(ms))ms")
+    }
+
+    /// The unary calls answered on the event loop (`GRPCInline`): GetDocument, as `run` answers it,
+    /// when no fault rule exists (a fault may delay) and the database is not locked by another
+    /// thread (`StoreBusy`: the handler then answers).
+    static let inlineMethods: Set<String> = ["/google.firestore.v1.Firestore/GetDocument"]
+
+    /// `inlineMethods`' answers; nil leaves the call to `handle`.
+    func answerInline(method: String, metadata: (String) -> String?, message: [UInt8]) -> GRPCInline.Answer? {
+        guard method == "/google.firestore.v1.Firestore/GetDocument", !services.faults.hasRules,
+            let schema = FirestoreSchemas.method(path: method)
+        else { return nil }
+        let started = WallClock().now()
+        var context = FirestoreCallContext(bearerToken: CallerResolver.bearer(fromAuthorization: metadata("authorization")))
+        context.waitForLock = false
+        let answer: GRPCInline.Answer
+        do {
+            answer = .message(try api.getDocumentReply(try ProtoJSON.decode(message, as: schema.request), context).protobuf())
+        } catch is StoreBusy {
+            return nil
+        } catch {
+            answer = .status(ErrorResponder.grpcStatus(for: error, logger: services.logger))
+        }
+        if services.logger.isEnabled(.debug) {
+            let code: Int
+            if case .status(let s) = answer { code = s.code } else { code = 0 }
+            let ms = Double(WallClock().now().microseconds - started.microseconds) / 1000
+            services.logger.log(.debug, "grpc", "\(method) \(code) \(format3(ms))ms")
+        }
+        return answer
     }
 
     private func run(_ call: GRPCServerCall) async -> GRPCStatus {

@@ -158,10 +158,7 @@ public final class GRPCServerCall: Sendable {
         guard let headersSent else { return }
         var fields: [HPACKHeaderField] = []
         if !headersSent { fields = Self.responseHeaders }
-        fields.append(HPACKHeaderField(name: "grpc-status", value: String(status.code), neverIndexed: false))
-        if !status.message.isEmpty {
-            fields.append(HPACKHeaderField(name: "grpc-message", value: GRPCStatus.percentEncode(status.message), neverIndexed: false))
-        }
+        fields.append(contentsOf: status.trailerFields)
         if headersSent {
             try? stream.write(trailers: fields)
         } else {

@@ -43,6 +43,7 @@ extension HTTP2Connection {
             s.remoteClosed = true
             streams[id] = s
             s.handle.deliverEnd()
+            onRequestEnd?(s.handle)
             closeIfDone(id, &out)
             return
         }

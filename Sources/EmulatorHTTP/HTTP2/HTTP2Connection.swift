@@ -38,6 +38,10 @@ final class HTTP2Connection {
     let post: @Sendable (UInt32, HTTP2StreamCommand) -> Void
     /// Starts the handler of a new request stream.
     let onStream: (HTTP2Stream, _ endStream: Bool) -> Void
+    /// Told when a stream's request has ended (END_STREAM on DATA or trailers) after its handler
+    /// was started, so a call whose handler was held back (`EventLoop`'s inline gRPC answers) can
+    /// be answered now. Must not write to the connection's output: it runs inside `receive`.
+    var onRequestEnd: ((HTTP2Stream) -> Void)?
     /// Monotonic nanoseconds (injected: the fuzzer and the tests use a clock of their own).
     let clock: () -> UInt64
     /// Open streams of every connection of the server together.
@@ -313,6 +317,7 @@ final class HTTP2Connection {
         if !body.isEmpty { s.handle.deliver(Array(body)) }
         if s.remoteClosed {
             s.handle.deliverEnd()
+            onRequestEnd?(s.handle)
             closeIfDone(f.streamId, &out)
         }
     }

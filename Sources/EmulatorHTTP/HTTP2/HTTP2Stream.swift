@@ -53,6 +53,8 @@ public final class HTTP2Stream: Sendable {
         var goingAwayWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
         var nextWaiterId = 0
         var localEnded = false
+        /// Its handler is held back until the request ends (an inline answer may make it needless).
+        var held = false
     }
 
     /// Unsent response bytes beyond which `write(data:)` suspends until the loop has framed some.
@@ -229,6 +231,41 @@ public final class HTTP2Stream: Sendable {
     }
 
     // MARK: Event-loop side
+
+    /// Holds the handler back until the request has ended (`releaseHeld` then says so).
+    func hold() { state.withLock { $0.held = true } }
+
+    /// Whether the handler was held back; clears the mark.
+    func releaseHeld() -> Bool {
+        state.withLock { s in
+            defer { s.held = false }
+            return s.held
+        }
+    }
+
+    /// The whole request body, when the peer has ended its side, nothing has read any of it and
+    /// the stream has not failed; nil otherwise. Reads nothing: a handler started afterwards
+    /// still reads every byte.
+    func completeRequestBody() -> [UInt8]? {
+        state.withLock { s -> [UInt8]? in
+            guard s.ended, s.failure == nil, s.head == 0, s.reader == nil else { return nil }
+            return s.chunks.count == 1 ? s.chunks[0] : Array(s.chunks.joined())
+        }
+    }
+
+    /// A whole answer from the event loop itself (`respond`'s batch, or headers alone that end the
+    /// stream when `data` is nil): queued at once, or false, with nothing queued, while the
+    /// connection's send budget is spent (a handler then answers, waiting for room).
+    func respondNow(headers: [HPACKHeaderField], data: [UInt8]?, trailers: [HPACKHeaderField]) -> Bool {
+        guard budget.queued < budget.limit else { return false }
+        guard let data else {
+            try? enqueue(.headers(headers, endStream: true), ends: true)
+            return true
+        }
+        try? enqueue(
+            .batch([.headers(headers, endStream: false), .data(data, endStream: false), .trailers(trailers)]), ends: true, bytes: data.count)
+        return true
+    }
 
     /// Remembers the handler's task so a reset can cancel it.
     func attach(_ task: Task<Void, Never>) {

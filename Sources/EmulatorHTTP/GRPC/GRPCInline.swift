@@ -1,0 +1,98 @@
+/// Unary gRPC calls answered on the event loop's own thread: the HTTP/2 counterpart of
+/// `HTTPInlineResponder`. For a call to one of `methods`, the loop holds the call's handler back
+/// until the request has ended, then asks `answer` with the request's one message; with no answer
+/// (nil, or anything unusual about the call) the `GRPCHandler` starts as usual and reads the same
+/// request. This saves a task, its hop to the pool and the hop back per call; `answer` must not
+/// block (no waiting on a lock another thread may hold long, no I/O, no sleep).
+///
+/// Immutable; shared by every loop.
+public struct GRPCInline: Sendable {
+    /// What `answer` gives.
+    public enum Answer: Sendable {
+        /// The response message: sent with OK trailers.
+        case message([UInt8])
+        /// The call fails with this status (a trailers-only answer).
+        case status(GRPCStatus)
+    }
+
+    /// Method paths (`/package.Service/Method`) whose calls are held for an inline answer.
+    public let methods: Set<String>
+    /// Answers a call: its method path, a lookup of its metadata by lowercase name, and its request
+    /// message; nil leaves the call to the handler.
+    public let answer: @Sendable (_ method: String, _ metadata: (String) -> String?, _ message: [UInt8]) -> Answer?
+
+    /// Creates the inline answers for `methods`.
+    public init(
+        methods: Set<String>, answer: @escaping @Sendable (_ method: String, _ metadata: (String) -> String?, _ message: [UInt8]) -> Answer?
+    ) {
+        self.methods = methods
+        self.answer = answer
+    }
+
+    /// A new stream's handler is due (its stream admitted): holds it until the request ends when
+    /// it may be answered inline, answers it now when the request has already ended, or else
+    /// runs `start` (the handler).
+    func streamOpened(_ stream: HTTP2Stream, requestEnded: Bool, start: () -> Void) {
+        if mayAnswer(stream) {
+            if !requestEnded {
+                stream.hold()
+                return
+            }
+            if answer(stream) { return }
+        }
+        start()
+    }
+
+    /// A stream's request has ended: a held call is answered now, or its handler started.
+    func requestEnded(_ stream: HTTP2Stream, start: () -> Void) {
+        guard stream.releaseHeld() else { return }
+        if !answer(stream) { start() }
+    }
+
+    /// The shortest `grpc-timeout` answered inline: a shorter deadline is left to the handler,
+    /// which enforces deadlines.
+    static let shortestDeadline: UInt64 = 100_000_000
+
+    /// Whether `stream`'s handler may be held for an inline answer: a POST to one of `methods` with
+    /// gRPC's content type, no `:authority` problem, and no deadline that is malformed or shorter
+    /// than `shortestDeadline` (the handler answers each of those as it always does).
+    func mayAnswer(_ stream: HTTP2Stream) -> Bool {
+        guard methods.contains(stream.path), stream.method == "POST" else { return false }
+        let contentType = stream.header("content-type") ?? ""
+        guard contentType == "application/grpc" || contentType.hasPrefix("application/grpc+proto") || contentType.hasPrefix("application/grpc;")
+        else { return false }
+        guard HTTP2RequestAdapter.authorityProblem(stream.requestHeaders) == nil else { return false }
+        guard let deadline = try? GRPCStatus.parseTimeout(stream.header("grpc-timeout")) else {
+            return stream.header("grpc-timeout") == nil
+        }
+        return deadline >= Self.shortestDeadline
+    }
+
+    /// Answers `stream` when its request is exactly one uncompressed message of at most
+    /// `GRPCServerCall.maxReceiveMessageBytes`, `answer` answers, and the connection's send budget
+    /// has room; false (nothing sent) leaves the call to its handler.
+    func answer(_ stream: HTTP2Stream) -> Bool {
+        guard let body = stream.completeRequestBody(), body.count >= 5, body[0] == 0 else { return false }
+        let length = Int(body[1]) << 24 | Int(body[2]) << 16 | Int(body[3]) << 8 | Int(body[4])
+        guard length == body.count - 5, length <= GRPCServerCall.maxReceiveMessageBytes else { return false }
+        guard let reply = answer(stream.path, { stream.header($0) }, Array(body[5...])) else { return false }
+        switch reply {
+        case .message(let message):
+            var framed = [UInt8]()
+            framed.reserveCapacity(5 + message.count)
+            GRPCServerCall.frame(message, into: &framed)
+            return stream.respondNow(headers: GRPCServerCall.responseHeaders, data: framed, trailers: GRPCServerCall.okTrailers)
+        case .status(let status):
+            return stream.respondNow(headers: GRPCServerCall.responseHeaders + status.trailerFields, data: nil, trailers: [])
+        }
+    }
+}
+
+extension GRPCStatus {
+    /// `grpc-status`, and `grpc-message` when there is one, as a call's final metadata.
+    var trailerFields: [HPACKHeaderField] {
+        var fields = [HPACKHeaderField(name: "grpc-status", value: String(code), neverIndexed: false)]
+        if !message.isEmpty { fields.append(HPACKHeaderField(name: "grpc-message", value: GRPCStatus.percentEncode(message), neverIndexed: false)) }
+        return fields
+    }
+}
