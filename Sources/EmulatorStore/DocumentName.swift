@@ -29,29 +29,39 @@ public enum DocumentName {
     /// a non-empty project, `databases`, a non-empty database, `documents`, then a path without
     /// empty segments (or none).
     public static func parse(_ name: String) -> (project: String, database: String, path: String)? {
-        let u = name.utf8
-        func segment(from i: String.Index) -> Range<String.Index> { i..<(u[i...].firstIndex(of: slash) ?? u.endIndex) }
-        func after(_ r: Range<String.Index>) -> String.Index? { r.upperBound < u.endIndex ? u.index(after: r.upperBound) : nil }
-        let s0 = segment(from: u.startIndex)
-        guard u[s0].elementsEqual("projects".utf8), let i1 = after(s0) else { return nil }
-        let s1 = segment(from: i1)
-        guard !s1.isEmpty, let i2 = after(s1) else { return nil }
-        let s2 = segment(from: i2)
-        guard u[s2].elementsEqual("databases".utf8), let i3 = after(s2) else { return nil }
-        let s3 = segment(from: i3)
-        guard !s3.isEmpty, let i4 = after(s3) else { return nil }
-        let s4 = segment(from: i4)
-        guard u[s4].elementsEqual("documents".utf8) else { return nil }
-        var path = ""
-        if let i5 = after(s4) {
-            let rest = u[i5...]
-            // No empty segment: not empty, no leading or trailing slash, no two slashes together.
-            guard let first = rest.first, first != slash, rest.last != slash,
-                !zip(rest, rest.dropFirst()).contains(where: { $0 == slash && $1 == slash })
-            else { return nil }
-            path = String(decoding: rest, as: UTF8.self)
+        var name = name
+        return name.withUTF8 { u -> (String, String, String)? in
+            let n = u.count
+            /// The end of the segment starting at `i`.
+            func end(_ i: Int) -> Int {
+                var j = i
+                while j < n && u[j] != slash { j += 1 }
+                return j
+            }
+            func equals(_ a: Int, _ b: Int, _ word: StaticString) -> Bool {
+                b - a == word.utf8CodeUnitCount && (0..<(b - a)).allSatisfy { u[a + $0] == word.utf8Start[$0] }
+            }
+            func string(_ a: Int, _ b: Int) -> String { String(decoding: UnsafeBufferPointer(rebasing: u[a..<b]), as: UTF8.self) }
+            let e0 = end(0)
+            guard equals(0, e0, "projects"), e0 < n else { return nil }
+            let e1 = end(e0 + 1)
+            guard e1 > e0 + 1, e1 < n else { return nil }
+            let e2 = end(e1 + 1)
+            guard equals(e1 + 1, e2, "databases"), e2 < n else { return nil }
+            let e3 = end(e2 + 1)
+            guard e3 > e2 + 1, e3 < n else { return nil }
+            let e4 = end(e3 + 1)
+            guard equals(e3 + 1, e4, "documents") else { return nil }
+            var path = ""
+            if e4 < n {
+                let first = e4 + 1
+                // No empty segment: not empty, no leading or trailing slash, no two slashes together.
+                guard first < n, u[first] != slash, u[n - 1] != slash else { return nil }
+                for i in first..<(n - 1) where u[i] == slash && u[i + 1] == slash { return nil }
+                path = string(first, n)
+            }
+            return (string(e0 + 1, e1), string(e2 + 1, e3), path)
         }
-        return (String(decoding: u[s1], as: UTF8.self), String(decoding: u[s3], as: UTF8.self), path)
     }
 
     /// True for a well-formed reference to a document (even number of path segments).

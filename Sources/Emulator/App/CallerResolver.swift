@@ -15,6 +15,19 @@ enum CallerResolver {
     /// The token of an `Authorization` value with the Bearer scheme (case-insensitive), else nil.
     static func bearer(fromAuthorization value: String?) -> String? {
         guard let value else { return nil }
+        // The usual form, `Bearer <token>` (any case, one space, an ASCII byte next), read by
+        // byte; anything else the general way below, which gives the same answer for this form.
+        let u = value.utf8
+        if u.count > 7, zip(u.prefix(6), "bearer".utf8).allSatisfy({ $0 | 0x20 == $1 }), u[u.index(u.startIndex, offsetBy: 6)] == 0x20 {
+            let next = u[u.index(u.startIndex, offsetBy: 7)]
+            if next < 0x80 && next != 0x20 { return String(value.utf8.dropFirst(7))?.trimming(" \t") }
+        }
+        return generalBearer(value)
+    }
+
+    /// `bearer(fromAuthorization:)` for any form: the scheme, one split at spaces, the token
+    /// trimmed.
+    static func generalBearer(_ value: String) -> String? {
         let parts = value.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
         return String(parts[1]).trimming(" \t")

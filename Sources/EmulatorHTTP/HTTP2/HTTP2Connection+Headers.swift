@@ -118,12 +118,21 @@ extension HTTP2Connection {
     /// Why a request header list is malformed (RFC 9113 §8.2–8.3), or nil.
     static func validateRequest(_ fields: [HPACKHeaderField]) -> String? {
         var seenRegular = false
-        var pseudo = Set<String>()
+        // The four pseudo-headers seen, as bits (every stream passes here: no set, no hashing).
+        var pseudo: UInt8 = 0
         for f in fields {
-            if f.name.hasPrefix(":") {
+            if f.name.utf8.first == UInt8(ascii: ":") {
                 guard !seenRegular else { return "pseudo-header \(f.name) after a regular header" }
-                guard [":method", ":scheme", ":authority", ":path"].contains(f.name) else { return "unknown pseudo-header \(f.name)" }
-                guard pseudo.insert(f.name).inserted else { return "duplicate \(f.name)" }
+                let bit: UInt8
+                switch f.name {
+                case ":method": bit = 1
+                case ":scheme": bit = 2
+                case ":authority": bit = 4
+                case ":path": bit = 8
+                default: return "unknown pseudo-header \(f.name)"
+                }
+                guard pseudo & bit == 0 else { return "duplicate \(f.name)" }
+                pseudo |= bit
             } else {
                 seenRegular = true
                 if f.name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5a }) { return "upper-case header name \(f.name)" }
@@ -135,9 +144,7 @@ extension HTTP2Connection {
                 }
             }
         }
-        guard pseudo.contains(":method"), pseudo.contains(":scheme"), pseudo.contains(":path") else {
-            return "missing :method, :scheme or :path"
-        }
+        guard pseudo & (1 | 2 | 8) == 1 | 2 | 8 else { return "missing :method, :scheme or :path" }
         if let p = fields.first(where: { $0.name == ":path" }), p.value.isEmpty { return "empty :path" }
         return nil
     }
