@@ -66,6 +66,11 @@ final class Connection {
     var readPaused = false
     /// The next HTTP/1.1 request waits until the unsent output drains under the budget.
     var dispatchHeld = false
+    /// The loop answered `EventLoop.inlineAnswersPerTurn` requests of this connection in a row and
+    /// left the rest of its pipelined requests to its next turn (`EventLoop.resumeLater`).
+    var yielded = false
+    /// The loop's turn in which it last yielded (it is resumed in a later turn only).
+    var yieldedTurn: UInt64 = 0
     /// Since when output has waited for a socket that takes none of it (monotonic).
     var stalledSince: UInt64?
     /// The epoll events registered now.

@@ -4,7 +4,16 @@ extension EventLoop {
     /// Parses and dispatches the next request when none is in flight.
     func advance(_ c: Connection) {
         guard connections[c.fd] === c else { return }
+        c.yielded = false
+        var answeredInline = 0
         while !c.inFlight && !c.closeAfterWrite {
+            if answeredInline == Self.inlineAnswersPerTurn {
+                // The rest of this client's pipelined requests wait for its next turn.
+                c.yielded = true
+                c.yieldedTurn = turn
+                resumeLater.append(c)
+                break
+            }
             // Answers the client has not read yet: take no new request until they drain (its
             // further input stays in the socket, see `wantsInput`).
             if c.output.count - c.outputOffset >= config.outputBudget {
@@ -39,6 +48,7 @@ extension EventLoop {
                     c.inFlight = false
                     c.servedRequests += 1
                     if close { c.closeAfterWrite = true } else { c.idleDeadline = Socket.monotonicNanos() + UInt64(config.idleTimeout * 1e9) }
+                    answeredInline += 1
                     continue
                 }
                 let fd = c.fd, id = c.id, responder = self.responder, request = request
@@ -65,6 +75,16 @@ extension EventLoop {
             }
         }
         flush(c)
+    }
+
+    /// Advances the connections that yielded in an earlier turn, after this turn's other work
+    /// (one that was advanced this turn already, and yielded again, waits for the next).
+    func resume(_ yielded: [Connection]) {
+        for c in yielded where connections[c.fd] === c && c.yielded && c.yieldedTurn < turn {
+            advance(c)
+            if c.peerClosed && !c.inFlight && !c.hasPendingOutput, connections[c.fd] === c { closeConnection(c) }
+            updateInterest(c)
+        }
     }
 
     /// A response is complete: the connection takes the next request (or closes).

@@ -18,7 +18,9 @@ extension EventLoop {
         let pending = c.output.count - c.outputOffset
         if pending > 0 && pending >= (c.readPaused ? config.outputBudget / 2 : config.outputBudget) { return false }
         // A streamed body in flight is read on: its bytes leave the parser as they arrive.
-        if c.mode == .http1 && c.requestBody == nil && (c.inFlight || c.dispatchHeld) && c.parser.bufferedByteCount >= Self.readAhead { return false }
+        if c.mode == .http1 && c.requestBody == nil && (c.inFlight || c.dispatchHeld || c.yielded) && c.parser.bufferedByteCount >= Self.readAhead {
+            return false
+        }
         return true
     }
 

@@ -81,6 +81,11 @@ final class EventLoop: @unchecked Sendable {
     /// The loop thread queued a message for itself (an answer of a handler that ran on it) since
     /// it last drained `inbox`: it does not wait in `epoll_wait` before handling it.
     var sentToSelf = false
+    /// Connections that yielded after `inlineAnswersPerTurn` inline answers, advanced again next
+    /// turn (the loop does not sleep while any waits).
+    var resumeLater: [Connection] = []
+    /// The loop's turns so far (a connection that yielded is resumed in a later turn).
+    var turn: UInt64 = 0
     /// Every loop of the server, this one included, in order: the accepting loop hands
     /// connections out over them (none: it keeps them all). Set before the threads start, then
     /// only read by the accepting loop, which clears it when it ends (the loops refer to each
@@ -115,6 +120,10 @@ final class EventLoop: @unchecked Sendable {
     static let maxLingerDrain = 4 << 20
     /// Bytes of the next HTTP/1.1 request read ahead while one is in flight.
     static let readAhead = 64 * 1024
+    /// Pipelined requests of one connection answered inline in a row before the loop turns to its
+    /// other connections (a client sending 64 KiB of small GETs at once is answered in parts,
+    /// between everyone else's requests, instead of all before them).
+    static let inlineAnswersPerTurn = 16
     /// Marks the thread of the loop that runs on it (`isLoopThread`).
     static let threadKey: pthread_key_t = {
         var key = pthread_key_t()
@@ -207,7 +216,7 @@ final class EventLoop: @unchecked Sendable {
     /// Whether the loop may block in `epoll_wait`: nothing queued for it. Marks it sleeping, under
     /// the same lock senders take, so a message or job queued from now on wakes it.
     private func goingToSleep() -> Bool {
-        if sentToSelf { return false }
+        if sentToSelf || !resumeLater.isEmpty { return false }
         return inbox.withLock { q -> Bool in
             // Checked under the inbox lock: a message queued after this check finds `sleeping` set.
             guard q.messages.isEmpty else { return false }
@@ -241,6 +250,9 @@ final class EventLoop: @unchecked Sendable {
             let sleep = goingToSleep()
             let n = cepoll_wait(epfd, &readyFds, &readyEvents, 512, sleep ? 100 : 0)
             if sleep { inbox.withLock { $0.sleeping = false } }
+            turn &+= 1
+            let yielded = resumeLater
+            resumeLater = []
             if n < 0 && errno != EINTR { break }
             for i in 0..<max(0, Int(n)) {
                 let fd = readyFds[i]
@@ -262,6 +274,7 @@ final class EventLoop: @unchecked Sendable {
                 }
             }
             processInbox()
+            resume(yielded)
             let now = Socket.monotonicNanos()
             if let until = acceptPausedUntil, now >= until { resumeAccepting() }
             if now >= nextScan {

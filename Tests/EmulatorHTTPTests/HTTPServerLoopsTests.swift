@@ -31,6 +31,7 @@ private func threadName() -> String {
 
     /// Takes GET and HEAD of `/a` (answering with its thread's name), declines everything else.
     static let inline: HTTPInlineResponder = { req in
+        if req.path == "/n" { return .text("n=\(req.rawQuery);") }
         guard req.path == "/a", req.method == "GET" || req.method == "HEAD" else { return nil }
         return .text("inline \(req.method) \(threadName())")
     }
@@ -75,6 +76,21 @@ private func threadName() -> String {
             try d.send("GET /a HTTP/1.1\r\nConnection: close\r\n\r\n")
             #expect(await d.read(responses: 1).contains("Connection: close"))
             #expect(await d.isClosed(within: 3))
+        }
+    }
+
+    /// Many pipelined requests answered inline come back complete and in order, though the loop
+    /// answers them `EventLoop.inlineAnswersPerTurn` at a time, between its other connections.
+    @Test func pipelinedInlineAnswersComeInPartsAndInOrder() async throws {
+        try await withServer(responder: Self.responder, inline: Self.inline) { bound in
+            let count = 10 * EventLoop.inlineAnswersPerTurn + 3
+            let c = try RawClient(port: bound[0].port), other = try RawClient(port: bound[0].port)
+            try c.send((0..<count).map { "GET /n?\($0) HTTP/1.1\r\n\r\n" }.joined())
+            try other.send("GET /a HTTP/1.1\r\n\r\n")
+            let text = await c.read(responses: count, timeout: 10)
+            let numbers = text.components(separatedBy: "n=").dropFirst().compactMap { Int($0.prefix { $0 != ";" }) }
+            #expect(numbers == Array(0..<count))
+            #expect(await other.read(responses: 1).contains("inline GET"))
         }
     }
 
