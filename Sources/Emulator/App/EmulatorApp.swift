@@ -24,16 +24,13 @@ public final class EmulatorApp: Sendable {
     /// every decision after this reads that form: the control-plane test, the browser rules, the
     /// admin token, routing and faults. A path without one meaning is refused with 400.
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
-        let started = WallClock().now()
-        let path = RequestPath.normalized(request.path)
-        // A path that cannot be normalized is treated as control plane: no CORS grant for it.
-        let controlPlane = (try? path.get()).map(Self.isControlPlane) ?? true
+        let entry = Entry(request)
         var response: HTTPResponse
-        switch gate(request, path: path, controlPlane: controlPlane) {
+        switch gate(request, entry) {
         case .answer(let r): response = r
         case .route(let p): response = await route(request, path: p)
         }
-        finish(&response, request, controlPlane: controlPlane, started: started)
+        finish(&response, request, entry)
         return response
     }
 
@@ -42,11 +39,9 @@ public final class EmulatorApp: Sendable {
     /// request, which then goes to `handle`. Never while fault rules exist (a fault may delay).
     public func handleInline(_ request: HTTPRequest) -> HTTPResponse? {
         guard request.method == "GET" || request.method == "HEAD", !services.faults.hasRules else { return nil }
-        let started = WallClock().now()
-        let path = RequestPath.normalized(request.path)
-        let controlPlane = (try? path.get()).map(Self.isControlPlane) ?? true
+        let entry = Entry(request)
         var response: HTTPResponse
-        switch gate(request, path: path, controlPlane: controlPlane) {
+        switch gate(request, entry) {
         case .answer(let r): response = r
         case .route(let p):
             guard let (handler, match) = router.resolveInline(method: request.method, path: p) else { return nil }
@@ -59,8 +54,22 @@ public final class EmulatorApp: Sendable {
                 response = ErrorResponder.response(for: error, logger: services.logger)
             }
         }
-        finish(&response, request, controlPlane: controlPlane, started: started)
+        finish(&response, request, entry)
         return response
+    }
+
+    /// What both entries read first: the arrival time, the path's one normalized form, and
+    /// whether it is the control plane (a path that cannot be normalized is treated as control
+    /// plane: no CORS grant for it).
+    private struct Entry {
+        let started = WallClock().now()
+        let path: Result<RequestPath, RequestPath.Problem>
+        let controlPlane: Bool
+
+        init(_ request: HTTPRequest) {
+            path = RequestPath.normalized(request.path)
+            controlPlane = (try? path.get()).map(EmulatorApp.isControlPlane) ?? true
+        }
     }
 
     /// Control-plane routes (the admin token guards them): `/emulator/...` and Firestore's `/reset`,
@@ -79,10 +88,11 @@ public final class EmulatorApp: Sendable {
 
     /// Everything before routing, for both entries: the Host check, the path's one form, CORS
     /// preflights, the browser rules and the admin token.
-    private func gate(_ request: HTTPRequest, path normalized: Result<RequestPath, RequestPath.Problem>, controlPlane: Bool) -> GateOutcome {
+    private func gate(_ request: HTTPRequest, _ entry: Entry) -> GateOutcome {
+        let controlPlane = entry.controlPlane
         if let refusal = browser.hostRefusal(for: request) { return .answer(ErrorResponder.response(for: refusal)) }
         let path: RequestPath
-        switch normalized {
+        switch entry.path {
         case .success(let p): path = p
         case .failure(let problem): return .answer(ErrorResponder.response(for: .invalidArgument(problem.message)))
         }
@@ -98,10 +108,10 @@ public final class EmulatorApp: Sendable {
     }
 
     /// After the answer, for both entries: CORS headers and the request's debug line.
-    private func finish(_ response: inout HTTPResponse, _ request: HTTPRequest, controlPlane: Bool, started: Timestamp) {
-        CORS.apply(to: &response, for: request, policy: browser, controlPlane: controlPlane)
+    private func finish(_ response: inout HTTPResponse, _ request: HTTPRequest, _ entry: Entry) {
+        CORS.apply(to: &response, for: request, policy: browser, controlPlane: entry.controlPlane)
         guard services.logger.isEnabled(.debug) else { return }
-        let ms = Double(WallClock().now().microseconds - started.microseconds) / 1000
+        let ms = Double(WallClock().now().microseconds - entry.started.microseconds) / 1000
         services.logger.log(.debug, "http", "\(request.method) \(request.path) \(response.status) \(String(format3(ms)))ms")
     }
 
