@@ -6,7 +6,9 @@ public typealias HTTPResponder = @Sendable (HTTPRequest) async -> HTTPResponse
 /// Answers an HTTP/1.1 request on the event loop's own thread when that cannot block: no waiting
 /// on a lock another thread may hold long, no I/O, no sleep, bounded work. nil hands the request
 /// to the `HTTPResponder` instead, as if this had not been asked. The loop skips the hop to the
-/// cooperative pool and back (two thread wake-ups per request) for what it answers here.
+/// cooperative pool and back (two thread wake-ups per request) for what it answers here. Its
+/// answer must be whole: a streamed one (`stream` set) is not sent, and the request goes to the
+/// `HTTPResponder` as well, so an inline responder never returns one.
 public typealias HTTPInlineResponder = @Sendable (HTTPRequest) -> HTTPResponse?
 
 /// An address the server is listening on (the real port when 0 was asked for).

@@ -187,6 +187,7 @@ public enum ConfigLoader {
             case "maxConnections": l.maxConnections = Int(n)
             case "maxStreamsPerConnection": l.maxStreamsPerConnection = Int(n)
             case "maxStreams": l.maxStreams = Int(n)
+            case "eventLoops": l.eventLoops = Int(n)
             default: l.outputBufferBytes = Int(n)
             }
         }

@@ -1,4 +1,5 @@
 import EmulatorCore
+import EmulatorHTTP
 
 /// The effective configuration of one emulator process: defaults, then a config file
 /// (`emulator.json` or a Firebase `firebase.json`), then command-line flags.
@@ -52,8 +53,9 @@ public struct EmulatorConfig: Sendable, Equatable {
     public var importDir: String?
     /// Export directory written on clean exit.
     public var exportOnExit: String?
-    /// The HTTP server's limits on connections, streams and unread output (`limits` in
-    /// emulator.json; `--max-connections`, `--max-streams-per-connection`).
+    /// The HTTP server's limits on connections, streams and unread output, and its event-loop
+    /// count (`limits` in emulator.json; `--max-connections`, `--max-streams-per-connection`,
+    /// `--event-loops`).
     public var limits = Limits()
 
     /// Limits that keep one client from taking what the others need (docs/robustness.md, "Limits").
@@ -67,6 +69,10 @@ public struct EmulatorConfig: Sendable, Equatable {
         public var maxStreams = 10_000
         /// Unsent output one connection may hold before the server stops reading from it.
         public var outputBufferBytes = 1 << 20
+        /// Event-loop threads; each serves its share of the connections and answers what it can
+        /// itself. One by default: on two cores shared with the client, a second loop was slower
+        /// (bench/RESULTS.md); more pay on machines with cores to spare.
+        public var eventLoops = 1
         /// The defaults.
         public init() {}
 
@@ -74,6 +80,7 @@ public struct EmulatorConfig: Sendable, Equatable {
         static let ranges: [String: ClosedRange<Int>] = [
             "maxConnections": 1...1_000_000, "maxStreamsPerConnection": 1...1_000_000,
             "maxStreams": 1...10_000_000, "outputBufferBytes": 16_384...(1 << 30),
+            "eventLoops": 1...HTTPServerConfiguration.maxEventLoops,
         ]
     }
 

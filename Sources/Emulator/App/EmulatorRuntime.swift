@@ -77,6 +77,7 @@ public final class EmulatorRuntime: Sendable {
         serverConfig.maxStreams = config.limits.maxStreams
         serverConfig.outputBudget = config.limits.outputBufferBytes
         serverConfig.http2.maxConcurrentStreams = config.limits.maxStreamsPerConnection
+        serverConfig.eventLoops = config.limits.eventLoops
         let grpc = GRPCServices(services: services)
         let server = HTTPServer(
             configuration: serverConfig, responder: { [app] in await app.handle($0) }, inline: { [app] in app.handleInline($0) },

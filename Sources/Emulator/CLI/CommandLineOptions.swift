@@ -49,6 +49,7 @@ public struct CommandLineOptions: Equatable {
         ("functions-schedules", "manual|clock  run scheduled functions on their schedule (manual)"),
         ("max-connections", "N  connections open at once; more are answered 503 (1024)"),
         ("max-streams-per-connection", "N  HTTP/2 streams open at once per connection (1000)"),
+        ("event-loops", "N  event-loop threads, 1 to 8 (1; more pay with cores to spare)"),
     ]
 
     /// Flags without a value (`--strict-indexes`), in help order.
@@ -170,13 +171,19 @@ public struct CommandLineOptions: Equatable {
         if let v = values["data-dir"] { config.dataDir = ConfigLoader.absolute(v) }
         if let v = values["import"] { config.importDir = ConfigLoader.absolute(v) }
         if let v = values["export-on-exit"] { config.exportOnExit = ConfigLoader.absolute(v) }
-        for (flag, key) in [("max-connections", "maxConnections"), ("max-streams-per-connection", "maxStreamsPerConnection")] {
+        for (flag, key) in [
+            ("max-connections", "maxConnections"), ("max-streams-per-connection", "maxStreamsPerConnection"), ("event-loops", "eventLoops"),
+        ] {
             guard let v = values[flag] else { continue }
             let range = EmulatorConfig.Limits.ranges[key] ?? 1...1
             guard let n = Int(v), range.contains(n) else {
                 throw CLIError("--\(flag) must be an integer from \(range.lowerBound) to \(range.upperBound), got '\(v)'")
             }
-            if key == "maxConnections" { config.limits.maxConnections = n } else { config.limits.maxStreamsPerConnection = n }
+            switch key {
+            case "maxConnections": config.limits.maxConnections = n
+            case "maxStreamsPerConnection": config.limits.maxStreamsPerConnection = n
+            default: config.limits.eventLoops = n
+            }
         }
         var functions = config.functions.objectValue ?? [:]
         if let v = values["functions-install"] {
