@@ -48,8 +48,8 @@ public struct HTTPServerConfiguration: Sendable {
     /// Event-loop threads (each serves its share of the connections; the first also accepts and
     /// hands them out in turn). nil: one per processor the process may run on, at most
     /// `maxEventLoops`; a number given here is clamped to 1...`maxEventLoops`. The default is 1:
-    /// on the two-core machine of bench/RESULTS.md ("Event loop per core"), two loops answered
-    /// 25-30% fewer requests a second than one, with the load generator on the same cores.
+    /// on the two-core machine of bench/RESULTS.md ("Several event loops, measured again"), with
+    /// the load generator on the same cores, two loops gained 4-9% throughput and lost latency.
     public var eventLoops: Int? = 1
 
     /// The most event loops (each holds a thread, an epoll and an eventfd descriptor and a

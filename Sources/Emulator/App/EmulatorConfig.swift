@@ -70,8 +70,8 @@ public struct EmulatorConfig: Sendable, Equatable {
         /// Unsent output one connection may hold before the server stops reading from it.
         public var outputBufferBytes = 1 << 20
         /// Event-loop threads; each serves its share of the connections and answers what it can
-        /// itself. One by default: on two cores shared with the client, a second loop was slower
-        /// (bench/RESULTS.md); more pay on machines with cores to spare.
+        /// itself. One by default: on two cores shared with the client, a second loop gained a
+        /// little throughput and lost latency (bench/RESULTS.md); more pay with cores to spare.
         public var eventLoops = 1
         /// The defaults.
         public init() {}
