@@ -117,7 +117,9 @@ import Testing
         rig.call(9, extra: [("grpc-timeout", "1m")])  // a deadline shorter than 100 ms
         rig.call(11, extra: [("grpc-timeout", "bogus")])  // a malformed deadline: the handler reports it
         rig.call(13, endStream: true)  // no message at all
-        #expect(rig.started.map(\.id) == [1, 3, 5, 7, 9, 11, 13])
+        rig.call(15)
+        rig.data(15, Array(repeating: 7, count: GRPCInline.largestMessage + 1))  // larger than it decodes on the loop
+        #expect(rig.started.map(\.id) == [1, 3, 5, 7, 9, 11, 13, 15])
         #expect(rig.frames(of: 1).isEmpty)
         // The declined calls' handlers read every byte the peer sent.
         var body: [UInt8] = []

@@ -73,6 +73,10 @@ import Testing
         #expect(app.handleInline(Self.get("/nope")) == nil)  // 404 and 405 come from `handle`
         #expect(app.handleInline(Self.get(Self.docPath, method: "DELETE")) == nil)
         #expect(app.handleInline(Self.get("/emulator/v1/projects")) == nil)  // a route without an inline answer
+        // A target longer than an inline answer takes (its work grows with the path).
+        let long = Self.docPath + String(repeating: "/c/d", count: EmulatorApp.longestInlineTarget / 4)
+        #expect(app.handleInline(Self.get(long)) == nil)
+        #expect(await app.handle(Self.get(long)).status == 404)
         // A database another thread holds (here: this one, which the lock does not know apart).
         let held = app.services.store.box("demo-project", "(default)").data.withLock { _ in app.handleInline(Self.get(Self.docPath)) }
         #expect(held == nil)

@@ -68,13 +68,18 @@ public struct GRPCInline: Sendable {
         return deadline >= Self.shortestDeadline
     }
 
+    /// The largest request message answered inline: decoding it is the loop's work while its
+    /// other connections wait, so a larger one (a GetDocument request is a name and perhaps a
+    /// mask: far smaller) goes to the handler.
+    static let largestMessage = 8 * 1024
+
     /// Answers `stream` when its request is exactly one uncompressed message of at most
-    /// `GRPCServerCall.maxReceiveMessageBytes`, `answer` answers, and the connection's send budget
-    /// has room; false (nothing sent) leaves the call to its handler.
+    /// `largestMessage` bytes, `answer` answers, and the connection's send budget has room; false
+    /// (nothing sent) leaves the call to its handler.
     func answer(_ stream: HTTP2Stream) -> Bool {
-        guard let body = stream.completeRequestBody(), body.count >= 5, body[0] == 0 else { return false }
+        guard let body = stream.completeRequestBody(atMost: 5 + Self.largestMessage), body.count >= 5, body[0] == 0 else { return false }
         let length = Int(body[1]) << 24 | Int(body[2]) << 16 | Int(body[3]) << 8 | Int(body[4])
-        guard length == body.count - 5, length <= GRPCServerCall.maxReceiveMessageBytes else { return false }
+        guard length == body.count - 5 else { return false }
         guard let reply = answer(stream.path, { stream.header($0) }, Array(body[5...])) else { return false }
         switch reply {
         case .message(let message):

@@ -243,12 +243,17 @@ public final class HTTP2Stream: Sendable {
         }
     }
 
-    /// The whole request body, when the peer has ended its side, nothing has read any of it and
-    /// the stream has not failed; nil otherwise. Reads nothing: a handler started afterwards
+    /// The whole request body, when the peer has ended its side, nothing has read any of it, the
+    /// stream has not failed and the body is at most `limit` bytes; nil otherwise. Reads nothing: a handler started afterwards
     /// still reads every byte.
-    func completeRequestBody() -> [UInt8]? {
+    func completeRequestBody(atMost limit: Int) -> [UInt8]? {
         state.withLock { s -> [UInt8]? in
             guard s.ended, s.failure == nil, s.head == 0, s.reader == nil else { return nil }
+            var total = 0
+            for chunk in s.chunks {
+                total += chunk.count
+                if total > limit { return nil }
+            }
             return s.chunks.count == 1 ? s.chunks[0] : Array(s.chunks.joined())
         }
     }
