@@ -54,7 +54,7 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
 
     /// How specific the template is: literals beat parameters beat wildcards, segment by segment,
     /// so `/emulator/v1/status` wins over `/{project}/{region}/{name}`. Computed once: the router
-    /// compares it for every candidate of every request.
+    /// compares it for every route a request matches.
     var specificity: [Int] {
         segments.map { s -> Int in
             switch s {
@@ -73,15 +73,16 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
     /// Matches a request path whose segments were split and decoded once for all templates.
     func match(_ path: RequestPath) -> RouteMatch? { match(path, capture: true) }
 
-    /// Whether the path matches, without collecting what the template captures (the router asks
-    /// this of every candidate and captures once, for the route it picks).
+    /// Whether the path matches, without collecting what the template captures: the reference the
+    /// router's `RouteTrie` is tested against (the router itself captures once, for the route it
+    /// picks).
     func matches(_ path: RequestPath) -> Bool { match(path, capture: false) != nil }
 
     /// Matches; with `capture` false the answer's captures are left empty (the same paths match).
     private func match(_ path: RequestPath, capture: Bool) -> RouteMatch? {
         let count = path.raw.count
-        // The cheapest rejection first (the router tries every template that shares the first
-        // segment): the segment count. A wildcard, always last, takes one or more segments.
+        // The cheapest rejection first: the segment count. A wildcard, always last, takes one or
+        // more segments.
         if case .wildcard = segments.last {
             guard count >= segments.count else { return nil }
         } else {

@@ -24,9 +24,14 @@ struct FirestoreGRPCService: Sendable {
         let started = WallClock().now()
         let status = await run(call)
         call.finish(status)
+        logCall(call.method, status.code, started: started)
+    }
+
+    /// The call's debug line (built only when debug logging is on).
+    private func logCall(_ method: String, _ code: Int, started: Timestamp) {
         guard services.logger.isEnabled(.debug) else { return }
         let ms = Double(WallClock().now().microseconds - started.microseconds) / 1000
-        services.logger.log(.debug, "grpc", "\(call.method) \(status.code) \(format3(ms))ms")
+        services.logger.log(.debug, "grpc", "\(method) \(code) \(format3(ms))ms")
     }
 
     /// The unary calls answered on the event loop (`GRPCInline`): GetDocument, as `run` answers it,
@@ -50,12 +55,7 @@ struct FirestoreGRPCService: Sendable {
         } catch {
             answer = .status(ErrorResponder.grpcStatus(for: error, logger: services.logger))
         }
-        if services.logger.isEnabled(.debug) {
-            let code: Int
-            if case .status(let s) = answer { code = s.code } else { code = 0 }
-            let ms = Double(WallClock().now().microseconds - started.microseconds) / 1000
-            services.logger.log(.debug, "grpc", "\(method) \(code) \(format3(ms))ms")
-        }
+        if case .status(let s) = answer { logCall(method, s.code, started: started) } else { logCall(method, 0, started: started) }
         return answer
     }
 

@@ -58,9 +58,7 @@ public struct GRPCInline: Sendable {
     /// than `shortestDeadline` (the handler answers each of those as it always does).
     func mayAnswer(_ stream: HTTP2Stream) -> Bool {
         guard methods.contains(stream.path), stream.method == "POST" else { return false }
-        let contentType = stream.header("content-type") ?? ""
-        guard contentType == "application/grpc" || contentType.hasPrefix("application/grpc+proto") || contentType.hasPrefix("application/grpc;")
-        else { return false }
+        guard GRPCServerCall.isServed(contentType: stream.header("content-type") ?? "") else { return false }
         guard HTTP2RequestAdapter.authorityProblem(stream.requestHeaders) == nil else { return false }
         guard let deadline = try? GRPCStatus.parseTimeout(stream.header("grpc-timeout")) else {
             return stream.header("grpc-timeout") == nil

@@ -172,6 +172,11 @@ public final class GRPCServerCall: Sendable {
         HPACKHeaderField(name: "content-type", value: "application/grpc", neverIndexed: false),
     ]
 
+    /// The content types served: `application/grpc` and its protobuf forms (others get 415).
+    static func isServed(contentType: String) -> Bool {
+        contentType == "application/grpc" || contentType.hasPrefix("application/grpc+proto") || contentType.hasPrefix("application/grpc;")
+    }
+
     /// True when the stream is a gRPC call (`content-type: application/grpc...`).
     static func isGRPC(_ stream: HTTP2Stream) -> Bool {
         stream.header("content-type")?.hasPrefix("application/grpc") ?? false
@@ -182,8 +187,7 @@ public final class GRPCServerCall: Sendable {
     static func serve(_ stream: HTTP2Stream, _ handler: @escaping GRPCHandler) async {
         let call = GRPCServerCall(stream: stream)
         let contentType = stream.header("content-type") ?? ""
-        guard contentType == "application/grpc" || contentType.hasPrefix("application/grpc+proto") || contentType.hasPrefix("application/grpc;")
-        else {
+        guard isServed(contentType: contentType) else {
             try? stream.write(
                 headers: [
                     HPACKHeaderField(name: ":status", value: "415", neverIndexed: false),
