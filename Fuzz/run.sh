@@ -26,7 +26,7 @@ mkdir -p "$scratch/logs"
 echo "== building emulator-fuzz (release, libFuzzer + AddressSanitizer; log: $scratch/logs/build.log)"
 build_start=$SECONDS
 if ! swift build "${flags[@]}" >"$scratch/logs/build.log" 2>&1; then
-  grep -E 'error' "$scratch/logs/build.log" | head -30
+  grep -m 30 -E 'error' "$scratch/logs/build.log"
   echo "fuzz build failed (full log: $scratch/logs/build.log)"
   exit 1
 fi

@@ -45,7 +45,7 @@ fi
 mkdir -p .build
 echo "== swift build"
 if ! swift build --build-tests >.build/build.log 2>&1; then
-  grep -E 'error' .build/build.log | head -50
+  grep -m 50 -E 'error' .build/build.log
   echo "swift build failed (full log: .build/build.log)"
   exit 1
 fi
@@ -91,7 +91,7 @@ if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then
     swift test --skip-build --no-parallel --sanitize=thread --scratch-path .build-tsan >.build/tsan-test.log 2>&1
   tsan_status=$?
   set -e
-  grep -E '^(✘|✔ Test run|error: )|SUMMARY: ThreadSanitizer' .build/tsan-test.log .build/tsan-build.log 2>/dev/null | sort -u | head -20 || true
+  grep -E '^(✘|✔ Test run|error: )|SUMMARY: ThreadSanitizer' .build/tsan-test.log .build/tsan-build.log 2>/dev/null | sort -u | sed -n 1,20p || true
 fi
 
 echo "== python real-client suites"

@@ -35,8 +35,12 @@ version=${version%-linux-*}
 if [ -f "$tarball.sha256" ]; then
   (cd "$(dirname "$tarball")" && sha256sum -c --quiet "$name.tar.gz.sha256") || { echo "check-package: checksum mismatch" >&2; exit 1; }
 fi
-tar -tzf "$tarball" | grep -qx "$name/LICENSE" || fail "the tarball carries no LICENSE"
-tar -xzOf "$tarball" "$name/LICENSE" | grep -q "Apache License" || fail "the tarball's LICENSE is not the Apache License"
+# Each listing is read whole before it is searched: under pipefail, `tar | grep -q` fails when grep
+# exits at its match while tar is still writing (SIGPIPE), and CI once failed that way.
+listing=$(tar -tzf "$tarball") || fail "tar cannot list $tarball"
+grep -qx "$name/LICENSE" <<<"$listing" || fail "the tarball carries no LICENSE"
+license=$(tar -xzOf "$tarball" "$name/LICENSE") || fail "tar cannot read $name/LICENSE"
+grep -q "Apache License" <<<"$license" || fail "the tarball's LICENSE is not the Apache License"
 
 missing=()
 command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)

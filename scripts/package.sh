@@ -19,7 +19,7 @@ scratch=.build-release
 mkdir -p "$scratch"
 echo "== swift build -c release --static-swift-stdlib (log: $scratch/package-build.log)" >&2
 if ! swift build -c release --static-swift-stdlib --product emulator --scratch-path "$scratch" >"$scratch/package-build.log" 2>&1; then
-  grep -E 'error' "$scratch/package-build.log" | head -30 >&2
+  grep -m 30 -E 'error' "$scratch/package-build.log" >&2
   echo "package: release build failed (full log: $scratch/package-build.log)" >&2
   exit 1
 fi
