@@ -16,6 +16,9 @@ extension EventLoop {
         // pauses reading (control frames and a peer that does not read do).
         var limits = config.http2
         limits.outputBudget = max(16 * 1024, min(limits.outputBudget, config.outputBudget / 2))
+        // Inline answers are given on this thread straight to the connection (it exists by the
+        // time any stream opens), and framed by the `pump` that follows this turn's reads.
+        weak var connection: HTTP2Connection?
         let h2 = HTTP2Connection(
             limits: limits, remote: c.remote, quota: streamQuota,
             post: { [weak self] stream, command in
@@ -25,10 +28,15 @@ extension EventLoop {
                 // A call `inline` may answer waits for its request's end, then is answered here or
                 // handed to its handler then (`onRequestEnd`).
                 guard let inline else { return Self.start(stream, handler) }
-                inline.streamOpened(stream, requestEnded: ended) { Self.start(stream, handler) }
+                inline.streamOpened(stream, requestEnded: ended, deliver: { connection?.queueFromLoop(stream.id, $0) }) {
+                    Self.start(stream, handler)
+                }
             })
+        connection = h2
         if let inline {
-            h2.onRequestEnd = { stream in inline.requestEnded(stream) { Self.start(stream, handler) } }
+            h2.onRequestEnd = { [unowned h2] stream in
+                inline.requestEnded(stream, deliver: { h2.queueFromLoop(stream.id, $0) }) { Self.start(stream, handler) }
+            }
         }
         c.h2 = h2
         h2.start(into: &c.output)
@@ -45,6 +53,17 @@ extension EventLoop {
         guard let h2 = c.h2 else { return }
         c.idleDeadline = Socket.monotonicNanos() + UInt64(config.idleTimeout * 1e9)
         if h2.receive(bytes, into: &c.output) != nil { c.closeAfterWrite = true }
+    }
+
+    /// Services the HTTP/2 connections read this turn (`readThisTurn`).
+    func serviceReadConnections() {
+        guard !readThisTurn.isEmpty else { return }
+        let due = readThisTurn
+        readThisTurn.removeAll(keepingCapacity: true)
+        for c in due {
+            c.serviceDue = false
+            serviceHTTP2(c)
+        }
     }
 
     /// Frames whatever the streams queued, writes it, and closes the connection once it is

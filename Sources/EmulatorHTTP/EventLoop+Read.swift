@@ -38,7 +38,15 @@ extension EventLoop {
         }
         switch c.mode {
         case .http1: advance(c)
-        case .http2: serviceHTTP2(c)
+        case .http2:
+            // Framed and written at the end of the turn, with the other connections' answers;
+            // at once when the peer has closed (the connection may close now).
+            if c.peerClosed {
+                serviceHTTP2(c)
+            } else if !c.serviceDue {
+                c.serviceDue = true
+                readThisTurn.append(c)
+            }
         case .detecting:
             if c.requestDeadline == nil && !c.prefaceBuffer.isEmpty {
                 c.requestDeadline = Socket.monotonicNanos() + UInt64(config.headerTimeout * 1e9)

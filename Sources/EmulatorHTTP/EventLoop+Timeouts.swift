@@ -4,7 +4,14 @@
 extension EventLoop {
     /// Closes or answers (408) connections past their deadlines; expires stalled streams and bodies.
     func scanTimeouts(_ now: UInt64) {
-        for c in connections.values { c.h2?.expireWorkingHandlers(now: now) }
+        var started: [Connection] = []
+        for c in connections.values {
+            guard let h2 = c.h2 else { continue }
+            h2.expireWorkingHandlers(now: now)
+            // A handler started now may have been answered inline: its answer waits for `pump`.
+            if !h2.fromLoop.isEmpty { started.append(c) }
+        }
+        for c in started { serviceHTTP2(c) }
         expireStalledRequestBodies(now)
         for c in Array(connections.values) {
             if let d = c.lingerDeadline {

@@ -29,8 +29,12 @@ import Testing
             conn = HTTP2Connection(
                 limits: HTTP2Limits(), remote: "test", quota: nil, clock: { 1_000_000_000 },
                 post: { id, c in posted.withLock { $0.append((id, c)) } },
-                onStream: { [unowned self] s, ended in Self.inline.streamOpened(s, requestEnded: ended) { self.started.append(s) } })
-            conn.onRequestEnd = { [unowned self] s in Self.inline.requestEnded(s) { self.started.append(s) } }
+                onStream: { [unowned self] s, ended in
+                    Self.inline.streamOpened(s, requestEnded: ended, deliver: { self.conn.queueFromLoop(s.id, $0) }) { self.started.append(s) }
+                })
+            conn.onRequestEnd = { [unowned self] s in
+                Self.inline.requestEnded(s, deliver: { self.conn.queueFromLoop(s.id, $0) }) { self.started.append(s) }
+            }
             conn.start(into: &out)
             feed(H2Harness.settings())
         }

@@ -32,6 +32,35 @@ import Testing
 
     /// A gRPC response: the first headers are literals with incremental indexing (static names
     /// where there is one, Huffman values), the same headers again are four one-octet indices.
+    /// A block made of table references is reused while the table is unchanged, and only then:
+    /// after an insertion shifts the indices, or a size update, it is encoded afresh. Every block
+    /// decodes to its fields.
+    @Test func aRepeatedBlockIsReusedOnlyWhileTheTableIsUnchanged() throws {
+        func fields(_ pairs: [(String, String)]) -> [HPACKHeaderField] { pairs.map { HPACKHeaderField(name: $0.0, value: $0.1) } }
+        let headers = fields([(":status", "200"), ("content-type", "application/grpc")])
+        let trailers = fields([("grpc-status", "0")])
+        let other = fields([("x-request", "1")])
+        let message = fields([("grpc-status", "5"), ("grpc-message", "not found")])
+        var encoder = HPACKEncoder()
+        var decoder = HPACKDecoder(maxTableSize: 4096, maxHeaderListSize: 1 << 20)
+        var blocks: [[UInt8]] = []
+        for f in [headers, trailers, headers, trailers, headers, other, headers, message, message, message, trailers] {
+            let block = encoder.encode(f)
+            #expect(try decoder.decode(block).fields == f)
+            blocks.append(block)
+        }
+        #expect(blocks[2] == blocks[4])  // reused: nothing was inserted in between
+        #expect(blocks[3] == [0xBE])  // grpc-status: 0, the newest entry (62)
+        #expect(blocks[6] != blocks[4])  // x-request's entry moved content-type's index
+        #expect(blocks[7] != blocks[8])  // the first inserted grpc-status: 5
+        #expect(blocks[8] == blocks[9])  // with a literal without indexing (grpc-message), reused too
+        encoder.setPeerMaxTableSize(0)
+        let afterResize = encoder.encode(headers)
+        #expect(afterResize.first == 0x20)  // the size update first, not a reused block
+        #expect(try decoder.decode(afterResize).fields == headers)
+        #expect(try decoder.decode(encoder.encode(headers)).fields == headers)
+    }
+
     @Test func grpcResponseHeadersAreIndexedAfterTheFirst() {
         var encoder = HPACKEncoder()
         let headers = [

@@ -32,15 +32,24 @@ enum FirestoreRequest {
 
     /// Consistency from a request body (`transaction`, `newTransaction`, `readTime`).
     static func consistency(_ body: UTF8Dictionary<JSON>) throws -> ReadConsistency {
-        let given = ["transaction", "newTransaction", "readTime"].filter { body[$0] != nil && body[$0] != .null }
-        guard given.count <= 1 else { throw EmulatorError.invalidArgument("Only one of transaction, newTransaction and readTime may be set.") }
-        if let id = try transactionId(body["transaction"]) { return .transaction(id) }
-        if case .object(let opts)? = body["newTransaction"] {
+        // Each key looked up once (this runs for every read).
+        let transaction = body["transaction"], newTransaction = body["newTransaction"], readTime = body["readTime"]
+        let given = (isSet(transaction) ? 1 : 0) + (isSet(newTransaction) ? 1 : 0) + (isSet(readTime) ? 1 : 0)
+        guard given <= 1 else { throw EmulatorError.invalidArgument("Only one of transaction, newTransaction and readTime may be set.") }
+        if given == 0 { return .latest }
+        if let id = try transactionId(transaction) { return .transaction(id) }
+        if case .object(let opts)? = newTransaction {
             if let rw = opts["readWrite"], !rw.isNull { return .newTransaction(readOnly: false, readTime: nil) }
             return .newTransaction(readOnly: true, readTime: try timestamp(opts["readOnly"]?["readTime"], "readOnly.readTime"))
         }
-        if let t = try timestamp(body["readTime"], "readTime") { return .readTime(t) }
+        if let t = try timestamp(readTime, "readTime") { return .readTime(t) }
         return .latest
+    }
+
+    /// Present and not null.
+    private static func isSet(_ value: JSON?) -> Bool {
+        guard let value else { return false }
+        return !value.isNull
     }
 
     /// The fields of a `Document` message (`{"fields": {...}}`).

@@ -30,23 +30,23 @@ public struct GRPCInline: Sendable {
     }
 
     /// A new stream's handler is due (its stream admitted): holds it until the request ends when
-    /// it may be answered inline, answers it now when the request has already ended, or else
-    /// runs `start` (the handler).
-    func streamOpened(_ stream: HTTP2Stream, requestEnded: Bool, start: () -> Void) {
+    /// it may be answered inline, answers it now when the request has already ended (its commands
+    /// go to `deliver`, on the loop thread), or else runs `start` (the handler).
+    func streamOpened(_ stream: HTTP2Stream, requestEnded: Bool, deliver: (HTTP2StreamCommand) -> Void, start: () -> Void) {
         if mayAnswer(stream) {
             if !requestEnded {
                 stream.hold()
                 return
             }
-            if answer(stream) { return }
+            if answer(stream, deliver: deliver) { return }
         }
         start()
     }
 
     /// A stream's request has ended: a held call is answered now, or its handler started.
-    func requestEnded(_ stream: HTTP2Stream, start: () -> Void) {
+    func requestEnded(_ stream: HTTP2Stream, deliver: (HTTP2StreamCommand) -> Void, start: () -> Void) {
         guard stream.releaseHeld() else { return }
-        if !answer(stream) { start() }
+        if !answer(stream, deliver: deliver) { start() }
     }
 
     /// The shortest `grpc-timeout` answered inline: a shorter deadline is left to the handler,
@@ -73,8 +73,8 @@ public struct GRPCInline: Sendable {
 
     /// Answers `stream` when its request is exactly one uncompressed message of at most
     /// `largestMessage` bytes, `answer` answers, and the connection's send budget has room; false
-    /// (nothing sent) leaves the call to its handler.
-    func answer(_ stream: HTTP2Stream) -> Bool {
+    /// (nothing sent) leaves the call to its handler. The answer's commands go to `deliver`.
+    func answer(_ stream: HTTP2Stream, deliver: (HTTP2StreamCommand) -> Void) -> Bool {
         guard let body = stream.completeRequestBody(atMost: 5 + Self.largestMessage), body.count >= 5, body[0] == 0 else { return false }
         let length = Int(body[1]) << 24 | Int(body[2]) << 16 | Int(body[3]) << 8 | Int(body[4])
         guard length == body.count - 5 else { return false }
@@ -84,9 +84,9 @@ public struct GRPCInline: Sendable {
             var framed = [UInt8]()
             framed.reserveCapacity(5 + message.count)
             GRPCServerCall.frame(message, into: &framed)
-            return stream.respondNow(headers: GRPCServerCall.responseHeaders, data: framed, trailers: GRPCServerCall.okTrailers)
+            return stream.respondNow(headers: GRPCServerCall.responseHeaders, data: framed, trailers: GRPCServerCall.okTrailers, deliver: deliver)
         case .status(let status):
-            return stream.respondNow(headers: GRPCServerCall.responseHeaders + status.trailerFields, data: nil, trailers: [])
+            return stream.respondNow(headers: GRPCServerCall.responseHeaders + status.trailerFields, data: nil, trailers: [], deliver: deliver)
         }
     }
 }

@@ -39,6 +39,21 @@ public struct HPACKEncoder: Sendable {
     /// Size updates owed at the start of the next block: the smallest size since the last block
     /// and the final one (RFC 7541 §4.2).
     private var pendingSizeUpdate: (smallest: Int, final: Int)?
+    /// A block encoded from table indices alone, reusable while the table has had no insertion
+    /// (indices count from the newest entry) and no size change: a server sends the same
+    /// response headers and trailers call after call, and looking each field up again (hashing
+    /// its name and value) was most of a gRPC call's HPACK cost.
+    private struct Reusable: Sendable {
+        var fields: [HPACKHeaderField]
+        var block: [UInt8]
+        var insertions: Int
+    }
+
+    /// The last two reusable blocks (a unary gRPC answer's headers and its trailers).
+    private var reusable: [Reusable] = []
+    /// The slot of `reusable` the next one replaces.
+    private var nextReusable = 0
+
     /// When strings are Huffman-coded.
     enum HuffmanPolicy: Sendable {
         /// Never (RFC 7541 C.3 and C.5 do this).
@@ -86,6 +101,7 @@ public struct HPACKEncoder: Sendable {
         let newSize = min(max(0, size), Self.maxOwnTableSize)
         table.setMaxSize(newSize)
         pendingSizeUpdate = (min(pendingSizeUpdate?.smallest ?? newSize, newSize), newSize)
+        reusable = []  // entries may have been evicted
     }
 
     /// Encodes one header block. Fields equal to a table entry become indexed fields; fields
@@ -93,6 +109,21 @@ public struct HPACKEncoder: Sendable {
     /// `neverIndexed`) are literals without indexing (never-indexed when flagged). Each string
     /// is Huffman-coded when that is shorter.
     public mutating func encode(_ fields: [HPACKHeaderField]) -> [UInt8] {
+        if pendingSizeUpdate == nil {
+            for r in reusable where r.insertions == table.insertions && r.fields == fields { return r.block }
+        }
+        let insertionsBefore = table.insertions, sizeUpdate = pendingSizeUpdate != nil
+        let block = encodeFields(fields)
+        if !sizeUpdate && table.insertions == insertionsBefore {
+            let r = Reusable(fields: fields, block: block, insertions: insertionsBefore)
+            if reusable.count < 2 { reusable.append(r) } else { reusable[nextReusable] = r }
+            nextReusable = (nextReusable + 1) % 2
+        }
+        return block
+    }
+
+    /// `encode` without the reuse.
+    private mutating func encodeFields(_ fields: [HPACKHeaderField]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(fields.count * 16 + 8)
         if let update = pendingSizeUpdate {

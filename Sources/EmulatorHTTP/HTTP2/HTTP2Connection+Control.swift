@@ -56,12 +56,11 @@ extension HTTP2Connection {
         }
         let delta = peerInitialWindow - initialBefore
         if delta != 0 {
-            for (sid, var s) in streams {
+            for (sid, s) in streams {
                 s.sendWindow += delta
                 guard s.sendWindow <= 0x7fff_ffff else {
                     throw HTTP2ConnectionError(.flowControlError, "SETTINGS_INITIAL_WINDOW_SIZE overflows the window of stream \(sid)")
                 }
-                streams[sid] = s
                 if delta > 0, s.hasOutbound { markReady(sid) }
             }
         }
@@ -82,14 +81,13 @@ extension HTTP2Connection {
             let waiting = waitingForConnectionWindow
             waitingForConnectionWindow = []
             for id in waiting {
-                guard var s = streams[id] else { continue }
+                guard let s = streams[id] else { continue }
                 s.waitsForConnectionWindow = false
-                streams[id] = s
                 if s.hasOutbound { markReady(id) }
             }
             return
         }
-        guard var s = streams[f.streamId] else {
+        guard let s = streams[f.streamId] else {
             if f.streamId > lastPeerStream { throw HTTP2ConnectionError(.protocolError, "WINDOW_UPDATE on idle stream \(f.streamId)") }
             return
         }
@@ -102,7 +100,6 @@ extension HTTP2Connection {
             try streamError(f.streamId, .flowControlError, &out)
             return
         }
-        streams[f.streamId] = s
         if s.hasOutbound { markReady(f.streamId) }
     }
 
@@ -128,7 +125,7 @@ extension HTTP2Connection {
 
     /// A handler read `n` bytes of stream `id`: refill its window (and the connection's).
     func consumed(_ id: UInt32, _ n: Int, _ out: inout [UInt8]) {
-        if var s = streams[id] {
+        if let s = streams[id] {
             totalBuffered -= n
             s.buffered -= n
             s.unacked += n
@@ -137,7 +134,6 @@ extension HTTP2Connection {
                 s.recvWindow += s.unacked
                 s.unacked = 0
             }
-            streams[id] = s
         }
         refillConnection(&out)
     }

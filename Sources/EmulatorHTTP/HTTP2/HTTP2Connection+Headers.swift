@@ -34,14 +34,13 @@ extension HTTP2Connection {
         do { decoded = try decoder.decode(block) } catch {
             throw HTTP2ConnectionError(.compressionError, "header block could not be decoded: \(error.message)")
         }
-        if var s = streams[id] {
+        if let s = streams[id] {
             // Trailers from the client: they must end the stream; their content is not used.
             guard endStream, !s.remoteClosed, !selfDependent else {
                 try streamError(id, .protocolError, &out)
                 return
             }
             s.remoteClosed = true
-            streams[id] = s
             s.handle.deliverEnd()
             onRequestEnd?(s.handle)
             closeIfDone(id, &out)

@@ -1,6 +1,6 @@
 /// The send side: handler commands queue per stream; `pump` frames them within the peer's
-/// flow-control windows and the output budget, taking streams in turn so one large response
-/// cannot starve the others. Only streams that can make progress are in the rotation: a stream
+/// flow-control windows and the output budget, taking streams in turn (at most `bytesPerTurn`
+/// each) so one large response cannot starve the others. Only streams that can make progress are in the rotation: a stream
 /// waiting for its own window leaves it until its WINDOW_UPDATE, one waiting for the connection's
 /// window waits in `waitingForConnectionWindow`, so the cost of a turn never depends on how many
 /// streams a peer keeps stalled.
@@ -31,65 +31,75 @@ extension HTTP2Connection {
     }
 
     private func enqueue(_ id: UInt32, _ item: Outbound) {
-        guard var s = streams[id], !s.localClosed else { return }
+        guard let s = streams[id], !s.localClosed else { return }
         s.outbound.append(item)
-        streams[id] = s
-        markReady(id)
+        markReady(id, s)
     }
 
     /// Puts stream `id` in the send rotation (once).
     func markReady(_ id: UInt32) {
-        guard var s = streams[id], !s.queuedToSend else { return }
+        guard let s = streams[id] else { return }
+        markReady(id, s)
+    }
+
+    private func markReady(_ id: UInt32, _ s: StreamState) {
+        guard !s.queuedToSend else { return }
         s.queuedToSend = true
-        streams[id] = s
         ready.append(id)
     }
 
-    /// Frames queued output while the windows and the output budget allow: one frame per stream
-    /// per turn.
+    /// Takes a command of stream `id` given on the loop thread itself (an inline answer, from
+    /// inside `receive` or while handlers start): kept until `pump`, which applies it first, so
+    /// the answer skips the inbox (a lock, a message and a turn of the loop). Writes nothing now.
+    func queueFromLoop(_ id: UInt32, _ command: HTTP2StreamCommand) {
+        fromLoop.append((id, command))
+    }
+
+    /// Applies the commands `queueFromLoop` kept, in order (applying one may start a waiting
+    /// handler whose inline answer adds more: those are applied too).
+    private func applyCommandsFromLoop(_ out: inout [UInt8]) {
+        while !fromLoop.isEmpty {
+            let commands = fromLoop
+            fromLoop = []
+            for (id, command) in commands { handle(stream: id, command, into: &out) }
+        }
+    }
+
+    /// The most bytes one stream frames in one turn of `pump` before the next stream's turn: a
+    /// small answer (headers, a short body, trailers) goes out in one turn, a large one a frame at
+    /// a time.
+    static let bytesPerTurn = 16 * 1024
+
+    /// Frames queued output while the windows and the output budget allow, taking the streams in
+    /// turn: in each turn a stream frames its queued items until one was a whole frame's worth
+    /// (`bytesPerTurn`) or it is blocked. Starting waiting handlers at the end may queue more
+    /// (inline answers): those are framed too.
     func pump(into out: inout [UInt8]) {
+        repeat {
+            applyCommandsFromLoop(&out)
+            frameReadyStreams(&out)
+            if waitingHead < waitingToStart.count { startWaitingHandlers() }  // framing freed budget
+        } while !fromLoop.isEmpty && out.count < limits.outputBudget
+        if readyHead == ready.count {
+            ready.removeAll(keepingCapacity: ready.capacity <= 1024)
+            readyHead = 0
+        } else if readyHead > 1024 && readyHead * 2 > ready.count {
+            ready.removeSubrange(0..<readyHead)
+            readyHead = 0
+        }
+    }
+
+    private func frameReadyStreams(_ out: inout [UInt8]) {
         while out.count < limits.outputBudget && readyHead < ready.count {
             let id = ready[readyHead]
             readyHead += 1
-            guard var s = streams[id] else { continue }
+            guard let s = streams[id] else { continue }
             s.queuedToSend = false
-            guard s.hasOutbound else {
-                streams[id] = s
-                continue
-            }
+            let turnStart = out.count
             var drained = 0
             var blocked = false
-            switch s.outbound[s.outHead] {
-            case .headers(let fields, let end):
-                writeHeaderBlock(id, encoder.encode(fields), endStream: end, &out)
-                s.outHead += 1
-                if end { s.localClosed = true }
-            case .data(let bytes, let offset, let end):
-                let remaining = bytes.count - offset
-                let n = min(remaining, s.sendWindow, connSendWindow, peerMaxFrameSize)
-                if remaining == 0 || n > 0 {
-                    let last = n == remaining
-                    HTTP2FrameWriter.append(
-                        &out, type: HTTP2FrameType.data, flags: last && end ? HTTP2Flag.endStream : 0,
-                        stream: id, payload: bytes[offset..<(offset + n)])
-                    s.sendWindow -= n
-                    connSendWindow -= n
-                    drained = n
-                    if last {
-                        s.outbound[s.outHead] = .headers([], endStream: false)  // release the bytes
-                        s.outHead += 1
-                        if end { s.localClosed = true }
-                    } else {
-                        s.outbound[s.outHead] = .data(bytes, offset: offset + n, endStream: end)
-                    }
-                } else {
-                    blocked = true
-                    // Its own window: its WINDOW_UPDATE (or SETTINGS) brings it back.
-                    if s.sendWindow > 0 && !s.waitsForConnectionWindow {
-                        s.waitsForConnectionWindow = true
-                        waitingForConnectionWindow.append(id)
-                    }
-                }
+            while s.hasOutbound && !blocked && out.count - turnStart < Self.bytesPerTurn {
+                blocked = frameNext(id, s, &drained, &out)
             }
             if !s.hasOutbound {
                 s.outbound.removeAll(keepingCapacity: s.outbound.capacity <= 16)
@@ -99,18 +109,48 @@ extension HTTP2Connection {
                 s.queuedToSend = true
                 ready.append(id)
             }
-            streams[id] = s
             if drained > 0 { s.handle.drained(drained) }
             if s.localClosed { closeIfDone(id, &out) }
         }
-        if waitingHead < waitingToStart.count { startWaitingHandlers() }  // framing freed budget
-        if readyHead == ready.count {
-            ready.removeAll(keepingCapacity: ready.capacity <= 1024)
-            readyHead = 0
-        } else if readyHead > 1024 && readyHead * 2 > ready.count {
-            ready.removeSubrange(0..<readyHead)
-            readyHead = 0
+    }
+
+    /// Frames stream `id`'s next queued item (or as much of its DATA as the windows allow); true
+    /// when the windows allow nothing.
+    private func frameNext(_ id: UInt32, _ s: StreamState, _ drained: inout Int, _ out: inout [UInt8]) -> Bool {
+        var blocked = false
+        switch s.outbound[s.outHead] {
+        case .headers(let fields, let end):
+            writeHeaderBlock(id, encoder.encode(fields), endStream: end, &out)
+            s.outHead += 1
+            if end { s.localClosed = true }
+        case .data(let bytes, let offset, let end):
+            let remaining = bytes.count - offset
+            let n = min(remaining, s.sendWindow, connSendWindow, peerMaxFrameSize)
+            if remaining == 0 || n > 0 {
+                let last = n == remaining
+                HTTP2FrameWriter.append(
+                    &out, type: HTTP2FrameType.data, flags: last && end ? HTTP2Flag.endStream : 0,
+                    stream: id, payload: bytes[offset..<(offset + n)])
+                s.sendWindow -= n
+                connSendWindow -= n
+                drained += n
+                if last {
+                    s.outbound[s.outHead] = .headers([], endStream: false)  // release the bytes
+                    s.outHead += 1
+                    if end { s.localClosed = true }
+                } else {
+                    s.outbound[s.outHead] = .data(bytes, offset: offset + n, endStream: end)
+                }
+            } else {
+                blocked = true
+                // Its own window: its WINDOW_UPDATE (or SETTINGS) brings it back.
+                if s.sendWindow > 0 && !s.waitsForConnectionWindow {
+                    s.waitsForConnectionWindow = true
+                    waitingForConnectionWindow.append(id)
+                }
+            }
         }
+        return blocked
     }
 
     /// Writes a header block as HEADERS plus CONTINUATIONs when it exceeds the peer's frame size.

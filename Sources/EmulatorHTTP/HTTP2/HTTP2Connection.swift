@@ -13,13 +13,16 @@ final class HTTP2Connection {
     }
 
     /// One open stream: its handle, both windows, what it has buffered and what it still has to send.
-    struct StreamState {
+    /// A class, changed in place: as a struct in `streams`, every change was a copy out of the
+    /// dictionary and a write back (two hash lookups, and retains and releases of its handle and
+    /// queue), several times per stream. Confined to the loop thread, as its connection is.
+    final class StreamState {
         let handle: HTTP2Stream
         var sendWindow: Int
         var recvWindow: Int
         var unacked = 0
         var buffered = 0
-        var remoteClosed = false
+        var remoteClosed: Bool
         var localClosed = false
         var outbound: [Outbound] = []
         var outHead = 0
@@ -28,6 +31,14 @@ final class HTTP2Connection {
         /// In `waitingForConnectionWindow` (at most once there).
         var waitsForConnectionWindow = false
         var hasOutbound: Bool { outHead < outbound.count }
+
+        /// A new stream with its initial windows.
+        init(handle: HTTP2Stream, sendWindow: Int, recvWindow: Int, remoteClosed: Bool) {
+            self.handle = handle
+            self.sendWindow = sendWindow
+            self.recvWindow = recvWindow
+            self.remoteClosed = remoteClosed
+        }
     }
 
     /// Settings and limits.
@@ -57,6 +68,8 @@ final class HTTP2Connection {
     var encoder = HPACKEncoder()
     /// Open streams by id.
     var streams: [UInt32: StreamState] = [:]
+    /// Commands given on the loop thread itself (`queueFromLoop`), applied by the next `pump`.
+    var fromLoop: [(UInt32, HTTP2StreamCommand)] = []
     /// Streams whose queued output can make progress, in turn order (`readyHead` is the next).
     var ready: [UInt32] = []
     /// The first entry of `ready` not yet taken.
@@ -123,8 +136,9 @@ final class HTTP2Connection {
     /// Open streams.
     var openStreamCount: Int { streams.count }
 
-    /// True when some stream has output that can be framed now.
-    var hasReadyOutput: Bool { readyHead < ready.count }
+    /// True when some stream has output that can be framed now, or commands given on the loop
+    /// wait for `pump`.
+    var hasReadyOutput: Bool { readyHead < ready.count || !fromLoop.isEmpty }
 
     /// Writes the server preface: our SETTINGS, then a WINDOW_UPDATE opening the connection window.
     func start(into out: inout [UInt8]) {
@@ -168,6 +182,7 @@ final class HTTP2Connection {
         let all = streams.values
         quota.closed(streams.count)
         streams = [:]
+        fromLoop = []
         ready = []
         readyHead = 0
         waitingForConnectionWindow = []
@@ -296,7 +311,7 @@ final class HTTP2Connection {
         }
         connUnacked += length
         defer { refillConnection(&out) }
-        guard var s = streams[f.streamId] else {
+        guard let s = streams[f.streamId] else {
             if f.streamId > lastPeerStream { throw HTTP2ConnectionError(.protocolError, "DATA on idle stream \(f.streamId)") }
             return  // A stream we already closed or reset: counted against the window, then dropped.
         }
@@ -313,7 +328,6 @@ final class HTTP2Connection {
         s.buffered += body.count
         totalBuffered += body.count
         if f.has(HTTP2Flag.endStream) { s.remoteClosed = true }
-        streams[f.streamId] = s
         if !body.isEmpty { s.handle.deliver(Array(body)) }
         if s.remoteClosed {
             s.handle.deliverEnd()

@@ -219,7 +219,14 @@ public final class HTTP2Stream: Sendable {
         }
     }
 
+    /// Accounts for `command` (the stream's end, queued bytes) and posts it to the loop.
     private func enqueue(_ command: HTTP2StreamCommand, ends: Bool, bytes: Int = 0) throws {
+        try enqueue(command, ends: ends, bytes: bytes, deliver: post)
+    }
+
+    /// Accounts for `command` and gives it to `deliver`: `post`, or the connection itself when
+    /// the caller is the loop.
+    private func enqueue(_ command: HTTP2StreamCommand, ends: Bool, bytes: Int = 0, deliver: (HTTP2StreamCommand) -> Void) throws {
         try state.withLock { s throws(HTTP2StreamClosed) in
             if let f = s.failure { throw f }
             guard !s.localEnded else { throw HTTP2StreamClosed(code: nil, reason: "the stream was already ended by the server") }
@@ -227,7 +234,7 @@ public final class HTTP2Stream: Sendable {
             s.queued += bytes
         }
         budget.add(bytes)
-        post(command)
+        deliver(command)
     }
 
     // MARK: Event-loop side
@@ -259,16 +266,20 @@ public final class HTTP2Stream: Sendable {
     }
 
     /// A whole answer from the event loop itself (`respond`'s batch, or headers alone that end the
-    /// stream when `data` is nil): queued at once, or false, with nothing queued, while the
+    /// stream when `data` is nil): given to `deliver` at once (the loop's connection, not the
+    /// inbox: `HTTP2Connection.queueFromLoop`), or false, with nothing given, while the
     /// connection's send budget is spent (a handler then answers, waiting for room).
-    func respondNow(headers: [HPACKHeaderField], data: [UInt8]?, trailers: [HPACKHeaderField]) -> Bool {
+    func respondNow(
+        headers: [HPACKHeaderField], data: [UInt8]?, trailers: [HPACKHeaderField], deliver: (HTTP2StreamCommand) -> Void
+    ) -> Bool {
         guard budget.queued < budget.limit else { return false }
         guard let data else {
-            try? enqueue(.headers(headers, endStream: true), ends: true)
+            try? enqueue(.headers(headers, endStream: true), ends: true, deliver: deliver)
             return true
         }
         try? enqueue(
-            .batch([.headers(headers, endStream: false), .data(data, endStream: false), .trailers(trailers)]), ends: true, bytes: data.count)
+            .batch([.headers(headers, endStream: false), .data(data, endStream: false), .trailers(trailers)]), ends: true, bytes: data.count,
+            deliver: deliver)
         return true
     }
 
