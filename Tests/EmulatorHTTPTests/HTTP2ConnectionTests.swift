@@ -176,6 +176,30 @@ import Testing
         #expect(throws: HTTP2StreamClosed.self) { try s.write(headers: []) }
     }
 
+    /// Streams take turns of at most `bytesPerTurn`: a small whole answer goes out in its stream's
+    /// first turn, right after the large answer's first frame, not behind the large answer.
+    @Test func aSmallAnswerGoesOutWholeBetweenALargeAnswersFrames() async throws {
+        let h = H2Harness()
+        h.feed(H2Harness.settings([(HTTP2Setting.initialWindowSize, 1 << 20)]))
+        h.feed(H2Harness.frame(HTTP2FrameType.windowUpdate, 0, 0, [0, 0x10, 0, 0]))
+        h.feed(h.request(1, endStream: true))
+        h.feed(h.request(3, endStream: true))
+        let (large, small) = (h.opened[0], h.opened[1])
+        let status = [HPACKHeaderField(name: ":status", value: "200")], ok = [HPACKHeaderField(name: "grpc-status", value: "0")]
+        try await large.respond(headers: status, data: Array(repeating: 1, count: 100_000), trailers: ok)
+        try await small.respond(headers: status, data: [1, 2, 3], trailers: ok)
+        _ = h.frames()
+        h.apply()
+        let fs = h.frames().map { ($0.streamId, $0.type, $0.payload.count) }
+        // Stream 1's headers and first full frame (16 KiB), then stream 3 whole, then the rest of 1.
+        #expect(fs.count == 12)  // 1: headers, 7 DATA, trailers; 3: headers, DATA, trailers
+        guard fs.count == 12 else { return }
+        #expect(fs[0].0 == 1 && fs[0].1 == HTTP2FrameType.headers && fs[1].0 == 1 && fs[1].2 == 16_384)
+        #expect(fs[2...4].map(\.0) == [3, 3, 3] && fs[2...4].map(\.1) == [HTTP2FrameType.headers, HTTP2FrameType.data, HTTP2FrameType.headers])
+        #expect(fs[5...].allSatisfy { $0.0 == 1 })
+        #expect(fs[5...].filter { $0.1 == HTTP2FrameType.data }.reduce(0) { $0 + $1.2 } == 100_000 - 16_384)
+    }
+
     /// A read refills the stream's window (a posted `consumed`) only while the peer may still send;
     /// after its END_STREAM (a whole unary request) the read posts nothing, and the stream's
     /// buffered bytes are given back when it closes.

@@ -335,3 +335,38 @@ def test_graceful_shutdown_sends_goaway(emulator_factory):
     ga = goaway_of(frames)
     assert ga is not None and ga[1] == NO_ERROR
     s.close()
+
+
+def test_a_call_waiting_for_a_handler_slot_is_answered_when_one_frees(emulator):
+    """Sixteen Listen streams hold a connection's sixteen working-handler slots; a GetDocument sent
+    after them waits, is started when their grace period (0.25 s) ends, and is answered by the
+    event loop itself (an inline answer). The loop's timer started it, not a read, so the answer
+    must go out then, though the client sends nothing more."""
+    requests.post(emulator.url + f"/v1/{db(emulator)}/documents/h2slots?documentId=d", json={"fields": {}},
+                  headers={"Authorization": "Bearer owner"}, timeout=5)
+    name = f"{db(emulator)}/documents/h2slots/d"
+    listen = "/google.firestore.v1.Firestore/Listen"
+    target = firestore_pb.ListenRequest(database=db(emulator), add_target={"documents": {"documents": [name]}, "target_id": 1})
+    auth = ("authorization", "Bearer owner")
+    peer = Peer(emulator.host, emulator.port)
+    listeners = [peer.request("POST", listen, headers=[*grpc_headers(listen), auth],
+                              body=grpc_frame(firestore_pb.ListenRequest.serialize(target)), end=False) for _ in range(16)]
+
+    def answered(sids):
+        return lambda: all(any(isinstance(e, h2.events.ResponseReceived) and e.stream_id == s for e in peer.events) for s in sids)
+
+    peer.pump(answered(listeners), timeout=10)
+    assert answered(listeners)(), "every listener should have started"
+    get = peer.request("POST", GET, headers=[*grpc_headers(GET), auth],
+                       body=grpc_frame(firestore_pb.GetDocumentRequest.serialize(firestore_pb.GetDocumentRequest(name=name))))
+    started = time.time()
+
+    def ended():
+        return any(isinstance(e, h2.events.StreamEnded) and e.stream_id == get for e in peer.events)
+
+    peer.pump(ended, timeout=5, auto_ack=False)  # reads only: nothing more is sent
+    assert ended(), "the waiting call was never answered"
+    assert time.time() - started < 3
+    trailers = [e for e in peer.events if isinstance(e, h2.events.TrailersReceived) and e.stream_id == get]
+    assert trailers and dict(trailers[0].headers)["grpc-status"] == "0"
+    peer.close()
