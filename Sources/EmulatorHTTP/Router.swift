@@ -125,7 +125,8 @@ public struct Router: Sendable {
     }
 
     private func route(method: String, path request: RequestPath) -> RouteResolution {
-        let m = method.uppercased()
+        // The usual methods arrive upper-case: no case mapping for them.
+        let m = method.utf8.allSatisfy({ $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) ? method : method.uppercased()
         var best: Route?
         var bestOther: [Int]?
         // A short list (a path matches a handful of routes), not a set: no hashing per request.

@@ -29,6 +29,16 @@ import Testing
 
     /// Names put together from awkward pieces parse exactly as splitting on `/` does (the
     /// reference below: five leading segments, then no empty segment).
+    @Test func fullNamesAreTheRootAndThePath() {
+        for (project, database, path) in [
+            ("p", "(default)", "tasks/t1"), ("demo-x", "db2", ""), ("p", "d", "a/\u{301}x/é/日本"), ("", "", "x"), ("p", "d", "c/" + String(repeating: "z", count: 300)),
+        ] {
+            let expected = path.isEmpty ? "projects/\(project)/databases/\(database)/documents" : "projects/\(project)/databases/\(database)/documents/\(path)"
+            #expect(DocumentName.full(project: project, database: database, path: path) == expected)
+            #expect(DocumentName.full(project: project, database: database, path: path).utf8.elementsEqual(expected.utf8))
+        }
+    }
+
     @Test func parsingMatchesSplittingOnSlashes() {
         func reference(_ name: String) -> String? {
             let s = DocumentName.segments(name)
