@@ -66,7 +66,8 @@ final class Connection {
     var readPaused = false
     /// The next HTTP/1.1 request waits until the unsent output drains under the budget.
     var dispatchHeld = false
-    /// In `EventLoop.readThisTurn`: serviced at the end of this turn.
+    /// In `EventLoop.readThisTurn`: its output is written (HTTP/2: framed first) at the end of
+    /// this turn.
     var serviceDue = false
     /// The loop answered `EventLoop.inlineAnswersPerTurn` requests of this connection in a row and
     /// left the rest of its pipelined requests to its next turn (`EventLoop.resumeLater`).

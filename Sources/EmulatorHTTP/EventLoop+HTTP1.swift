@@ -26,7 +26,7 @@ extension EventLoop {
                     c.requestDeadline = Socket.monotonicNanos() + UInt64(config.headerTimeout * 1e9)
                     c.idleDeadline = nil
                 }
-                flush(c)
+                flushAtTurnEnd(c)
                 return
             case .expectContinue:
                 c.output.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
@@ -74,7 +74,18 @@ extension EventLoop {
                 if streamedBody != nil { pumpRequestBody(c) }
             }
         }
-        flush(c)
+        flushAtTurnEnd(c)
+    }
+
+    /// Writes `c`'s answers at the end of the loop's turn, with the other connections' (a client
+    /// reading many connections is woken once for them, not once per answer); at once when the
+    /// connection is to close, the server is stopping, or nothing is pending.
+    func flushAtTurnEnd(_ c: Connection) {
+        guard c.hasPendingOutput, !c.closeAfterWrite, stopDeadline == nil else { return flush(c) }
+        if !c.serviceDue {
+            c.serviceDue = true
+            readThisTurn.append(c)
+        }
     }
 
     /// Advances the connections that yielded in an earlier turn, after this turn's other work

@@ -55,14 +55,28 @@ extension EventLoop {
         if h2.receive(bytes, into: &c.output) != nil { c.closeAfterWrite = true }
     }
 
-    /// Services the HTTP/2 connections read this turn (`readThisTurn`).
+    /// Writes the output of the connections due at the end of this turn (`readThisTurn`): HTTP/2
+    /// connections read this turn are framed and written, HTTP/1.1 answers written.
     func serviceReadConnections() {
-        guard !readThisTurn.isEmpty else { return }
-        let due = readThisTurn
-        readThisTurn.removeAll(keepingCapacity: true)
+        // Writing may take further requests (a connection whose dispatch waited for its output
+        // to drain), whose answers are due too: none is left for a turn that may sleep.
+        while !readThisTurn.isEmpty {
+            let due = readThisTurn
+            readThisTurn.removeAll(keepingCapacity: true)
+            serviceDue(due)
+        }
+    }
+
+    private func serviceDue(_ due: [Connection]) {
         for c in due {
             c.serviceDue = false
-            serviceHTTP2(c)
+            guard connections[c.fd] === c else { continue }
+            if c.h2 != nil {
+                serviceHTTP2(c)
+                continue
+            }
+            flush(c)
+            if c.peerClosed && !c.inFlight && !c.hasPendingOutput, connections[c.fd] === c { closeConnection(c) }
         }
     }
 

@@ -84,9 +84,10 @@ final class EventLoop: @unchecked Sendable {
     /// Connections that yielded after `inlineAnswersPerTurn` inline answers, advanced again next
     /// turn (the loop does not sleep while any waits).
     var resumeLater: [Connection] = []
-    /// HTTP/2 connections read this turn whose output is framed and written at the turn's end
-    /// (`serviceReadConnections`): the answers of one turn's requests go out together, so a
-    /// client reading many connections is woken once for them, not once per answer.
+    /// Connections whose output is written at the turn's end (`serviceReadConnections`): HTTP/2
+    /// connections read this turn, and HTTP/1.1 connections with answers (`flushAtTurnEnd`). The
+    /// answers of one turn's requests go out together, so a client reading many connections is
+    /// woken once for them, not once per answer.
     var readThisTurn: [Connection] = []
     /// The loop's turns so far (a connection that yielded is resumed in a later turn).
     var turn: UInt64 = 0
