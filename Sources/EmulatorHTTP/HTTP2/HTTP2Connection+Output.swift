@@ -1,9 +1,9 @@
 /// The send side: handler commands queue per stream; `pump` frames them within the peer's
 /// flow-control windows and the output budget, taking streams in turn (at most `bytesPerTurn`
-/// each) so one large response cannot starve the others. Only streams that can make progress are in the rotation: a stream
-/// waiting for its own window leaves it until its WINDOW_UPDATE, one waiting for the connection's
-/// window waits in `waitingForConnectionWindow`, so the cost of a turn never depends on how many
-/// streams a peer keeps stalled.
+/// each) so one large response cannot starve the others. Only streams that can make progress are
+/// in the rotation: a stream waiting for its own window leaves it until its WINDOW_UPDATE, one
+/// waiting for the connection's window waits in `waitingForConnectionWindow`, so the cost of a
+/// turn never depends on how many streams a peer keeps stalled.
 extension HTTP2Connection {
     /// Applies one command of stream `id`'s handler.
     func handle(stream id: UInt32, _ command: HTTP2StreamCommand, into out: inout [UInt8]) {
@@ -89,6 +89,7 @@ extension HTTP2Connection {
         }
     }
 
+    /// One pass over the streams in `ready`, each taking its turn.
     private func frameReadyStreams(_ out: inout [UInt8]) {
         while out.count < limits.outputBudget && readyHead < ready.count {
             let id = ready[readyHead]
