@@ -39,8 +39,9 @@ public struct HPACKEncoder: Sendable {
     /// Size updates owed at the start of the next block: the smallest size since the last block
     /// and the final one (RFC 7541 §4.2).
     private var pendingSizeUpdate: (smallest: Int, final: Int)?
-    /// A block encoded from table indices alone, reusable while the table has had no insertion
-    /// (indices count from the newest entry) and no size change: a server sends the same
+    /// A block whose encoding added nothing to the dynamic table (table references, and literals
+    /// without indexing), reusable while the table has had no insertion (indices count from the
+    /// newest entry) and no size change: a server sends the same
     /// response headers and trailers call after call, and looking each field up again (hashing
     /// its name and value) was most of a gRPC call's HPACK cost.
     private struct Reusable: Sendable {
