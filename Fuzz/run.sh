@@ -20,7 +20,10 @@ for t in "${targets[@]}"; do
 done
 scratch=.build-fuzz
 flags=(-c release --product emulator-fuzz --scratch-path "$scratch"
-  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DLIBFUZZER -Xswiftc -use-ld=lld)
+  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DLIBFUZZER -Xswiftc -use-ld=lld
+  # Release builds of EmulatorHTTP skip the run-time exclusivity checks (Package.swift); the
+  # fuzzers keep them, so an overlapping access found by a fuzzer traps here.
+  -Xswiftc -enforce-exclusivity=checked)
 
 mkdir -p "$scratch/logs"
 echo "== building emulator-fuzz (release, libFuzzer + AddressSanitizer; log: $scratch/logs/build.log)"

@@ -72,7 +72,7 @@ final class EventLoop: @unchecked Sendable {
     /// Listening sockets (loop 0 only).
     var listeners: Set<Int32> = []
     /// Open connections by file descriptor.
-    var connections: [Int32: Connection] = [:]
+    var connections = DescriptorTable<Connection>()
     /// Messages from other threads; whether the loop is (about to be) blocked in `epoll_wait`
     /// with nothing queued, so the next message or job must write the eventfd (while it is busy
     /// it drains the inbox before it sleeps, and no wake-up is needed); and whether the loop has

@@ -134,6 +134,19 @@ import Testing
         #expect(compressed == [1, 0, 0, 0, 1, 9])
     }
 
+    /// The headers `mayAnswer` reads in one pass: a deadline of at least 100 ms is answered
+    /// inline; a `host` naming another authority than `:authority` goes to the handler.
+    @Test func theHeadersItReadsDecideWhoAnswers() {
+        let rig = Rig()
+        rig.call(1, extra: [("grpc-timeout", "5S")])
+        rig.data(1, [1, 2])
+        rig.call(3, extra: [("host", "other")])
+        rig.data(3, [1])
+        #expect(rig.started.map(\.id) == [3])
+        #expect(!rig.frames(of: 1).isEmpty)
+        #expect(rig.frames(of: 3).isEmpty)
+    }
+
     @Test func aResetHeldCallNeitherAnswersNorStarts() {
         let rig = Rig()
         rig.call(1)

@@ -56,13 +56,28 @@ public struct GRPCInline: Sendable {
     /// Whether `stream`'s handler may be held for an inline answer: a POST to one of `methods` with
     /// gRPC's content type, no `:authority` problem, and no deadline that is malformed or shorter
     /// than `shortestDeadline` (the handler answers each of those as it always does).
+    ///
+    /// The four headers are found in one pass over the list (every call passes here), each the
+    /// first of its name, as `HTTP2Stream.header` finds them.
     func mayAnswer(_ stream: HTTP2Stream) -> Bool {
-        guard methods.contains(stream.path), stream.method == "POST" else { return false }
-        guard GRPCServerCall.isServed(contentType: stream.header("content-type") ?? "") else { return false }
-        guard HTTP2RequestAdapter.authorityProblem(stream.requestHeaders) == nil else { return false }
-        guard let deadline = try? GRPCStatus.parseTimeout(stream.header("grpc-timeout")) else {
-            return stream.header("grpc-timeout") == nil
+        var path: String?, method: String?, contentType: String?, timeout: String?
+        for f in stream.requestHeaders {
+            let name = f.name
+            if name.isHeaderName(":path") {
+                if path == nil { path = f.value }
+            } else if name.isHeaderName(":method") {
+                if method == nil { method = f.value }
+            } else if name.isHeaderName("content-type") {
+                if contentType == nil { contentType = f.value }
+            } else if name.isHeaderName("grpc-timeout") {
+                if timeout == nil { timeout = f.value }
+            }
         }
+        guard let path, methods.contains(path), method == "POST" else { return false }
+        guard GRPCServerCall.isServed(contentType: contentType ?? "") else { return false }
+        guard HTTP2RequestAdapter.authorityProblem(stream.requestHeaders) == nil else { return false }
+        guard let timeout else { return true }
+        guard let deadline = try? GRPCStatus.parseTimeout(timeout) else { return false }
         return deadline >= Self.shortestDeadline
     }
 

@@ -56,7 +56,7 @@ extension HTTP2Connection {
         }
         let delta = peerInitialWindow - initialBefore
         if delta != 0 {
-            for (sid, s) in streams {
+            for (sid, s) in streams.entries {
                 s.sendWindow += delta
                 guard s.sendWindow <= 0x7fff_ffff else {
                     throw HTTP2ConnectionError(.flowControlError, "SETTINGS_INITIAL_WINDOW_SIZE overflows the window of stream \(sid)")

@@ -115,36 +115,61 @@ extension HTTP2Connection {
     }
 
     /// Why a request header list is malformed (RFC 9113 §8.2–8.3), or nil.
+    ///
+    /// Names are compared with `isHeaderName` (lengths first): every stream passes here.
     static func validateRequest(_ fields: [HPACKHeaderField]) -> String? {
         var seenRegular = false
-        // The four pseudo-headers seen, as bits (every stream passes here: no set, no hashing).
+        // The four pseudo-headers seen, as bits (no set, no hashing).
         var pseudo: UInt8 = 0
+        var emptyPath = false
         for f in fields {
-            if f.name.utf8.first == UInt8(ascii: ":") {
-                guard !seenRegular else { return "pseudo-header \(f.name) after a regular header" }
+            let name = f.name
+            if name.utf8.first == UInt8(ascii: ":") {
+                guard !seenRegular else { return "pseudo-header \(name) after a regular header" }
                 let bit: UInt8
-                switch f.name {
-                case ":method": bit = 1
-                case ":scheme": bit = 2
-                case ":authority": bit = 4
-                case ":path": bit = 8
-                default: return "unknown pseudo-header \(f.name)"
+                if name.isHeaderName(":method") {
+                    bit = 1
+                } else if name.isHeaderName(":scheme") {
+                    bit = 2
+                } else if name.isHeaderName(":authority") {
+                    bit = 4
+                } else if name.isHeaderName(":path") {
+                    bit = 8
+                    emptyPath = emptyPath || f.value.isEmpty
+                } else {
+                    return "unknown pseudo-header \(name)"
                 }
-                guard pseudo & bit == 0 else { return "duplicate \(f.name)" }
+                guard pseudo & bit == 0 else { return "duplicate \(name)" }
                 pseudo |= bit
             } else {
                 seenRegular = true
-                if f.name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5a }) { return "upper-case header name \(f.name)" }
-                switch f.name {
-                case "connection", "proxy-connection", "keep-alive", "transfer-encoding", "upgrade":
-                    return "connection-specific header \(f.name)"
-                case "te" where f.value != "trailers": return "te other than trailers"
-                default: break
-                }
+                if Self.hasUpperCase(name) { return "upper-case header name \(name)" }
+                if let problem = connectionSpecificProblem(name, f.value) { return problem }
             }
         }
         guard pseudo & (1 | 2 | 8) == 1 | 2 | 8 else { return "missing :method, :scheme or :path" }
-        if let p = fields.first(where: { $0.name == ":path" }), p.value.isEmpty { return "empty :path" }
-        return nil
+        return emptyPath ? "empty :path" : nil
+    }
+
+    /// Whether `name` has an ASCII upper-case letter; over the contiguous bytes, where a walk of
+    /// `utf8`'s indices cost each request's names about a thousand instructions.
+    private static func hasUpperCase(_ name: String) -> Bool {
+        let upper = { (b: UInt8) in b >= 0x41 && b <= 0x5a }
+        return name.utf8.withContiguousStorageIfAvailable { $0.contains(where: upper) } ?? name.utf8.contains(where: upper)
+    }
+
+    /// Why `name` may not appear in an HTTP/2 request (RFC 9113 §8.2.2), or nil. The lengths are
+    /// checked first: almost every name is none of these, and most differ in length from all.
+    private static func connectionSpecificProblem(_ name: String, _ value: String) -> String? {
+        let forbidden: Bool
+        switch name.utf8.count {
+        case 2: return name.isHeaderName("te") && value != "trailers" ? "te other than trailers" : nil
+        case 7: forbidden = name.isHeaderName("upgrade")
+        case 10: forbidden = name.isHeaderName("connection") || name.isHeaderName("keep-alive")
+        case 16: forbidden = name.isHeaderName("proxy-connection")
+        case 17: forbidden = name.isHeaderName("transfer-encoding")
+        default: forbidden = false
+        }
+        return forbidden ? "connection-specific header \(name)" : nil
     }
 }

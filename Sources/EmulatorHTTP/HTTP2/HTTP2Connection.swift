@@ -67,7 +67,7 @@ final class HTTP2Connection {
     /// Response header compression, used in frame order by `pump`.
     var encoder = HPACKEncoder()
     /// Open streams by id.
-    var streams: [UInt32: StreamState] = [:]
+    var streams = StreamTable<StreamState>()
     /// Commands given on the loop thread itself (`queueFromLoop`), applied by the next `pump`.
     var fromLoop: [(UInt32, HTTP2StreamCommand)] = []
     /// Streams whose queued output can make progress, in turn order (`readyHead` is the next).
@@ -181,7 +181,7 @@ final class HTTP2Connection {
     func closeAll(_ reason: HTTP2StreamClosed) {
         let all = streams.values
         quota.closed(streams.count)
-        streams = [:]
+        streams = StreamTable()
         fromLoop = []
         ready = []
         readyHead = 0
@@ -210,8 +210,6 @@ final class HTTP2Connection {
         totalBuffered -= s.buffered
         quota.closed(1)
         answered(id)
-        // A dictionary keeps its capacity: after a burst of streams, give the memory back.
-        if streams.isEmpty && streams.capacity > 64 { streams = [:] }
         return s
     }
 

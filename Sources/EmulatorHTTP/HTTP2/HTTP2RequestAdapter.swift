@@ -12,9 +12,9 @@ enum HTTP2RequestAdapter {
         var authority: String?
         var host: String?
         for f in fields {
-            if f.name == ":authority" {
+            if f.name.isHeaderName(":authority") {
                 authority = f.value
-            } else if f.name == "host" {
+            } else if f.name.isHeaderName("host") {
                 guard host == nil else { return "More than one host header." }
                 host = f.value
             }

@@ -85,7 +85,7 @@ public final class HTTP2Stream: Sendable {
     }
 
     /// The first value of a request header (names are lowercase in HTTP/2).
-    public func header(_ name: String) -> String? { requestHeaders.first { $0.name == name }?.value }
+    public func header(_ name: String) -> String? { requestHeaders.first { $0.name.isHeaderName(name) }?.value }
 
     /// `:method`.
     public var method: String { header(":method") ?? "" }
