@@ -35,9 +35,15 @@ public final class RSASigningKey: @unchecked Sendable {
     public static func fromPEM(_ pem: String) throws -> RSASigningKey {
         CryptoRuntime.ensure()
         let bytes = Array(pem.utf8)
-        guard let bio = BIO_new_mem_buf(bytes, Int32(bytes.count)) else { throw CryptoError("BIO_new_mem_buf") }
-        defer { BIO_free(bio) }
-        guard let key = PEM_read_bio_PrivateKey(bio, nil, nil, nil) else {
+        // A memory BIO reads the caller's buffer in place, so the buffer must outlive the read:
+        // an array passed as a bare pointer lives only for that call, and optimised builds freed
+        // it before PEM_read_bio_PrivateKey ran (release binaries refused every service account key).
+        let read: OpaquePointer? = try bytes.withUnsafeBufferPointer { buffer in
+            guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { throw CryptoError("BIO_new_mem_buf") }
+            defer { BIO_free(bio) }
+            return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
+        }
+        guard let key = read else {
             ERR_clear_error()
             throw CryptoError("PEM_read_bio_PrivateKey")
         }
