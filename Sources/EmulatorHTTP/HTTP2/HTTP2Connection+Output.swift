@@ -32,6 +32,8 @@ extension HTTP2Connection {
 
     private func enqueue(_ id: UInt32, _ item: Outbound) {
         guard let s = streams[id], !s.localClosed else { return }
+        // A unary answer is three items (headers, message, trailers): one allocation, not three.
+        if s.outbound.capacity == 0 { s.outbound.reserveCapacity(4) }
         s.outbound.append(item)
         markReady(id, s)
     }
