@@ -98,16 +98,32 @@ if grep -q 'not found' <<<"$libs"; then
 fi
 echo "ok   ldd: $(awk '!/vdso/ {print $1}' <<<"$libs" | tr '\n' ' ')"
 
-log="$PWD/.build-chroot/emulator.log"
-chroot "$root" "$bin" start --config /opt/emulator/config/emulator.json --port 0 --project demo-chroot >"$log" 2>&1 &
-pid=$!
-for _ in $(seq 1 200); do
-  grep -q '^emulator ready:' "$log" && break
-  kill -0 $pid 2>/dev/null || { cat "$log" >&2; fail "the emulator exited during start-up"; }
-  sleep 0.05
-done
-addr=$(sed -n 's/^emulator ready:.* hub=\([^ ]*\).*/\1/p' "$log")
-[ -n "$addr" ] || { cat "$log" >&2; fail "no 'emulator ready:' line within 10 s"; }
+# Starts the chrooted emulator with `start ARGS...`, its output in LOG; sets pid and addr (the
+# hub's host:port) once it is ready.
+start_chrooted() {
+  log=$1
+  shift
+  chroot "$root" "$bin" start "$@" >"$log" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 200); do
+    grep -q '^emulator ready:' "$log" && break
+    kill -0 $pid 2>/dev/null || { cat "$log" >&2; fail "the emulator exited during start-up (start $*)"; }
+    sleep 0.05
+  done
+  addr=$(sed -n 's/^emulator ready:.* hub=\([^ ]*\).*/\1/p' "$log")
+  [ -n "$addr" ] || { cat "$log" >&2; fail "no 'emulator ready:' line within 10 s (start $*)"; }
+}
+
+# SIGTERM to the emulator start_chrooted started: it must exit 0.
+stop_chrooted() {
+  kill -TERM $pid
+  code=0
+  wait $pid || code=$?
+  pid=""
+  [ "$code" = 0 ] || { cat "$log" >&2; fail "start exited with $code after SIGTERM"; }
+}
+
+start_chrooted "$PWD/.build-chroot/emulator.log" --config /opt/emulator/config/emulator.json --port 0 --project demo-chroot
 url="http://$addr"
 
 status=$(curl -sS --max-time 5 "$url/emulator/v1/status")
@@ -152,11 +168,7 @@ grep -q "$uid" "$grpc_dir/body" || fail "gRPC GetDocument's answer lacks the wri
 echo "ok   Firestore gRPC GetDocument (HTTP/2, from outside the chroot): grpc-status 0, $(stat -c %s "$grpc_dir/body")-byte answer holding the document"
 rm -rf "$grpc_dir"
 
-kill -TERM $pid
-code=0
-wait $pid || code=$?
-pid=""
-[ "$code" = 0 ] || { cat "$log" >&2; fail "start exited with $code after SIGTERM"; }
+stop_chrooted
 echo "ok   SIGTERM: clean shutdown (exit 0)"
 
 code=0
@@ -183,27 +195,14 @@ json.dump({"type": "service_account", "project_id": "demo-sa", "private_key_id":
 json.dump({"project": "demo-sa", "auth": {"signIdTokens": True, "acceptUnsignedTokens": False, "serviceAccounts": ["sa.json"]}},
           open(f"{d}/emulator.json", "w"))
 EOF
-log="$PWD/.build-chroot/emulator-sa.log"
-chroot "$root" "$bin" start --config /tmp/sa-check/emulator.json --port 0 >"$log" 2>&1 &
-pid=$!
-for _ in $(seq 1 200); do
-  grep -q '^emulator ready:' "$log" && break
-  kill -0 $pid 2>/dev/null || { cat "$log" >&2; fail "the emulator exited during start-up with a service account key"; }
-  sleep 0.05
-done
-addr=$(sed -n 's/^emulator ready:.* hub=\([^ ]*\).*/\1/p' "$log")
-[ -n "$addr" ] || { cat "$log" >&2; fail "no 'emulator ready:' line within 10 s with a service account key"; }
+start_chrooted "$PWD/.build-chroot/emulator-sa.log" --config /tmp/sa-check/emulator.json --port 0
 minted=$(curl -sS --max-time 5 -H 'Content-Type: application/json' -d '{"uid": "sa-check"}' "http://$addr/emulator/v1/projects/demo-sa/customTokens")
 custom=$(sed -n 's/.*"token" *: *"\([^"]*\)".*/\1/p' <<<"$minted")
 [ -n "$custom" ] || fail "minting a custom token answered '$minted'"
 exchanged=$(curl -sS --max-time 5 -H 'Content-Type: application/json' -d '{"token": "'"$custom"'", "returnSecureToken": true}' \
   "http://$addr/identitytoolkit.googleapis.com/v1/accounts:signInWithCustomToken?key=check")
 grep -q '"idToken"' <<<"$exchanged" || fail "signInWithCustomToken answered '$exchanged'"
-kill -TERM $pid
-code=0
-wait $pid || code=$?
-pid=""
-[ "$code" = 0 ] || { cat "$log" >&2; fail "start with a service account key exited with $code after SIGTERM"; }
+stop_chrooted
 rm -rf "$sa_dir"
 echo "ok   a service account key (PKCS#8 PEM) loads; a custom token signed with it is exchanged for an ID token"
 
