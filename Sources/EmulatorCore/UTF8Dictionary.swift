@@ -124,8 +124,15 @@ extension UTF8Dictionary: Collection {
 
 extension UTF8Dictionary: ExpressibleByDictionaryLiteral {
     /// A literal (a later duplicate name wins).
-    public init(dictionaryLiteral elements: (String, Value)...) {
-        self.init(elements)
+    @inlinable public init(dictionaryLiteral elements: (String, Value)...) {
+        // Inlinable, and not through the generic `init(_:)`: across modules that ran unspecialised, about
+        // a thousand instructions for a literal of one member (three per document GET).
+        var s: [UTF8Key: Value] = [:]
+        if !elements.isEmpty {
+            s.reserveCapacity(elements.count)
+            for (k, v) in elements { s[UTF8Key(k)] = v }
+        }
+        storage = s
     }
 }
 

@@ -43,6 +43,21 @@ public struct HTTPRequest: Sendable {
         self.remoteAddress = remoteAddress
     }
 
+    /// Creates a request whose target the caller already split at its first `?` (the parser,
+    /// which found it while checking the target's bytes).
+    init(
+        method: String, target: String, path: String, rawQuery: String, headers: HTTPHeaders, body: [UInt8], version: String
+    ) {
+        self.method = method
+        self.target = target
+        self.path = path
+        self.rawQuery = rawQuery
+        self.headers = headers
+        self.body = body
+        self.version = version
+        self.remoteAddress = nil
+    }
+
     /// Query parameters in order, percent-decoded (`+` means space, as HTML forms send it).
     public var queryItems: [(name: String, value: String)] {
         guard !rawQuery.isEmpty else { return [] }

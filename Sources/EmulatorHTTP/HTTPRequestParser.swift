@@ -22,32 +22,6 @@ public struct HTTPRequestParser: Sendable {
         case error(HTTPParseError)
     }
 
-    /// The methods served; any other is answered 501. The most frequent first: `knownMethod`
-    /// tries them in order.
-    public static let knownMethods = ["GET", "POST", "PATCH", "PUT", "DELETE", "HEAD", "OPTIONS"]
-
-    /// The `knownMethods` entry spelled by `bytes`, or nil.
-    static func knownMethod(_ bytes: ArraySlice<UInt8>) -> String? {
-        for m in knownMethods where bytes.elementsEqual(m.utf8) { return m }
-        return nil
-    }
-
-    private enum Framing: Sendable {
-        case length(Int)
-        case chunked
-    }
-
-    private struct Head: Sendable {
-        var method: String
-        var target: String
-        var version: String
-        var headers: HTTPHeaders
-        var framing: Framing
-        var expectsContinue: Bool
-        /// The body is handed out in pieces (`nextBodyPart`), not buffered.
-        var streamsBody = false
-    }
-
     private enum ChunkState: Sendable {
         case size
         case data(Int)
@@ -61,7 +35,7 @@ public struct HTTPRequestParser: Sendable {
     private var start = 0  // first unconsumed byte
     private var scan = 0  // where the search for the end of the head, or of a chunk line, resumes
     private var trailerBytes = 0  // the trailer section so far, limited like a head
-    private var head: Head?
+    private var head: HTTPRequestHead?
     private var body: [UInt8] = []
     private var chunk: ChunkState = .size
     private var continueSent = false
@@ -182,7 +156,8 @@ public struct HTTPRequestParser: Sendable {
                 return .needMore
             }
             if end - start > maxHeaderBytes { return .error(.headersTooLarge) }
-            switch parseHead(buffer[start..<end]) {
+            let parsed = buffer.withUnsafeBufferPointer { HTTPRequestHead.parse(UnsafeBufferPointer(rebasing: $0[start..<end])) }
+            switch parsed {
             case .failure(let e): return .error(e)
             case .success(var h):
                 start = end + 4
@@ -192,9 +167,7 @@ public struct HTTPRequestParser: Sendable {
                 chunk = .size
                 continueSent = false
                 bodyLimit = maxBodyBytes
-                if let policy = streamingPolicy,
-                    let limit = policy(HTTPRequest(method: h.method, target: h.target, headers: h.headers, version: h.version))
-                {
+                if let policy = streamingPolicy, let limit = policy(h.request()) {
                     h.streamsBody = true
                     bodyLimit = max(0, limit)
                 }
@@ -210,7 +183,7 @@ public struct HTTPRequestParser: Sendable {
             }
             streamed = true
             streamComplete = false
-            return .request(HTTPRequest(method: h.method, target: h.target, headers: h.headers, version: h.version))
+            return .request(h.request())
         }
         switch h.framing {
         case .length(let n):
@@ -241,7 +214,7 @@ public struct HTTPRequestParser: Sendable {
         scan = start
         trailerBytes = 0
         compact()
-        let request = HTTPRequest(method: h.method, target: h.target, headers: h.headers, body: body, version: h.version)
+        let request = h.request(body: body)
         body = []
         return .request(request)
     }
@@ -261,103 +234,24 @@ public struct HTTPRequestParser: Sendable {
     private var bareLineFeed = false
 
     private mutating func findHeadEnd() -> Int? {
-        var i = max(scan, start)
+        let from = max(scan, start)
         let n = buffer.count
-        while i + 3 < n {
-            if buffer[i] == 13 && buffer[i + 1] == 10 && buffer[i + 2] == 13 && buffer[i + 3] == 10 { return i }
-            // A LF without CR would never end the head: fail now instead of waiting for a timeout.
-            if buffer[i + 1] == 10 && buffer[i] != 13 {
-                bareLineFeed = true
-                return nil
+        // Over the buffer's memory: subscripting the array checked bounds on every byte.
+        let found: (end: Int?, bareLF: Bool) = buffer.withUnsafeBufferPointer { p in
+            var i = from
+            while i + 3 < n {
+                if p[i + 1] == 10 {
+                    // A LF without CR would never end the head: fail now instead of waiting for a timeout.
+                    if p[i] != 13 { return (nil, true) }
+                    if p[i + 2] == 13 && p[i + 3] == 10 { return (i, false) }
+                }
+                i += 1
             }
-            i += 1
+            return (nil, false)
         }
-        scan = max(start, n - 3)
-        return nil
-    }
-
-    private func parseHead(_ bytes: ArraySlice<UInt8>) -> Result<Head, HTTPParseError> {
-        var lines: [ArraySlice<UInt8>] = []
-        var lineStart = bytes.startIndex
-        var i = bytes.startIndex
-        while i < bytes.endIndex {
-            if bytes[i] == 13 {
-                guard i + 1 < bytes.endIndex, bytes[i + 1] == 10 else { return .failure(.badRequest("bare CR in request head")) }
-                lines.append(bytes[lineStart..<i])
-                i += 2
-                lineStart = i
-                continue
-            }
-            if bytes[i] == 10 { return .failure(.badRequest("bare LF in request head")) }
-            i += 1
-        }
-        lines.append(bytes[lineStart..<bytes.endIndex])
-        let requestLine = lines[0].split(separator: 32, omittingEmptySubsequences: false)
-        guard requestLine.count == 3, !requestLine[0].isEmpty, !requestLine[1].isEmpty else {
-            return .failure(.badRequest("malformed request line"))
-        }
-        guard requestLine[0].allSatisfy(Self.isTokenByte) else { return .failure(.badRequest("invalid method")) }
-        // A known method is one of the literals (no new string per request); the rest are refused below.
-        let known = Self.knownMethod(requestLine[0])
-        let method = known ?? String(decoding: requestLine[0], as: UTF8.self)
-        guard requestLine[1].allSatisfy({ $0 > 32 && $0 < 127 }) else { return .failure(.badRequest("invalid request target")) }
-        let target = String(decoding: requestLine[1], as: UTF8.self)
-        guard target.hasPrefix("/") || (method == "OPTIONS" && target == "*") else {
-            return .failure(.badRequest("request target must start with '/'"))
-        }
-        let versionBytes = requestLine[2]
-        let version: String
-        if versionBytes.elementsEqual("HTTP/1.1".utf8) {
-            version = "HTTP/1.1"
-        } else if versionBytes.elementsEqual("HTTP/1.0".utf8) {
-            version = "HTTP/1.0"
-        } else {
-            version = String(decoding: versionBytes, as: UTF8.self)
-        }
-        guard version.hasPrefix("HTTP/"), version.count == 8 else { return .failure(.badRequest("malformed HTTP version")) }
-        guard version == "HTTP/1.1" || version == "HTTP/1.0" else {
-            let v = version.dropFirst(5)
-            if v.first?.isNumber == true && v.last?.isNumber == true && v.dropFirst().first == "." { return .failure(.versionNotSupported) }
-            return .failure(.badRequest("malformed HTTP version"))
-        }
-        guard known != nil else { return .failure(.notImplemented("method \(method)")) }
-        var headers = HTTPHeaders()
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: 58), colon > line.startIndex else {
-                return .failure(.badRequest("malformed header line"))
-            }
-            let name = line[line.startIndex..<colon]
-            guard name.allSatisfy(Self.isTokenByte) else { return .failure(.badRequest("invalid header name")) }
-            var v = line[(colon + 1)...]
-            while let f = v.first, f == 32 || f == 9 { v = v.dropFirst() }
-            while let l = v.last, l == 32 || l == 9 { v = v.dropLast() }
-            guard v.allSatisfy({ $0 == 9 || $0 >= 32 && $0 != 127 }) else { return .failure(.badRequest("invalid header value")) }
-            headers.add(String(decoding: name, as: UTF8.self), String(decoding: v, as: UTF8.self))
-        }
-        // RFC 9112 §3.2 requires exactly one Host: a missing one is tolerated (raw-socket tools
-        // omit it), but two are refused, whatever their values, so no later layer ever has to
-        // choose between them (one could pass the DNS-rebinding check while another is used).
-        guard headers.count(of: "Host") <= 1 else { return .failure(.badRequest("more than one Host header")) }
-        // Looked up as lists only when present: most requests have neither.
-        let te = headers.count(of: "Transfer-Encoding") == 0 ? [] : headers.values("Transfer-Encoding")
-        let cl = headers.count(of: "Content-Length") == 0 ? [] : headers.values("Content-Length")
-        var framing: Framing = .length(0)
-        if !te.isEmpty {
-            guard cl.isEmpty else { return .failure(.badRequest("both Content-Length and Transfer-Encoding")) }
-            let codings = te.joined(separator: ",").split(separator: ",").map { $0.trimming(" \t").lowercased() }
-            guard codings == ["chunked"] else { return .failure(.notImplemented("transfer coding \(te.joined(separator: ","))")) }
-            framing = .chunked
-        } else if !cl.isEmpty {
-            let values = Set(cl.flatMap { $0.split(separator: ",").map { $0.trimming(" \t") } })
-            guard values.count == 1, let text = values.first, !text.isEmpty, text.utf8.count <= 18,
-                text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let n = Int(text)
-            else {
-                return .failure(.badRequest("invalid Content-Length"))
-            }
-            framing = .length(n)  // checked against the request's limit once the policy has seen the head
-        }
-        let expects = headers["Expect"]?.lowercased() == "100-continue" && version == "HTTP/1.1"
-        return .success(Head(method: method, target: target, version: version, headers: headers, framing: framing, expectsContinue: expects))
+        if found.bareLF { bareLineFeed = true }
+        if found.end == nil && !found.bareLF { scan = max(start, n - 3) }
+        return found.end
     }
 
     /// Consumes chunked framing; `.request` placeholder means "body complete".
@@ -426,12 +320,5 @@ public struct HTTPRequestParser: Sendable {
         }
         scan = max(from, buffer.count - 1)
         return nil
-    }
-
-    static func isTokenByte(_ b: UInt8) -> Bool {
-        switch b {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): return true
-        default: return "!#$%&'*+-.^_`|~".utf8.contains(b)
-        }
     }
 }

@@ -105,8 +105,8 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
             if let lastDecoded, i == count - 1 { return lastDecoded }
             return path.decoded[i]
         }
-        var params: [String: String] = [:]
-        var wildcardSegments: [String: [String]] = [:]
+        var params = RouteCaptures<String>(capacity: capture ? segments.count : 0)
+        var wildcardSegments = RouteCaptures<[String]>()
         var i = 0
         for seg in segments {
             switch seg {
@@ -116,8 +116,9 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
             case .parameter(let name):
                 guard i < count else { return nil }
                 let r = raw(i)
-                guard !r.isEmpty, !r.utf8.contains(UInt8(ascii: ":")), let d = decoded(i) else { return nil }
-                if capture { params[name] = d }
+                let colon = lastDecoded != nil && i == count - 1 ? r.utf8.contains(UInt8(ascii: ":")) : path.hasColon(i)
+                guard !r.isEmpty, !colon, let d = decoded(i) else { return nil }
+                if capture { params.set(name, d) }
                 i += 1
             case .wildcard(let name):
                 guard i < count else { return nil }
@@ -132,8 +133,8 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
                     guard !raw(k).isEmpty, let d = decoded(k) else { return nil }
                     parts.append(d)
                 }
-                params[name] = parts.joined(separator: "/")
-                wildcardSegments[name] = parts
+                params.set(name, parts.joined(separator: "/"))
+                wildcardSegments.set(name, parts)
                 i = count
             }
         }
@@ -160,10 +161,41 @@ public struct RouteMatch: Sendable {
     /// The template that matched.
     public let template: PathTemplate
     /// Captured values, percent-decoded; wildcards are their decoded segments joined with `/`.
-    public let params: [String: String]
+    public let params: RouteCaptures<String>
     /// Wildcard captures as separate decoded segments (a `%2F` inside a segment stays inside it).
-    public let wildcardSegments: [String: [String]]
+    public let wildcardSegments: RouteCaptures<[String]>
 
     /// The captured value called `name` ("" when absent).
     public subscript(_ name: String) -> String { params[name] ?? "" }
+}
+
+/// What a route's template captured, by name. A short list searched in order, not a dictionary:
+/// a template names a few segments, and a document GET built and read its captures with 22
+/// string hashes (about 7,000 instructions). A value type, built per request.
+public struct RouteCaptures<Value: Sendable>: Sendable, Sequence {
+    private var entries: [(key: String, value: Value)] = []
+
+    /// Creates an empty list with room for `capacity` captures.
+    init(capacity: Int = 0) { entries.reserveCapacity(capacity) }
+
+    /// The value captured as `name`, or nil.
+    public subscript(_ name: String) -> Value? {
+        for e in entries where e.key == name { return e.value }
+        return nil
+    }
+
+    /// Records `value` as `name`, replacing an earlier capture of that name (the last one wins,
+    /// as in a dictionary).
+    mutating func set(_ name: String, _ value: Value) {
+        if let i = entries.firstIndex(where: { $0.key == name }) { entries[i].value = value } else { entries.append((name, value)) }
+    }
+
+    /// The captured values, in template order.
+    public var values: [Value] { entries.map(\.value) }
+
+    /// The number of captures.
+    public var count: Int { entries.count }
+
+    /// Iterates the captures in template order.
+    public func makeIterator() -> IndexingIterator<[(key: String, value: Value)]> { entries.makeIterator() }
 }

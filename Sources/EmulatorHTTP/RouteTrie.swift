@@ -115,6 +115,9 @@ struct RouteTrie: Sendable {
         /// Whether segment `i` (raw) can fill a `{name}`: not empty, no `:`.
         private func fitsParameter(_ raw: Substring) -> Bool { !raw.isEmpty && !raw.utf8.contains(UInt8(ascii: ":")) }
 
+        /// Whether whole segment `i` can fill a `{name}` (its `:` noted when the path was split).
+        private func fitsParameter(at i: Int) -> Bool { !path.raw[i].isEmpty && !path.hasColon(i) }
+
         /// Whether segments `from..<to` can fill a wildcard: each non-empty and decodable.
         private func fitsWildcard(from: Int, to: Int) -> Bool {
             guard from < to else { return false }
@@ -148,7 +151,7 @@ struct RouteTrie: Sendable {
                     let next = trie.nodes[index].literal(d)
                     if next >= 0 { found += trie.nodes[next].end }
                 }
-                if parameter >= 0, fitsParameter(path.raw[i]), path.decoded[i] != nil { found += trie.nodes[parameter].end }
+                if parameter >= 0, fitsParameter(at: i), path.decoded[i] != nil { found += trie.nodes[parameter].end }
                 if let verb, let base = baseDecoded {
                     let next = trie.nodes[index].literal(base)
                     if next >= 0, let routes = routes(trie.nodes[next].endVerb, verb) { found += routes }
@@ -160,7 +163,7 @@ struct RouteTrie: Sendable {
                 let next = trie.nodes[index].literal(d)
                 if next >= 0 { visit(trie, node: next, segment: i + 1) }
             }
-            if parameter >= 0, fitsParameter(path.raw[i]), path.decoded[i] != nil { visit(trie, node: parameter, segment: i + 1) }
+            if parameter >= 0, fitsParameter(at: i), path.decoded[i] != nil { visit(trie, node: parameter, segment: i + 1) }
         }
     }
 }

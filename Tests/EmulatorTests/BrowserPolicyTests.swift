@@ -44,7 +44,7 @@ import Testing
         }
         for no in [
             "localhost.evil.example", "127.0.0.1.evil.example", "localhosx", "localhost:8o", "127.0.0.1:80:80", "evil:127.0.0.1",
-            "l\u{0}calhost", "LOCALHOST.", "",
+            "l\u{0}calhost", "LOCALHOST.", "", "12345", ":80", "localhost::1", "127.0.0.1 ",
         ] {
             #expect(!BrowserPolicy.isPlainLoopback(no), "\(no)")
         }
