@@ -62,6 +62,30 @@ import Testing
         #expect(rest.items.map(\.path) == ["a/3"] && rest.next == nil)
     }
 
+    /// The log remembers the ring it appended to last; clearing or resetting a project must not
+    /// leave appends going to a ring no longer in the log.
+    @Test func logKeepsProjectsApartAcrossClears() {
+        let log = RulesEvaluationLog(capacity: 10)
+        func add(_ project: String, _ path: String) {
+            log.append(
+                RulesEvaluation(
+                    id: 0, project: project, database: "(default)", time: Timestamp(seconds: 1), method: "get", path: path,
+                    callerKind: "admin", outcome: "admin", explanation: "", deciding: [], debug: []))
+        }
+        add("a", "x/1")
+        add("b", "x/2")
+        add("a", "x/3")
+        #expect(log.count(project: "a") == 2 && log.count(project: "b") == 1)
+        log.clear(project: "a")
+        add("a", "x/4")
+        #expect(log.count(project: "a") == 1 && log.count(project: "b") == 1)
+        log.resetAll()
+        add("b", "x/5")
+        #expect(log.count(project: "a") == 0 && log.count(project: "b") == 1)
+        let ids = log.page(project: "b", filter: RulesEvaluationFilter(), before: nil, pageSize: 5).items.map(\.id)
+        #expect(ids.count == 1 && ids[0] == 5)  // ids keep increasing across clears
+    }
+
     @Test func browseListsCollectionsWithCountsAndPagesByName() async throws {
         let app = try AppPipelineTests.app()
         for i in 0..<7 {

@@ -32,8 +32,18 @@ enum FirestoreRequest {
 
     /// Consistency from a request body (`transaction`, `newTransaction`, `readTime`).
     static func consistency(_ body: UTF8Dictionary<JSON>) throws -> ReadConsistency {
-        // Each key looked up once (this runs for every read).
-        let transaction = body["transaction"], newTransaction = body["newTransaction"], readTime = body["readTime"]
+        // One walk over the members (a read request has two or three), not three hashed lookups:
+        // this runs for every read.
+        var transaction: JSON?, newTransaction: JSON?, readTime: JSON?
+        for (key, value) in body.storage {
+            let name = key.string
+            switch name.utf8.count {
+            case 8 where name.utf8Equals("readTime"): readTime = value
+            case 11 where name.utf8Equals("transaction"): transaction = value
+            case 14 where name.utf8Equals("newTransaction"): newTransaction = value
+            default: break
+            }
+        }
         let given = (isSet(transaction) ? 1 : 0) + (isSet(newTransaction) ? 1 : 0) + (isSet(readTime) ? 1 : 0)
         guard given <= 1 else { throw EmulatorError.invalidArgument("Only one of transaction, newTransaction and readTime may be set.") }
         if given == 0 { return .latest }

@@ -92,11 +92,13 @@ public struct RulesEvaluationFilter: Sendable {
 /// same however full the log is). State is behind a `Mutex` that is a leaf: nothing else is
 /// called while it is held, so the store may append from inside its database lock.
 public final class RulesEvaluationLog: Sendable {
-    struct Ring {
+    /// One project's ring: a class, so that an append changes it where it is rather than
+    /// through the dictionary. Only touched under `state`'s lock.
+    final class Ring {
         var items: [RulesEvaluation] = []
         var head = 0  // index of the oldest item once the ring is full
 
-        mutating func append(_ e: RulesEvaluation, capacity: Int) {
+        func append(_ e: RulesEvaluation, capacity: Int) {
             if items.count < capacity {
                 items.append(e)
             } else {
@@ -114,7 +116,28 @@ public final class RulesEvaluationLog: Sendable {
 
     /// Evaluations kept per project.
     public let capacity: Int
-    private let state = Mutex<(next: Int64, rings: [String: Ring])>((1, [:]))
+    private struct State {
+        var next: Int64 = 1
+        var rings: [String: Ring] = [:]
+        /// The ring appended to last, with its project: appends come in runs for one project,
+        /// and a string comparison costs less than hashing the project's name for each read.
+        var last: (project: String, ring: Ring)?
+
+        mutating func ring(_ project: String) -> Ring {
+            if let last, last.project == project { return last.ring }
+            let ring: Ring
+            if let existing = rings[project] {
+                ring = existing
+            } else {
+                ring = Ring()
+                rings[project] = ring
+            }
+            last = (project, ring)
+            return ring
+        }
+    }
+
+    private let state = Mutex(State())
 
     /// Creates an empty log keeping `capacity` evaluations per project.
     public init(capacity: Int = 1000) { self.capacity = max(1, capacity) }
@@ -125,7 +148,7 @@ public final class RulesEvaluationLog: Sendable {
             var e = e
             e.id = s.next
             s.next += 1
-            s.rings[e.project, default: Ring()].append(e, capacity: capacity)
+            s.ring(e.project).append(e, capacity: capacity)
         }
     }
 
@@ -156,7 +179,12 @@ public final class RulesEvaluationLog: Sendable {
     public func count(project: String) -> Int { state.withLock { $0.rings[project]?.items.count ?? 0 } }
 
     /// Forgets the project's evaluations.
-    public func clear(project: String) { state.withLock { _ = $0.rings.removeValue(forKey: project) } }
+    public func clear(project: String) {
+        state.withLock {
+            _ = $0.rings.removeValue(forKey: project)
+            $0.last = nil
+        }
+    }
 }
 
 extension RulesEvaluationLog: ProjectStateParticipant {
@@ -165,7 +193,12 @@ extension RulesEvaluationLog: ProjectStateParticipant {
     /// A reset starts the project's log afresh.
     public func resetProject(_ projectId: String) { clear(project: projectId) }
     /// Forgets every project's evaluations.
-    public func resetAll() { state.withLock { $0.rings = [:] } }
+    public func resetAll() {
+        state.withLock {
+            $0.rings = [:]
+            $0.last = nil
+        }
+    }
     /// The log is not part of a snapshot: an empty marker.
     public func captureProject(_ projectId: String) -> any Sendable { 0 }
     /// Restoring keeps the log: it records what happened, including before the restore.
