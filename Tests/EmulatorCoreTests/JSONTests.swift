@@ -45,6 +45,11 @@ import Testing
         #expect(JSON.string("q\"b\\t\tn\nr\r\u{01}\u{1F}").serialized() == #""q\"b\\t\tn\nr\r\u0001\u001f""#)
         #expect(JSON.string("").serialized() == "\"\"")
         #expect(JSON.object(["k\"": "v"]).serialized() == #"{"k\"":"v"}"#)
+        // Strings too long to be stored inline take the same paths (scan, copy, escape).
+        let long = String(repeating: "abcdefgh", count: 8)
+        #expect(JSON.string(long).serialized() == "\"\(long)\"")
+        #expect(JSON.string(long + "\n\"").serialized() == "\"\(long)\\n\\\"\"")
+        #expect(JSON.object([long: .string(long)]).serialized() == "{\"\(long)\":\"\(long)\"}")
     }
 
     @Test func prettyPrintsWithTwoSpaces() {

@@ -40,7 +40,7 @@ enum FirestoreMessage: Sendable {
         }
         guard rest.storage.keys.allSatisfy({ UTF8Key(member) < $0 }) else { return json.serializedBytes() }
         var out: [UInt8] = [UInt8(ascii: "{")]
-        out.append(contentsOf: JSON.string(member).serializedBytes())
+        JSON.string(member).write(to: &out)
         out.append(UInt8(ascii: ":"))
         if repeated { out.append(UInt8(ascii: "[")) }
         for (i, d) in docs.enumerated() {
@@ -48,11 +48,13 @@ enum FirestoreMessage: Sendable {
             out.append(contentsOf: d.restJSON())
         }
         if repeated { out.append(UInt8(ascii: "]")) }
-        if rest.isEmpty {
-            out.append(UInt8(ascii: "}"))
+        if !rest.isEmpty {
+            // Written in place after the documents, `{` replaced by `,`.
+            let at = out.count
+            JSON.object(rest).write(to: &out)
+            out[at] = UInt8(ascii: ",")
         } else {
-            out.append(UInt8(ascii: ","))
-            out.append(contentsOf: JSON.object(rest).serializedBytes().dropFirst())
+            out.append(UInt8(ascii: "}"))
         }
         return out
     }
