@@ -32,14 +32,22 @@ enum FirestoreMessage: Sendable {
     /// document's bytes go first when its member name sorts before every other one (`document`,
     /// `found`), else the whole tree is written.
     func restJSON() -> [UInt8] {
+        var out: [UInt8] = []
+        restJSON(into: &out)
+        return out
+    }
+
+    /// `restJSON()` appended to `out`: a streamed answer writes every message into one buffer
+    /// (a buffer per message grew several times for each document it copied).
+    func restJSON(into out: inout [UInt8]) {
         let member: String, docs: [DocumentReply], rest: UTF8Dictionary<JSON>, repeated: Bool
         switch self {
-        case .json(let j): return j.serializedBytes()
+        case .json(let j): return j.write(to: &out)
         case .document(let m, let d, let r): (member, docs, rest, repeated) = (m, [d], r, false)
         case .documents(let m, let ds, let r): (member, docs, rest, repeated) = (m, ds, r, true)
         }
-        guard rest.storage.keys.allSatisfy({ UTF8Key(member) < $0 }) else { return json.serializedBytes() }
-        var out: [UInt8] = [UInt8(ascii: "{")]
+        guard rest.storage.keys.allSatisfy({ UTF8Key(member) < $0 }) else { return json.write(to: &out) }
+        out.append(UInt8(ascii: "{"))
         JSON.string(member).write(to: &out)
         out.append(UInt8(ascii: ":"))
         if repeated { out.append(UInt8(ascii: "[")) }
@@ -56,7 +64,6 @@ enum FirestoreMessage: Sendable {
         } else {
             out.append(UInt8(ascii: "}"))
         }
-        return out
     }
 
     /// The protobuf bytes of the message as `schema`: the document's bytes as its field (first,

@@ -153,7 +153,7 @@ enum FirestoreRESTRoutes {
         var out: [UInt8] = [UInt8(ascii: "[")]
         for (i, message) in messages.enumerated() {
             if i > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(contentsOf: message.restJSON())
+            message.restJSON(into: &out)
         }
         out.append(UInt8(ascii: "]"))
         return out
