@@ -155,6 +155,11 @@ import Testing
         return bytes
     }
 
+    /// The token test is a switch now (WebChannel's form names use it too); every byte agrees.
+    @Test func tokenBytesAreTheReferenceSet() {
+        for b in 0...255 { #expect(HTTPRequestHead.isTokenByte(UInt8(b)) == Reference.isTokenByte(UInt8(b)), "\(b)") }
+    }
+
     @Test func agreesWithTheLineSplittingReader() {
         var rng = SplitMix(seed: 2911)
         var verdicts: [String: Int] = [:]

@@ -87,7 +87,7 @@ public struct WebChannelForm: Sendable, Equatable {
                 throw bad("A line of 'headers' has no ':' (\(String(decoding: line.prefix(40), as: UTF8.self))).")
             }
             let name = line[line.startIndex..<colon]
-            guard !name.isEmpty, name.allSatisfy(isTokenByte) else {
+            guard !name.isEmpty, name.allSatisfy(HTTPRequestHead.isTokenByte) else {
                 throw bad("'headers' has an invalid header name '\(String(decoding: name.prefix(40), as: UTF8.self))'.")
             }
             let value = String(decoding: line[line.index(after: colon)...], as: UTF8.self).trimming(" \t")
@@ -124,13 +124,6 @@ public struct WebChannelForm: Sendable, Equatable {
             throw bad("The form body has a malformed percent-escape or invalid UTF-8 in \(what).")
         }
         return s
-    }
-
-    static func isTokenByte(_ b: UInt8) -> Bool {
-        switch b {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): return true
-        default: return "!#$%&'*+-.^_`|~".utf8.contains(b)
-        }
     }
 
     static func bad(_ message: String) -> EmulatorError { .invalidArgument("Invalid WebChannel request: \(message)") }
