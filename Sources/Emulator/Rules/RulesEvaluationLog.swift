@@ -143,9 +143,11 @@ public final class RulesEvaluationLog: Sendable {
     public init(capacity: Int = 1000) { self.capacity = max(1, capacity) }
 
     /// Records one evaluation; its `id` is assigned here.
-    func append(_ e: RulesEvaluation) {
+    func append(_ e: consuming RulesEvaluation) {
+        // Moved in, changed where it is, copied once into the ring: each copy of an evaluation
+        // retains a dozen strings, and every store access appends one.
+        var e = e
         state.withLock { s in
-            var e = e
             e.id = s.next
             s.next += 1
             s.ring(e.project).append(e, capacity: capacity)

@@ -44,7 +44,7 @@ extension HTTP2Connection {
     func expireWorkingHandlers(now: UInt64) {
         guard waitingHead < waitingToStart.count, sendBudget.queued < sendBudget.limit else { return }
         let grace = UInt64(max(0, limits.workingHandlerGrace) * 1e9)
-        for (id, started) in working where now >= started + grace { working[id] = nil }
+        for (id, started) in working.entries where now >= started + grace { working[id] = nil }
         startWaitingHandlers()
     }
 }

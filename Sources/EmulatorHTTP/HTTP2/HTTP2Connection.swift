@@ -82,8 +82,9 @@ final class HTTP2Connection {
     var waitingToStart: [UInt32] = []
     /// The first entry of `waitingToStart` not yet taken.
     var waitingHead = 0
-    /// Handlers working on an unanswered request, with their start times.
-    var working: [UInt32: UInt64] = [:]
+    /// Handlers working on an unanswered request, with their start times (by stream id, in a
+    /// `StreamTable`: every call starts and ends one, and a dictionary hashed the id twice).
+    var working = StreamTable<UInt64>()
     /// The highest stream id the peer opened (GOAWAY names it).
     var lastPeerStream: UInt32 = 0
     /// Streams we reset lately: frames on them are ignored, not protocol errors.
@@ -188,7 +189,7 @@ final class HTTP2Connection {
         waitingForConnectionWindow = []
         waitingToStart = []
         waitingHead = 0
-        working = [:]
+        working = StreamTable()
         totalBuffered = 0
         sendBudget.close()
         for s in all { s.handle.fail(reason) }
