@@ -145,6 +145,15 @@ import Testing
         #expect(rig.started.map(\.id) == [3])
         #expect(!rig.frames(of: 1).isEmpty)
         #expect(rig.frames(of: 3).isEmpty)
+        // The authority check reads its fields in the same pass: a `host` equal to `:authority`
+        // in another case is answered inline; two `host` fields, even equal ones, are not.
+        rig.call(5, extra: [("host", "T")])
+        rig.data(5, [1])
+        rig.call(7, extra: [("host", "t"), ("host", "t")])
+        rig.data(7, [1])
+        #expect(rig.started.map(\.id) == [3, 7])
+        #expect(!rig.frames(of: 5).isEmpty)
+        #expect(rig.frames(of: 7).isEmpty)
     }
 
     @Test func aResetHeldCallNeitherAnswersNorStarts() {

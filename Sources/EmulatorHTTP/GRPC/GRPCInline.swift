@@ -62,9 +62,11 @@ public struct GRPCInline: Sendable {
     /// than `shortestDeadline` (the handler answers each of those as it always does).
     ///
     /// The four headers are found in one pass over the list (every call passes here), each the
-    /// first of its name, as `HTTP2Stream.header` finds them.
+    /// first of its name, as `HTTP2Stream.header` finds them; the authority check's fields are
+    /// noted in the same pass.
     func mayAnswer(_ stream: HTTP2Stream) -> Bool {
         var path: String?, method: String?, contentType: String?, timeout: String?
+        var authority: String?, host: String?, hosts = 0
         for f in stream.requestHeaders {
             let name = f.name
             if name.isHeaderName(":path") {
@@ -75,11 +77,16 @@ public struct GRPCInline: Sendable {
                 if contentType == nil { contentType = f.value }
             } else if name.isHeaderName("grpc-timeout") {
                 if timeout == nil { timeout = f.value }
+            } else if name.isHeaderName(":authority") {
+                authority = f.value  // the last, as `HTTP2RequestAdapter.authorityProblem` reads it
+            } else if name.isHeaderName("host") {
+                hosts += 1
+                if host == nil { host = f.value }
             }
         }
         guard let path, methodList.contains(where: { $0.isHeaderName(path) }), method == "POST" else { return false }
         guard GRPCServerCall.isServed(contentType: contentType ?? "") else { return false }
-        guard HTTP2RequestAdapter.authorityProblem(stream.requestHeaders) == nil else { return false }
+        guard HTTP2RequestAdapter.authorityProblem(authority: authority, host: host, hosts: hosts) == nil else { return false }
         guard let timeout else { return true }
         guard let deadline = try? GRPCStatus.parseTimeout(timeout) else { return false }
         return deadline >= Self.shortestDeadline

@@ -135,7 +135,7 @@ extension HTTP2Connection {
                     bit = 4
                 } else if name.isHeaderName(":path") {
                     bit = 8
-                    emptyPath = emptyPath || f.value.isEmpty
+                    emptyPath = f.value.isEmpty  // a second :path is refused as a duplicate below
                 } else {
                     return "unknown pseudo-header \(name)"
                 }

@@ -11,14 +11,22 @@ enum HTTP2RequestAdapter {
     static func authorityProblem(_ fields: [HPACKHeaderField]) -> String? {
         var authority: String?
         var host: String?
+        var hosts = 0
         for f in fields {
             if f.name.isHeaderName(":authority") {
                 authority = f.value
             } else if f.name.isHeaderName("host") {
-                guard host == nil else { return "More than one host header." }
-                host = f.value
+                hosts += 1
+                if host == nil { host = f.value }
             }
         }
+        return authorityProblem(authority: authority, host: host, hosts: hosts)
+    }
+
+    /// The same verdict from what a reader found in its own pass over the fields: the last
+    /// `:authority`, the first `host` and how many `host` fields there were.
+    static func authorityProblem(authority: String?, host: String?, hosts: Int) -> String? {
+        guard hosts <= 1 else { return "More than one host header." }
         if let host, let authority, !host.caseInsensitiveEquals(authority) {
             return "The host header (\(host)) names another authority than :authority (\(authority))."
         }
