@@ -37,13 +37,16 @@ struct FirestoreGRPCService: Sendable {
     /// The unary calls answered on the event loop (`GRPCInline`): GetDocument, as `run` answers it,
     /// when no fault rule exists (a fault may delay) and the database is not locked by another
     /// thread (`StoreBusy`: the handler then answers).
-    static let inlineMethods: Set<String> = ["/google.firestore.v1.Firestore/GetDocument"]
+    static let inlineMethods: Set<String> = [getDocumentPath]
+
+    /// GetDocument's `:path`.
+    static let getDocumentPath = "/google.firestore.v1.Firestore/GetDocument"
+    /// GetDocument's schemas, looked up once (by path, the lookup hashed the whole path per call).
+    static let getDocument = FirestoreSchemas.method(path: getDocumentPath)
 
     /// `inlineMethods`' answers; nil leaves the call to `handle`.
     func answerInline(method: String, metadata: (String) -> String?, message: [UInt8]) -> GRPCInline.Answer? {
-        guard method == "/google.firestore.v1.Firestore/GetDocument", !services.faults.hasRules,
-            let schema = FirestoreSchemas.method(path: method)
-        else { return nil }
+        guard method == Self.getDocumentPath, !services.faults.hasRules, let schema = Self.getDocument else { return nil }
         let started = WallClock().now()
         var context = FirestoreCallContext(bearerToken: CallerResolver.bearer(fromAuthorization: metadata("authorization")))
         context.waitForLock = false
