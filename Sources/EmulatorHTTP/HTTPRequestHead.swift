@@ -93,6 +93,9 @@ struct HTTPRequestHead: Sendable {
         // What framing and policy read, noted as the fields go by: most requests have none of them.
         var hosts = 0
         var framingFields = false
+        // One `Content-Length` and no `Transfer-Encoding` is how nearly every body is framed.
+        var lengths = 0, codings = 0
+        var length: String?
         var expect: String?
         var start = lineEnd + 2
         while start < n + 2 && lines > 1 {
@@ -112,8 +115,13 @@ struct HTTPRequestHead: Sendable {
             let value = string(bytes, lo, hi)
             if nameIs(bytes, start, colon, "host") {
                 hosts += 1
-            } else if nameIs(bytes, start, colon, "content-length") || nameIs(bytes, start, colon, "transfer-encoding") {
+            } else if nameIs(bytes, start, colon, "content-length") {
                 framingFields = true
+                lengths += 1
+                length = value
+            } else if nameIs(bytes, start, colon, "transfer-encoding") {
+                framingFields = true
+                codings += 1
             } else if expect == nil, nameIs(bytes, start, colon, "expect") {
                 expect = value
             }
@@ -125,7 +133,11 @@ struct HTTPRequestHead: Sendable {
         // choose between them (one could pass the DNS-rebinding check while another is used).
         guard hosts <= 1 else { return .failure(.badRequest("more than one Host header")) }
         var framing: Framing = .length(0)
-        if framingFields {
+        if lengths == 1, codings == 0, let length, let n = plainLength(length) {
+            // What the general reading below gives for one field of 1 to 18 digits, without
+            // collecting, splitting and deduplicating values (about 9,000 instructions a write).
+            framing = .length(n)
+        } else if framingFields {
             switch Self.framing(headers) {
             case .failure(let e): return .failure(e)
             case .success(let f): framing = f
@@ -158,6 +170,19 @@ struct HTTPRequestHead: Sendable {
             return .failure(.badRequest("invalid Content-Length"))
         }
         return .success(.length(n))  // checked against the request's limit once the policy has seen the head
+    }
+
+    /// A `Content-Length` value of 1 to 18 ASCII digits (already trimmed of spaces and tabs),
+    /// or nil for anything the general reading must judge.
+    static func plainLength(_ value: String) -> Int? {
+        let u = value.utf8
+        guard u.count >= 1, u.count <= 18 else { return nil }
+        var n = 0
+        for b in u {
+            guard b >= UInt8(ascii: "0"), b <= UInt8(ascii: "9") else { return nil }
+            n = n * 10 + Int(b - UInt8(ascii: "0"))  // 18 digits cannot overflow
+        }
+        return n
     }
 
     /// The index of the CR that ends the line starting at `from`, or the end of the head.

@@ -13,6 +13,7 @@ import Testing
         ("9223372036854775808", JSON.double(9223372036854775808)),
         ("\"a\\u00e9\\ud83d\\ude00\"", JSON.string("aé😀")),
         ("{\"a\":[true,false,null]}", JSON.object(["a": [true, false, nil]])),
+        ("{\"é😀\":\"aé😀\",\"plain\":\"ascii only\"}", JSON.object(["é😀": "aé😀", "plain": "ascii only"])),
     ])
     func parsesValidDocuments(text: String, expected: JSON) throws {
         #expect(try JSON.parse(text) == expected)
@@ -25,6 +26,11 @@ import Testing
 
     @Test func rejectsInvalidUTF8() {
         #expect(throws: JSONParseError.self) { try JSON.parse([0x22, 0xFF, 0x22]) }
+        // Overlong, a lone continuation, a truncated sequence, a surrogate: in values and keys.
+        for bad: [UInt8] in [[0xC0, 0xAF], [0x80], [0xE2, 0x82], [0xED, 0xA0, 0x80]] {
+            #expect(throws: JSONParseError.self) { try JSON.parse([0x22, 0x61] + bad + [0x22]) }
+            #expect(throws: JSONParseError.self) { try JSON.parse([0x7B, 0x22] + bad + [0x22, 0x3A, 0x31, 0x7D]) }
+        }
     }
 
     @Test func deepNestingIsAnErrorNotACrash() {
