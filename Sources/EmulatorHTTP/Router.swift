@@ -129,15 +129,14 @@ public struct Router: Sendable {
         let m = method.utf8.allSatisfy({ $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) ? method : method.uppercased()
         var best: Route?
         var bestOther: [Int]?
-        // A short list (a path matches a handful of routes), not a set: no hashing per request.
-        var otherMethods: [String] = []
         // Every route here matches the path; the chosen one captures once, at the end.
-        for index in trie.matching(request) {
+        let matching = trie.matching(request)
+        for index in matching {
             let route = routes[index]
             let score = route.specificity
-            let methodOK = route.method == m || route.method == "*" || (m == "HEAD" && route.method == "GET")
+            // Methods compared lengths first (`==` on unequal strings takes the slow path).
+            let methodOK = route.method.isHeaderName(m) || route.method == "*" || (m == "HEAD" && route.method == "GET")
             guard methodOK else {
-                if !otherMethods.contains(route.method) { otherMethods.append(route.method) }
                 if let b = bestOther, !b.lexicographicallyPrecedes(score) { continue }
                 bestOther = score
                 continue
@@ -151,11 +150,23 @@ public struct Router: Sendable {
         }
         if let best {
             if let bestOther, best.specificity.lexicographicallyPrecedes(bestOther) {
-                return .methodNotAllowed(otherMethods.sorted())
+                return .methodNotAllowed(otherMethods(matching, m))
             }
             if let match = best.template.match(request) { return .found(best, match) }
         }
-        if !otherMethods.isEmpty { return .methodNotAllowed(otherMethods.sorted()) }
+        if bestOther != nil { return .methodNotAllowed(otherMethods(matching, m)) }
         return .notFound
+    }
+
+    /// The methods of the matching routes that `method` does not reach, sorted, each once: only
+    /// collected for a 405 (a GET matches routes of other methods on every request).
+    private func otherMethods(_ matching: [Int], _ method: String) -> [String] {
+        var out: [String] = []
+        for index in matching {
+            let m = routes[index].method
+            let reached = m.isHeaderName(method) || m == "*" || (method == "HEAD" && m == "GET")
+            if !reached && !out.contains(m) { out.append(m) }
+        }
+        return out.sorted()
     }
 }

@@ -32,6 +32,23 @@ import Testing
         #expect(await resolve("POST", "/demo/us-central1/migrateTasks") == "function name=migrateTasks,project=demo,region=us-central1")
     }
 
+    /// A 405 lists the methods the path has, sorted, each once; they are collected only then.
+    @Test func methodNotAllowedListsEachOtherMethodOnce() {
+        var r = Router()
+        let h: RouteHandler = { _, _ in HTTPResponse.text("") }
+        r.patch("/a/{x}", h)
+        r.get("/a/{x}", h)
+        r.delete("/a/{x}", h)
+        r.patch("/a/{y}", h)
+        guard case .methodNotAllowed(let methods) = r.resolve(method: "PUT", path: "/a/1") else {
+            Issue.record("expected a 405")
+            return
+        }
+        #expect(methods == ["DELETE", "GET", "PATCH"])
+        guard case .methodNotAllowed(let forHead) = r.resolve(method: "HEAD", path: "/a/1") else { return }
+        Issue.record("HEAD reaches GET, not a 405: \(forHead)")
+    }
+
     @Test func verbsAreMatchedOnTheLastSegment() async {
         #expect(await resolve("POST", "/identitytoolkit.googleapis.com/v1/accounts:signUp") == "signUp ")
         #expect(await resolve("PUT", "/emulator/v1/projects/p1:securityRules") == "rules project=p1")
