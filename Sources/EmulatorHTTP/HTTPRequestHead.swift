@@ -8,18 +8,27 @@
 struct HTTPRequestHead: Sendable {
     /// How the body is delimited.
     enum Framing: Sendable, Equatable {
+        /// `Content-Length` bytes (0 without either field).
         case length(Int)
+        /// `Transfer-Encoding: chunked`.
         case chunked
     }
 
+    /// One of `knownMethods`.
     var method: String
+    /// The request target as sent.
     var target: String
-    /// `target` before its first `?`, and what follows it (found while the target was checked).
+    /// `target` before its first `?` (found while the target was checked).
     var path: String
+    /// What follows that `?` ("" without one).
     var rawQuery: String
+    /// "HTTP/1.1" or "HTTP/1.0".
     var version: String
+    /// The header fields in order.
     var headers: HTTPHeaders
+    /// How the body is delimited.
     var framing: Framing
+    /// An HTTP/1.1 request sent `Expect: 100-continue`.
     var expectsContinue: Bool
     /// The body is handed out in pieces (`nextBodyPart`), not buffered.
     var streamsBody = false

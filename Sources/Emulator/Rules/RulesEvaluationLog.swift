@@ -98,6 +98,7 @@ public final class RulesEvaluationLog: Sendable {
         var items: [RulesEvaluation] = []
         var head = 0  // index of the oldest item once the ring is full
 
+        /// Adds `e`, replacing the oldest item once `capacity` are kept.
         func append(_ e: RulesEvaluation, capacity: Int) {
             if items.count < capacity {
                 items.append(e)
