@@ -208,6 +208,29 @@ import Testing
         #expect(f.server.sessionCount == 0)
     }
 
+    /// The maintenance pass reads the clock once and then visits every session, while requests go
+    /// on: a session opened, or a GET attached, after that reading must look new to the pass, not
+    /// 2^64 ns old (the CI flake where a fresh backchannel ended before its first array).
+    @Test func aPassWhoseClockReadingPredatesTheSessionLeavesItAlone() async throws {
+        let f = Self.fixture()
+        let before = f.clock.now
+        f.clock.advance(.milliseconds(5))
+        let idle = try await Self.open(f, ["queued"])  // no GET: reaped only after sessionTimeout
+        let idleSession = try #require(f.server.session(idle))
+        #expect(idleSession.maintain(now: before) == false && !idleSession.isClosed)
+        // Attached, its array not yet taken: dropped only after stallTimeout without progress.
+        let attached = try await Self.open(f, ["queued"])
+        let r = try await f.server.handle(HTTPRequest(method: "GET", target: "/c?VER=8&RID=rpc&SID=\(attached)&AID=0&CI=0&TYPE=xmlhttp"))
+        let attachedSession = try #require(f.server.session(attached))
+        #expect(attachedSession.maintain(now: before) == false && !attachedSession.isClosed)
+        let w = Collector()
+        let stream = try #require(r.stream)
+        let t = Task { await stream(w) }
+        try await Self.eventually("the GET writes its array") { try w.arrays() == [[1, ["queued"]]] }
+        t.cancel()
+        await t.value
+    }
+
     @Test func dataNoBackchannelTakesDropsTheSession() async throws {
         let f = Self.fixture()
         let sid = try await Self.open(f, ["x"])

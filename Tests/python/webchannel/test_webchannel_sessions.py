@@ -56,18 +56,25 @@ def test_a_thousand_abandoned_sessions_are_reaped_and_memory_returns(fast, coll)
         time.sleep(1.5)  # the last pass of the maintenance task
         return sessions, peak
 
+    # RSS after a reap is the allocator's business: freed pages stay mapped, so one reading
+    # against another moves by megabytes with nothing leaked. A leak adds up instead: every
+    # round's sessions would stay on top of the last's. So three rounds must all stay near what
+    # the first round's thousand live sessions cost.
     start = rss_kib(fast)
-    _, first_peak = round_trip()  # also warms the allocator up
-    baseline = rss_kib(fast)
-    sessions, peak = round_trip()
-    after = rss_kib(fast)
+    _, first_peak = round_trip()
+    rounds = []
+    for _ in range(2):
+        sessions, peak = round_trip()
+        rounds.append((peak, rss_kib(fast)))
     assert all(s.send(ofs=1).status == 400 for s in sessions[::50])
     # The targets were released: a write to the collection reaches nobody and costs nothing extra.
     put_doc(fast, f"{coll}/late", {"n": 1})
-    print(f"RSS at start {start} KiB, with 1000 sessions {first_peak} KiB, reaped {baseline} KiB; "
-          f"again with 1000 sessions {peak} KiB, reaped {after} KiB")
+    print(f"RSS at start {start} KiB, with 1000 sessions {first_peak} KiB; then (peak, reaped): {rounds}")
     assert first_peak > start  # the sessions cost something while they lived...
-    assert after <= baseline + 4 * 1024, (baseline, peak, after)  # ...and none of it stays
+    # ...and none of it stays: a leak of a sixth of that (2 MiB a round) breaks a bound by the
+    # third round.
+    for peak, after in rounds:
+        assert peak <= first_peak + 3 * 1024 and after <= first_peak + 2 * 1024, (start, first_peak, rounds)
 
 
 def test_two_hundred_listening_tabs_cost_one_connection_each(fast, coll):
