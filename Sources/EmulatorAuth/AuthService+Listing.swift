@@ -85,8 +85,8 @@ extension AuthService {
     static func foldASCII(_ b: UInt8) -> UInt8 { b >= 65 && b <= 90 ? b + 32 : b }
 
     static func contains(_ text: String?, _ needle: [UInt8]) -> Bool {
-        guard var text else { return false }
-        return text.withUTF8 { hay in
+        guard let text else { return false }
+        return text.withUTF8Bytes { hay in
             guard hay.count >= needle.count else { return false }
             var i = 0
             while i <= hay.count - needle.count {

@@ -93,17 +93,12 @@ extension JSON {
         // Most strings (names, ids, times, field values) need no escape: one copy of the bytes,
         // scanned and copied over the string's own memory (the generic `utf8` walks cost a few
         // hundred instructions per short string, and a query's answer writes thousands).
-        let plain = s.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+        let plain = s.withUTF8Bytes { bytes -> Bool in
             for b in bytes where b < 0x20 || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") { return false }
             out.append(contentsOf: bytes)
             return true
         }
-        if plain == true {
-            out.append(UInt8(ascii: "\""))
-            return
-        }
-        if plain == nil, !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            out.append(contentsOf: s.utf8)
+        if plain {
             out.append(UInt8(ascii: "\""))
             return
         }

@@ -38,21 +38,19 @@ public struct UTF8Key: Sendable, Hashable, Comparable, CustomStringConvertible, 
 extension String {
     /// True when both strings have the same UTF-8 bytes (unlike `==`, which normalises).
     public func utf8Equals(_ other: String) -> Bool {
-        let fast = utf8.withContiguousStorageIfAvailable { a in
-            other.utf8.withContiguousStorageIfAvailable { b -> Bool in
+        withUTF8Bytes { a in
+            other.withUTF8Bytes { b -> Bool in
                 guard a.count == b.count else { return false }
                 guard let pa = a.baseAddress, let pb = b.baseAddress else { return true }  // both empty
                 return memcmp(pa, pb, a.count) == 0
             }
         }
-        if let fast, let result = fast { return result }
-        return utf8.elementsEqual(other.utf8)
     }
 
     /// -1, 0 or 1 by unsigned UTF-8 bytes (shorter prefix first).
     public func utf8Compare(_ other: String) -> Int {
-        let fast = utf8.withContiguousStorageIfAvailable { a in
-            other.utf8.withContiguousStorageIfAvailable { b -> Int in
+        withUTF8Bytes { a in
+            other.withUTF8Bytes { b -> Int in
                 let n = Swift.min(a.count, b.count)
                 if n > 0, let pa = a.baseAddress, let pb = b.baseAddress {
                     let c = memcmp(pa, pb, n)
@@ -61,30 +59,23 @@ extension String {
                 return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
             }
         }
-        if let fast, let result = fast { return result }
-        if utf8.elementsEqual(other.utf8) { return 0 }
-        return utf8.lexicographicallyPrecedes(other.utf8) ? -1 : 1
     }
 
     /// True when `prefix`'s bytes start this string's bytes (unlike `hasPrefix`, which works on
     /// grapheme clusters: "a/\u{301}x" does not have the prefix "a/" there).
     public func utf8HasPrefix(_ prefix: String) -> Bool {
-        let n = prefix.utf8.count
-        guard n <= utf8.count else { return false }
-        let fast = utf8.withContiguousStorageIfAvailable { a in
-            prefix.utf8.withContiguousStorageIfAvailable { b -> Bool in
-                guard n > 0, let pa = a.baseAddress, let pb = b.baseAddress else { return true }
-                return memcmp(pa, pb, n) == 0
+        withUTF8Bytes { a in
+            prefix.withUTF8Bytes { b -> Bool in
+                guard b.count <= a.count else { return false }
+                guard b.count > 0, let pa = a.baseAddress, let pb = b.baseAddress else { return true }
+                return memcmp(pa, pb, b.count) == 0
             }
         }
-        if let fast, let result = fast { return result }
-        return utf8.prefix(n).elementsEqual(prefix.utf8)
     }
 
     /// Feeds the UTF-8 bytes to `hasher`.
     public func utf8Hash(into hasher: inout Hasher) {
-        let done: Void? = utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        if done == nil { for b in utf8 { hasher.combine(b) } }
+        withUTF8Bytes { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         hasher.combine(UInt8(0xFF))  // terminator: a string is not hashed like its extensions
     }
 }

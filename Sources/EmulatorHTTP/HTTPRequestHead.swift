@@ -1,3 +1,5 @@
+import EmulatorCore
+
 /// The head of one HTTP/1.x request (request line and header fields) and how its body is framed,
 /// read from the head's bytes in one pass over contiguous memory.
 ///
@@ -86,9 +88,9 @@ struct HTTPRequestHead: Sendable {
             return .failure(.badRequest("request target must start with '/'"))
         }
         let version: String
-        if equals(bytes, secondSpace + 1, lineEnd, "HTTP/1.1") {
+        if ASCIIBytes.equals(bytes, secondSpace + 1, lineEnd, "HTTP/1.1") {
             version = "HTTP/1.1"
-        } else if equals(bytes, secondSpace + 1, lineEnd, "HTTP/1.0") {
+        } else if ASCIIBytes.equals(bytes, secondSpace + 1, lineEnd, "HTTP/1.0") {
             version = "HTTP/1.0"
         } else {
             let other = string(bytes, secondSpace + 1, lineEnd)
@@ -101,7 +103,6 @@ struct HTTPRequestHead: Sendable {
         var headers = HTTPHeaders(reservingCapacity: lines - 1)
         // What framing and policy read, noted as the fields go by: most requests have none of them.
         var hosts = 0
-        var framingFields = false
         // One `Content-Length` and no `Transfer-Encoding` is how nearly every body is framed.
         var lengths = 0, codings = 0
         var length: String?
@@ -122,16 +123,14 @@ struct HTTPRequestHead: Sendable {
             }
             let name = string(bytes, start, colon)
             let value = string(bytes, lo, hi)
-            if nameIs(bytes, start, colon, "host") {
+            if ASCIIBytes.equalsIgnoringCase(bytes, start, colon, "host") {
                 hosts += 1
-            } else if nameIs(bytes, start, colon, "content-length") {
-                framingFields = true
+            } else if ASCIIBytes.equalsIgnoringCase(bytes, start, colon, "content-length") {
                 lengths += 1
                 length = value
-            } else if nameIs(bytes, start, colon, "transfer-encoding") {
-                framingFields = true
+            } else if ASCIIBytes.equalsIgnoringCase(bytes, start, colon, "transfer-encoding") {
                 codings += 1
-            } else if expect == nil, nameIs(bytes, start, colon, "expect") {
+            } else if expect == nil, ASCIIBytes.equalsIgnoringCase(bytes, start, colon, "expect") {
                 expect = value
             }
             headers.add(name, value)
@@ -146,7 +145,7 @@ struct HTTPRequestHead: Sendable {
             // What the general reading below gives for one field of 1 to 18 digits, without
             // collecting, splitting and deduplicating values (about 9,000 instructions a write).
             framing = .length(n)
-        } else if framingFields {
+        } else if lengths > 0 || codings > 0 {
             switch Self.framing(headers) {
             case .failure(let e): return .failure(e)
             case .success(let f): framing = f
@@ -206,30 +205,9 @@ struct HTTPRequestHead: Sendable {
         String(decoding: UnsafeBufferPointer(rebasing: bytes[lo..<hi]), as: UTF8.self)
     }
 
-    /// Whether `bytes[lo..<hi]` spell `literal` exactly.
-    static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ lo: Int, _ hi: Int, _ literal: StaticString) -> Bool {
-        guard hi - lo == literal.utf8CodeUnitCount else { return false }
-        let l = literal.utf8Start
-        for k in 0..<(hi - lo) where bytes[lo + k] != l[k] { return false }
-        return true
-    }
-
-    /// Whether `bytes[lo..<hi]` spell `lowercase` in any ASCII case (a header name).
-    private static func nameIs(_ bytes: UnsafeBufferPointer<UInt8>, _ lo: Int, _ hi: Int, _ lowercase: StaticString) -> Bool {
-        guard hi - lo == lowercase.utf8CodeUnitCount else { return false }
-        let l = lowercase.utf8Start
-        for k in 0..<(hi - lo) {
-            let b = bytes[lo + k]
-            // Only letters are folded: `|0x20` on other bytes would equate, say, `-` and `\r`.
-            let folded = b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") ? b | 0x20 : b
-            if folded != l[k] { return false }
-        }
-        return true
-    }
-
     /// The `knownMethods` entry spelled by `bytes[lo..<hi]`, or nil.
     static func knownMethod(_ bytes: UnsafeBufferPointer<UInt8>, _ lo: Int, _ hi: Int) -> String? {
-        for m in knownMethods where equals(bytes, lo, hi, m) { return m.description }
+        for m in knownMethods where ASCIIBytes.equals(bytes, lo, hi, m) { return m.description }
         return nil
     }
 

@@ -1,3 +1,5 @@
+import EmulatorCore
+
 /// A request path split into segments and percent-decoded once: the one form of the path that
 /// routing and every policy decision read (the control plane's admin token and browser rules, the
 /// fault classifier), so that an encoding cannot make them disagree (`/%65mulator/v1/reset` is
@@ -29,7 +31,7 @@ public struct RequestPath: Sendable {
 
     /// Splits a request path (`/a/b%2Fc/d`) at `/`, ignoring one leading slash, without checks
     /// (for callers that route a path they made themselves). Splits at the byte `/`, as RFC 3986
-    /// does, over the string's contiguous bytes (a `Character`-wise split walked grapheme
+    /// does, over the string's bytes (a `Character`-wise split walked grapheme
     /// clusters: about 29,000 instructions of a document GET; a walk of `utf8` indices, 2,700).
     init(path: String) {
         var raw: [Substring] = []
@@ -38,7 +40,7 @@ public struct RequestPath: Sendable {
         raw.reserveCapacity(10)
         decoded.reserveCapacity(10)
         let u = path.utf8
-        let split: Void? = u.withContiguousStorageIfAvailable { bytes in
+        path.withUTF8Bytes { bytes in
             var start = bytes.first == UInt8(ascii: "/") ? 1 : 0
             guard start < bytes.count else { return }
             // One pass: a segment without `%` is its own decoding (no second scan for escapes).
@@ -61,13 +63,6 @@ public struct RequestPath: Sendable {
                 }
             }
             add(bytes.count)
-        }
-        if split == nil {
-            // Not contiguous (no native string is): split a contiguous copy.
-            var copy = path
-            copy.makeContiguousUTF8()
-            self.init(path: copy)
-            return
         }
         self.init(raw: raw, decoded: decoded, colons: colons)
     }

@@ -1,3 +1,5 @@
+import EmulatorCore
+
 /// A protobuf output buffer filled back to front.
 ///
 /// Nested messages are the hard part of protobuf encoding: a message's length prefix comes before
@@ -130,8 +132,7 @@ public final class ProtoWriter {
 
     /// Prepends a string's UTF-8 bytes (no length).
     public func prependString(_ string: String) {
-        var s = string
-        s.withUTF8 { prependBytes($0) }
+        string.withUTF8Bytes { prependBytes($0) }
     }
 
     /// Prepends the varint length of everything written since `mark` (an earlier `count`): the

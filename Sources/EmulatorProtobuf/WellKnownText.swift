@@ -67,8 +67,7 @@ enum WellKnownText {
     /// else (offsets, lower-case letters, malformed text), which `Timestamp(rfc3339:)` then
     /// handles with the same rules (leap second 60 read as 59).
     static func parseUTCTimestamp(_ text: String) -> (Int64, Int32)? {
-        var text = text
-        return text.withUTF8 { b -> (Int64, Int32)? in
+        text.withUTF8Bytes { b -> (Int64, Int32)? in
             let n = b.count
             guard n >= 20, n <= 30, b[4] == 45, b[7] == 45, b[10] == 84, b[13] == 58, b[16] == 58, b[n - 1] == 90 else { return nil }
             func num(_ from: Int, _ len: Int) -> Int64? {

@@ -26,14 +26,9 @@ public enum DocumentName {
                 at += literal.utf8CodeUnitCount
             }
             func put(_ text: String) {
-                let copied: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
+                text.withUTF8Bytes { bytes in
                     UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: out[at...])).copyMemory(from: UnsafeRawBufferPointer(bytes))
                     at += bytes.count
-                }
-                guard copied == nil else { return }
-                for b in text.utf8 {
-                    out[at] = b
-                    at += 1
                 }
             }
             put("projects/")
@@ -60,8 +55,7 @@ public enum DocumentName {
     /// a non-empty project, `databases`, a non-empty database, `documents`, then a path without
     /// empty segments (or none).
     public static func parse(_ name: String) -> (project: String, database: String, path: String)? {
-        var name = name
-        return name.withUTF8 { u -> (String, String, String)? in
+        name.withUTF8Bytes { u -> (String, String, String)? in
             let n = u.count
             /// The end of the segment starting at `i`.
             func end(_ i: Int) -> Int {
@@ -69,9 +63,7 @@ public enum DocumentName {
                 while j < n && u[j] != slash { j += 1 }
                 return j
             }
-            func equals(_ a: Int, _ b: Int, _ word: StaticString) -> Bool {
-                b - a == word.utf8CodeUnitCount && (0..<(b - a)).allSatisfy { u[a + $0] == word.utf8Start[$0] }
-            }
+            func equals(_ a: Int, _ b: Int, _ word: StaticString) -> Bool { ASCIIBytes.equals(u, a, b, word) }
             func string(_ a: Int, _ b: Int) -> String { String(decoding: UnsafeBufferPointer(rebasing: u[a..<b]), as: UTF8.self) }
             let e0 = end(0)
             guard equals(0, e0, "projects"), e0 < n else { return nil }
@@ -125,8 +117,7 @@ public enum DocumentName {
     /// (not empty, not `.` or `..`, at most 1500 bytes, not `__…__`); nil otherwise, and then
     /// `validateSegments` names the problem (or allows a numeric `__id<n>__`).
     static func plainSegmentCount(_ path: String) -> Int? {
-        var path = path
-        return path.withUTF8 { p -> Int? in
+        path.withUTF8Bytes { p -> Int? in
             guard !p.isEmpty, p.count <= 6 * 1024 else { return nil }
             let dot = UInt8(ascii: "."), underscore = UInt8(ascii: "_")
             var count = 0, start = 0
@@ -160,15 +151,13 @@ public enum DocumentName {
 
     /// True for a numeric `__id<n>__` id (Datastore's numeric ids as Firestore shows them).
     static func isNumericId(_ s: String) -> Bool {
-        var s = s
-        return s.withUTF8 { numericId($0) != nil }
+        s.withUTF8Bytes { numericId($0) != nil }
     }
 
     /// Orders full or relative names segment by segment (numeric `__id<n>__` ids first, by
     /// number; other ids by their bytes; a name before its descendants).
     static func compareNames(_ a: String, _ b: String) -> Int {
-        var x = a, y = b
-        return x.withUTF8 { p in y.withUTF8 { q in compareNameBytes(p, q) } }
+        a.withUTF8Bytes { p in b.withUTF8Bytes { q in compareNameBytes(p, q) } }
     }
 
     private static func compareNameBytes(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Int {

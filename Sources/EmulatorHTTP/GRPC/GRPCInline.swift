@@ -16,7 +16,7 @@ public struct GRPCInline: Sendable {
     }
 
     /// Method paths (`/package.Service/Method`) whose calls are held for an inline answer.
-    public let methods: Set<String>
+    public var methods: Set<String> { Set(methodList) }
     /// `methods` as a list, searched by length and bytes: a set hashed the whole path (about 600
     /// instructions) for every call, and it holds one or two paths.
     private let methodList: [String]
@@ -28,7 +28,6 @@ public struct GRPCInline: Sendable {
     public init(
         methods: Set<String>, answer: @escaping @Sendable (_ method: String, _ metadata: (String) -> String?, _ message: [UInt8]) -> Answer?
     ) {
-        self.methods = methods
         methodList = Array(methods)
         self.answer = answer
     }

@@ -1,3 +1,5 @@
+import EmulatorCore
+
 /// Header blocks and priorities: opening streams (with their limits), trailers, and the rules on
 /// stream identifiers and dependencies (RFC 9113 §5.1.1, §5.3.1, §8).
 extension HTTP2Connection {
@@ -151,11 +153,10 @@ extension HTTP2Connection {
         return emptyPath ? "empty :path" : nil
     }
 
-    /// Whether `name` has an ASCII upper-case letter; over the contiguous bytes, where a walk of
-    /// `utf8`'s indices cost each request's names about a thousand instructions.
+    /// Whether `name` has an ASCII upper-case letter; over the bytes, where a walk of `utf8`'s
+    /// indices cost each request's names about a thousand instructions.
     private static func hasUpperCase(_ name: String) -> Bool {
-        let upper = { (b: UInt8) in b >= 0x41 && b <= 0x5a }
-        return name.utf8.withContiguousStorageIfAvailable { $0.contains(where: upper) } ?? name.utf8.contains(where: upper)
+        name.withUTF8Bytes { $0.contains { b in b >= 0x41 && b <= 0x5a } }
     }
 
     /// Why `name` may not appear in an HTTP/2 request (RFC 9113 §8.2.2), or nil. The lengths are

@@ -1,0 +1,42 @@
+/// Reading a string's UTF-8 bytes in place and comparing a byte range with an ASCII literal: what
+/// the per-request paths (request heads, paths, header names, tokens, JSON) each did for
+/// themselves, with their own loop and their own fallback for strings without contiguous bytes.
+///
+/// Over a buffer's memory because the generic `utf8` view walks cost a few hundred instructions
+/// a comparison, and a request makes dozens.
+public enum ASCIIBytes {
+    /// Whether `bytes[lo..<hi]` spell `literal` exactly.
+    @inlinable
+    public static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ lo: Int, _ hi: Int, _ literal: StaticString) -> Bool {
+        guard hi - lo == literal.utf8CodeUnitCount else { return false }
+        let l = literal.utf8Start
+        for k in 0..<(hi - lo) where bytes[lo + k] != l[k] { return false }
+        return true
+    }
+
+    /// Whether `bytes[lo..<hi]` spell `lowercase` with its ASCII letters in either case (header
+    /// names, `Bearer`, `owner`, `localhost`). Only letters are folded: `| 0x20` on every byte
+    /// would equate, say, `-` with `\r` and `@` with `` ` ``.
+    @inlinable
+    public static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ lo: Int, _ hi: Int, _ lowercase: StaticString) -> Bool {
+        guard hi - lo == lowercase.utf8CodeUnitCount else { return false }
+        let l = lowercase.utf8Start
+        for k in 0..<(hi - lo) {
+            let b = bytes[lo + k]
+            let folded = b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") ? b | 0x20 : b
+            if folded != l[k] { return false }
+        }
+        return true
+    }
+}
+
+extension String {
+    /// Calls `body` with the string's UTF-8 bytes: its own storage (every native string has
+    /// contiguous UTF-8), or a contiguous copy for one that does not (a bridged string).
+    @inlinable
+    public func withUTF8Bytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        if let r = try utf8.withContiguousStorageIfAvailable(body) { return r }
+        var copy = self
+        return try copy.withUTF8(body)
+    }
+}
