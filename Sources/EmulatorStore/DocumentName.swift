@@ -160,7 +160,28 @@ public enum DocumentName {
         a.withUTF8Bytes { p in b.withUTF8Bytes { q in compareNameBytes(p, q) } }
     }
 
-    private static func compareNameBytes(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Int {
+    /// Byte order, with the end of a name below `/` and `/` below every other byte, is segment
+    /// order (a name before its descendants, an id before its extensions) wherever the segment
+    /// holding the first difference is an ordinary id in both names. Only a segment that starts
+    /// with `__` can be a numeric id: those take the segment-by-segment walk. Sorting a query's
+    /// candidates by the walk alone cost about 430 instructions a comparison.
+    static func compareNameBytes(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Int {
+        let n = min(x.count, y.count)
+        var k = 0
+        while k < n && x[k] == y[k] { k += 1 }
+        if k == n && x.count == y.count { return 0 }
+        var s = k  // the start of the segment holding the difference (the same in both)
+        while s > 0 && x[s - 1] != slash { s -= 1 }
+        func startsReserved(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+            s + 1 < b.count && b[s] == UInt8(ascii: "_") && b[s + 1] == UInt8(ascii: "_")
+        }
+        guard !startsReserved(x), !startsReserved(y) else { return compareSegments(x, y) }
+        func rank(_ b: UnsafeBufferPointer<UInt8>) -> Int { k == b.count ? -2 : (b[k] == slash ? -1 : Int(b[k])) }
+        return rank(x) < rank(y) ? -1 : 1
+    }
+
+    /// The segment-by-segment walk: numeric `__id<n>__` ids first, by number; other ids by bytes.
+    static func compareSegments(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Int {
         var i = 0, j = 0
         while true {
             let xEnd = i >= x.count, yEnd = j >= y.count
