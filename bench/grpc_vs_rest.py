@@ -4,10 +4,17 @@ times, the best round of each cell kept. One document, read by every request (th
 The last columns are the median over the rounds of each round's own ratio (gRPC and REST measured
 seconds apart): on a noisy shared machine the best-of cells can come from different moments.
 
+A second table splits each request's CPU time (medians over the rounds, microseconds): the
+server's user and system time (from /proc) and the load generator's (wrk or h2load, from
+getrusage of the finished child). Client and server share the two cores, so a ratio of rates is
+a ratio of these sums; the last column is the gRPC/REST rate ratio the sums would allow if the
+server spent no user time at all on a gRPC call (its system time and h2load's own cost stay).
+
 Usage: python3 bench/grpc_vs_rest.py BINARY [BINARY ...]
 Environment: WRK_SECONDS (5), ROUNDS (2).
 """
 import os
+import resource
 import statistics
 import sys
 
@@ -18,6 +25,25 @@ from benchlib import CONNECTIONS, seed, start_emulator, stop, wrk  # noqa: E402
 
 ROUNDS = int(os.environ.get("ROUNDS", "2"))
 PATH = "/google.firestore.v1.Firestore/GetDocument"
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu(pid):
+    """(server user s, server system s, finished children's user+system s)."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return int(fields[11]) / TICK, int(fields[12]) / TICK, children.ru_utime + children.ru_stime
+
+
+def measured(pid, run):
+    """Runs one cell; returns its result with `cpu`: microseconds per request (server user,
+    server system, client)."""
+    before = cpu(pid)
+    r = run()
+    after = cpu(pid)
+    n = r["rps"] * grpc_bench.SECONDS
+    r["cpu"] = tuple(1e6 * (a - b) / n for a, b in zip(after, before))
+    return r
 
 
 def main():
@@ -32,13 +58,15 @@ def main():
             assert grpc_bench.grpc_status_of_one_call(port, data) == 0
         best = {}
         for _ in range(ROUNDS):
-            for b, _, port in servers:
-                rest = wrk(port, "get.lua", grpc_bench.SECONDS, {"COLL": "c1", "COUNT": "1"})["rps"]
-                one = grpc_bench.h2load(port, PATH, data, 1)
+            for b, p, port in servers:
+                rest_cell = measured(p.pid, lambda: wrk(port, "get.lua", grpc_bench.SECONDS, {"COLL": "c1", "COUNT": "1"}))
+                rest = rest_cell["rps"]
+                one = measured(p.pid, lambda: grpc_bench.h2load(port, PATH, data, 1))
                 ten = grpc_bench.h2load(port, PATH, data, 10)
                 assert one["failed"] == 0 and ten["failed"] == 0, (one, ten)
-                row = best.setdefault(b, {"rest": 0, "one": 0, "ten": 0, "ratios": []})
+                row = best.setdefault(b, {"rest": 0, "one": 0, "ten": 0, "ratios": [], "cpu": []})
                 row["ratios"].append((one["rps"] / rest, ten["rps"] / rest))
+                row["cpu"].append((rest_cell["cpu"], one["cpu"]))
                 row["rest"] = max(row["rest"], rest)
                 row["one"] = max(row["one"], one["rps"])
                 row["ten"] = max(row["ten"], ten["rps"])
@@ -56,6 +84,18 @@ def main():
         one, ten = statistics.median(x for x, _ in r["ratios"]), statistics.median(y for _, y in r["ratios"])
         print(f"| {b} | {r['rest']:,.0f}/s | {r['one']:,.0f}/s | {r['ten']:,.0f}/s | {r['one'] / r['rest']:.2f} | {r['ten'] / r['rest']:.2f} "
               f"| {one:.2f} | {ten:.2f} |")
+    print()
+    print("CPU per request, µs (median of rounds): server user, server system, client (wrk or h2load, 2 threads)")
+    print()
+    print("| binary | REST: user | system | wrk | sum | gRPC 1 stream: user | system | h2load | sum "
+          "| gRPC/REST the sums allow | with no server user time for gRPC |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for b, _, _ in servers:
+        cells = best[b]["cpu"]
+        rest = [statistics.median(c[0][k] for c in cells) for k in range(3)]
+        grpc = [statistics.median(c[1][k] for c in cells) for k in range(3)]
+        print(f"| {b} | {rest[0]:.1f} | {rest[1]:.1f} | {rest[2]:.1f} | {sum(rest):.1f} | {grpc[0]:.1f} | {grpc[1]:.1f} | {grpc[2]:.1f} "
+              f"| {sum(grpc):.1f} | {sum(rest) / sum(grpc):.2f} | {sum(rest) / (grpc[1] + grpc[2]):.2f} |")
 
 
 if __name__ == "__main__":

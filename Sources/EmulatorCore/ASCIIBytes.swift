@@ -1,4 +1,5 @@
-/// Reading a string's UTF-8 bytes in place and comparing a byte range with an ASCII literal: what
+/// Reading a string's UTF-8 bytes in place, comparing a byte range with an ASCII literal, and
+/// finding where two byte runs first differ: what
 /// the per-request paths (request heads, paths, header names, tokens, JSON) each did for
 /// themselves, with their own loop and their own fallback for strings without contiguous bytes.
 ///
@@ -27,6 +28,24 @@ public enum ASCIIBytes {
             if folded != l[k] { return false }
         }
         return true
+    }
+
+    /// The number of leading bytes `x` and `y` share, compared eight at a time (names sorted by
+    /// bytes share long prefixes: `projects/…/documents/collection/`).
+    @inlinable
+    public static func commonPrefixCount(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Int {
+        let n = Swift.min(x.count, y.count)
+        guard n > 0, let px = x.baseAddress, let py = y.baseAddress else { return 0 }
+        let rx = UnsafeRawPointer(px), ry = UnsafeRawPointer(py)
+        var k = 0
+        while k + 8 <= n {
+            let d = rx.loadUnaligned(fromByteOffset: k, as: UInt64.self) ^ ry.loadUnaligned(fromByteOffset: k, as: UInt64.self)
+            // In little-endian order the first byte in memory is the lowest: its zero bits count first.
+            if d != 0 { return k + UInt64(littleEndian: d).trailingZeroBitCount / 8 }
+            k += 8
+        }
+        while k < n && px[k] == py[k] { k += 1 }
+        return k
     }
 }
 

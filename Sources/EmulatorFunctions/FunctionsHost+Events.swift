@@ -82,7 +82,7 @@ extension FunctionsHost {
                 return item
             }
             guard let item = next else { return }
-            let now = monotonicNanos()
+            let now = MonotonicClock.nanoseconds()
             if item.notBefore > now { try? await Task.sleep(nanoseconds: item.notBefore - now) }
             await deliver(project, item)
             state.withLock { $0[project]?.running -= 1 }
@@ -112,7 +112,7 @@ extension FunctionsHost {
             let delay = retryBaseDelay * Double(1 << min(item.attempt - 1, 10))
             var again = item
             again.attempt += 1
-            again.notBefore = monotonicNanos() + UInt64(delay * 1e9)
+            again.notBefore = MonotonicClock.nanoseconds() + UInt64(delay * 1e9)
             state.withLock { $0[project]?.queue.insert(again, at: 0) }
         }
     }
@@ -120,7 +120,7 @@ extension FunctionsHost {
     /// Waits until nothing is queued or running for `project`, up to `timeout` seconds.
     /// Returns nil when idle, else what is still pending.
     public func idle(project: String, timeout: Double) async -> [String]? {
-        let deadline = monotonicNanos() + UInt64(max(0, timeout) * 1e9)
+        let deadline = MonotonicClock.nanoseconds() + UInt64(max(0, timeout) * 1e9)
         while true {
             let pending = state.withLock { s -> [String] in
                 guard let ps = s[project] else { return [] }
@@ -130,7 +130,7 @@ extension FunctionsHost {
                 return out
             }
             if pending.isEmpty { return nil }
-            if monotonicNanos() >= deadline { return pending }
+            if MonotonicClock.nanoseconds() >= deadline { return pending }
             try? await Task.sleep(nanoseconds: 5_000_000)
         }
     }
@@ -147,14 +147,4 @@ extension FunctionsHost: ProjectStateParticipant {
     public func captureProject(_ projectId: String) -> any Sendable { 0 }
     /// Restoring drops queued events (they belonged to the discarded timeline).
     public func restoreProject(_ projectId: String, from snapshot: any Sendable) throws { clear(projectId) }
-}
-
-#if canImport(Glibc)
-import Glibc
-#endif
-
-func monotonicNanos() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
 }

@@ -94,7 +94,7 @@ extension EventLoop {
                 maxHeaderBytes: config.maxHeaderBytes, maxBodyBytes: config.maxBodyBytes,
                 streamingPolicy: config.streamingPolicy))
         nextId += 1
-        c.idleDeadline = Socket.monotonicNanos() + UInt64(config.idleTimeout * 1e9)
+        c.idleDeadline = MonotonicClock.nanoseconds() + UInt64(config.idleTimeout * 1e9)
         connections[fd] = c
         c.events = cepoll_in | cepoll_rdhup
         register(fd, events: c.events)
@@ -122,7 +122,7 @@ extension EventLoop {
     /// listen backlog meanwhile and are accepted once descriptors are free again.
     func pauseAccepting() {
         for fd in listeners { modify(fd, events: 0) }
-        acceptPausedUntil = Socket.monotonicNanos() + acceptBackoff
+        acceptPausedUntil = MonotonicClock.nanoseconds() + acceptBackoff
         acceptBackoff = min(acceptBackoff * 2, Self.maxAcceptBackoff)
     }
 

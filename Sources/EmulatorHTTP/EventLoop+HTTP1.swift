@@ -1,3 +1,5 @@
+import EmulatorCore
+
 /// HTTP/1.1 on the event loop: parsing and dispatching requests one at a time per connection,
 /// completing responses (whole or streamed in chunks), and the fixed error answers.
 extension EventLoop {
@@ -23,7 +25,7 @@ extension EventLoop {
             switch c.parser.next() {
             case .needMore:
                 if c.parser.hasPartialRequest && c.requestDeadline == nil {
-                    c.requestDeadline = Socket.monotonicNanos() + UInt64(config.headerTimeout * 1e9)
+                    c.requestDeadline = MonotonicClock.nanoseconds() + UInt64(config.headerTimeout * 1e9)
                     c.idleDeadline = nil
                 }
                 flushAtTurnEnd(c)
@@ -47,7 +49,7 @@ extension EventLoop {
                     c.output.append(contentsOf: response.wireBytes(head: head, close: close))
                     c.inFlight = false
                     c.servedRequests += 1
-                    if close { c.closeAfterWrite = true } else { c.idleDeadline = Socket.monotonicNanos() + UInt64(config.idleTimeout * 1e9) }
+                    if close { c.closeAfterWrite = true } else { c.idleDeadline = MonotonicClock.nanoseconds() + UInt64(config.idleTimeout * 1e9) }
                     answeredInline += 1
                     continue
                 }
@@ -108,7 +110,7 @@ extension EventLoop {
         flush(c)
         guard connections[fd] === c else { return }
         if !c.closeAfterWrite {
-            c.idleDeadline = Socket.monotonicNanos() + UInt64(config.idleTimeout * 1e9)
+            c.idleDeadline = MonotonicClock.nanoseconds() + UInt64(config.idleTimeout * 1e9)
             advance(c)
         }
         if c.peerClosed && !c.inFlight && !c.hasPendingOutput, connections[fd] === c { closeConnection(c) }

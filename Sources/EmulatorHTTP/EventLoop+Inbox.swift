@@ -1,3 +1,5 @@
+import EmulatorCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,7 +25,7 @@ extension EventLoop {
             switch m {
             case .stop:
                 guard stopDeadline == nil else { continue }
-                stopDeadline = Socket.monotonicNanos() + UInt64(config.shutdownGrace * 1e9)
+                stopDeadline = MonotonicClock.nanoseconds() + UInt64(config.shutdownGrace * 1e9)
                 for fd in listeners {
                     unregister(fd)
                     close(fd)

@@ -1,4 +1,5 @@
 import CEpoll
+import EmulatorCore
 
 #if canImport(Glibc)
 import Glibc
@@ -55,7 +56,7 @@ extension EventLoop {
                 c.outputOffset += n
                 progressed = true
             } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                if progressed || c.stalledSince == nil { c.stalledSince = Socket.monotonicNanos() }
+                if progressed || c.stalledSince == nil { c.stalledSince = MonotonicClock.nanoseconds() }
                 c.wantsWrite = true
                 if c.dispatchHeld && c.output.count - c.outputOffset < config.outputBudget / 2 {
                     c.dispatchHeld = false
@@ -96,7 +97,7 @@ extension EventLoop {
             return
         }
         shutdown(c.fd, Int32(SHUT_WR))
-        c.lingerDeadline = Socket.monotonicNanos() + 1_000_000_000
+        c.lingerDeadline = MonotonicClock.nanoseconds() + 1_000_000_000
         c.h2?.closeAll(HTTP2StreamClosed(code: nil, reason: "the connection is closing"))
         updateInterest(c)
     }

@@ -1,4 +1,5 @@
 import CEpoll
+import EmulatorCore
 
 #if canImport(Glibc)
 import Glibc
@@ -49,7 +50,7 @@ extension EventLoop {
             }
         case .detecting:
             if c.requestDeadline == nil && !c.prefaceBuffer.isEmpty {
-                c.requestDeadline = Socket.monotonicNanos() + UInt64(config.headerTimeout * 1e9)
+                c.requestDeadline = MonotonicClock.nanoseconds() + UInt64(config.headerTimeout * 1e9)
                 c.idleDeadline = nil
             }
             if c.peerClosed { closeConnection(c) }

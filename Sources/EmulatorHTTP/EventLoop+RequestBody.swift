@@ -1,4 +1,5 @@
 import CEpoll
+import EmulatorCore
 
 /// Streamed HTTP/1.1 request bodies on the event loop (uploads of any size). A request the
 /// `HTTPServerConfiguration.streamingPolicy` picked is dispatched at its head; the bytes the parser
@@ -12,7 +13,7 @@ extension EventLoop {
         let fd = c.fd, id = c.id
         let body = HTTP1RequestBody { [weak self] in self?.send(.resumeBody(fd: fd, id: id)) }
         c.requestBody = body
-        c.bodyDeadline = Socket.monotonicNanos() + UInt64(config.idleTimeout * 1e9)
+        c.bodyDeadline = MonotonicClock.nanoseconds() + UInt64(config.idleTimeout * 1e9)
         return body
     }
 
@@ -22,7 +23,7 @@ extension EventLoop {
         while true {
             switch c.parser.nextBodyPart() {
             case .bytes(let bytes):
-                c.bodyDeadline = Socket.monotonicNanos() + UInt64(config.idleTimeout * 1e9)
+                c.bodyDeadline = MonotonicClock.nanoseconds() + UInt64(config.idleTimeout * 1e9)
                 if !body.offer(bytes) { pauseRequestBody(c) }
             case .end:
                 body.finish()
@@ -66,7 +67,7 @@ extension EventLoop {
     func resumeRequestBody(_ c: Connection) {
         guard c.bodyPaused, connections[c.fd] === c else { return }
         c.bodyPaused = false
-        c.bodyDeadline = c.requestBody == nil ? nil : Socket.monotonicNanos() + UInt64(config.idleTimeout * 1e9)
+        c.bodyDeadline = c.requestBody == nil ? nil : MonotonicClock.nanoseconds() + UInt64(config.idleTimeout * 1e9)
         updateInterest(c)
     }
 

@@ -248,7 +248,7 @@ final class EventLoop: @unchecked Sendable {
     private func run() {
         var readyFds = [Int32](repeating: 0, count: 512)
         var readyEvents = [UInt32](repeating: 0, count: 512)
-        var nextScan = Socket.monotonicNanos() + 100_000_000
+        var nextScan = MonotonicClock.nanoseconds() + 100_000_000
         pthread_setspecific(Self.threadKey, Unmanaged.passUnretained(self).toOpaque())
         while true {
             // Work already queued (answers, tasks) is done before the loop sleeps.
@@ -281,7 +281,7 @@ final class EventLoop: @unchecked Sendable {
             processInbox()
             resume(yielded)
             serviceReadConnections()
-            let now = Socket.monotonicNanos()
+            let now = MonotonicClock.nanoseconds()
             if let until = acceptPausedUntil, now >= until { resumeAccepting() }
             if now >= nextScan {
                 scanTimeouts(now)

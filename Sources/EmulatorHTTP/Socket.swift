@@ -105,11 +105,4 @@ enum Socket {
             setrlimit(Int32(RLIMIT_NOFILE.rawValue), &lim)
         }
     }
-
-    /// Nanoseconds on the monotonic clock (timeouts; the HTTP layer is not a service).
-    static func monotonicNanos() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
 }

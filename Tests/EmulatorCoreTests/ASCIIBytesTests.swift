@@ -61,4 +61,53 @@ import Testing
         struct Stop: Error {}
         #expect(throws: Stop.self) { try "abc".withUTF8Bytes { _ in throw Stop() } }
     }
+
+    /// The shared prefix is counted to the byte, whichever of the eight bytes compared together
+    /// differs first, at every position of buffers up to 40 bytes long and for every length pair.
+    @Test func commonPrefixCountFindsTheFirstDifferingByte() {
+        func naive(_ x: [UInt8], _ y: [UInt8]) -> Int {
+            var k = 0
+            while k < min(x.count, y.count) && x[k] == y[k] { k += 1 }
+            return k
+        }
+        func count(_ x: [UInt8], _ y: [UInt8]) -> Int {
+            x.withUnsafeBufferPointer { p in y.withUnsafeBufferPointer { q in ASCIIBytes.commonPrefixCount(p, q) } }
+        }
+        let base = (0..<40).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+        for length in 0...base.count {
+            let x = Array(base.prefix(length))
+            for other in 0...base.count {
+                let y = Array(base.prefix(other))
+                #expect(count(x, y) == min(length, other))
+                // One byte changed at each position of the shorter: the count stops there.
+                for at in 0..<min(length, other) {
+                    for flip: UInt8 in [0x01, 0x80, 0xFF] {
+                        var z = y
+                        z[at] ^= flip
+                        #expect(count(x, z) == at, "length \(length), other \(other), at \(at)")
+                        #expect(count(x, z) == naive(x, z))
+                    }
+                }
+            }
+        }
+        // A slice of a larger buffer (an unaligned start) reads only its own bytes.
+        let big = Array("..projects/p/databases/(default)/documents/c/d1".utf8)
+        let other = Array("projects/p/databases/(default)/documents/c/d2".utf8)
+        big.withUnsafeBufferPointer { b in
+            other.withUnsafeBufferPointer { o in
+                #expect(ASCIIBytes.commonPrefixCount(UnsafeBufferPointer(rebasing: b[2...]), o) == other.count - 1)
+                #expect(ASCIIBytes.commonPrefixCount(UnsafeBufferPointer(rebasing: b[2..<4]), o) == 2)
+            }
+        }
+    }
+
+    /// Elapsed monotonic time saturates at zero when the earlier reading is the later one.
+    @Test func elapsedMonotonicTimeNeverWraps() {
+        #expect(MonotonicClock.elapsed(since: 10, 25) == 15)
+        #expect(MonotonicClock.elapsed(since: 25, 25) == 0)
+        #expect(MonotonicClock.elapsed(since: 26, 25) == 0)
+        #expect(MonotonicClock.elapsed(since: .max, 0) == 0)
+        let a = MonotonicClock.nanoseconds(), b = MonotonicClock.nanoseconds()
+        #expect(b >= a)
+    }
 }

@@ -40,8 +40,8 @@ extension PythonCodebase {
                 if state.withLock({ $0.spawns[id]?.exit == nil }) { signal(id, SIGKILL) }
             }
         }
-        let deadline = monotonicNanos() + UInt64(config.startTimeoutSeconds * 1e9)
-        while monotonicNanos() < deadline {
+        let deadline = MonotonicClock.nanoseconds() + UInt64(config.startTimeoutSeconds * 1e9)
+        while MonotonicClock.nanoseconds() < deadline {
             let (port, exit, tail) = state.withLock { s in (s.spawns[id]?.adminPort, s.spawns[id]?.exit, s.spawns[id]?.tail ?? []) }
             if let exit { throw HttpsError(.failedPrecondition, "the SDK's admin server ended before answering (\(exit)):\n" + Self.traceback(tail)) }
             if let port, let r = try? await transport.send(port: port, method: "GET", path: "/__/functions.yaml", headers: [], body: [], timeout: 30)
@@ -84,8 +84,8 @@ extension PythonCodebase {
         }
         guard let launcher else { throw HttpsError(.unavailable, "the launcher is not running") }
         launcher.send(["op": "yaml", "id": .string(id), "text": .string(text)])
-        let deadline = monotonicNanos() + 10_000_000_000
-        while monotonicNanos() < deadline {
+        let deadline = MonotonicClock.nanoseconds() + 10_000_000_000
+        while MonotonicClock.nanoseconds() < deadline {
             if let r = state.withLock({ $0.yaml.removeValue(forKey: id) }) {
                 switch r {
                 case .success(let j): return j

@@ -42,8 +42,8 @@ extension PythonCodebase {
             fail("cannot start \(config.venv)/bin/python: \(error)")
             return false
         }
-        let deadline = monotonicNanos() + UInt64(max(config.startTimeoutSeconds, 10) * 1e9)
-        while monotonicNanos() < deadline {
+        let deadline = MonotonicClock.nanoseconds() + UInt64(max(config.startTimeoutSeconds, 10) * 1e9)
+        while MonotonicClock.nanoseconds() < deadline {
             let (ready, current, stopped) = state.withLock { ($0.launcherReady, $0.generation, $0.stopped) }
             if stopped || current != generation { return false }
             if ready { return true }
@@ -186,7 +186,7 @@ extension PythonCodebase {
             slot.port = port
             slot.waiters = [:]
             s.functions[name] = slot
-            return (name, waiters, Double(monotonicNanos() - sp.startedAt) / 1e6)
+            return (name, waiters, Double(MonotonicClock.elapsed(since: sp.startedAt, MonotonicClock.nanoseconds())) / 1e6)
         }
         guard let name else { return }
         logger.log(.info, "functions", "\(label): \(name) started in \(Int(ms)) ms on port \(port)")

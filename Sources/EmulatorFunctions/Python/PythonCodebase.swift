@@ -43,7 +43,7 @@ public final class PythonCodebase: Sendable {
         var workerDeaths: [String] = []
         var tail: [String] = []
         var open: [String: InvocationOutput] = [:]
-        var startedAt = monotonicNanos()
+        var startedAt = MonotonicClock.nanoseconds()
     }
 
     /// Everything that changes, behind `state`.
@@ -112,8 +112,8 @@ public final class PythonCodebase: Sendable {
 
     /// Waits until the codebase is ready or failed (true when ready), at most `timeout` seconds.
     public func waitUntilSettled(timeout: Double) async -> Bool {
-        let deadline = monotonicNanos() + UInt64(timeout * 1e9)
-        while monotonicNanos() < deadline {
+        let deadline = MonotonicClock.nanoseconds() + UInt64(timeout * 1e9)
+        while MonotonicClock.nanoseconds() < deadline {
             switch status.phase {
             case .ready: return true
             case .failed, .stopped: return false
@@ -200,7 +200,7 @@ public final class PythonCodebase: Sendable {
         setPhase(.starting)
         guard await restartLauncher() else { return }
         setPhase(.discovering)
-        let t0 = monotonicNanos()
+        let t0 = MonotonicClock.nanoseconds()
         let manifest: FunctionManifest
         do {
             manifest = try await discover()
@@ -212,7 +212,7 @@ public final class PythonCodebase: Sendable {
             fail(message)
             return
         }
-        state.withLock { $0.discoveryMs = Double(monotonicNanos() - t0) / 1e6 }
+        state.withLock { $0.discoveryMs = Double(MonotonicClock.nanoseconds() - t0) / 1e6 }
         if let conflict = host.blockingConflict(project: project, codebase: config.name, manifest.endpoints.map(\.definition)) {
             host.unregister(codebase: config.name)
             for w in replaceSlots([:]) { w.resume(throwing: HttpsError(.unavailable, "codebase \(config.name) failed to load")) }

@@ -15,11 +15,10 @@ public struct GRPCInline: Sendable {
         case status(GRPCStatus)
     }
 
-    /// Method paths (`/package.Service/Method`) whose calls are held for an inline answer.
-    public var methods: Set<String> { Set(methodList) }
-    /// `methods` as a list, searched by length and bytes: a set hashed the whole path (about 600
-    /// instructions) for every call, and it holds one or two paths.
-    private let methodList: [String]
+    /// Method paths (`/package.Service/Method`) whose calls are held for an inline answer. A list,
+    /// searched by length and bytes: a set hashed the whole path (about 600 instructions) for
+    /// every call, and it holds one or two paths.
+    public let methods: [String]
     /// Answers a call: its method path, a lookup of its metadata by lowercase name, and its request
     /// message; nil leaves the call to the handler.
     public let answer: @Sendable (_ method: String, _ metadata: (String) -> String?, _ message: [UInt8]) -> Answer?
@@ -28,7 +27,7 @@ public struct GRPCInline: Sendable {
     public init(
         methods: Set<String>, answer: @escaping @Sendable (_ method: String, _ metadata: (String) -> String?, _ message: [UInt8]) -> Answer?
     ) {
-        methodList = Array(methods)
+        self.methods = Array(methods)
         self.answer = answer
     }
 
@@ -83,7 +82,7 @@ public struct GRPCInline: Sendable {
                 if host == nil { host = f.value }
             }
         }
-        guard let path, methodList.contains(where: { $0.isHeaderName(path) }), method == "POST" else { return false }
+        guard let path, methods.contains(where: { $0.isHeaderName(path) }), method == "POST" else { return false }
         guard GRPCServerCall.isServed(contentType: contentType ?? "") else { return false }
         guard HTTP2RequestAdapter.authorityProblem(authority: authority, host: host, hosts: hosts) == nil else { return false }
         guard let timeout else { return true }

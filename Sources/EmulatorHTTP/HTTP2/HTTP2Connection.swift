@@ -117,7 +117,7 @@ final class HTTP2Connection {
     /// Creates the connection. `post` carries a stream's commands to the loop; `onStream` starts
     /// the handler of a new request stream; `quota` is shared with the server's other connections.
     init(
-        limits: HTTP2Limits, remote: String, quota: HTTP2StreamQuota? = nil, clock: @escaping () -> UInt64 = Socket.monotonicNanos,
+        limits: HTTP2Limits, remote: String, quota: HTTP2StreamQuota? = nil, clock: @escaping () -> UInt64 = MonotonicClock.nanoseconds,
         post: @escaping @Sendable (UInt32, HTTP2StreamCommand) -> Void, onStream: @escaping (HTTP2Stream, _ endStream: Bool) -> Void
     ) {
         self.limits = limits

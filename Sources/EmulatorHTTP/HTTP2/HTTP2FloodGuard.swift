@@ -1,3 +1,5 @@
+import EmulatorCore
+
 /// Counts what a peer makes an HTTP/2 connection do for it cheaply (frames that cost the sender a
 /// few bytes and us a task, an answer or a scan), per kind, with token buckets: each kind allows
 /// a burst and then a steady rate. A peer past either gets GOAWAY ENHANCE_YOUR_CALM, as nghttp2
@@ -47,10 +49,11 @@ struct HTTP2FloodGuard {
 
     /// Takes one token of `kind`; false when the bucket is empty (the peer is flooding).
     mutating func take(_ kind: Kind, now: UInt64) -> Bool {
-        if now >= last + 1_000_000 {
+        let elapsed = MonotonicClock.elapsed(since: last, now)
+        if elapsed >= 1_000_000 {
             // Whole elapsed milliseconds times the rate per second = millitokens (an hour at
             // most counts, far more than any bucket holds).
-            let ms = Int(min(now - last, 3_600_000_000_000) / 1_000_000)
+            let ms = Int(min(elapsed, 3_600_000_000_000) / 1_000_000)
             last += UInt64(ms) * 1_000_000
             for i in milli.indices { milli[i] = min(capacity[i], milli[i] + ms * refillPerMs[i]) }
         }

@@ -1,3 +1,5 @@
+import EmulatorCore
+
 /// Timings and bounds of a `WebChannelServer`. Time is read through `now` (monotonic
 /// nanoseconds) and ids come from `makeSessionId`, so tests can drive both.
 public struct WebChannelConfiguration: Sendable {
@@ -31,7 +33,7 @@ public struct WebChannelConfiguration: Sendable {
     /// silent backchannel after 1.5 times this.
     public var announcedKeepAliveMilliseconds = 30_000
     /// Monotonic time in nanoseconds.
-    public var now: @Sendable () -> UInt64 = { Socket.monotonicNanos() }
+    public var now: @Sendable () -> UInt64 = { MonotonicClock.nanoseconds() }
     /// A new session id: URL-safe and unguessable (another page must not be able to post into a
     /// session it did not open).
     public var makeSessionId: @Sendable () -> String = { WebChannelConfiguration.randomId() }

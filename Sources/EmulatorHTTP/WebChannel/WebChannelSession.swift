@@ -255,10 +255,9 @@ public final class WebChannelSession: Sendable {
 
     // MARK: - Maintenance
 
-    /// Nanoseconds from `t` to `now`; 0 when `t` is later. The pass reads its clock once before
-    /// visiting every session, so a session opened or attached meanwhile carries a later time
-    /// (a wrapping difference made it look 2^64 ns old, and the pass dropped it).
-    static func elapsed(since t: UInt64, _ now: UInt64) -> UInt64 { now > t ? now - t : 0 }
+    // The pass reads its clock once before visiting every session, so a session opened or attached
+    // meanwhile carries a later time: elapsed times go through `MonotonicClock.elapsed`, which
+    // saturates (a wrapping difference made such a session look 2^64 ns old, and it was dropped).
 
     /// The periodic pass: reaps a session without client, drops a stalled one, wakes a waiting
     /// backchannel that owes a keep-alive or the end of its long poll. Returns true when the
@@ -267,10 +266,11 @@ public final class WebChannelSession: Sendable {
         enum Verdict { case keep, end, wake(CheckedContinuation<Void, Never>) }
         let verdict = state.withLock { s -> Verdict in
             if s.closed { return .end }
-            if s.attached == nil, Self.elapsed(since: s.lastSeen, now) >= configuration.sessionTimeout.nanoseconds { return .end }
-            if s.unsentBytes > 0, Self.elapsed(since: s.progressAt, now) >= configuration.stallTimeout.nanoseconds { return .end }
+            if s.attached == nil, MonotonicClock.elapsed(since: s.lastSeen, now) >= configuration.sessionTimeout.nanoseconds { return .end }
+            if s.unsentBytes > 0, MonotonicClock.elapsed(since: s.progressAt, now) >= configuration.stallTimeout.nanoseconds { return .end }
             guard s.attached != nil, let w = s.writer else { return .keep }
-            let due = s.longPoll ? now >= s.pollDeadline : Self.elapsed(since: s.lastWrite, now) >= configuration.keepAliveInterval.nanoseconds
+            let due =
+                s.longPoll ? now >= s.pollDeadline : MonotonicClock.elapsed(since: s.lastWrite, now) >= configuration.keepAliveInterval.nanoseconds
             guard due else { return .keep }
             s.noopDue = true
             s.writer = nil
