@@ -169,17 +169,24 @@ public enum DocumentName {
         if k == x.count && k == y.count { return 0 }
         var s = k  // the start of the segment holding the difference (the same in both)
         while s > 0 && x[s - 1] != slash { s -= 1 }
-        /// The differing segment of `b`, when it is a numeric id (which starts with `_`: most
-        /// comparisons stop at that first byte).
-        func numericSegment(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
-            guard s < b.count, b[s] == UInt8(ascii: "_") else { return false }
-            var e = s
-            while e < b.count && b[e] != slash { e += 1 }
-            return numericId(UnsafeBufferPointer(rebasing: b[s..<e])) != nil
+        // Only a segment starting with `_` can be a numeric id: the test of that first byte is
+        // inline, and most comparisons stop there.
+        let underscore = UInt8(ascii: "_")
+        if (s < x.count && x[s] == underscore) || (s < y.count && y[s] == underscore),
+            isNumericSegment(x, at: s) || isNumericSegment(y, at: s)
+        {
+            return compareSegments(x, y)
         }
-        guard !numericSegment(x), !numericSegment(y) else { return compareSegments(x, y) }
         func rank(_ b: UnsafeBufferPointer<UInt8>) -> Int { k == b.count ? -2 : (b[k] == slash ? -1 : Int(b[k])) }
         return rank(x) < rank(y) ? -1 : 1
+    }
+
+    /// Whether the segment of `b` starting at `start` is a numeric id.
+    private static func isNumericSegment(_ b: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool {
+        guard start < b.count else { return false }
+        var e = start
+        while e < b.count && b[e] != slash { e += 1 }
+        return numericId(UnsafeBufferPointer(rebasing: b[start..<e])) != nil
     }
 
     /// The segment-by-segment walk: numeric `__id<n>__` ids first, by number; other ids by bytes.

@@ -40,22 +40,27 @@ enum FirestoreMessage: Sendable {
     /// `restJSON()` appended to `out`: a streamed answer writes every message into one buffer
     /// (a buffer per message grew several times for each document it copied).
     func restJSON(into out: inout [UInt8]) {
-        let member: String, docs: [DocumentReply], rest: UTF8Dictionary<JSON>, repeated: Bool
+        let member: String, rest: UTF8Dictionary<JSON>
         switch self {
         case .json(let j): return j.write(to: &out)
-        case .document(let m, let d, let r): (member, docs, rest, repeated) = (m, [d], r, false)
-        case .documents(let m, let ds, let r): (member, docs, rest, repeated) = (m, ds, r, true)
+        case .document(let m, _, let r), .documents(let m, _, let r): (member, rest) = (m, r)
         }
-        guard rest.storage.keys.allSatisfy({ UTF8Key(member) < $0 }) else { return json.write(to: &out) }
+        let key = UTF8Key(member)
+        guard rest.storage.keys.allSatisfy({ key < $0 }) else { return json.write(to: &out) }
         out.append(UInt8(ascii: "{"))
         JSON.string(member).write(to: &out)
         out.append(UInt8(ascii: ":"))
-        if repeated { out.append(UInt8(ascii: "[")) }
-        for (i, d) in docs.enumerated() {
-            if i > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(contentsOf: d.restJSON())
+        switch self {
+        case .json: break
+        case .document(_, let d, _): out.append(contentsOf: d.restJSON())  // no array of one: an allocation per query result
+        case .documents(_, let docs, _):
+            out.append(UInt8(ascii: "["))
+            for (i, d) in docs.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                out.append(contentsOf: d.restJSON())
+            }
+            out.append(UInt8(ascii: "]"))
         }
-        if repeated { out.append(UInt8(ascii: "]")) }
         if !rest.isEmpty {
             // Written in place after the documents, `{` replaced by `,`.
             let at = out.count
@@ -69,15 +74,18 @@ enum FirestoreMessage: Sendable {
     /// The protobuf bytes of the message as `schema`: the document's bytes as its field (first,
     /// as a length-delimited field), then the other members.
     func protobuf(as schema: MessageSchema) throws -> [UInt8] {
-        let member: String, docs: [DocumentReply], rest: UTF8Dictionary<JSON>
+        let member: String, rest: UTF8Dictionary<JSON>
         switch self {
         case .json(let j): return try ProtoJSON.encode(j, as: schema)
-        case .document(let m, let d, let r): (member, docs, rest) = (m, [d], r)
-        case .documents(let m, let ds, let r): (member, docs, rest) = (m, ds, r)
+        case .document(let m, _, let r), .documents(let m, _, let r): (member, rest) = (m, r)
         }
         guard let field = schema.field(named: member) else { return try ProtoJSON.encode(json, as: schema) }
         var out: [UInt8] = []
-        for d in docs { ListenEncoder.lengthDelimited(field.number, try d.protobuf(), into: &out) }
+        switch self {
+        case .json: break
+        case .document(_, let d, _): ListenEncoder.lengthDelimited(field.number, try d.protobuf(), into: &out)
+        case .documents(_, let docs, _): for d in docs { ListenEncoder.lengthDelimited(field.number, try d.protobuf(), into: &out) }
+        }
         if !rest.isEmpty { out.append(contentsOf: try ProtoJSON.encode(.object(rest), as: schema)) }
         return out
     }
