@@ -212,7 +212,7 @@ public final class PythonCodebase: Sendable {
             fail(message)
             return
         }
-        state.withLock { $0.discoveryMs = Double(MonotonicClock.nanoseconds() - t0) / 1e6 }
+        state.withLock { $0.discoveryMs = Double(MonotonicClock.elapsed(since: t0, MonotonicClock.nanoseconds())) / 1e6 }
         if let conflict = host.blockingConflict(project: project, codebase: config.name, manifest.endpoints.map(\.definition)) {
             host.unregister(codebase: config.name)
             for w in replaceSlots([:]) { w.resume(throwing: HttpsError(.unavailable, "codebase \(config.name) failed to load")) }
