@@ -22,17 +22,17 @@ sys.path.insert(0, os.path.dirname(__file__))
 os.environ.setdefault("WRK_SECONDS", "5")
 import grpc_bench  # noqa: E402
 from benchlib import CONNECTIONS, seed, start_emulator, stop, wrk  # noqa: E402
+from cpu_per_request import sample  # noqa: E402
 
 ROUNDS = int(os.environ.get("ROUNDS", "2"))
 PATH = "/google.firestore.v1.Firestore/GetDocument"
-TICK = os.sysconf("SC_CLK_TCK")
 
 
 def cpu(pid):
     """(server user s, server system s, finished children's user+system s)."""
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    user, system, _ = sample(pid)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return int(fields[11]) / TICK, int(fields[12]) / TICK, children.ru_utime + children.ru_stime
+    return user, system, children.ru_utime + children.ru_stime
 
 
 def measured(pid, run):
