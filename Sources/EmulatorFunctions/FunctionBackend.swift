@@ -10,6 +10,14 @@ public protocol FunctionBackend: Sendable {
     func event(_ def: FunctionDefinition, _ ev: BackgroundEvent, _ ctx: FunctionContext) async throws
     /// Runs a blocking function; returns `{"userRecord": {...changes}}`-style changes or nil.
     func blocking(_ def: FunctionDefinition, _ payload: JSON, _ ctx: FunctionContext) async throws -> JSON?
+    /// Gets ready to run `def` (starts its process, say) before its timeout starts counting: a
+    /// start has its own limit, and a slow one must not time out the call it was started for.
+    func prepare(_ def: FunctionDefinition) async throws
+}
+
+extension FunctionBackend {
+    /// Nothing to get ready by default.
+    public func prepare(_ def: FunctionDefinition) async throws {}
 }
 
 /// A closure registered from Swift.

@@ -181,6 +181,7 @@ public final class FunctionsHost: Sendable {
             input: input, event: event)
         do {
             if let injected = faultHook.withLock({ $0 })?.call(project, reg.definition.name) { throw injected }
+            try await reg.backend.prepare(reg.definition)
             let result = try await withTimeout(reg.definition.timeoutSeconds) { try await body(ctx) }
             rec.durationMs = Self.ms(since: t0)
             rec.logs = logs.all

@@ -18,17 +18,22 @@ final class FakeLauncher: LauncherChannel, @unchecked Sendable {
         var sockets: [Int32] = []
         var nextPid: Int32 = 100
         var stopped = false
+        /// Spawns sent a signal: their "process" is gone, so calls to their port fail.
+        var signalled: Set<String> = []
     }
     let state = Mutex(State())
     let manifest: JSON
     /// Function spawns whose process "dies" before it starts (status 3, after writing a traceback).
     let failing: Set<String>
     let startDelay: Double
+    /// How long a signalled process takes to be reported exited (a real one takes a while).
+    let exitDelay: Double
 
-    init(manifest: JSON, failing: Set<String> = [], startDelay: Double = 0) {
+    init(manifest: JSON, failing: Set<String> = [], startDelay: Double = 0, exitDelay: Double = 0) {
         self.manifest = manifest
         self.failing = failing
         self.startDelay = startDelay
+        self.exitDelay = exitDelay
     }
 
     func emit(_ e: LauncherEvent) { state.withLock { $0.handler }?(e) }
@@ -75,7 +80,12 @@ final class FakeLauncher: LauncherChannel, @unchecked Sendable {
         case "yaml":
             emit(.yaml(id: id, json: manifest, error: nil))
         case "signal":
-            emit(.exited(id: id, pid: 0, status: nil, signal: Int(command["signal"]?.intValue ?? 15)))
+            state.withLock { _ = $0.signalled.insert(id) }
+            let signal = Int(command["signal"]?.intValue ?? 15)
+            Thread.detachNewThread { [self] in
+                if exitDelay > 0 { usleep(UInt32(exitDelay * 1e6)) }
+                emit(.exited(id: id, pid: 0, status: nil, signal: signal))
+            }
         default: break
         }
     }
@@ -102,7 +112,9 @@ final class FakeLauncher: LauncherChannel, @unchecked Sendable {
 }
 
 /// Answers for the fake processes: the admin server's manifest, and function calls that print a
-/// line (tagged with the invocation, as the real stream wrapper does) and echo what they got.
+/// line (tagged with the invocation, as the real stream wrapper does) and echo what they got. A
+/// call whose body is `{"data":"hang"}` waits until it is cancelled; a call to a signalled
+/// process is refused, as the real socket would be.
 final class FakeFunctionTransport: WorkerTransport, @unchecked Sendable {
     let launcher: FakeLauncher
     let requests = Mutex<[(String, String, [(String, String)], [UInt8])]>([])
@@ -115,7 +127,10 @@ final class FakeFunctionTransport: WorkerTransport, @unchecked Sendable {
         if path == "/__/functions.yaml" { return FunctionHTTPResponse(status: 200, body: Array("endpoints: {}".utf8)) }
         if path == "/__/quitquitquit" { return FunctionHTTPResponse(status: 200, body: Array("OK".utf8)) }
         let inv = headers.first { $0.0 == "X-Emulator-Invocation" }?.1 ?? "?"
-        if let sid = launcher.spawnId(port: port) {
+        let sid = launcher.spawnId(port: port)
+        if let sid, launcher.state.withLock({ $0.signalled.contains(sid) }) { throw POSIXError(.ECONNREFUSED) }
+        if body == Array(#"{"data":"hang"}"#.utf8) { try await Task.sleep(nanoseconds: 60_000_000_000) }
+        if let sid {
             launcher.emit(.output(id: sid, stream: "stdout", line: "\u{1E}\(inv)\u{1F}handling \(path)"))
             launcher.emit(.output(id: sid, stream: "stdout", line: "\u{1E}\(inv)\u{1F}\u{1D}END"))
             launcher.emit(.output(id: sid, stream: "stderr", line: "\u{1E}\(inv)\u{1F}\u{1D}END"))
@@ -163,9 +178,9 @@ final class FakeFunctionTransport: WorkerTransport, @unchecked Sendable {
         return (host, codebase, transport)
     }
 
-    func call(_ host: FunctionsHost, _ name: String) async -> (status: Int, body: JSON) {
+    func call(_ host: FunctionsHost, _ name: String, data: String = "1") async -> (status: Int, body: JSON) {
         await host.call(
-            project: "demo-p", name: name, method: "POST", contentType: "application/json", body: Array(#"{"data":1}"#.utf8),
+            project: "demo-p", name: name, method: "POST", contentType: "application/json", body: Array(#"{"data":\#(data)}"#.utf8),
             auth: .success(nil), rawToken: nil, appCheck: nil)
     }
 
@@ -244,6 +259,37 @@ final class FakeFunctionTransport: WorkerTransport, @unchecked Sendable {
         let sent = transport.requests.withLock { $0.last }
         #expect(sent?.0 == "PUT" && sent?.1 == "/a/b?c=d" && sent?.3 == [1])
         #expect(sent?.2.map(\.0) == ["X-Mine", "X-Emulator-Invocation"])
+        codebase.stop()
+    }
+
+    /// A manifest whose `slow` callable may run for 0.3 s.
+    static let timedManifest: JSON = [
+        "specVersion": "v1alpha1",
+        "endpoints": ["slow": ["entryPoint": "slow", "platform": "gcfv2", "callableTrigger": [:], "timeoutSeconds": 0.3]],
+    ]
+
+    @Test func aTimedOutCallRetiresItsProcessSoTheNextCallGetsANewOne() async throws {
+        // The killed process is reported exited only a second later, as a loaded machine may do;
+        // the next call must not be sent to it meanwhile.
+        let launcher = FakeLauncher(manifest: Self.timedManifest, exitDelay: 1)
+        let (host, codebase, _) = try await boot(launcher, source: try Self.source())
+        let first = await call(host, "slow")
+        #expect(first.status == 200)
+        let timedOut = await call(host, "slow", data: #""hang""#)
+        #expect(timedOut.status == 504 && timedOut.body["error"]?["status"] == "DEADLINE_EXCEEDED")
+        let next = await call(host, "slow")
+        #expect(next.status == 200, "\(next.body)")
+        #expect(next.body["result"]?["port"] != nil && next.body["result"]?["port"] != first.body["result"]?["port"])
+        #expect(launcher.spawns.filter { $0["kind"] == "function" }.count == 2)
+        codebase.stop()
+    }
+
+    @Test func aProcessStartIsNotCountedAgainstTheFunctionsTimeout() async throws {
+        // The start has its own limit (`startTimeoutSeconds`); the timeout is the function's own time.
+        let launcher = FakeLauncher(manifest: Self.timedManifest, startDelay: 0.8)
+        let (host, codebase, _) = try await boot(launcher, source: try Self.source())
+        let r = await call(host, "slow")
+        #expect(r.status == 200, "\(r.body)")
         codebase.stop()
     }
 }

@@ -7,6 +7,11 @@ struct PythonBackend: FunctionBackend {
     let codebase: PythonCodebase
     let endpoint: ManifestEndpoint
 
+    /// Starts the function's process if it has none, outside the function's timeout.
+    func prepare(_ def: FunctionDefinition) async throws {
+        _ = try await codebase.ensureRunning(endpoint.definition.name)
+    }
+
     /// Forwards the verified request as it came; reads back the result or the error envelope.
     func callable(_ def: FunctionDefinition, _ req: CallableRequest, _ ctx: FunctionContext) async throws -> JSON {
         // The host has verified the token and the body; the SDK sees the request as it came.

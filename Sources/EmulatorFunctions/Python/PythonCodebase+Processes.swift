@@ -233,6 +233,18 @@ extension PythonCodebase {
         }
     }
 
+    /// Takes spawn `id` out of service now, before it is killed: its exit is reported only once the
+    /// launcher has reaped it, and a call made meanwhile would reach the dying process. The next
+    /// call starts a new one; `exited` later finds the slot no longer points at `id`.
+    func retire(_ id: String) {
+        state.withLock { s in
+            guard let name = s.spawns[id]?.function, var slot = s.functions[name], slot.spawn == id, slot.port != nil else { return }
+            slot.spawn = nil
+            slot.port = nil
+            s.functions[name] = slot
+        }
+    }
+
     /// Sends `sig` to the process group of spawn `id`.
     func signal(_ id: String, _ sig: Int32) {
         guard let l = state.withLock({ $0.launcher }) else { return }
@@ -314,6 +326,7 @@ extension PythonCodebase {
                 try await transport.send(port: port, method: method, path: path, headers: h, body: body, timeout: timeout + 5)
             } onCancel: { [self] in
                 logger.log(.warning, "functions", "\(label): \(name) timed out after \(timeout) s; stopping its process")
+                retire(sid)
                 signal(sid, SIGKILL)
             }
             await output.waitForEnd(1)
