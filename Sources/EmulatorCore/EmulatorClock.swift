@@ -58,16 +58,49 @@ public final class ProjectClock: EmulatorClock {
     /// Follows the wall clock again (drops any offset).
     public func useSystemTime() { state.withLock { $0 = .system(offsetNanos: 0) } }
 
-    /// Stops the clock at `time`.
-    public func freeze(at time: Timestamp) { state.withLock { $0 = .frozen(time) } }
+    /// Stops the clock at `time`; refused (INVALID_ARGUMENT) outside the years Firestore stores.
+    public func freeze(at time: Timestamp) throws {
+        try Self.requireInRange(time)
+        state.withLock { $0 = .frozen(time) }
+    }
 
     /// Moves the clock forward (or back, for negative values) by `seconds` in either mode.
-    public func advance(seconds: Double) {
-        state.withLock { mode in
+    /// Refused, with the clock unchanged, when the time would leave years 1 to 9999, or when, while
+    /// following the system time, the offset would pass what 64 bits of nanoseconds hold (about
+    /// 292 years): repeated advances once overflowed it and took the process down.
+    public func advance(seconds: Double) throws {
+        guard seconds.isFinite, abs(seconds) <= Self.maxOffsetSeconds else {
+            throw EmulatorError.invalidArgument("'seconds' must be a finite number of at most \(Int(Self.maxOffsetSeconds)) (292 years)")
+        }
+        let nanos = Int64((seconds * 1e9).rounded())
+        let base = base.now()
+        try state.withLock { mode in
             switch mode {
-            case .system(let offset): mode = .system(offsetNanos: offset + Int64((seconds * 1e9).rounded()))
-            case .frozen(let t): mode = .frozen(t.adding(seconds: seconds))
+            case .system(let offset):
+                let (sum, overflow) = offset.addingReportingOverflow(nanos)
+                guard !overflow, sum.magnitude <= UInt64(Self.maxOffsetSeconds * 1e9) else {
+                    throw EmulatorError.invalidArgument(
+                        "the clock follows the system time at most 292 years away; freeze it to move further")
+                }
+                try Self.requireInRange(base.adding(nanoseconds: sum))
+                mode = .system(offsetNanos: sum)
+            case .frozen(let t):
+                let moved = t.adding(seconds: seconds)
+                try Self.requireInRange(moved)
+                mode = .frozen(moved)
             }
+        }
+    }
+
+    /// The largest offset from the system time, and the largest single advance, in seconds: what
+    /// an `Int64` of nanoseconds holds, rounded down to a whole number of 365-day years (292).
+    public static let maxOffsetSeconds: Double = 292 * 365 * 86_400
+
+    private static func requireInRange(_ t: Timestamp) throws {
+        guard t.isInFirestoreRange else {
+            throw EmulatorError.invalidArgument(
+                "the clock must stay between \(Timestamp.earliest.rfc3339()) and \(Timestamp.latest.rfc3339()) (Firestore's range); \(t.rfc3339()) is outside it"
+            )
         }
     }
 }

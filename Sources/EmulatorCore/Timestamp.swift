@@ -20,6 +20,13 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         self.nanos = Int32(n)
     }
 
+    /// The earliest time Firestore can store: 0001-01-01T00:00:00Z.
+    public static let earliest = Timestamp(seconds: -62_135_596_800)
+    /// The latest time Firestore can store: 9999-12-31T23:59:59.999999999Z.
+    public static let latest = Timestamp(seconds: 253_402_300_799, nanos: 999_999_999)
+    /// Whether Firestore can store this time (years 1 to 9999).
+    public var isInFirestoreRange: Bool { self >= Self.earliest && self <= Self.latest }
+
     /// Creates a timestamp from microseconds since the epoch.
     public init(microseconds: Int64) {
         self.init(seconds: microseconds / 1_000_000, nanos: Int32((microseconds % 1_000_000) * 1000))

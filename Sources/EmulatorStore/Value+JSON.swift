@@ -40,7 +40,7 @@ extension Value {
             self = .double(d)
         case "timestampValue":
             guard let s = v.stringValue, let t = Timestamp(rfc3339: s) else { throw bad("expected an RFC 3339 timestamp") }
-            guard t.seconds >= -62_135_596_800, t.seconds <= 253_402_300_799 else { throw bad("timestamp out of range (years 1-9999)") }
+            guard t.isInFirestoreRange else { throw bad("timestamp out of range (years 1-9999)") }
             self = .timestamp(t.truncatedToMicroseconds)
         case "stringValue":
             guard let s = v.stringValue else { throw bad("expected a string") }

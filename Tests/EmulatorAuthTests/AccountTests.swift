@@ -5,7 +5,7 @@ import Testing
 @testable import EmulatorAuth
 
 @Test func signUpAndPasswordErrorStrings() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     _ = try await signUp(a, "e@example.com")
     #expect(await message { try await signUp(a, "E@example.com") } == "EMAIL_EXISTS")
     #expect(await message { try await signUp(a, "x@example.com", "123") } == "WEAK_PASSWORD : Password should be at least 6 characters")
@@ -31,7 +31,7 @@ import Testing
 }
 
 @Test func lookupReturnsHashNotPassword() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let r = try await signUp(a, "h@example.com", "plaintext-pw")
     let u = try a.lookup(projectId: project, body: ["idToken": r["idToken"]!], privileged: false)["users"]?.arrayValue?.first
     #expect(Base64.decode(u?["passwordHash"]?.stringValue ?? "")?.count == 32)
@@ -43,7 +43,7 @@ import Testing
 }
 
 @Test func anonymousUpgradeKeepsUidAndAlreadyLinkedFails() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     // Phone: anonymous, then Apple linked → same uid, no longer anonymous.
     let anon = try await a.signUp(projectId: project, body: [:], privileged: false)
     let linked = try await a.signInWithIdp(
@@ -71,7 +71,7 @@ import Testing
 }
 
 @Test func linkEmailPasswordToAnonymousAndUnlink() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let anon = try await a.signUp(projectId: project, body: [:], privileged: false)
     let linked = try await a.signUp(
         projectId: project, body: ["idToken": anon["idToken"]!, "email": "l@example.com", "password": "secret1"], privileged: false)
@@ -82,9 +82,9 @@ import Testing
 }
 
 @Test func passwordChangeRevokesOldTokensAndReturnsNewOnes() async throws {
-    let (a, env) = makeService()
+    let (a, env) = try makeService()
     let r = try await signUp(a, "p@example.com")
-    env.clock.advance(seconds: 2)
+    try env.clock.advance(seconds: 2)
     let u = try await a.update(projectId: project, body: ["idToken": r["idToken"]!, "password": "newsecret"], privileged: false)
     #expect(u["idToken"] != nil)
     #expect(await message { try a.lookup(projectId: project, body: ["idToken": r["idToken"]!], privileged: false) } == "TOKEN_EXPIRED")
@@ -95,7 +95,7 @@ import Testing
 }
 
 @Test func projectConfigSwitches() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     _ = try a.updateConfig(projectId: project, patch: ["client": ["permissions": ["disabledUserSignup": true, "disabledUserDeletion": true]]])
     #expect(await message { try await a.signUp(projectId: project, body: [:], privileged: false) } == "ADMIN_ONLY_OPERATION")
     #expect(await message { try await signUp(a, "n@example.com") } == "ADMIN_ONLY_OPERATION")
@@ -117,10 +117,10 @@ import Testing
 }
 
 @Test func purgeAnonymousByLastSignIn() async throws {
-    let (a, env) = makeService()
+    let (a, env) = try makeService()
     let old = try await a.signUp(projectId: project, body: [:], privileged: false)
     _ = try await signUp(a, "keep@example.com")
-    env.clock.advance(seconds: 100)
+    try env.clock.advance(seconds: 100)
     let fresh = try await a.signUp(projectId: project, body: [:], privileged: false)
     let purged = try await a.purgeAnonymous(projectId: project, olderThanSeconds: 50)
     #expect(purged == [old["localId"]!.stringValue!])
@@ -135,15 +135,15 @@ import Testing
 @Test func automaticAnonymousTTL() async throws {
     var cfg = AuthServiceConfig()
     cfg.anonymousTtlSeconds = 10
-    let (a, env) = makeService(cfg)
+    let (a, env) = try makeService(cfg)
     _ = try await a.signUp(projectId: project, body: [:], privileged: false)
-    env.clock.advance(seconds: 11)
+    try env.clock.advance(seconds: 11)
     let next = try await a.signUp(projectId: project, body: [:], privileged: false)
     #expect(a.snapshot(projectId: project).users.keys.sorted() == [next["localId"]!.stringValue!])
 }
 
 @Test func batchCreateVerifiesImportedHashes() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let r = try a.batchCreate(
         projectId: project,
         body: [
@@ -203,7 +203,7 @@ import Testing
 }
 
 @Test func batchGetPagesAndBatchDeleteNeedsForce() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     for i in 0..<3 { _ = try await a.signUp(projectId: project, body: ["localId": .string("u\(i)")], privileged: true) }
     let page = try a.batchGet(projectId: project, maxResults: 2, pageToken: nil)
     #expect(page["users"]?.arrayValue?.map { $0["localId"] } == ["u0", "u1"] && page["nextPageToken"] == "u1")
@@ -217,7 +217,7 @@ import Testing
 }
 
 @Test func inProcessAdminOperations() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let u = try await a.createUser(projectId: project, properties: ["localId": "fn1", "email": "fn@example.com", "phoneNumber": "+15550001"])
     #expect(u.email == "fn@example.com" && u.phoneNumber == "+15550001")
     let v = try await a.updateUser(projectId: project, uid: "fn1", properties: ["displayName": "Fn", "disableUser": true])
@@ -228,7 +228,7 @@ import Testing
 }
 
 @Test func createAuthUriListsMethods() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     _ = try await signUp(a, "m@example.com")
     _ = try await a.signInWithIdp(projectId: project, body: idp("apple.com", sub: "ap", email: "m@example.com"))
     // Apple (trusted) took over the unverified password account, so only Apple remains.
@@ -239,7 +239,7 @@ import Testing
 
 @Test func batchCreateAcceptsBcrypt() async throws {
     guard BCrypt.isAvailable else { return }
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let h = "$2b$04$abcdefghijklmnopqrstuughE8Ev8uGFaUgY2cNEySvxngrb/Jzdm"
     _ = try a.batchCreate(
         projectId: project,

@@ -9,7 +9,7 @@ import Testing
 private func wrong(_ code: String) -> String { code == "000000" ? "111111" : "000000" }
 
 @Test func anSmsSessionTakesFiveWrongCodesThenEnds() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     _ = try a.sendVerificationCode(projectId: project, body: ["phoneNumber": "+15555550101"])
     let c = try lastCode(a)
     let attempt: (String) async -> String? = { code in
@@ -22,7 +22,7 @@ private func wrong(_ code: String) -> String { code == "000000" ? "111111" : "00
 }
 
 @Test func aNumberTakesTenWrongCodesPerHourAcrossSessions() async throws {
-    let (a, env) = makeService()
+    let (a, env) = try makeService()
     let phone = "+15555550102"
     func session() throws -> (code: String, session: String, phone: String) {
         _ = try a.sendVerificationCode(projectId: project, body: ["phoneNumber": .string(phone)])
@@ -39,13 +39,13 @@ private func wrong(_ code: String) -> String { code == "000000" ? "111111" : "00
     let fresh = try session()
     #expect(await attempt(fresh, fresh.code)?.hasPrefix("TOO_MANY_ATTEMPTS_TRY_LATER") == true)
     // ...and a new one works once it has passed (project clock).
-    env.clock.advance(seconds: Double(AttemptLimiter.windowSeconds))
+    try env.clock.advance(seconds: Double(AttemptLimiter.windowSeconds))
     let later = try session()
     #expect(await attempt(later, later.code) == nil)
 }
 
 @Test func totpSignInIsLimitedPerPendingCredentialAndPerFactor() async throws {
-    let (a, env) = makeService()
+    let (a, env) = try makeService()
     let u = try await verifiedUser(a, "guess@example.com")
     let s = try a.mfaEnrollmentStart(projectId: project, body: ["idToken": .string(u.idToken), "totpEnrollmentInfo": [:]])
     let info = try #require(s["totpSessionInfo"])
@@ -59,7 +59,7 @@ private func wrong(_ code: String) -> String { code == "000000" ? "111111" : "00
             "totpVerificationInfo": ["sessionInfo": info["sessionInfo"]!, "verificationCode": .string(code(now()))],
         ])
     let id = try #require(try claims(f["idToken"])["firebase"]?["second_factor_identifier"])
-    env.clock.advance(seconds: 30)
+    try env.clock.advance(seconds: 30)
     func pending() async throws -> JSON {
         try #require(
             try await a.signInWithPassword(projectId: project, body: ["email": "guess@example.com", "password": "secret1"])["mfaPendingCredential"])
@@ -80,13 +80,13 @@ private func wrong(_ code: String) -> String { code == "000000" ? "111111" : "00
     for _ in 0..<(AttemptLimiter.perSubject - AttemptLimiter.perSession) { #expect(await fin(second, wrong(code(now()))) == "INVALID_CODE") }
     let third = try await pending()
     #expect(await fin(third, code(now()))?.hasPrefix("TOO_MANY_ATTEMPTS_TRY_LATER") == true)
-    env.clock.advance(seconds: Double(AttemptLimiter.windowSeconds))
+    try env.clock.advance(seconds: Double(AttemptLimiter.windowSeconds))
     let fourth = try await pending()
     #expect(await fin(fourth, code(now())) == nil)
 }
 
 @Test func totpEnrolmentIsLimitedPerSession() async throws {
-    let (a, env) = makeService()
+    let (a, env) = try makeService()
     let u = try await verifiedUser(a, "enrolguess@example.com")
     let s = try a.mfaEnrollmentStart(projectId: project, body: ["idToken": .string(u.idToken), "totpEnrollmentInfo": [:]])
     let info = try #require(s["totpSessionInfo"])

@@ -18,10 +18,10 @@ let signingConfig: AuthServiceConfig = {
 }()
 
 /// A service on a frozen, seeded project clock.
-func makeService(_ config: AuthServiceConfig = AuthServiceConfig(), logger: any LogSink = NullLogSink()) -> (AuthService, ProjectEnvironment) {
+func makeService(_ config: AuthServiceConfig = AuthServiceConfig(), logger: any LogSink = NullLogSink()) throws -> (AuthService, ProjectEnvironment) {
     let envs = LocalEnvironmentProvider()
     let env = envs.environment(for: project)
-    env.clock.freeze(at: start)
+    try env.clock.freeze(at: start)
     env.ids.reseed(42)
     return (AuthService(config: config, environments: envs, logger: logger, keyring: testKeyring), env)
 }

@@ -22,7 +22,7 @@ private func claims(uid: String, iss: String = "svc@demo.iam.gserviceaccount.com
 }
 
 @Test func strictModeRefusesUnsignedJSONAndForeignCustomTokens() async throws {
-    let (a, _) = makeService(strictConfig)
+    let (a, _) = try makeService(strictConfig)
     for token in [try JWT.encode(claims(uid: "victim"), key: nil), "{\"uid\":\"victim\"}", try JWT.encode(claims(uid: "victim"), key: foreignKey)] {
         let m = await message { try await a.signInWithCustomToken(projectId: project, body: ["token": .string(token)]) }
         #expect(m?.hasPrefix("INVALID_CUSTOM_TOKEN") == true, "\(token.prefix(20)): \(m ?? "accepted")")
@@ -31,7 +31,7 @@ private func claims(uid: String, iss: String = "svc@demo.iam.gserviceaccount.com
 }
 
 @Test func strictModeAcceptsTrustedServiceAccountsAndTheEmulatorsOwnTokens() async throws {
-    let (a, _) = makeService(strictConfig)
+    let (a, _) = try makeService(strictConfig)
     a.customTokenSigners.trust(keyId: foreignKey.kid, email: "svc@demo.iam.gserviceaccount.com", key: foreignKey)
     let r = try await a.signInWithCustomToken(projectId: project, body: ["token": .string(try JWT.encode(claims(uid: "alice"), key: foreignKey))])
     #expect(try claims(r["idToken"])["user_id"] == "alice")
@@ -47,7 +47,7 @@ private func claims(uid: String, iss: String = "svc@demo.iam.gserviceaccount.com
 }
 
 @Test func defaultModeStillTakesUnsignedCustomTokensAsAdminSDKsMintThem() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     _ = try await a.signInWithCustomToken(projectId: project, body: ["token": .string(try JWT.encode(claims(uid: "u1"), key: nil))])
     _ = try await a.signInWithCustomToken(projectId: project, body: ["token": .string(try JWT.encode(claims(uid: "u2"), key: foreignKey))])
 }

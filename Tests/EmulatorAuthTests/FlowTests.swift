@@ -4,7 +4,7 @@ import Testing
 @testable import EmulatorAuth
 
 @Test func emailLinkSignInCreatesVerifiedUser() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     _ = try await a.sendOobCode(
         projectId: project, body: ["requestType": "EMAIL_SIGNIN", "email": "link@example.com"], privileged: false, linkBase: "http://127.0.0.1:9099")
     let c = try #require(a.listOobCodes(projectId: project)["oobCodes"]?.arrayValue?.first)
@@ -22,7 +22,7 @@ import Testing
 }
 
 @Test func passwordResetFlow() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     _ = try await signUp(a, "reset@example.com")
     #expect(
         await message {
@@ -42,7 +42,7 @@ import Testing
 }
 
 @Test func phoneSignInWithListedCode() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let s = try a.sendVerificationCode(projectId: project, body: ["phoneNumber": "+15555550100"])
     let listed = try #require(a.listVerificationCodes(projectId: project)["verificationCodes"]?.arrayValue?.first)
     #expect(listed["sessionInfo"] == s["sessionInfo"])
@@ -57,7 +57,7 @@ import Testing
 }
 
 @Test func blockingHooksRunOnSignUpAndSignIn() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let hooks = RecordingHooks(result: BlockingResult(displayName: "Hooked", customClaims: ["tier": "gold"], sessionClaims: ["sess": 1]))
     a.setHooks(hooks)
     let r = try await signUp(a, "hook@example.com")
@@ -91,7 +91,7 @@ import Testing
 }
 
 @Test func participantResetKeepsConfigAndRestoreRoundTrips() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     _ = try a.updateConfig(projectId: project, patch: ["signIn": ["allowDuplicateEmails": true]])
     _ = try await signUp(a, "snap@example.com")
     let snap = a.captureProject(project)
@@ -113,7 +113,7 @@ import Testing
 }
 
 @Test func unsignedModeMintsAlgNoneTokensThatStillVerify() async throws {
-    let (a, _) = makeService(try AuthServiceConfig(json: ["signIdTokens": false]))
+    let (a, _) = try makeService(try AuthServiceConfig(json: ["signIdTokens": false]))
     let r = try await a.signUp(projectId: project, body: [:], privileged: false)
     let token = try #require(r["idToken"]?.stringValue)
     #expect(JWT.decode(token)?.algorithm == "none" && token.hasSuffix("."))
@@ -121,7 +121,7 @@ import Testing
 }
 
 @Test func concurrentSignUpsWithOneEmailCreateOneAccount() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let results = await withTaskGroup(of: String?.self) { g in
         for _ in 0..<8 { g.addTask { await message { try await signUp(a, "race@example.com") } } }
         var out: [String?] = []
@@ -134,7 +134,7 @@ import Testing
 }
 
 @Test func blockingHookCanDisableTheUser() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     a.setHooks(RecordingHooks(result: BlockingResult(disabled: true)))
     #expect(await message { try await signUp(a, "off@example.com") } == "USER_DISABLED")
     // The user is written first (as production does), disabled.
@@ -142,7 +142,7 @@ import Testing
 }
 
 @Test func checkActionCodeDoesNotConsume() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let r = try await signUp(a, "chk@example.com")
     _ = try await a.sendOobCode(projectId: project, body: ["requestType": "VERIFY_EMAIL", "idToken": r["idToken"]!], privileged: false, linkBase: "")
     let code = try #require(a.listOobCodes(projectId: project)["oobCodes"]?.arrayValue?.first?["oobCode"])
@@ -154,7 +154,7 @@ import Testing
 }
 
 @Test func samlProvidersUseTheAssertionNameId() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let saml = #"{"assertion":{"subject":{"nameId":"Sam@Corp.example"}}}"#
     let r = try await a.signInWithIdp(
         projectId: project,

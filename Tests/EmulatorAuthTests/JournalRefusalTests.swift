@@ -18,7 +18,7 @@ final class MemoryJournal: Sendable {
 /// Every kind of Auth write, refused by the journal, leaves the state exactly as it was (the
 /// mutators' first-touch records undo it) and fires no hooks; accepted ones replay to the same state.
 @Test func refusedAuthWritesChangeNothingAndFireNoHooks() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let hooks = RecordingHooks()
     a.setHooks(hooks)
     let journal = MemoryJournal()
@@ -83,7 +83,7 @@ final class MemoryJournal: Sendable {
 }
 
 @Test func authStateNeverExistsUnderAnInvalidProjectId() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     for bad in ["victim.json\u{0}x", "a/b", "UPPER", ""] {
         await #expect(throws: EmulatorError.self) {
             _ = try await a.signUp(projectId: bad, body: ["email": "x@example.com", "password": "secret1"], privileged: false)
@@ -95,7 +95,7 @@ final class MemoryJournal: Sendable {
 }
 
 @Test func anImportWithABadSigningKeyIsRefusedBeforeItIsJournaled() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let journal = MemoryJournal()
     a.setJournal(journal.append)
     _ = try await signUp(a, "keep@example.com")

@@ -4,9 +4,9 @@ import Testing
 @testable import EmulatorAuth
 
 @Test func phoneEnrolmentRevokesOtherSessionsAndTokensCarryTheFactor() async throws {
-    let (a, env) = makeService()
+    let (a, env) = try makeService()
     let u = try await verifiedUser(a, "enrol@example.com")
-    env.clock.advance(seconds: 2)
+    try env.clock.advance(seconds: 2)
     let e = try await enrollPhone(a, idToken: u.idToken, phone: "+15555550100")
     let c = try claims(.string(e.idToken))
     #expect(c["firebase"]?["sign_in_second_factor"] == "phone" && c["firebase"]?["sign_in_provider"] == "password")
@@ -27,7 +27,7 @@ import Testing
 }
 
 @Test func enrolmentErrorsInProductionOrder() async throws {
-    let (a, env) = makeService()
+    let (a, env) = try makeService()
     let anon = try await a.signUp(projectId: project, body: [:], privileged: false)
     let start: (JSON) async -> String? = { token in
         await message {
@@ -56,7 +56,7 @@ import Testing
         }
             == "SECOND_FACTOR_EXISTS : Phone number already enrolled as second factor for this account.")
     // Five minutes after the first factor, enrolment needs a fresh sign-in.
-    env.clock.advance(seconds: 301)
+    try env.clock.advance(seconds: 301)
     let fresh = try a.refresh(projectId: project, grantType: "refresh_token", refreshToken: e.refreshToken)
     #expect(
         await message {
@@ -70,7 +70,7 @@ import Testing
 }
 
 @Test func enrolmentFinalizeValidatesBeforeAnyChange() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let u = try await verifiedUser(a, "fin@example.com")
     let s = try a.mfaEnrollmentStart(
         projectId: project, body: ["idToken": .string(u.idToken), "phoneEnrollmentInfo": ["phoneNumber": "+15555550120"]])
@@ -97,12 +97,12 @@ import Testing
 }
 
 @Test func smsCodesExpireAfterTenMinutes() async throws {
-    let (a, env) = makeService()
+    let (a, env) = try makeService()
     let u = try await verifiedUser(a, "expire@example.com")
     let s = try a.mfaEnrollmentStart(
         projectId: project, body: ["idToken": .string(u.idToken), "phoneEnrollmentInfo": ["phoneNumber": "+15555550130"]])
     let code = try lastCode(a).code
-    env.clock.advance(seconds: Double(SmsCode.lifetimeSeconds + 1))
+    try env.clock.advance(seconds: Double(SmsCode.lifetimeSeconds + 1))
     // (The recent-login window is shorter, so sign in again to isolate the code's expiry.)
     let again = try await a.signInWithPassword(projectId: project, body: ["email": "expire@example.com", "password": "secret1"])
     #expect(
@@ -120,12 +120,12 @@ import Testing
 /// Sign-in with a second factor: the challenge, mfaSignIn:start and :finalize, token claims,
 /// auth_time at finalize, beforeSignIn at finalize only.
 @Test func passwordSignInIsChallengedAndResolvedByPhone() async throws {
-    let (a, env) = makeService()
+    let (a, env) = try makeService()
     let u = try await verifiedUser(a, "mfa@example.com")
     let e = try await enrollPhone(a, idToken: u.idToken, phone: "+15555550140")
     let hooks = RecordingHooks()
     a.setHooks(hooks)
-    env.clock.advance(seconds: 60)
+    try env.clock.advance(seconds: 60)
     let before = a.snapshot(projectId: project).user(u.uid)?.lastLoginAt
     let r = try await a.signInWithPassword(projectId: project, body: ["email": "mfa@example.com", "password": "secret1"])
     #expect(r["idToken"] == nil && r["refreshToken"] == nil && r["expiresIn"] == nil && r["localId"] == .string(u.uid))
@@ -142,7 +142,7 @@ import Testing
         ])
     let sent = try lastCode(a)
     #expect(sent.phone == "+15555550140" && s["phoneResponseInfo"]?["sessionInfo"] == .string(sent.session))
-    env.clock.advance(seconds: 30)
+    try env.clock.advance(seconds: 30)
     let f = try await a.mfaSignInFinalize(
         projectId: project,
         body: ["mfaPendingCredential": pending, "phoneVerificationInfo": ["sessionInfo": .string(sent.session), "code": .string(sent.code)]])
@@ -162,7 +162,7 @@ import Testing
 }
 
 @Test func mfaSignInErrorsAndNoSideEffectsOnFailure() async throws {
-    let (a, env) = makeService()
+    let (a, env) = try makeService()
     let u = try await verifiedUser(a, "err@example.com")
     let e = try await enrollPhone(a, idToken: u.idToken, phone: "+15555550150")
     let r = try await a.signInWithPassword(projectId: project, body: ["email": "err@example.com", "password": "secret1"])
@@ -213,14 +213,14 @@ import Testing
     #expect(try lastCode(a).session == sent.session)
     _ = try await a.update(projectId: project, body: ["localId": .string(u.uid), "disableUser": false], privileged: true)
     // The pending credential expires on the project clock.
-    env.clock.advance(seconds: Double(MfaSession.lifetimeSeconds + 1))
+    try env.clock.advance(seconds: Double(MfaSession.lifetimeSeconds + 1))
     #expect(await fin(["sessionInfo": .string(sent.session), "code": .string(sent.code)])?.hasPrefix("INVALID_MFA_PENDING_CREDENTIAL") == true)
 }
 
 /// Older iOS SDKs in emulator mode: `sendVerificationCode` with the masked hint number, then
 /// finalize with the session only.
 @Test func olderIOSMaskedNumberPath() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let u = try await verifiedUser(a, "ios@example.com")
     // Enrolment through sendVerificationCode with the real number.
     let sent = try a.sendVerificationCode(projectId: project, body: ["phoneNumber": "+15555550160"])
@@ -251,7 +251,7 @@ import Testing
 }
 
 @Test func totpEnrolmentAndSignInWithReplayAndClockSteps() async throws {
-    let (a, env) = makeService()
+    let (a, env) = try makeService()
     let u = try await verifiedUser(a, "totp@example.com")
     let s = try a.mfaEnrollmentStart(projectId: project, body: ["idToken": .string(u.idToken), "totpEnrollmentInfo": [:]])
     let info = try #require(s["totpSessionInfo"])
@@ -289,7 +289,7 @@ import Testing
     }
     // The code that enrolled cannot sign in (same step), the next step's can.
     #expect(await message { try await fin(code(now())) } == "INVALID_CODE")
-    env.clock.advance(seconds: 30)
+    try env.clock.advance(seconds: 30)
     let done = try await fin(code(now()))
     #expect(try claims(done["idToken"])["firebase"]?["sign_in_second_factor"] == "totp")
     // Replays are refused; ±5 steps (the default adjacentIntervals) are accepted, 6 are not.
@@ -317,7 +317,7 @@ import Testing
 }
 
 @Test func withdrawRemovesTheFactorAndChallengeStops() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let u = try await verifiedUser(a, "wd@example.com")
     let e = try await enrollPhone(a, idToken: u.idToken, phone: "+15555550170")
     #expect(
@@ -333,7 +333,7 @@ import Testing
 }
 
 @Test func customTokensAndPhoneFirstFactorsWithMfaUsers() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let u = try await verifiedUser(a, "ct@example.com")
     _ = try await enrollPhone(a, idToken: u.idToken, phone: "+15555550180")
     let aud = "https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit"
@@ -350,7 +350,7 @@ import Testing
 }
 
 @Test func adminCreateUpdateAndImportWithFactors() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let created = try await a.signUp(
         projectId: project,
         body: [
@@ -401,7 +401,7 @@ import Testing
 }
 
 @Test func mfaStateSurvivesJournalReplayAndExport() async throws {
-    let (a, env) = makeService()
+    let (a, env) = try makeService()
     let entries = Mutex<[JSON]>([])
     a.setJournal { p, e in if p == project { entries.withLock { $0.append(e) } } }
     let u = try await verifiedUser(a, "persist@example.com")

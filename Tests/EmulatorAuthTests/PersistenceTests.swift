@@ -4,7 +4,7 @@ import Testing
 @testable import EmulatorAuth
 
 @Test func exportImportKeepsUsersHashesTokensAndKey() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let r = try await signUp(a, "keep@example.com")
     _ = try a.batchCreate(
         projectId: project,
@@ -20,7 +20,7 @@ import Testing
 
     // A fresh service (new key) adopts the exported key and state.
     let envs = LocalEnvironmentProvider()
-    envs.environment(for: project).clock.freeze(at: start)
+    try envs.environment(for: project).clock.freeze(at: start)
     let b = AuthService(environments: envs, keyring: TokenKeyring(key: try .generate()))
     try b.importProject(project, export)
     #expect(b.snapshot(projectId: project) == a.snapshot(projectId: project))
@@ -32,14 +32,14 @@ import Testing
 }
 
 @Test func journalEntriesReplayToTheSameState() async throws {
-    let (a, env) = makeService()
+    let (a, env) = try makeService()
     let entries = Mutex<[JSON]>([])
     a.setJournal { p, e in if p == project { entries.withLock { $0.append(e) } } }
     let r = try await signUp(a, "j@example.com")
     let anon = try await a.signUp(projectId: project, body: [:], privileged: false)
     _ = try a.sendVerificationCode(projectId: project, body: ["phoneNumber": "+15550000"])
     _ = try await a.update(projectId: project, body: ["localId": r["localId"]!, "displayName": "J"], privileged: true)
-    env.clock.advance(seconds: 60)
+    try env.clock.advance(seconds: 60)
     _ = try await a.purgeAnonymous(projectId: project, olderThanSeconds: 1)
     _ = try a.updateConfig(projectId: project, patch: ["emailPrivacyConfig": ["enableImprovedEmailPrivacy": true]])
     try a.deleteAllAccounts(projectId: project)

@@ -10,7 +10,7 @@ func makeTenant(_ a: AuthService, _ body: UTF8Dictionary<JSON>) throws -> String
 }
 
 @Test func tenantCrudWithPagingAndUpdateMask() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let t = try a.createTenant(projectId: project, body: ["displayName": "Alpha-1"])
     let id = String(t["name"]!.stringValue!.split(separator: "/").last!)
     #expect(id.hasPrefix("alpha-1-") && id.count == "alpha-1-".count + 5)
@@ -57,7 +57,7 @@ func makeTenant(_ a: AuthService, _ body: UTF8Dictionary<JSON>) throws -> String
 }
 
 @Test func tenantPoolsAreSeparateAndTheTenantTravels() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let t1 = try makeTenant(a, ["displayName": "One", "allowPasswordSignup": true])
     let t2 = try makeTenant(a, ["displayName": "Two", "allowPasswordSignup": true])
     // The same email in the project and in two tenants: three accounts.
@@ -110,7 +110,7 @@ func makeTenant(_ a: AuthService, _ body: UTF8Dictionary<JSON>) throws -> String
 }
 
 @Test func tenantSwitches() async throws {
-    let (a, env) = makeService()
+    let (a, env) = try makeService()
     let off = try makeTenant(a, ["displayName": "Off"])
     #expect(await message { try await a.signUp(projectId: project, tenantId: off, body: [:], privileged: false) } == "ADMIN_ONLY_OPERATION")
     #expect(
@@ -158,14 +158,14 @@ func makeTenant(_ a: AuthService, _ body: UTF8Dictionary<JSON>) throws -> String
     let keep = try makeTenant(a, ["displayName": "Keep", "enableAnonymousUser": true])
     let old = try await a.signUp(projectId: project, tenantId: auto, body: [:], privileged: false)
     let kept = try await a.signUp(projectId: project, tenantId: keep, body: [:], privileged: false)
-    env.clock.advance(seconds: 30 * 86_400 + 1)
+    try env.clock.advance(seconds: 30 * 86_400 + 1)
     _ = try await a.signUp(projectId: project, tenantId: auto, body: [:], privileged: false)
     #expect(await message { try a.getUser(projectId: project, tenantId: auto, uid: old["localId"]!.stringValue!) } == "USER_NOT_FOUND")
     #expect(try a.getUser(projectId: project, tenantId: keep, uid: kept["localId"]!.stringValue!).localId == kept["localId"]!.stringValue!)
 }
 
 @Test func tenantMfaFollowsTheTenantsConfig() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let none = try makeTenant(a, ["displayName": "NoMfa", "allowPasswordSignup": true])
     let u = try await verifiedUser(a, "t@example.com", tenant: none)
     #expect(
@@ -207,7 +207,7 @@ func makeTenant(_ a: AuthService, _ body: UTF8Dictionary<JSON>) throws -> String
 }
 
 @Test func resetSnapshotsAndRestoreCoverTenants() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let t = try makeTenant(a, ["displayName": "Snap", "allowPasswordSignup": true])
     _ = try await a.signUp(projectId: project, tenantId: t, body: ["email": "s@example.com", "password": "secret1"], privileged: false)
     let snap = a.captureProject(project)

@@ -4,7 +4,7 @@ import Testing
 @testable import EmulatorAuth
 
 @Test func idTokenIsUnsignedByDefaultLikeFirebasesEmulator() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let r = try await a.signUp(projectId: project, body: ["email": "u@example.com", "password": "secret1"], privileged: false)
     let token = try #require(r["idToken"]?.stringValue)
     let jwt = try #require(JWT.decode(token))
@@ -15,7 +15,7 @@ import Testing
 }
 
 @Test func idTokenIsRS256WithFirebaseClaimsWhenSigning() async throws {
-    let (a, _) = makeService(signingConfig)
+    let (a, _) = try makeService(signingConfig)
     let r = try await a.signUp(projectId: project, body: ["email": "Al@Example.com", "password": "secret1", "displayName": "Al"], privileged: false)
     let jwt = try #require(JWT.decode(r["idToken"]!.stringValue!))
     #expect(jwt.header["alg"] == "RS256")
@@ -32,7 +32,7 @@ import Testing
 }
 
 @Test func anonymousTokenSaysAnonymous() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let r = try await a.signUp(projectId: project, body: [:], privileged: false)
     let c = try #require(JWT.decode(r["idToken"]!.stringValue!)).payload
     #expect(c["provider_id"] == "anonymous")
@@ -41,7 +41,7 @@ import Testing
 }
 
 @Test func verificationChecksSignatureExpiryAndRevocation() async throws {
-    let (a, env) = makeService(signingConfig)
+    let (a, env) = try makeService(signingConfig)
     let r = try await signUp(a, "v@example.com")
     let token = r["idToken"]!.stringValue!
     #expect(try a.verifyIDToken(projectId: project, token: token).uid == r["localId"]!.stringValue!)
@@ -53,15 +53,15 @@ import Testing
     #expect(await message { try a.verifyIDToken(projectId: project, token: parts.joined(separator: ".")) } == "INVALID_ID_TOKEN")
     #expect(await message { try a.verifyIDToken(projectId: project, token: "garbage") } == "INVALID_ID_TOKEN")
     // Expiry follows the project clock.
-    env.clock.advance(seconds: 3601)
+    try env.clock.advance(seconds: 3601)
     #expect(await message { try a.verifyIDToken(projectId: project, token: token) } == "TOKEN_EXPIRED")
 }
 
 @Test func revocationByValidSinceAppliesToIDAndRefreshTokens() async throws {
-    let (a, env) = makeService()
+    let (a, env) = try makeService()
     let r = try await signUp(a, "r@example.com")
     let uid = r["localId"]!.stringValue!
-    env.clock.advance(seconds: 10)
+    try env.clock.advance(seconds: 10)
     _ = try await a.update(projectId: project, body: ["localId": .string(uid), "validSince": .string(String(start.seconds + 10))], privileged: true)
     #expect(await message { try a.lookup(projectId: project, body: ["idToken": r["idToken"]!], privileged: false) } == "TOKEN_EXPIRED")
     #expect(
@@ -72,9 +72,9 @@ import Testing
 }
 
 @Test func refreshIssuesNewIDTokenAndChecksInputs() async throws {
-    let (a, env) = makeService()
+    let (a, env) = try makeService()
     let r = try await signUp(a, "f@example.com")
-    env.clock.advance(seconds: 100)
+    try env.clock.advance(seconds: 100)
     let t = try a.refresh(projectId: project, grantType: "refresh_token", refreshToken: r["refreshToken"]?.stringValue)
     #expect(t["user_id"] == r["localId"] && t["token_type"] == "Bearer" && t["expires_in"] == "3600")
     let c = try #require(JWT.decode(t["id_token"]!.stringValue!)).payload
@@ -91,7 +91,7 @@ import Testing
         func log(_ level: LogLevel, _ component: String, _ message: String) { if level == .warning { lines.append(message) } }
     }
     let lines = Lines()
-    let (a, _) = makeService(signingConfig, logger: lines)
+    let (a, _) = try makeService(signingConfig, logger: lines)
     let r = try await a.signUp(projectId: project, body: [:], privileged: false)
     let uid = r["localId"]!.stringValue!
     let unsigned = try JWT.encode(["sub": .string(uid), "aud": .string(project), "iat": .int(start.seconds)], key: nil)
@@ -102,12 +102,12 @@ import Testing
     #expect(await message { try a.verifyIDToken(projectId: project, token: unsigned, allowUnsigned: false) } == "INVALID_ID_TOKEN")
     var cfg = signingConfig
     cfg.acceptUnsignedTokens = false
-    let (strict, _) = makeService(cfg)
+    let (strict, _) = try makeService(cfg)
     #expect(await message { try strict.verifyIDToken(projectId: project, token: unsigned) } == "INVALID_ID_TOKEN")
 }
 
 @Test func disabledAndDeletedUsersAreRejected() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let r = try await signUp(a, "d@example.com")
     let uid = r["localId"]!.stringValue!
     _ = try await a.update(projectId: project, body: ["localId": .string(uid), "disableUser": true], privileged: true)
@@ -121,7 +121,7 @@ import Testing
 }
 
 @Test func customTokensUnsignedAndWithClaims() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let aud = "https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit"
     let t = try JWT.encode(["aud": .string(aud), "uid": "u1", "claims": ["admin": true]], key: nil)
     let r = try await a.signInWithCustomToken(projectId: project, body: ["token": .string(t)])
@@ -154,7 +154,7 @@ import Testing
 }
 
 @Test func customClaimsValidation() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let r = try await signUp(a, "c@example.com")
     let uid = r["localId"]!.stringValue!
     try a.setCustomClaims(projectId: project, uid: uid, claims: ["role": "admin"])
@@ -173,7 +173,7 @@ import Testing
 }
 
 @Test func sessionCookieUsesSessionIssuer() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let r = try await signUp(a, "s@example.com")
     let c = try a.createSessionCookie(projectId: project, body: ["idToken": r["idToken"]!, "validDuration": "600"])
     let p = try #require(JWT.decode(c["sessionCookie"]!.stringValue!)).payload
@@ -186,7 +186,7 @@ import Testing
 /// (audience, expiry on the project clock, revocation, disabled users) still runs on a hit, and an
 /// altered copy of a cached token is not a hit.
 @Test func verifiedSignatureCacheNeverSkipsChangingChecks() async throws {
-    let (a, env) = makeService(signingConfig)
+    let (a, env) = try makeService(signingConfig)
     let r = try await signUp(a, "cache@example.com")
     let token = r["idToken"]!.stringValue!, uid = r["localId"]!.stringValue!
     #expect(a.verifiedTokens.count == 0)
@@ -204,7 +204,7 @@ import Testing
     _ = try await a.update(projectId: project, body: ["localId": .string(uid), "disableUser": true], privileged: true)
     #expect(await message { try a.verifyIDToken(projectId: project, token: token, checkRevoked: true) } == "USER_DISABLED")
     // Expiry follows the project clock on a hit.
-    env.clock.advance(seconds: 3601)
+    try env.clock.advance(seconds: 3601)
     #expect(await message { try a.verifyIDToken(projectId: project, token: token) } == "TOKEN_EXPIRED")
 }
 

@@ -21,7 +21,7 @@ func trustedProviders(provider: String, email: String, trusted: Bool) {
 }
 
 @Test func row1UntrustedThenUntrustedNeedsConfirmation() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let fb = try await a.signInWithIdp(projectId: project, body: idp("facebook.com", sub: "fb1", email: "al@example.com"))
     let before = a.snapshot(projectId: project)
     let gh = try await a.signInWithIdp(projectId: project, body: idp("github.com", sub: "gh1", email: "al@example.com"))
@@ -32,7 +32,7 @@ func trustedProviders(provider: String, email: String, trusted: Bool) {
 }
 
 @Test func row2TrustedThenUntrustedNeedsConfirmation() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let g = try await a.signInWithIdp(projectId: project, body: idp("google.com", sub: "g1", email: "al@gmail.com"))
     #expect(g["emailVerified"] == true)
     let fb = try await a.signInWithIdp(projectId: project, body: idp("facebook.com", sub: "fb1", email: "al@gmail.com"))
@@ -41,10 +41,10 @@ func trustedProviders(provider: String, email: String, trusted: Bool) {
 }
 
 @Test func row3UntrustedThenTrustedTakesOver() async throws {
-    let (a, env) = makeService()
+    let (a, env) = try makeService()
     let fb = try await a.signInWithIdp(projectId: project, body: idp("facebook.com", sub: "fb1", email: "al@gmail.com"))
     let uid = try #require(fb["localId"]?.stringValue)
-    env.clock.advance(seconds: 5)
+    try env.clock.advance(seconds: 5)
     let g = try await a.signInWithIdp(projectId: project, body: idp("google.com", sub: "g1", email: "al@gmail.com"))
     #expect(g["localId"]?.stringValue == uid)
     let user = try a.getUser(projectId: project, uid: uid)
@@ -60,7 +60,7 @@ func trustedProviders(provider: String, email: String, trusted: Bool) {
 }
 
 @Test func row3UnverifiedPasswordIsRemovedByTrustedProvider() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let pw = try await signUp(a, "bo@gmail.com")
     let g = try await a.signInWithIdp(projectId: project, body: idp("google.com", sub: "g2", email: "bo@gmail.com"))
     #expect(g["localId"] == pw["localId"])
@@ -71,7 +71,7 @@ func trustedProviders(provider: String, email: String, trusted: Bool) {
 }
 
 @Test func row4TrustedThenTrustedLinksBoth() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let g = try await a.signInWithIdp(projectId: project, body: idp("google.com", sub: "g1", email: "al@gmail.com"))
     let ap = try await a.signInWithIdp(projectId: project, body: idp("apple.com", sub: "ap1", email: "al@gmail.com"))
     #expect(ap["localId"] == g["localId"])
@@ -81,7 +81,7 @@ func trustedProviders(provider: String, email: String, trusted: Bool) {
 }
 
 @Test func verifiedEmailThroughOurFlowIsTrusted() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     let pw = try await signUp(a, "cy@example.com")
     _ = try await a.sendOobCode(
         projectId: project, body: ["requestType": "VERIFY_EMAIL", "idToken": pw["idToken"]!], privileged: false, linkBase: "http://h")
@@ -95,7 +95,7 @@ func trustedProviders(provider: String, email: String, trusted: Bool) {
 }
 
 @Test func allowDuplicateEmailsCreatesSeparateAccounts() async throws {
-    let (a, _) = makeService()
+    let (a, _) = try makeService()
     _ = try a.updateConfig(projectId: project, patch: ["signIn": ["allowDuplicateEmails": true]])
     let fb = try await a.signInWithIdp(projectId: project, body: idp("facebook.com", sub: "fb1", email: "al@example.com"))
     let gh = try await a.signInWithIdp(projectId: project, body: idp("github.com", sub: "gh1", email: "al@example.com"))

@@ -113,12 +113,30 @@ import Testing
         #expect(Timestamp(rfc3339: text) == nil)
     }
 
-    @Test func projectClockFreezesAndAdvances() {
+    @Test func projectClockFreezesAndAdvances() throws {
         let clock = ProjectClock()
-        clock.freeze(at: Timestamp(seconds: 100))
+        try clock.freeze(at: Timestamp(seconds: 100))
         #expect(clock.now() == Timestamp(seconds: 100))
-        clock.advance(seconds: 1.5)
+        try clock.advance(seconds: 1.5)
         #expect(clock.now() == Timestamp(seconds: 101, nanos: 500_000_000))
+    }
+
+    /// Three advances of 98 years once overflowed the system-mode offset and trapped.
+    @Test func projectClockRefusesToLeaveFirestoresRangeAndNeverOverflows() throws {
+        let clock = ProjectClock(base: FixedClock(Timestamp(seconds: 1_800_000_000)))
+        try clock.advance(seconds: 3.1e9)
+        try clock.advance(seconds: 3.1e9)
+        #expect(throws: EmulatorError.self) { try clock.advance(seconds: 3.1e9) }
+        #expect(clock.mode == .system(offsetNanos: 6_200_000_000_000_000_000))
+        for bad in [Double.nan, .infinity, -.infinity, 1e300] { #expect(throws: EmulatorError.self) { try clock.advance(seconds: bad) } }
+        try clock.freeze(at: Timestamp(seconds: 253_402_300_000))
+        #expect(throws: EmulatorError.self) { try clock.advance(seconds: 800) }
+        try clock.advance(seconds: 799.999999999)
+        #expect(clock.now() == .latest)
+        #expect(throws: EmulatorError.self) { try clock.freeze(at: Timestamp(seconds: -62_135_596_801)) }
+        try clock.freeze(at: .earliest)
+        #expect(throws: EmulatorError.self) { try clock.advance(seconds: -0.001) }
+        #expect(clock.now() == .earliest && Timestamp.earliest.rfc3339() == "0001-01-01T00:00:00Z")
     }
 }
 
@@ -178,4 +196,11 @@ import Testing
         #expect(Base64.decode("a b") == nil)
         #expect(Base64.decode("Zg=x") == nil)
     }
+}
+
+/// A clock that always reads `time`.
+private struct FixedClock: EmulatorClock {
+    let time: Timestamp
+    init(_ time: Timestamp) { self.time = time }
+    func now() -> Timestamp { time }
 }

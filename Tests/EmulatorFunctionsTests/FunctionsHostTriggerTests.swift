@@ -44,10 +44,10 @@ import Testing
         #expect(throws: HttpsError.self) { try h.runScheduled(project: "p", name: "missing", scheduleTime: Timestamp(seconds: 0)) }
     }
 
-    @Test func theScheduleRunnerFollowsTheProjectClock() async {
+    @Test func theScheduleRunnerFollowsTheProjectClock() async throws {
         let provider = LocalEnvironmentProvider()
         let clock = provider.environment(for: "p").clock
-        clock.freeze(at: Timestamp(rfc3339: "2026-03-01T10:00:30Z")!)
+        try clock.freeze(at: Timestamp(rfc3339: "2026-03-01T10:00:30Z")!)
         let h = makeHost(provider)
         let runs = Seen()
         h.register(
@@ -56,10 +56,10 @@ import Testing
                 runs.add(ev.time.rfc3339())
             })
         h.tickSchedules()  // starts the count
-        clock.advance(seconds: 60)
+        try clock.advance(seconds: 60)
         h.tickSchedules()
         #expect(await h.idle(project: "p", timeout: 5) == nil && runs.all.isEmpty)
-        clock.advance(seconds: 3600)
+        try clock.advance(seconds: 3600)
         h.tickSchedules()
         h.tickSchedules()
         #expect(await h.idle(project: "p", timeout: 5) == nil)
@@ -68,10 +68,10 @@ import Testing
 
     /// A schedule's `timeZone` shifts its fields (Kolkata is UTC+05:30 all year), read from the
     /// system's zoneinfo.
-    @Test(.enabled(if: TimeZoneRules.named("Asia/Kolkata") != nil)) func schedulesRunInTheirTimeZone() async {
+    @Test(.enabled(if: TimeZoneRules.named("Asia/Kolkata") != nil)) func schedulesRunInTheirTimeZone() async throws {
         let provider = LocalEnvironmentProvider()
         let clock = provider.environment(for: "p").clock
-        clock.freeze(at: Timestamp(rfc3339: "2026-03-01T03:00:00Z")!)
+        try clock.freeze(at: Timestamp(rfc3339: "2026-03-01T03:00:00Z")!)
         let h = makeHost(provider)
         let runs = Seen()
         h.register(
@@ -80,7 +80,7 @@ import Testing
                 runs.add(ev.time.rfc3339())
             })
         h.tickSchedules()
-        clock.advance(seconds: 6 * 3600)
+        try clock.advance(seconds: 6 * 3600)
         h.tickSchedules()
         #expect(await h.idle(project: "p", timeout: 5) == nil)
         #expect(runs.all == ["2026-03-01T03:30:00Z"])
@@ -89,7 +89,7 @@ import Testing
     @Test func tasksWaitForTheirScheduleTime() async throws {
         let provider = LocalEnvironmentProvider()
         let clock = provider.environment(for: "p").clock
-        clock.freeze(at: Timestamp(seconds: 1000))
+        try clock.freeze(at: Timestamp(seconds: 1000))
         let h = makeHost(provider)
         let seen = Seen()
         h.register(

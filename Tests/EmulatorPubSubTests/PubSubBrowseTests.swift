@@ -9,7 +9,7 @@ struct PubSubBrowseTests {
     typealias T = PubSubServiceTests
 
     @Test func theBacklogCountsUnacknowledgedMessagesPerSubscription() async throws {
-        let (s, _) = T.make()
+        let (s, _) = try T.make()
         _ = try s.createTopic(["name": .string(T.topic)])
         _ = try s.createSubscription(["name": .string(T.sub), "topic": .string(T.topic), "ackDeadlineSeconds": 30])
         let filtered = "projects/demo-project/subscriptions/eu-only"
@@ -32,7 +32,7 @@ struct PubSubBrowseTests {
     }
 
     @Test func recentMessagesAreTheNewestHundredNewestFirst() throws {
-        let (s, _) = T.make()
+        let (s, _) = try T.make()
         _ = try s.createTopic(["name": .string(T.topic)])
         for i in 0..<105 {
             _ = try T.publish(s, [["data": T.b64("m\(i)"), "attributes": ["i": .string("\(i)")], "orderingKey": "k"]])
@@ -49,7 +49,7 @@ struct PubSubBrowseTests {
     }
 
     @Test func journalReplayRebuildsRecentMessages() throws {
-        let (s, _) = T.make()
+        let (s, _) = try T.make()
         let log = Mutex<[JSON]>([])
         s.setJournal { _, e in log.withLock { $0.append(e) } }
         _ = try s.createTopic(["name": .string(T.topic)])

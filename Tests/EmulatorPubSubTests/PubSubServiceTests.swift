@@ -10,10 +10,10 @@ struct PubSubServiceTests {
     static let sub = "projects/demo-project/subscriptions/orders-sub"
 
     /// A service whose project clock is frozen (advance it with `env.clock.advance`).
-    static func make() -> (PubSubService, ProjectEnvironment) {
+    static func make() throws -> (PubSubService, ProjectEnvironment) {
         let envs = LocalEnvironmentProvider()
         let env = envs.environment(for: p)
-        env.clock.freeze(at: Timestamp(seconds: 1_800_000_000))
+        try env.clock.freeze(at: Timestamp(seconds: 1_800_000_000))
         env.ids.reseed(7)
         return (PubSubService(environments: envs), env)
     }
@@ -33,7 +33,7 @@ struct PubSubServiceTests {
     /// A negative deadline is refused in Google's emulator's words; above 600 s is refused as
     /// production documents (Google's emulator takes it: docs/pubsub.md lists the difference).
     @Test func modifyAckDeadlineBounds() async throws {
-        let (s, _) = Self.make()
+        let (s, _) = try Self.make()
         _ = try s.createTopic(["name": .string(Self.topic)])
         _ = try s.createSubscription(["name": .string(Self.sub), "topic": .string(Self.topic)])
         _ = try Self.publish(s, [["data": Self.b64("x")]])
@@ -47,7 +47,7 @@ struct PubSubServiceTests {
     }
 
     @Test func topicsAndSubscriptionsAnswerAsGooglesEmulator() throws {
-        let (s, _) = Self.make()
+        let (s, _) = try Self.make()
         let t = try s.createTopic(["name": .string(Self.topic)])
         #expect(t["name"]?.stringValue == Self.topic)
         #expect(throws: EmulatorError.alreadyExists("Topic already exists")) { try s.createTopic(["name": .string(Self.topic)]) }
@@ -85,7 +85,7 @@ struct PubSubServiceTests {
     }
 
     @Test func publishPullAckAndRedeliveryAfterTheDeadline() async throws {
-        let (s, env) = Self.make()
+        let (s, env) = try Self.make()
         _ = try s.createTopic(["name": .string(Self.topic)])
         _ = try s.createSubscription(["name": .string(Self.sub), "topic": .string(Self.topic)])
         #expect(throws: EmulatorError.invalidArgument("Some messages are empty")) { try Self.publish(s, [[:]]) }
@@ -100,7 +100,7 @@ struct PubSubServiceTests {
         #expect(got[0]["deliveryAttempt"] == nil)
         #expect(try await Self.pull(s).isEmpty)  // leased
         _ = try s.acknowledge(["subscription": .string(Self.sub), "ackIds": [got[0]["ackId"] ?? .null]])
-        env.clock.advance(seconds: 10)
+        try env.clock.advance(seconds: 10)
         let again = try await Self.pull(s)
         #expect(again.map(Self.data) == ["two"])  // the unacknowledged one, after its deadline
         #expect(again[0]["ackId"] != got[1]["ackId"])
@@ -117,7 +117,7 @@ struct PubSubServiceTests {
     }
 
     @Test func orderingKeysAreDeliveredInOrderOneLeaseAtATime() async throws {
-        let (s, _) = Self.make()
+        let (s, _) = try Self.make()
         _ = try s.createTopic(["name": .string(Self.topic)])
         _ = try s.createSubscription(["name": .string(Self.sub), "topic": .string(Self.topic), "enableMessageOrdering": true])
         _ = try Self.publish(
@@ -137,7 +137,7 @@ struct PubSubServiceTests {
     }
 
     @Test func deadLettersAndRetryBackoffFollowTheProjectClock() async throws {
-        let (s, env) = Self.make()
+        let (s, env) = try Self.make()
         let dlTopic = "projects/demo-project/topics/dead", dlSub = "projects/demo-project/subscriptions/dead-sub"
         _ = try s.createTopic(["name": .string(Self.topic)])
         _ = try s.createTopic(["name": .string(dlTopic)])
@@ -155,7 +155,7 @@ struct PubSubServiceTests {
             #expect(got.first?["deliveryAttempt"] == .int(Int64(attempt)))
             _ = try s.modifyAckDeadline(["subscription": .string(Self.sub), "ackIds": [got.first?["ackId"] ?? .null], "ackDeadlineSeconds": 0])
             #expect(try await Self.pull(s).isEmpty, "backing off after attempt \(attempt)")
-            env.clock.advance(seconds: 3)
+            try env.clock.advance(seconds: 3)
         }
         #expect(try await Self.pull(s).isEmpty)
         let dead = try await Self.pull(s, sub: dlSub)
@@ -165,7 +165,7 @@ struct PubSubServiceTests {
     }
 
     @Test func filtersDeliverOnlyMatchingMessages() async throws {
-        let (s, _) = Self.make()
+        let (s, _) = try Self.make()
         _ = try s.createTopic(["name": .string(Self.topic)])
         _ = try s.createSubscription(["name": .string(Self.sub), "topic": .string(Self.topic), "filter": "attributes.kind = \"a\""])
         #expect(throws: EmulatorError.self) {
@@ -178,11 +178,11 @@ struct PubSubServiceTests {
     }
 
     @Test func seekToATimeAndToASnapshot() async throws {
-        let (s, env) = Self.make()
+        let (s, env) = try Self.make()
         _ = try s.createTopic(["name": .string(Self.topic)])
         _ = try s.createSubscription(["name": .string(Self.sub), "topic": .string(Self.topic), "retainAckedMessages": true])
         _ = try Self.publish(s, [["data": Self.b64("old")]])
-        env.clock.advance(seconds: 60)
+        try env.clock.advance(seconds: 60)
         _ = try Self.publish(s, [["data": Self.b64("new")]])
         let all = try await Self.pull(s)
         _ = try s.acknowledge(["subscription": .string(Self.sub), "ackIds": .array(all.compactMap { $0["ackId"] })])
@@ -208,7 +208,7 @@ struct PubSubServiceTests {
     }
 
     @Test func journalReplayAndExportRebuildTheSameState() async throws {
-        let (s, env) = Self.make()
+        let (s, env) = try Self.make()
         let entries = Mutex<[JSON]>([])
         s.setJournal { _, e in entries.withLock { $0.append(e) } }
         _ = try s.createTopic(["name": .string(Self.topic)])
@@ -216,17 +216,17 @@ struct PubSubServiceTests {
         _ = try Self.publish(s, [["data": Self.b64("one")], ["data": Self.b64("two")], ["data": Self.b64("three")]])
         let got = try await Self.pull(s, 1)
         _ = try s.acknowledge(["subscription": .string(Self.sub), "ackIds": [got[0]["ackId"] ?? .null]])
-        let (replayed, renv) = Self.make()
-        renv.clock.freeze(at: env.clock.now())
+        let (replayed, renv) = try Self.make()
+        try renv.clock.freeze(at: env.clock.now())
         for e in entries.withLock({ $0 }) + entries.withLock({ $0 }) { try replayed.replay(project: Self.p, entry: e) }  // twice: idempotent
         #expect(try await Self.pull(replayed).map(Self.data) == ["two", "three"])
-        let (imported, _) = Self.make()
+        let (imported, _) = try Self.make()
         try imported.importProject(Self.p, s.exportProject(Self.p))
         #expect(try await Self.pull(imported).map(Self.data) == ["two", "three"])
     }
 
     @Test func aRefusedJournalAppendChangesNothing() async throws {
-        let (s, _) = Self.make()
+        let (s, _) = try Self.make()
         _ = try s.createTopic(["name": .string(Self.topic)])
         _ = try s.createSubscription(["name": .string(Self.sub), "topic": .string(Self.topic)])
         s.setJournal { _, _ in throw EmulatorError(.unavailable, "disk full") }
@@ -238,7 +238,7 @@ struct PubSubServiceTests {
     }
 
     @Test func resetAndRestoreGoThroughTheParticipantProtocol() async throws {
-        let (s, _) = Self.make()
+        let (s, _) = try Self.make()
         _ = try s.createTopic(["name": .string(Self.topic)])
         _ = try s.createSubscription(["name": .string(Self.sub), "topic": .string(Self.topic)])
         _ = try Self.publish(s, [["data": Self.b64("kept")]])

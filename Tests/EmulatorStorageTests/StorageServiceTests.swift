@@ -5,10 +5,11 @@ import Testing
 @testable import EmulatorStorage
 
 /// A service over memory blobs with a frozen, advanceable clock.
-func makeService(_ options: StorageOptions = StorageOptions(), blobs: any BlobStore = MemoryBlobStore()) -> (StorageService, LocalEnvironmentProvider)
+func makeService(_ options: StorageOptions = StorageOptions(), blobs: any BlobStore = MemoryBlobStore()) throws
+    -> (StorageService, LocalEnvironmentProvider)
 {
     let envs = LocalEnvironmentProvider()
-    envs.environment(for: "p").clock.freeze(at: Timestamp(seconds: 1_700_000_000))
+    try envs.environment(for: "p").clock.freeze(at: Timestamp(seconds: 1_700_000_000))
     return (StorageService(environments: envs, defaultProject: "p", blobs: blobs, options: options), envs)
 }
 
@@ -35,7 +36,7 @@ let user = Caller.user(AuthContext(uid: "u1", token: [:]))
 
 @Suite struct StorageServiceTests {
     @Test func defaultBucketsExistAndObjectsRoundTripWithHashesAndGenerations() throws {
-        let (s, envs) = makeService()
+        let (s, envs) = try makeService()
         #expect(s.buckets(project: "p").map(\.name) == ["p.appspot.com", "p.firebasestorage.app"])
         let o = try s.store(
             bytes: Array("hello world".utf8), as: .init(bucket: bucket, name: "a/b.txt", metadata: ObjectMetadata(contentType: "text/plain")),
@@ -50,7 +51,7 @@ let user = Caller.user(AuthContext(uid: "u1", token: [:]))
         let o2 = try s.store(bytes: [1], as: .init(bucket: bucket, name: "a/b.txt", firebase: true), caller: .admin)
         #expect(o2.generation == o.generation + 1)
         #expect(o2.downloadTokens.count == 1 && o2.downloadTokens[0].count == 36)
-        envs.environment(for: "p").clock.advance(seconds: 10)
+        try envs.environment(for: "p").clock.advance(seconds: 10)
         let got = try s.object(bucket: bucket, name: "a/b.txt", caller: .admin)
         #expect(try got.blob.open().read(at: 0, count: 10) == [1])
         #expect(got.timeCreated == Timestamp(seconds: 1_700_000_000))
@@ -67,7 +68,7 @@ let user = Caller.user(AuthContext(uid: "u1", token: [:]))
     }
 
     @Test func listingHonoursPrefixDelimiterOffsetsAndPages() throws {
-        let (s, _) = makeService()
+        let (s, _) = try makeService()
         for name in ["a/1", "a/2", "a/b/3", "a/c/4", "b/5", "top", "a/"] {
             _ = try s.store(bytes: [0], as: .init(bucket: bucket, name: name), caller: .admin)
         }
@@ -102,7 +103,7 @@ let user = Caller.user(AuthContext(uid: "u1", token: [:]))
     }
 
     @Test func preconditionsGuardWritesReadsAndDeletes() throws {
-        let (s, _) = makeService()
+        let (s, _) = try makeService()
         let o = try s.store(bytes: [1], as: .init(bucket: bucket, name: "x", conditions: StorageConditions(ifGenerationMatch: 0)), caller: .admin)
         do {
             _ = try s.store(bytes: [2], as: .init(bucket: bucket, name: "x", conditions: StorageConditions(ifGenerationMatch: 0)), caller: .admin)
@@ -128,7 +129,7 @@ let user = Caller.user(AuthContext(uid: "u1", token: [:]))
     }
 
     @Test func updatesMergeOrReplaceAndBumpTheMetageneration() throws {
-        let (s, _) = makeService()
+        let (s, _) = try makeService()
         _ = try s.store(
             bytes: [1],
             as: .init(
@@ -156,7 +157,7 @@ let user = Caller.user(AuthContext(uid: "u1", token: [:]))
     }
 
     @Test func clientOperationsPassTheAuthorizerAndAdminsDoNot() throws {
-        let (s, _) = makeService()
+        let (s, _) = try makeService()
         let r = Recorder()
         s.setAuthorizer(r)
         _ = try s.store(bytes: [1, 2], as: .init(bucket: bucket, name: "x", firebase: true), caller: user)
@@ -189,7 +190,7 @@ let user = Caller.user(AuthContext(uid: "u1", token: [:]))
     }
 
     @Test func theObserverSeesChangesInCommitOrder() throws {
-        let (s, _) = makeService()
+        let (s, _) = try makeService()
         let r = Recorder()
         s.setObserver(r)
         _ = try s.store(bytes: [1], as: .init(bucket: bucket, name: "x"), caller: .admin)
@@ -210,7 +211,7 @@ let user = Caller.user(AuthContext(uid: "u1", token: [:]))
 
     @Test func blobsGoWhenTheLastReferenceGoesAndSnapshotsKeepThem() throws {
         let blobs = MemoryBlobStore()
-        let (s, _) = makeService(blobs: blobs)
+        let (s, _) = try makeService(blobs: blobs)
         _ = try s.store(bytes: [1], as: .init(bucket: bucket, name: "x"), caller: .admin)
         _ = try s.copy(from: bucket, "x", to: .init(bucket: bucket, name: "y"), caller: .admin)
         #expect(blobs.count == 1)  // a copy shares the bytes
@@ -239,7 +240,7 @@ let user = Caller.user(AuthContext(uid: "u1", token: [:]))
         var options = StorageOptions()
         options.maxObjectBytes = 10
         options.maxTotalBytes = 25
-        let (s, _) = makeService(options)
+        let (s, _) = try makeService(options)
         do {
             _ = try s.store(bytes: [UInt8](repeating: 0, count: 11), as: .init(bucket: bucket, name: "big"), caller: .admin)
             Issue.record("an 11-byte object must be refused")
@@ -264,7 +265,7 @@ let user = Caller.user(AuthContext(uid: "u1", token: [:]))
     }
 
     @Test func resumableSessionsAppendQueryFinalizeOnceAndCancel() throws {
-        let (s, _) = makeService()
+        let (s, _) = try makeService()
         let r = Recorder()
         s.setObserver(r)
         let id = try s.startSession(
@@ -310,7 +311,7 @@ let user = Caller.user(AuthContext(uid: "u1", token: [:]))
     }
 
     @Test func composeConcatenatesAndCopyKeepsOrReplacesMetadata() throws {
-        let (s, _) = makeService()
+        let (s, _) = try makeService()
         _ = try s.store(
             bytes: Array("ab".utf8), as: .init(bucket: bucket, name: "1", metadata: ObjectMetadata(contentType: "text/plain", custom: ["k": "v"])),
             caller: .admin)
@@ -334,7 +335,7 @@ let user = Caller.user(AuthContext(uid: "u1", token: [:]))
     }
 
     @Test func bucketsAreValidatedCreatedOnceAndDeletedOnlyWhenEmpty() throws {
-        let (s, _) = makeService()
+        let (s, _) = try makeService()
         #expect(throws: EmulatorError.self) { try s.createBucket("Bad_Name", project: "p", location: nil, storageClass: nil) }
         #expect(throws: EmulatorError.self) { try s.createBucket("ab", project: "p", location: nil, storageClass: nil) }
         let b = try s.createBucket("my-bucket", project: "q", location: "eu", storageClass: nil)
@@ -356,7 +357,7 @@ let user = Caller.user(AuthContext(uid: "u1", token: [:]))
     @Test func diskBlobsAreFilesThatGoWithTheirLastReference() throws {
         let store = try DiskBlobStore.temporary()
         defer { store.removeEverything() }
-        let (s, _) = makeService(blobs: store)
+        let (s, _) = try makeService(blobs: store)
         let payload = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         let o = try s.store(bytes: payload, as: .init(bucket: bucket, name: "f"), caller: .admin)
         let r = try o.blob.open()

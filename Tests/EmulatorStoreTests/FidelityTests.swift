@@ -18,7 +18,7 @@ import Testing
     }
 
     @Test func unicodeEquivalentDocumentIdsAreTwoDocuments() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         try set(s, "k/\(Self.decomposed)", ["v": .integer(1)])
         try set(s, "k/\(Self.composed)", ["v": .integer(2)])
         try set(s, "k/\u{212B}", ["v": .integer(3)])
@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func unicodeEquivalentCollectionIdsAreTwoCollections() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         try set(s, "p/d/c\(Self.decomposed)/a", [:])
         try set(s, "p/d/c\(Self.composed)/b", [:])
         let ids = try s.listCollectionIds(project: "p", database: "(default)", parent: "p/d", caller: .admin)
@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func unicodeEquivalentMapKeysAreTwoFields() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         var inner = FieldMap()
         inner[Self.decomposed] = .integer(1)
         inner[Self.composed] = .integer(2)
@@ -66,7 +66,7 @@ import Testing
     }
 
     @Test func stringEqualityIsByteWise() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         try set(s, "c/a", ["s": .string(Self.decomposed)])
         try set(s, "c/b", ["s": .string(Self.composed)])
         #expect(
@@ -104,7 +104,7 @@ import Testing
     }
 
     @Test func inWithArrayOperands() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         try set(s, "c/w", ["regions": .array([.string("west_coast")])])
         try set(s, "c/e", ["regions": .array([.string("east_coast")])])
         try set(s, "c/x", ["regions": .array([.string("west_coast"), .string("east_coast")])])
@@ -120,7 +120,7 @@ import Testing
     }
 
     @Test func notInWithANullMatchesNothing() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         try set(s, "c/a", ["x": .integer(1)])
         try set(s, "c/b", ["x": .null])
         let withNull: JSON = ["arrayValue": ["values": [["nullValue": "NULL_VALUE"], ["integerValue": "2"]]]]
@@ -130,7 +130,7 @@ import Testing
     }
 
     @Test func rollbackOfAnIdNeverIssuedIsRefused() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         #expect(message { try s.rollback(project: "p", database: "(default)", transaction: Array("nope".utf8)) } == "Invalid transaction.")
         let t = try s.beginTransaction(project: "p", database: "(default)", readOnly: false)
         try s.rollback(project: "p", database: "(default)", transaction: t)
@@ -138,7 +138,7 @@ import Testing
     }
 
     @Test func duplicateInValuesCountOnceTowardsTheDisjunctionLimit() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         try set(s, "c/a", ["a": .integer(1), "b": .array([.integer(3)])])
         let ins: JSON = ["arrayValue": ["values": [["integerValue": "1"], ["integerValue": "1"]]]]
         let any: JSON = ["arrayValue": ["values": .array((0..<16).map { ["integerValue": .string("\($0)")] })]]
@@ -159,7 +159,7 @@ import Testing
     }
 
     @Test func aggregationsCountOnlyDocumentsWithEveryAggregatedField() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         try set(s, "c/a", ["n": .integer(1)])
         try set(s, "c/b", ["n": .integer(2)])
         try set(s, "c/c", ["other": .integer(1)])
@@ -198,7 +198,7 @@ import Testing
     }
 
     @Test func aggregatedFieldsFollowTheQuerysOwnOrder() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         try set(s, "c/x1", ["t": .integer(1), "a": .integer(9), "b": .integer(1)])
         try set(s, "c/x2", ["t": .integer(2), "a": .integer(1), "b": .integer(5)])
         var q = try StructuredQuery(json: [
@@ -237,7 +237,7 @@ import Testing
     }
 
     @Test func listDocumentsWithAnEmptyCollectionIdListsEveryCollectionUnderTheParent() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         try set(s, "r/p/a/1", [:])
         try set(s, "r/p/b/2", [:])
         try set(s, "r/p/b/2/deeper/3", [:])
@@ -249,7 +249,7 @@ import Testing
     }
 
     @Test func validationProductionApplies() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         let from: JSON = ["from": [["collectionId": "c"]]]
         func q(_ extra: UTF8Dictionary<JSON>) -> String? {
             var o = from.objectValue ?? [:]

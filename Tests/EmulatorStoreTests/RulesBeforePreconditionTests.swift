@@ -31,7 +31,7 @@ final class MethodAuthorizer: StoreAuthorizer, @unchecked Sendable {
     }
 
     @Test func aCreateOfAStoredDocumentIsJudgedAsACreateFirst() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         try set(s, "c/a", ["v": .integer(1)])
         let create = StoreWrite(path: "c/a", operation: .update([:]), precondition: .exists(false))
         let onlyUpdate = MethodAuthorizer(["update"])
@@ -45,7 +45,7 @@ final class MethodAuthorizer: StoreAuthorizer, @unchecked Sendable {
     }
 
     @Test func anUpdateOrDeleteOfAMissingDocumentIsJudgedFirst() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         let update = StoreWrite(path: "c/zz", operation: .update(["w": .integer(2)]), updateMask: [FieldPath(["w"])], precondition: .exists(true))
         let delete = StoreWrite(path: "c/zz", operation: .delete, precondition: .exists(true))
         s.setAuthorizer(MethodAuthorizer(["create"]))
@@ -58,7 +58,7 @@ final class MethodAuthorizer: StoreAuthorizer, @unchecked Sendable {
     }
 
     @Test func aDenialLaterInTheBatchWinsOverAnEarlierPrecondition() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         try set(s, "c/a", ["v": .integer(1)])
         s.setAuthorizer(DenyPath(path: "y/b"))
         let create = StoreWrite(path: "c/a", operation: .update([:]), precondition: .exists(false))

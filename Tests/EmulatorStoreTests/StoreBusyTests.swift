@@ -8,7 +8,7 @@ import Testing
 /// otherwise.
 @Suite struct StoreBusyTests {
     @Test func aReadThatMayNotWaitThrowsStoreBusyWhileTheDatabaseIsHeld() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         try set(s, "c/d", ["a": .integer(1)])
         let free = try s.getDocument(project: "p", database: "(default)", path: "c/d", caller: .admin, waitForLock: false)
         #expect(free.value.fields == ["a": .integer(1)])

@@ -21,7 +21,7 @@ final class MemoryJournal: Sendable {
     }
 
     @Test func aRefusedChangeIsUndoneAndNobodySeesIt() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         let journal = MemoryJournal()
         s.setJournal(journal.append)
         let observed = Mutex(0)
@@ -64,7 +64,7 @@ final class MemoryJournal: Sendable {
     }
 
     @Test func journalEntriesReplayToTheSameStateIncludingReplacements() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         let journal = MemoryJournal()
         s.setJournal(journal.append)
         try set(s, "t/a", ["v": .integer(1)])
@@ -76,14 +76,14 @@ final class MemoryJournal: Sendable {
         try set(s, "u/c", ["w": .string("x")])
         _ = try s.commit(project: "p", database: "other-db", writes: [StoreWrite(path: "d/e", operation: .update([:]))], caller: .admin)
 
-        let (replayed, _) = makeStore()
+        let (replayed, _) = try makeStore()
         for e in journal.entries.withLock({ $0 }) { try replayed.replay(project: "p", entry: e) }
         #expect(replayed.exportProject("p") == s.exportProject("p"))
         #expect(journal.entries.withLock { $0 }.contains { $0["replace"] != nil })
     }
 
     @Test func idsThatAreNotIdsNeverReachTheStore() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         for (project, database) in [
             ("victim.json\u{0}x", "(default)"), ("a/b", "(default)"), ("UPPER", "(default)"), ("p", "a\u{0}b"), ("p", "(other)"),
         ] {

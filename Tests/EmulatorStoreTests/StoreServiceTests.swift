@@ -4,10 +4,10 @@ import Testing
 @testable import EmulatorStore
 
 /// A store on a frozen clock.
-func makeStore(_ clock: ProjectClock? = nil) -> (StoreService, ProjectEnvironment) {
+func makeStore(_ clock: ProjectClock? = nil) throws -> (StoreService, ProjectEnvironment) {
     let provider = LocalEnvironmentProvider()
     let env = provider.environment(for: "p")
-    env.clock.freeze(at: Timestamp(seconds: 1_800_000_000))
+    try env.clock.freeze(at: Timestamp(seconds: 1_800_000_000))
     return (StoreService(environments: provider), env)
 }
 
@@ -25,14 +25,14 @@ func fieldFilter(_ field: String, _ op: String, _ value: JSON) -> JSON {
 
 @Suite struct StoreServiceTests {
     @Test func createGetUpdateDelete() throws {
-        let (s, env) = makeStore()
+        let (s, env) = try makeStore()
         let d = try s.createDocument(
             project: "p", database: "(default)", collection: "tasks", documentId: nil, fields: ["a": .integer(1)], caller: .admin)
         #expect(d.id.count == 20)
         #expect(throws: EmulatorError.alreadyExists("Document already exists: projects/p/databases/(default)/documents/\(d.path)")) {
             _ = try s.createDocument(project: "p", database: "(default)", collection: "tasks", documentId: d.id, fields: [:], caller: .admin)
         }
-        env.clock.advance(seconds: 1)
+        try env.clock.advance(seconds: 1)
         let r = try s.commit(
             project: "p", database: "(default)",
             writes: [StoreWrite(path: d.path, operation: .update(["b": .integer(2)]), updateMask: [FieldPath(["b"])])], caller: .admin)
@@ -44,7 +44,7 @@ func fieldFilter(_ field: String, _ op: String, _ value: JSON) -> JSON {
     }
 
     @Test func updateTimesStrictlyIncreaseOnAFrozenClock() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         var last = Timestamp(seconds: 0)
         for i in 0..<5 {
             let r = try s.commit(
@@ -55,7 +55,7 @@ func fieldFilter(_ field: String, _ op: String, _ value: JSON) -> JSON {
     }
 
     @Test func preconditionsFailWithTheRightCodes() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         func code(_ p: Precondition, _ op: StoreWrite.Operation = .update([:])) -> ErrorCode? {
             do {
                 _ = try s.commit(
@@ -71,7 +71,7 @@ func fieldFilter(_ field: String, _ op: String, _ value: JSON) -> JSON {
     }
 
     @Test func commitIsAtomic() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         try set(s, "c/exists", ["v": .integer(1)])
         #expect(throws: EmulatorError.self) {
             _ = try s.commit(
@@ -85,7 +85,7 @@ func fieldFilter(_ field: String, _ op: String, _ value: JSON) -> JSON {
     }
 
     @Test func transformsFollowFirestoreSemantics() throws {
-        let (s, env) = makeStore()
+        let (s, env) = try makeStore()
         try set(
             s, "c/t",
             ["i": .integer(Int64.max - 1), "d": .integer(1), "arr": .array([.integer(1), .double(2)]), "s": .string("x"), "z": .integer(3)])
@@ -133,7 +133,7 @@ func fieldFilter(_ field: String, _ op: String, _ value: JSON) -> JSON {
     }
 
     @Test func queriesFilterOrderAndPage() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         for (id, n, tag) in [("a", 3, "x"), ("b", 1, "y"), ("c", 2, "x"), ("d", 5, "z")] {
             try set(s, "items/\(id)", ["n": .integer(Int64(n)), "tag": .string(tag), "tags": .array([.string(tag), .string("all")])])
         }
@@ -181,7 +181,7 @@ func fieldFilter(_ field: String, _ op: String, _ value: JSON) -> JSON {
     }
 
     @Test func collectionGroupsSpanParentsButNotOtherIds() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         try set(s, "users/u1/tasks/t1", ["v": .integer(1)])
         try set(s, "users/u2/tasks/t2", ["v": .integer(2)])
         try set(s, "tasks/t0", ["v": .integer(0)])
@@ -261,10 +261,10 @@ func fieldFilter(_ field: String, _ op: String, _ value: JSON) -> JSON {
     }
 
     @Test func readTimeSeesThePast() throws {
-        let (s, env) = makeStore()
+        let (s, env) = try makeStore()
         try set(s, "c/d", ["v": .integer(1)])
         let t1 = env.clock.now().adding(seconds: 0.5)
-        env.clock.advance(seconds: 1)
+        try env.clock.advance(seconds: 1)
         try set(s, "c/d", ["v": .integer(2)])
         let old = try s.getDocument(project: "p", database: "(default)", path: "c/d", consistency: .readTime(t1), caller: .admin).value
         #expect(old.fields["v"] == .integer(1))
@@ -277,7 +277,7 @@ func fieldFilter(_ field: String, _ op: String, _ value: JSON) -> JSON {
     }
 
     @Test func snapshotsAndResetsAreCopyOnWrite() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         try set(s, "c/a", ["v": .integer(1)])
         let snap = s.captureProject("p")
         try set(s, "c/a", ["v": .integer(2)])
@@ -300,8 +300,8 @@ func fieldFilter(_ field: String, _ op: String, _ value: JSON) -> JSON {
         #expect(Aggregation(alias: "a", kind: .avg(FieldPath(["n"]))).compute([]) == .null)
     }
 
-    @Test func oversizedDocumentsAreRejected() {
-        let (s, _) = makeStore()
+    @Test func oversizedDocumentsAreRejected() throws {
+        let (s, _) = try makeStore()
         #expect(throws: EmulatorError.self) { try set(s, "c/big", ["s": .string(String(repeating: "x", count: 1_100_000))]) }
     }
 }
@@ -316,7 +316,7 @@ struct DenyPath: StoreAuthorizer {
 
 @Suite struct InPlaceCommitTests {
     @Test func aDeniedWriteUndoesTheWholeCommit() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         try set(s, "c/keep", ["v": .integer(1)])
         try set(s, "c/gone", ["v": .integer(1)])
         s.setAuthorizer(DenyPath(path: "c/denied"))
@@ -353,7 +353,7 @@ struct DenyPath: StoreAuthorizer {
 
 @Suite struct NameOrderFastPathTests {
     @Test func fastPathAgreesWithTheGeneralPath() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         for i in 0..<50 {
             let n = (i * 37) % 50
             try set(s, "items/d\(n < 10 ? "0" : "")\(n)", ["tag": .string(i % 3 == 0 ? "x" : "y")])
@@ -368,7 +368,7 @@ struct DenyPath: StoreAuthorizer {
 
 @Suite struct EqualityIndexTests {
     @Test func indexedQueriesMatchScansAcrossWritesDeletesAndUndo() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         for i in 0..<60 { try set(s, "items/d\(i)", ["b": i % 3 == 0 ? .double(Double(i % 4)) : .integer(Int64(i % 4)), "s": .string("v\(i % 5)")]) }
         _ = try s.commit(
             project: "p", database: "(default)",

@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func equalityQueriesMatchBytesWithAndWithoutTheIndex() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         try set(s, "c/nfc", ["name": .string(Self.precomposed)])
         try set(s, "c/nfd", ["name": .string(Self.decomposed)])
         let from: JSON = ["from": [["collectionId": "c"]]]

@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct TransactionTests {
     @Test func blindWriteDuringTransactionAbortsItsCommit() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         try set(s, "c/d", ["v": .integer(1)])
         let t = try s.beginTransaction(project: "p", database: "(default)", readOnly: false)
         _ = try s.getDocument(project: "p", database: "(default)", path: "c/d", consistency: .transaction(t), caller: .admin)
@@ -22,7 +22,7 @@ import Testing
     }
 
     @Test func readOfAMissingDocumentIsProtectedToo() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         let t = try s.beginTransaction(project: "p", database: "(default)", readOnly: false)
         #expect(throws: EmulatorError.self) {
             try s.getDocument(project: "p", database: "(default)", path: "c/new", consistency: .transaction(t), caller: .admin)
@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func queryResultsInATransactionDetectPhantoms() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         let t = try s.beginTransaction(project: "p", database: "(default)", readOnly: false)
         _ = try s.runQuery(
             project: "p", database: "(default)", parent: "", query: StructuredQuery(json: ["from": [["collectionId": "c"]]]),
@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func unknownFinishedAndExpiredIds() throws {
-        let (s, env) = makeStore()
+        let (s, env) = try makeStore()
         #expect(throws: EmulatorError.invalidArgument("Transaction is invalid or expired.")) {
             try s.commit(project: "p", database: "(default)", writes: [], transaction: [1, 2, 3], caller: .admin)
         }
@@ -50,18 +50,18 @@ import Testing
         _ = try s.commit(project: "p", database: "(default)", writes: [], transaction: t, caller: .admin)
         #expect(throws: EmulatorError.self) { try s.commit(project: "p", database: "(default)", writes: [], transaction: t, caller: .admin) }
         let idle = try s.beginTransaction(project: "p", database: "(default)", readOnly: false)
-        env.clock.advance(seconds: 61)
+        try env.clock.advance(seconds: 61)
         #expect(throws: EmulatorError.aborted("The referenced transaction has expired or is no longer valid.")) {
             try s.commit(project: "p", database: "(default)", writes: [], transaction: idle, caller: .admin)
         }
     }
 
     @Test func readOnlyTransactionsReadASnapshotAndCannotWrite() throws {
-        let (s, env) = makeStore()
+        let (s, env) = try makeStore()
         try set(s, "c/d", ["v": .integer(1)])
-        env.clock.advance(seconds: 1)
+        try env.clock.advance(seconds: 1)
         let t = try s.beginTransaction(project: "p", database: "(default)", readOnly: true)
-        env.clock.advance(seconds: 1)
+        try env.clock.advance(seconds: 1)
         try set(s, "c/d", ["v": .integer(2)])
         #expect(
             try s.getDocument(project: "p", database: "(default)", path: "c/d", consistency: .transaction(t), caller: .admin).value.fields["v"]
@@ -73,7 +73,7 @@ import Testing
 
     /// N tasks run read-increment-write transactions with retry on ABORTED; none is lost.
     @Test func concurrentIncrementsLoseNoUpdate() async throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         try set(s, "counters/c", ["n": .integer(0)])
         let commits = Counter()
         try await withThrowingTaskGroup(of: Void.self) { group in

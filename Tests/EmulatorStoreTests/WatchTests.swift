@@ -40,7 +40,7 @@ func q(_ json: JSON) throws -> StructuredQuery { try StructuredQuery(json: json)
     /// A listener's equality filter builds the field's index, as a runQuery does, so an app that
     /// only listens does not scan the collection for every new target; its results are unchanged.
     @Test func aListenersEqualityFilterBuildsTheFieldsIndex() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         try set(s, "tasks/a", ["owner": .string("u1")])
         try set(s, "tasks/b", ["owner": .string("u2")])
         #expect((try s.withDatabase("p", "(default)") { data, _, _ in data.state.indexedFields["tasks"] }) == nil)
@@ -57,7 +57,7 @@ func q(_ json: JSON) throws -> StructuredQuery { try StructuredQuery(json: json)
     }
 
     @Test func initialResultThenOnlyTheDocumentsACommitChanged() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         try set(s, "tasks/a", ["n": .integer(1)])
         try set(s, "tasks/b", ["n": .integer(5)])
         try set(s, "other/x", ["n": .integer(9)])
@@ -76,7 +76,7 @@ func q(_ json: JSON) throws -> StructuredQuery { try StructuredQuery(json: json)
     }
 
     @Test func oneSessionSeesOneDeltaPerDocumentAcrossItsTargets() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         let sink = RecordingSink()
         try addQuery(s, sink, 2, ["from": [["collectionId": "tasks"]]])
         try addQuery(s, sink, 4, ["from": [["collectionId": "tasks"]], "where": fieldFilter("done", "EQUAL", ["booleanValue": true])])
@@ -87,7 +87,7 @@ func q(_ json: JSON) throws -> StructuredQuery { try StructuredQuery(json: json)
     }
 
     @Test func collectionGroupsAndDocumentTargets() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         let group = RecordingSink(), docs = RecordingSink()
         try addQuery(s, group, 1, ["from": [["collectionId": "msgs", "allDescendants": true]]], parent: "rooms/r1")
         try s.addWatch(
@@ -103,7 +103,7 @@ func q(_ json: JSON) throws -> StructuredQuery { try StructuredQuery(json: json)
     }
 
     @Test func limitWindowsRefillWhenADocumentLeaves() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         for (id, n) in [("a", 1), ("b", 2), ("c", 3), ("d", 4)] { try set(s, "t/\(id)", ["n": .integer(Int64(n))]) }
         let sink = RecordingSink()
         try addQuery(s, sink, 2, ["from": [["collectionId": "t"]], "orderBy": [["field": ["fieldPath": "n"]]], "limit": 2])
@@ -121,7 +121,7 @@ func q(_ json: JSON) throws -> StructuredQuery { try StructuredQuery(json: json)
     }
 
     @Test func resumeSendsOnlyWhatChangedAndForeignTokensStartOver() throws {
-        let (s, env) = makeStore()
+        let (s, env) = try makeStore()
         try set(s, "t/a", ["n": .integer(1)])
         try set(s, "t/b", ["n": .integer(1)])
         let first = RecordingSink()
@@ -131,7 +131,7 @@ func q(_ json: JSON) throws -> StructuredQuery { try StructuredQuery(json: json)
             return
         }
         s.removeWatches(project: "p", database: "(default)", sink: first)
-        env.clock.advance(seconds: 1)
+        try env.clock.advance(seconds: 1)
         try set(s, "t/b", ["n": .integer(2)])
         try set(s, "t/c", ["n": .integer(1)])
         _ = try s.commit(project: "p", database: "(default)", writes: [StoreWrite(path: "t/a", operation: .delete)], caller: .admin)
@@ -152,7 +152,7 @@ func q(_ json: JSON) throws -> StructuredQuery { try StructuredQuery(json: json)
     }
 
     @Test func resumeOlderThanTheKeptHistoryStartsOver() throws {
-        let (s, env) = makeStore()
+        let (s, env) = try makeStore()
         try set(s, "t/a", ["n": .integer(0)])
         let sink = RecordingSink()
         try addQuery(s, sink, 1, ["from": [["collectionId": "t"]]])
@@ -161,7 +161,7 @@ func q(_ json: JSON) throws -> StructuredQuery { try StructuredQuery(json: json)
             return
         }
         for i in 1...(DatabaseState.historyDepth + 2) {
-            env.clock.advance(seconds: 1)
+            try env.clock.advance(seconds: 1)
             try set(s, "t/a", ["n": .integer(Int64(i))])
         }
         let again = RecordingSink()
@@ -174,7 +174,7 @@ func q(_ json: JSON) throws -> StructuredQuery { try StructuredQuery(json: json)
     }
 
     @Test func resetAndRestoreReachListenersAsChanges() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         try set(s, "t/a", [:])
         let snapshot = s.captureProject("p")
         try set(s, "t/b", [:])
@@ -192,15 +192,15 @@ func q(_ json: JSON) throws -> StructuredQuery { try StructuredQuery(json: json)
     }
 
     @Test func readTimesNeverGoBackwardsWhenTheClockDoes() throws {
-        let (s, env) = makeStore()
+        let (s, env) = try makeStore()
         let sink = RecordingSink()
-        env.clock.freeze(at: Timestamp(seconds: 2_000_000_000))
+        try env.clock.freeze(at: Timestamp(seconds: 2_000_000_000))
         try addQuery(s, sink, 1, ["from": [["collectionId": "t"]]])
         guard case .added(_, _, _, _, _, _, let first) = sink.take()[0] else {
             Issue.record("no added")
             return
         }
-        env.clock.freeze(at: Timestamp(seconds: 1_000_000_000))  // back in time
+        try env.clock.freeze(at: Timestamp(seconds: 1_000_000_000))  // back in time
         try set(s, "t/a", [:])
         guard case .changed(let t1, _) = sink.take()[0] else {
             Issue.record("no change")
@@ -215,7 +215,7 @@ func q(_ json: JSON) throws -> StructuredQuery { try StructuredQuery(json: json)
     }
 
     @Test func rulesDenyTheWholeTargetAndOnceRemovesItAfterTheFirstResult() throws {
-        let (s, _) = makeStore()
+        let (s, _) = try makeStore()
         s.setAuthorizer(DenyListsAuthorizer())
         let sink = RecordingSink()
         #expect(throws: EmulatorError.self) {

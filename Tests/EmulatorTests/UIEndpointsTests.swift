@@ -113,7 +113,7 @@ import Testing
         let app = try AppPipelineTests.app()
         let clock = app.services.projects.environment(for: "demo-project").clock
         for i in 0..<5 {
-            clock.freeze(at: Timestamp(seconds: 1_800_000_000 + Int64(i)))
+            try clock.freeze(at: Timestamp(seconds: 1_800_000_000 + Int64(i)))
             _ = try await Self.call(
                 app, "POST", "/identitytoolkit.googleapis.com/v1/projects/demo-project/accounts",
                 ["localId": .string("u\(i)"), "email": .string("user\(i)@example.com")])

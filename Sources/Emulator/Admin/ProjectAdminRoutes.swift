@@ -41,9 +41,9 @@ enum ProjectAdminRoutes {
                     guard let text = t.stringValue, let time = Timestamp(rfc3339: text) else {
                         throw EmulatorError.invalidArgument("'time' must be an RFC 3339 timestamp such as 2026-01-01T00:00:00Z")
                     }
-                    clock.freeze(at: time)
+                    try clock.freeze(at: time)
                 } else {
-                    clock.freeze(at: clock.now())
+                    try clock.freeze(at: clock.now())
                 }
             default:
                 throw EmulatorError.invalidArgument("'mode' must be \"system\" or \"frozen\"")
@@ -53,11 +53,9 @@ enum ProjectAdminRoutes {
         r.post("/emulator/v1/projects/{project}/clock:advance") { req, m in
             try s.projects.requireKnown(m["project"])
             let body = try req.jsonObjectBody()
-            guard let seconds = body["seconds"]?.doubleValue, seconds.isFinite, abs(seconds) <= 100 * 365 * 86_400 else {
-                throw EmulatorError.invalidArgument("'seconds' must be a finite number (at most 100 years)")
-            }
+            guard let seconds = body["seconds"]?.doubleValue else { throw EmulatorError.invalidArgument("'seconds' must be a number") }
             let clock = s.projects.environment(for: m["project"]).clock
-            clock.advance(seconds: seconds)
+            try clock.advance(seconds: seconds)
             return .json(clockJSON(clock))
         }
         r.get("/emulator/v1/projects/{project}/seed") { _, m in

@@ -100,6 +100,34 @@ def test_clock_drives_update_times(emulator):
     assert d["updateTime"] == "2031-05-01T12:01:30Z"
 
 
+def test_the_clock_stays_within_firestores_years_and_never_takes_the_process_down(emulator):
+    # Three advances of 98 years each used to overflow the clock's offset and crash the process.
+    p = "clock-" + uuid.uuid4().hex[:6]
+    register(emulator, p)
+    answers = [requests.post(admin(emulator, p) + "/clock:advance", json={"seconds": 3.1e9}, timeout=5) for _ in range(3)]
+    assert [a.status_code for a in answers[:2]] == [200, 200], answers[1].text
+    refused = answers[2]
+    assert refused.status_code == 400 and refused.json()["error"]["status"] == "INVALID_ARGUMENT"
+    assert "292 years" in refused.json()["error"]["message"], refused.text
+    assert requests.get(admin(emulator, p) + "/clock", timeout=5).json()["offsetSeconds"] == 6.2e9  # unchanged by the refusal
+    assert requests.get(f"{emulator.url}/emulator/v1/status", timeout=5).status_code == 200
+    # Frozen, it may go anywhere in years 1-9999 and no further.
+    def freeze(time):
+        return requests.put(admin(emulator, p) + "/clock", json={"mode": "frozen", "time": time}, timeout=5)
+    assert freeze("9999-12-31T23:59:00Z").status_code == 200
+    late = requests.post(admin(emulator, p) + "/clock:advance", json={"seconds": 60}, timeout=5)
+    assert late.status_code == 400 and "9999-12-31T23:59:59.999999999Z" in late.json()["error"]["message"], late.text
+    assert requests.get(admin(emulator, p) + "/clock", timeout=5).json()["time"] == "9999-12-31T23:59:00Z"
+    early = freeze("0000-06-01T00:00:00Z")
+    assert early.status_code == 400 and "0001-01-01T00:00:00Z" in early.json()["error"]["message"], early.text
+    assert freeze("0001-01-01T00:00:00Z").status_code == 200
+    assert requests.post(admin(emulator, p) + "/clock:advance", json={"seconds": -1}, timeout=5).status_code == 400
+    assert requests.get(admin(emulator, p) + "/clock", timeout=5).json()["time"] == "0001-01-01T00:00:00Z"
+    # Commit times never go back, so a write stamps the epoch's first microsecond, not year 1.
+    d = requests.patch(f"{docs(emulator, p)}/c/t", json={"fields": {}}, headers=OWNER, timeout=5)
+    assert d.status_code == 200 and d.json()["updateTime"] == "1970-01-01T00:00:00.000001Z"
+
+
 def test_unknown_projects_are_404(emulator):
     for path in ["/clock", "/seed", "/faults", "/snapshots", ":reset"]:
         method = requests.post if path == ":reset" else requests.get
