@@ -50,7 +50,7 @@ func withTimeout<T: Sendable>(_ seconds: Double, _ body: @escaping @Sendable () 
     try await withThrowingTaskGroup(of: T.self) { group in
         group.addTask { try await body() }
         group.addTask {
-            try await Task.sleep(nanoseconds: UInt64(max(0.001, seconds) * 1e9))
+            try await Task.sleep(nanoseconds: max(1_000_000, MonotonicClock.nanoseconds(inSeconds: seconds)))
             throw HttpsError(.deadlineExceeded, "function timed out after \(seconds) s")
         }
         defer { group.cancelAll() }

@@ -112,7 +112,7 @@ extension FunctionsHost {
             let delay = retryBaseDelay * Double(1 << min(item.attempt - 1, 10))
             var again = item
             again.attempt += 1
-            again.notBefore = MonotonicClock.nanoseconds() + UInt64(delay * 1e9)
+            again.notBefore = MonotonicClock.deadline(afterSeconds: delay)
             state.withLock { $0[project]?.queue.insert(again, at: 0) }
         }
     }
@@ -120,7 +120,7 @@ extension FunctionsHost {
     /// Waits until nothing is queued or running for `project`, up to `timeout` seconds.
     /// Returns nil when idle, else what is still pending.
     public func idle(project: String, timeout: Double) async -> [String]? {
-        let deadline = MonotonicClock.nanoseconds() + UInt64(max(0, timeout) * 1e9)
+        let deadline = MonotonicClock.deadline(afterSeconds: timeout)
         while true {
             let pending = state.withLock { s -> [String] in
                 guard let ps = s[project] else { return [] }

@@ -153,7 +153,7 @@ extension FunctionsHost {
         } else {
             state.withLock { $0[project, default: ProjectState()].delayed += 1 }
             Task.detached { [self] in
-                try? await Task.sleep(nanoseconds: UInt64(min(delay, 86_400) * 1e9))
+                try? await Task.sleep(nanoseconds: MonotonicClock.nanoseconds(inSeconds: min(delay, 86_400)))
                 state.withLock { $0[project]?.delayed -= 1 }
                 enqueue(project, [item])
             }

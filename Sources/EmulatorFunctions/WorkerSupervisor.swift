@@ -96,7 +96,7 @@ public final class WorkerSupervisor: Sendable {
 
     /// Waits until the worker has registered its functions (or `timeout` seconds pass).
     public func waitUntilReady(timeout: Double) async -> Bool {
-        let deadline = MonotonicClock.nanoseconds() + UInt64(timeout * 1e9)
+        let deadline = MonotonicClock.deadline(afterSeconds: timeout)
         while MonotonicClock.nanoseconds() < deadline {
             if port != nil { return true }
             try? await Task.sleep(nanoseconds: 20_000_000)

@@ -94,7 +94,7 @@ extension EventLoop {
                 maxHeaderBytes: config.maxHeaderBytes, maxBodyBytes: config.maxBodyBytes,
                 streamingPolicy: config.streamingPolicy))
         nextId += 1
-        c.idleDeadline = MonotonicClock.nanoseconds() + UInt64(config.idleTimeout * 1e9)
+        c.idleDeadline = MonotonicClock.deadline(afterSeconds: config.idleTimeout)
         connections[fd] = c
         c.events = cepoll_in | cepoll_rdhup
         register(fd, events: c.events)

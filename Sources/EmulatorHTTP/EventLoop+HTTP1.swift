@@ -25,7 +25,7 @@ extension EventLoop {
             switch c.parser.next() {
             case .needMore:
                 if c.parser.hasPartialRequest && c.requestDeadline == nil {
-                    c.requestDeadline = MonotonicClock.nanoseconds() + UInt64(config.headerTimeout * 1e9)
+                    c.requestDeadline = MonotonicClock.deadline(afterSeconds: config.headerTimeout)
                     c.idleDeadline = nil
                 }
                 flushAtTurnEnd(c)
@@ -49,7 +49,7 @@ extension EventLoop {
                     c.output.append(contentsOf: response.wireBytes(head: head, close: close))
                     c.inFlight = false
                     c.servedRequests += 1
-                    if close { c.closeAfterWrite = true } else { c.idleDeadline = MonotonicClock.nanoseconds() + UInt64(config.idleTimeout * 1e9) }
+                    if close { c.closeAfterWrite = true } else { c.idleDeadline = MonotonicClock.deadline(afterSeconds: config.idleTimeout) }
                     answeredInline += 1
                     continue
                 }
@@ -110,7 +110,7 @@ extension EventLoop {
         flush(c)
         guard connections[fd] === c else { return }
         if !c.closeAfterWrite {
-            c.idleDeadline = MonotonicClock.nanoseconds() + UInt64(config.idleTimeout * 1e9)
+            c.idleDeadline = MonotonicClock.deadline(afterSeconds: config.idleTimeout)
             advance(c)
         }
         if c.peerClosed && !c.inFlight && !c.hasPendingOutput, connections[fd] === c { closeConnection(c) }

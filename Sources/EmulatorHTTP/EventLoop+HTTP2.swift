@@ -12,7 +12,7 @@ extension EventLoop {
         c.mode = .http2
         c.requestDeadline = nil
         // A peer that sends the preface and then nothing is idle like any other.
-        c.idleDeadline = MonotonicClock.nanoseconds() + UInt64(config.idleTimeout * 1e9)
+        c.idleDeadline = MonotonicClock.deadline(afterSeconds: config.idleTimeout)
         let fd = c.fd, id = c.id, handler = streamHandler, inline = grpcInline
         // Frame no more than half the connection's output budget at once, so framing alone never
         // pauses reading (control frames and a peer that does not read do).
@@ -53,7 +53,7 @@ extension EventLoop {
     /// Feeds received bytes to the connection; a connection error has already written GOAWAY.
     func receiveHTTP2(_ c: Connection, _ bytes: UnsafeRawBufferPointer) {
         guard let h2 = c.h2 else { return }
-        c.idleDeadline = MonotonicClock.nanoseconds() + UInt64(config.idleTimeout * 1e9)
+        c.idleDeadline = MonotonicClock.deadline(afterSeconds: config.idleTimeout)
         if h2.receive(bytes, into: &c.output) != nil { c.closeAfterWrite = true }
     }
 

@@ -25,7 +25,7 @@ extension EventLoop {
             switch m {
             case .stop:
                 guard stopDeadline == nil else { continue }
-                stopDeadline = MonotonicClock.nanoseconds() + UInt64(config.shutdownGrace * 1e9)
+                stopDeadline = MonotonicClock.deadline(afterSeconds: config.shutdownGrace)
                 for fd in listeners {
                     unregister(fd)
                     close(fd)

@@ -50,7 +50,7 @@ extension EventLoop {
             }
         case .detecting:
             if c.requestDeadline == nil && !c.prefaceBuffer.isEmpty {
-                c.requestDeadline = MonotonicClock.nanoseconds() + UInt64(config.headerTimeout * 1e9)
+                c.requestDeadline = MonotonicClock.deadline(afterSeconds: config.headerTimeout)
                 c.idleDeadline = nil
             }
             if c.peerClosed { closeConnection(c) }

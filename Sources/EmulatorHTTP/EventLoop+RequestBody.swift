@@ -13,7 +13,7 @@ extension EventLoop {
         let fd = c.fd, id = c.id
         let body = HTTP1RequestBody { [weak self] in self?.send(.resumeBody(fd: fd, id: id)) }
         c.requestBody = body
-        c.bodyDeadline = MonotonicClock.nanoseconds() + UInt64(config.idleTimeout * 1e9)
+        c.bodyDeadline = MonotonicClock.deadline(afterSeconds: config.idleTimeout)
         return body
     }
 
@@ -23,7 +23,7 @@ extension EventLoop {
         while true {
             switch c.parser.nextBodyPart() {
             case .bytes(let bytes):
-                c.bodyDeadline = MonotonicClock.nanoseconds() + UInt64(config.idleTimeout * 1e9)
+                c.bodyDeadline = MonotonicClock.deadline(afterSeconds: config.idleTimeout)
                 if !body.offer(bytes) { pauseRequestBody(c) }
             case .end:
                 body.finish()
@@ -67,7 +67,7 @@ extension EventLoop {
     func resumeRequestBody(_ c: Connection) {
         guard c.bodyPaused, connections[c.fd] === c else { return }
         c.bodyPaused = false
-        c.bodyDeadline = c.requestBody == nil ? nil : MonotonicClock.nanoseconds() + UInt64(config.idleTimeout * 1e9)
+        c.bodyDeadline = c.requestBody == nil ? nil : MonotonicClock.deadline(afterSeconds: config.idleTimeout)
         updateInterest(c)
     }
 

@@ -1,3 +1,5 @@
+import EmulatorCore
+
 /// Deadlines on the event loop, checked every 100 ms: a request head or body that does not
 /// arrive in time (408), an idle keep-alive connection, a lingering close, a peer that takes
 /// none of its output, and HTTP/2 handlers past their deadlines.
@@ -22,7 +24,7 @@ extension EventLoop {
             // budget forever. One being closed gets a few seconds only.
             if let since = c.stalledSince {
                 let limit = c.closeAfterWrite ? min(config.idleTimeout, 5) : config.idleTimeout
-                if now >= since + UInt64(limit * 1e9) { closeConnection(c) }
+                if now >= MonotonicClock.deadline(afterSeconds: limit, from: since) { closeConnection(c) }
                 continue
             }
             guard !c.inFlight && !c.hasPendingOutput else { continue }

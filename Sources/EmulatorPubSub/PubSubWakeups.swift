@@ -48,7 +48,7 @@ final class PubSubWakeups: Sendable {
                     return true
                 }
                 guard registered else { return c.resume() }
-                let nanos = UInt64(max(0.001, min(seconds, 60)) * 1e9)
+                let nanos = max(1_000_000, MonotonicClock.nanoseconds(inSeconds: min(seconds, 60)))
                 Task.detached { [weak self] in
                     try? await Task.sleep(nanoseconds: nanos)
                     self?.resume(id)

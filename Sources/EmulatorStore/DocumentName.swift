@@ -57,12 +57,7 @@ public enum DocumentName {
     public static func parse(_ name: String) -> (project: String, database: String, path: String)? {
         name.withUTF8Bytes { u -> (String, String, String)? in
             let n = u.count
-            /// The end of the segment starting at `i`.
-            func end(_ i: Int) -> Int {
-                var j = i
-                while j < n && u[j] != slash { j += 1 }
-                return j
-            }
+            func end(_ i: Int) -> Int { segmentEnd(u, from: i) }
             func string(_ a: Int, _ b: Int) -> String { String(decoding: UnsafeBufferPointer(rebasing: u[a..<b]), as: UTF8.self) }
             let e0 = end(0)
             guard ASCIIBytes.equals(u, 0, e0, "projects"), e0 < n else { return nil }
@@ -181,12 +176,18 @@ public enum DocumentName {
         return rank(x) < rank(y) ? -1 : 1
     }
 
+    /// The end of the segment of `b` starting at `i`: the index of the next `/`, or `b.count`.
+    @inline(__always)
+    static func segmentEnd(_ b: UnsafeBufferPointer<UInt8>, from i: Int) -> Int {
+        var e = i
+        while e < b.count && b[e] != slash { e += 1 }
+        return e
+    }
+
     /// Whether the segment of `b` starting at `start` is a numeric id.
     private static func isNumericSegment(_ b: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool {
         guard start < b.count else { return false }
-        var e = start
-        while e < b.count && b[e] != slash { e += 1 }
-        return numericId(UnsafeBufferPointer(rebasing: b[start..<e])) != nil
+        return numericId(UnsafeBufferPointer(rebasing: b[start..<segmentEnd(b, from: start)])) != nil
     }
 
     /// The segment-by-segment walk: numeric `__id<n>__` ids first, by number; other ids by bytes.
@@ -195,9 +196,7 @@ public enum DocumentName {
         while true {
             let xEnd = i >= x.count, yEnd = j >= y.count
             if xEnd || yEnd { return xEnd && yEnd ? 0 : (xEnd ? -1 : 1) }
-            var ie = i, je = j
-            while ie < x.count && x[ie] != slash { ie += 1 }
-            while je < y.count && y[je] != slash { je += 1 }
+            let ie = segmentEnd(x, from: i), je = segmentEnd(y, from: j)
             let p = UnsafeBufferPointer(rebasing: x[i..<ie]), q = UnsafeBufferPointer(rebasing: y[j..<je])
             if !p.elementsEqual(q) {
                 let np = numericId(p), nq = numericId(q)

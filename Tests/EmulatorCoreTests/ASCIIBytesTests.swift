@@ -110,4 +110,15 @@ import Testing
         let a = MonotonicClock.nanoseconds(), b = MonotonicClock.nanoseconds()
         #expect(b >= a)
     }
+
+    /// `UInt64(x * 1e9)` traps on NaN, negative and huge spans; the one conversion never does.
+    @Test func spansInSecondsConvertWithoutTrapping() {
+        #expect(MonotonicClock.nanoseconds(inSeconds: 1.5) == 1_500_000_000)
+        for zero in [0, -1, -.infinity, .nan] as [Double] { #expect(MonotonicClock.nanoseconds(inSeconds: zero) == 0) }
+        for huge in [1.8446744073709552e10, 1e300, .infinity] as [Double] { #expect(MonotonicClock.nanoseconds(inSeconds: huge) == .max) }
+        #expect(MonotonicClock.deadline(afterSeconds: 2, from: 10) == 2_000_000_010)
+        #expect(MonotonicClock.deadline(afterSeconds: 1e300, from: 10) == .max)
+        #expect(MonotonicClock.deadline(afterSeconds: 10, from: .max - 5) == .max)
+        #expect(MonotonicClock.deadline(afterSeconds: .nan, from: 7) == 7)
+    }
 }

@@ -284,6 +284,18 @@ final class FakeFunctionTransport: WorkerTransport, @unchecked Sendable {
         codebase.stop()
     }
 
+    @Test func aManifestTimeoutTooLargeForNanosecondsMeansNoTimeout() async throws {
+        // `timeoutSeconds: 1e300` once trapped converting the timeout to nanoseconds.
+        let manifest: JSON = [
+            "specVersion": "v1alpha1",
+            "endpoints": ["slow": ["entryPoint": "slow", "platform": "gcfv2", "callableTrigger": [:], "timeoutSeconds": 1e300]],
+        ]
+        let launcher = FakeLauncher(manifest: manifest)
+        let (host, codebase, _) = try await boot(launcher, source: try Self.source())
+        #expect(await call(host, "slow").status == 200)
+        codebase.stop()
+    }
+
     @Test func aProcessStartIsNotCountedAgainstTheFunctionsTimeout() async throws {
         // The start has its own limit (`startTimeoutSeconds`); the timeout is the function's own time.
         let launcher = FakeLauncher(manifest: Self.timedManifest, startDelay: 0.8)

@@ -228,7 +228,7 @@ final class ProjectFeedQueue: StoreFeedSink, StorageFeedSink, @unchecked Sendabl
     /// task was cancelled.
     func next(timeout: Double) async -> [ProjectFeedEvent]? {
         let timer = Task { [weak self] in
-            guard (try? await Task.sleep(nanoseconds: UInt64(timeout * 1e9))) != nil else { return }
+            guard (try? await Task.sleep(nanoseconds: MonotonicClock.nanoseconds(inSeconds: timeout))) != nil else { return }
             self?.wake()
         }
         defer { timer.cancel() }

@@ -53,7 +53,7 @@ extension FirestoreAPI {
             return
         }
         // One dictionary, shared by every message that adds nothing to it: a literal per
-        // document allocated and hashed its own (about 1,900 instructions of each result).
+        // document allocated and hashed its own dictionary.
         var common: UTF8Dictionary<JSON> = ["readTime": readTime]
         if query.offset > 0 { common["skippedResults"] = .int(Int64(query.offset)) }
         for (i, d) in docs.enumerated() {

@@ -90,7 +90,7 @@ final class InvocationOutput: Sendable {
                 }
             }
             group.addTask {
-                try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
+                try? await Task.sleep(nanoseconds: MonotonicClock.nanoseconds(inSeconds: seconds))
                 self.abandon()
             }
             await group.next()

@@ -40,7 +40,7 @@ extension PythonCodebase {
                 if state.withLock({ $0.spawns[id]?.exit == nil }) { signal(id, SIGKILL) }
             }
         }
-        let deadline = MonotonicClock.nanoseconds() + UInt64(config.startTimeoutSeconds * 1e9)
+        let deadline = MonotonicClock.deadline(afterSeconds: config.startTimeoutSeconds)
         while MonotonicClock.nanoseconds() < deadline {
             let (port, exit, tail) = state.withLock { s in (s.spawns[id]?.adminPort, s.spawns[id]?.exit, s.spawns[id]?.tail ?? []) }
             if let exit { throw HttpsError(.failedPrecondition, "the SDK's admin server ended before answering (\(exit)):\n" + Self.traceback(tail)) }

@@ -42,7 +42,7 @@ extension PythonCodebase {
             fail("cannot start \(config.venv)/bin/python: \(error)")
             return false
         }
-        let deadline = MonotonicClock.nanoseconds() + UInt64(max(config.startTimeoutSeconds, 10) * 1e9)
+        let deadline = MonotonicClock.deadline(afterSeconds: max(config.startTimeoutSeconds, 10))
         while MonotonicClock.nanoseconds() < deadline {
             let (ready, current, stopped) = state.withLock { ($0.launcherReady, $0.generation, $0.stopped) }
             if stopped || current != generation { return false }
@@ -105,7 +105,7 @@ extension PythonCodebase {
             .warning, "functions",
             "\(label): the launcher exited (status \(status)); its function processes died with it; restarting in \(Int(delay)) s")
         Task.detached { [self] in
-            try? await Task.sleep(nanoseconds: UInt64(delay * 1e9))
+            try? await Task.sleep(nanoseconds: MonotonicClock.nanoseconds(inSeconds: delay))
             _ = await restartLauncher()
         }
     }
@@ -166,7 +166,7 @@ extension PythonCodebase {
             ])
             let timeout = config.startTimeoutSeconds
             Task.detached { [self] in
-                try? await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
+                try? await Task.sleep(nanoseconds: MonotonicClock.nanoseconds(inSeconds: timeout))
                 let stuck = state.withLock { s in s.spawns[id]?.exit == nil && s.functions.values.contains { $0.spawn == id && $0.port == nil } }
                 if stuck {
                     logger.log(.error, "functions", "\(label): \(id) did not start within \(Int(timeout)) s; stopping it")

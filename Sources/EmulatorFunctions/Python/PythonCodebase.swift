@@ -112,7 +112,7 @@ public final class PythonCodebase: Sendable {
 
     /// Waits until the codebase is ready or failed (true when ready), at most `timeout` seconds.
     public func waitUntilSettled(timeout: Double) async -> Bool {
-        let deadline = MonotonicClock.nanoseconds() + UInt64(timeout * 1e9)
+        let deadline = MonotonicClock.deadline(afterSeconds: timeout)
         while MonotonicClock.nanoseconds() < deadline {
             switch status.phase {
             case .ready: return true

@@ -1,3 +1,5 @@
+import EmulatorCore
+
 /// Admission of handlers: at most `HTTP2Limits.maxWorkingHandlers` handlers of one connection
 /// work on an unfinished answer at once, and none starts while the connection's queued output is
 /// over its budget (the peer is not reading); the other new streams wait, in order, before their
@@ -43,8 +45,9 @@ extension HTTP2Connection {
     /// answering, if streams are waiting for one. The loop calls it a few times a second.
     func expireWorkingHandlers(now: UInt64) {
         guard waitingHead < waitingToStart.count, sendBudget.queued < sendBudget.limit else { return }
-        let grace = UInt64(max(0, limits.workingHandlerGrace) * 1e9)
-        for (id, started) in working.entries where now >= started + grace { working[id] = nil }
+        for (id, started) in working.entries where now >= MonotonicClock.deadline(afterSeconds: limits.workingHandlerGrace, from: started) {
+            working[id] = nil
+        }
         startWaitingHandlers()
     }
 }
