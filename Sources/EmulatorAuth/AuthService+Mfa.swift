@@ -36,7 +36,11 @@ extension AuthService {
 
     /// `CREDENTIAL_TOO_OLD_LOGIN_AGAIN` when the token's `auth_time` is over five minutes old.
     private func requireRecentSignIn(_ sc: AuthScope, _ ctx: AuthContext) throws {
-        guard let at = ctx.token["auth_time"]?.intValue, now(sc).seconds - at <= Self.recentSignInSeconds else {
+        // `auth_time` comes from the token (unsigned ones are accepted by default): subtract
+        // without trapping; an age that does not fit is not recent.
+        guard let at = ctx.token["auth_time"]?.intValue, case let (age, overflow) = now(sc).seconds.subtractingReportingOverflow(at),
+            !overflow, age <= Self.recentSignInSeconds
+        else {
             throw EmulatorError.authBadRequest("CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
         }
     }

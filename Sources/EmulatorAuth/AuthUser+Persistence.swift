@@ -41,7 +41,7 @@ extension AuthUser {
         tenantId = j["tenantId"]?.stringValue
         lastLoginAt = j["lastLoginAt"]?.intValue
         // Bounded so rendering it as a timestamp can never overflow.
-        lastRefreshAt = j["lastRefreshAt"]?.intValue.flatMap { abs($0) < 1 << 50 ? $0 : nil }
+        lastRefreshAt = j["lastRefreshAt"]?.intValue.flatMap { $0.magnitude < 1 << 50 ? $0 : nil }
         emailLinkSignin = j["emailLinkSignin"]?.boolValue ?? false
         providers = try (j["providers"]?.arrayValue ?? []).map { p in
             guard let pid = p["providerId"]?.stringValue, let raw = p["rawId"]?.stringValue else {

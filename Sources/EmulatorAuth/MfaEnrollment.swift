@@ -79,7 +79,7 @@ public struct MfaEnrollment: Sendable, Equatable {
     /// Decodes the lossless form, naming what is missing.
     init(persisted j: JSON) throws {
         // Bounded so rendering it as a timestamp can never overflow.
-        guard let id = j["mfaEnrollmentId"]?.stringValue, let at = j["enrolledAt"]?.intValue, abs(at) < 1 << 50 else {
+        guard let id = j["mfaEnrollmentId"]?.stringValue, let at = j["enrolledAt"]?.intValue, at.magnitude < 1 << 50 else {
             throw EmulatorError.invalidArgument("Auth import: an MFA enrolment needs mfaEnrollmentId and enrolledAt.")
         }
         let secret = j["totpSecret"]?.stringValue.flatMap(Base64.decode)

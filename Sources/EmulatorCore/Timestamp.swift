@@ -43,10 +43,13 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     /// This time truncated to microseconds (Firestore's server resolution).
     public var truncatedToMicroseconds: Timestamp { Timestamp(seconds: seconds, nanos: nanos / 1000 * 1000) }
 
-    /// This time plus a (possibly fractional, possibly negative) number of seconds.
+    /// This time plus a (possibly fractional, possibly negative) number of seconds. A delta past
+    /// ±10^12 s (far beyond years 1 to 9999 either way) counts as that much, and NaN as none, so
+    /// no delta traps converting to whole seconds.
     public func adding(seconds delta: Double) -> Timestamp {
-        let whole = delta.rounded(.towardZero)
-        let frac = Int64(((delta - whole) * 1e9).rounded())
+        let bounded = delta.isNaN ? 0 : min(max(delta, -1e12), 1e12)
+        let whole = bounded.rounded(.towardZero)
+        let frac = Int64(((bounded - whole) * 1e9).rounded())
         return Timestamp(seconds: seconds + Int64(whole), nanos: Int32(Int64(nanos) + frac))
     }
 

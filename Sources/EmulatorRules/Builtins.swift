@@ -41,8 +41,12 @@ enum Builtins {
         }
     }
 
+    /// A duration of `seconds` and `nanos` (normalised), or an error beyond ±10,000 years.
+    /// Every rules duration is made here, so none can overflow what uses it.
     static func duration(seconds: Int64, nanos: Int64) -> RulesValue {
-        var s = seconds + nanos / 1_000_000_000
+        let (whole, overflow) = seconds.addingReportingOverflow(nanos / 1_000_000_000)
+        guard !overflow else { return .error("duration out of range") }
+        var s = whole
         var n = nanos % 1_000_000_000
         if s > 0 && n < 0 {
             s -= 1
@@ -54,6 +58,25 @@ enum Builtins {
         }
         guard abs(s) <= 315_576_000_000 else { return .error("duration out of range") }
         return .duration(seconds: s, nanos: Int32(n))
+    }
+
+    /// A timestamp value, or an error outside the years Firestore stores (1 to 9999). Every rules
+    /// timestamp is made here or comes from stored data, so a method's or an operator's arithmetic
+    /// on one never overflows: `timestamp.value(9223372036854775807)` once took the process down.
+    static func timestamp(_ t: Timestamp) -> RulesValue {
+        t.isInFirestoreRange ? .timestamp(t) : .error("timestamp out of range (years 1-9999)")
+    }
+
+    /// The sum of `value * factor` terms, nil when it overflows.
+    static func checkedSum(_ terms: [(Int64, Int64)]) -> Int64? {
+        var total: Int64 = 0
+        for (v, f) in terms {
+            let (p, o1) = v.multipliedReportingOverflow(by: f)
+            let (t, o2) = total.addingReportingOverflow(p)
+            guard !o1, !o2 else { return nil }
+            total = t
+        }
+        return total
     }
 
     static func namespace(_ ns: String, _ fn: String, _ a: [RulesValue], hasher: (any RulesHasher)?) -> RulesValue {
@@ -97,20 +120,26 @@ enum Builtins {
             }
         case ("timestamp", "date"):
             guard let y = int(0), let m = int(1), let d = int(2), (1...12).contains(m), (1...31).contains(d) else { return bad }
-            return .timestamp(Timestamp(seconds: Timestamp.daysFromCivil(y, m, d) * 86_400))
+            guard (1...9999).contains(y) else { return .error("timestamp.date() year must be 1-9999, got \(y)") }
+            return timestamp(Timestamp(seconds: Timestamp.daysFromCivil(y, m, d) * 86_400))
         case ("timestamp", "value"):
             guard let ms = int(0) else { return bad }
-            return .timestamp(Timestamp(milliseconds: ms))
+            guard (Timestamp.earliest.milliseconds...Timestamp.latest.milliseconds).contains(ms) else {
+                return .error("timestamp.value() out of range (years 1-9999)")
+            }
+            return timestamp(Timestamp(milliseconds: ms))
         case ("duration", "value"):
             guard let n = int(0), a.count == 2, case .string(let unit) = a[1] else { return bad }
             let factors: [String: (Int64, Int64)] = [
                 "w": (604_800, 0), "d": (86_400, 0), "h": (3600, 0), "m": (60, 0), "s": (1, 0), "ms": (0, 1_000_000), "ns": (0, 1),
             ]
             guard let (sf, nf) = factors[unit] else { return .error("duration.value() unit must be one of w, d, h, m, s, ms, ns") }
-            return sf > 0 ? duration(seconds: n * sf, nanos: 0) : duration(seconds: 0, nanos: n * nf)
+            guard let v = checkedSum([(n, sf > 0 ? sf : nf)]) else { return .error("duration out of range") }
+            return sf > 0 ? duration(seconds: v, nanos: 0) : duration(seconds: 0, nanos: v)
         case ("duration", "time"):
             guard let h = int(0), let m = int(1), let s = int(2), let ns = int(3) else { return bad }
-            return duration(seconds: h * 3600 + m * 60 + s, nanos: ns)
+            guard let seconds = checkedSum([(h, 3600), (m, 60), (s, 1)]) else { return .error("duration out of range") }
+            return duration(seconds: seconds, nanos: ns)
         case ("duration", "abs"):
             guard case .duration(let s, let n)? = a.first else { return bad }
             return .duration(seconds: abs(s), nanos: abs(n))

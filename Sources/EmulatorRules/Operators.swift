@@ -36,7 +36,7 @@ enum Operators {
         case (.string(let a), .string(let b)): return .string(a + b)
         case (.list(let a), .list(let b)): return .list(a + b)
         case (.timestamp(let t), .duration(let s, let n)), (.duration(let s, let n), .timestamp(let t)):
-            return .timestamp(Timestamp(seconds: t.seconds + s, nanos: t.nanos + n))
+            return Builtins.timestamp(Timestamp(seconds: t.seconds + s, nanos: t.nanos + n))
         case (.duration(let s1, let n1), .duration(let s2, let n2)):
             return Builtins.duration(seconds: s1 + s2, nanos: Int64(n1) + Int64(n2))
         default: return arithmetic(.add, l, r)
@@ -45,7 +45,7 @@ enum Operators {
 
     static func subtract(_ l: RulesValue, _ r: RulesValue) -> RulesValue {
         switch (l, r) {
-        case (.timestamp(let t), .duration(let s, let n)): return .timestamp(Timestamp(seconds: t.seconds - s, nanos: t.nanos - n))
+        case (.timestamp(let t), .duration(let s, let n)): return Builtins.timestamp(Timestamp(seconds: t.seconds - s, nanos: t.nanos - n))
         case (.timestamp(let a), .timestamp(let b)):
             return Builtins.duration(seconds: a.seconds - b.seconds, nanos: Int64(a.nanos) - Int64(b.nanos))
         case (.duration(let s1, let n1), .duration(let s2, let n2)):

@@ -24,6 +24,11 @@ public struct StorageObject: Sendable {
     /// The bytes.
     public var blob: Blob
 
+    /// Where generations and metagenerations read from a record or an import must lie: below
+    /// 2^53, so adding one never overflows (an imported `Int64.max` would have trapped the next
+    /// write) and JavaScript clients read them exactly.
+    public static let counterRange: Range<Int64> = 1..<(1 << 53)
+
     /// Creates an object.
     public init(
         bucket: String, name: String, generation: Int64, metageneration: Int64 = 1, metadata: ObjectMetadata,

@@ -48,6 +48,10 @@ enum StorageRecord {
             let b = j["blob"], let id = b["id"]?.stringValue, let size = b["size"]?.intValue, size >= 0,
             let md5 = b["md5"]?.stringValue.flatMap(Base64.decode), let crc = b["crc32c"]?.intValue, let crc32c = UInt32(exactly: crc)
         else { throw EmulatorError.invalidArgument("A Storage object record lacks its bucket, name, generation or blob.") }
+        let metageneration = j["metageneration"]?.intValue ?? 1
+        guard StorageObject.counterRange.contains(generation), StorageObject.counterRange.contains(metageneration) else {
+            throw EmulatorError.invalidArgument("The Storage object record of \(name) has a generation or metageneration outside 1..<2^53.")
+        }
         let m = j["metadata"] ?? [:]
         var custom: [String: String] = [:]
         for (k, v) in m["custom"]?.objectValue ?? [:] {
@@ -56,7 +60,7 @@ enum StorageRecord {
         }
         let metadata = ObjectMetadata(headersFrom: m, customTime: try m["customTime"].map(time), custom: custom, acl: m["acl"])
         return StorageObject(
-            bucket: bucket, name: name, generation: generation, metageneration: j["metageneration"]?.intValue ?? 1, metadata: metadata,
+            bucket: bucket, name: name, generation: generation, metageneration: metageneration, metadata: metadata,
             downloadTokens: (j["downloadTokens"]?.arrayValue ?? []).compactMap(\.stringValue),
             storageClass: j["storageClass"]?.stringValue ?? "STANDARD",
             timeCreated: try time(j["timeCreated"] ?? .null), updated: try time(j["updated"] ?? .null),

@@ -14,8 +14,9 @@ public struct StoreOptions: Sendable, Equatable {
         for (k, v) in o {
             switch k {
             case "transactionIdleSeconds":
-                guard let s = v.doubleValue, s > 0 else {
-                    throw EmulatorError.invalidArgument("firestore.transactionIdleSeconds must be a positive number")
+                // A year at most: a value of 1e300 once trapped converting the expiry to a time.
+                guard let s = v.doubleValue, s > 0, s <= 31_536_000 else {
+                    throw EmulatorError.invalidArgument("firestore.transactionIdleSeconds must be a number of seconds in (0, 31536000]")
                 }
                 transactionIdleSeconds = s
             default:

@@ -434,3 +434,19 @@ import Testing
     try c.importProject(project, a.exportProject(project))
     #expect(c.snapshot(projectId: project) == a.snapshot(projectId: project))
 }
+
+/// An unsigned token's `auth_time` of -2^63 once overflowed the age subtraction and trapped.
+@Test func anAuthTimeFarInThePastIsTooOldNotACrash() async throws {
+    let (a, _) = try makeService()
+    let u = try await verifiedUser(a, "ancient@example.com")
+    var payload = try claims(.string(u.idToken))
+    payload["auth_time"] = .int(.min)
+    let token =
+        Base64.urlEncode(JSON.object(["alg": "none", "typ": "JWT"]).serializedBytes()) + "."
+        + Base64.urlEncode(JSON.object(payload).serializedBytes()) + "."
+    #expect(
+        await message {
+            try a.mfaEnrollmentStart(
+                projectId: project, body: ["idToken": .string(token), "phoneEnrollmentInfo": ["phoneNumber": "+15555550199"]])
+        } == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+}

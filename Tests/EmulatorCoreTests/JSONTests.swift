@@ -138,6 +138,15 @@ import Testing
         #expect(throws: EmulatorError.self) { try clock.advance(seconds: -0.001) }
         #expect(clock.now() == .earliest && Timestamp.earliest.rfc3339() == "0001-01-01T00:00:00Z")
     }
+
+    /// `adding(seconds:)` converts to whole seconds: a delta of 1e300 (an unbounded option) trapped.
+    @Test func addingSecondsNeverTraps() {
+        let t = Timestamp(seconds: 100, nanos: 5)
+        #expect(t.adding(seconds: 1e300) == Timestamp(seconds: 100 + 1_000_000_000_000, nanos: 5))
+        #expect(t.adding(seconds: -.infinity) == Timestamp(seconds: 100 - 1_000_000_000_000, nanos: 5))
+        #expect(t.adding(seconds: .nan) == t)
+        #expect(t.adding(seconds: -1.5) == Timestamp(seconds: 98, nanos: 500_000_005))
+    }
 }
 
 @Suite struct IDGeneratorTests {

@@ -369,3 +369,22 @@ let user = Caller.user(AuthContext(uid: "u1", token: [:]))
         #expect(DiskBlobStore.fileNames(in: store.directory).isEmpty)
     }
 }
+
+/// A record whose generation is `Int64.max` would trap the next write (generation + 1): refused.
+@Test func recordsWithGenerationsOutsideTheCounterRangeAreRefused() throws {
+    let (s, _) = try makeService()
+    let o = try s.store(bytes: [1], as: .init(bucket: bucket, name: "a.txt", firebase: true), caller: .admin)
+    guard case .object(var j) = StorageRecord.object(o) else {
+        Issue.record("not an object")
+        return
+    }
+    let resolve: StorageRecord.BlobResolver = { _, _, _, _ in o.blob }
+    #expect(try StorageRecord.object(.object(j), blobs: resolve).generation == o.generation)
+    for (key, bad) in [("generation", Int64.max), ("metageneration", Int64.max), ("generation", 0), ("metageneration", 1 << 53)] {
+        var k = j
+        k[key] = .int(bad)
+        #expect(throws: EmulatorError.self) { try StorageRecord.object(.object(k), blobs: resolve) }
+    }
+    j["metageneration"] = .int((1 << 53) - 1)
+    #expect(try StorageRecord.object(.object(j), blobs: resolve).metageneration == (1 << 53) - 1)
+}

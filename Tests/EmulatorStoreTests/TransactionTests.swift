@@ -118,3 +118,11 @@ final class Counter: Sendable {
     func add() { n.withLock { $0 += 1 } }
     var value: Int { n.withLock { $0 } }
 }
+
+/// The idle expiry is added to the project clock: an unbounded value once trapped there.
+@Test func transactionIdleSecondsIsBounded() throws {
+    #expect(try StoreOptions(json: ["transactionIdleSeconds": 31_536_000]).transactionIdleSeconds == 31_536_000)
+    for bad: JSON in [0, -1, 31_536_001, 1e300, "60"] {
+        #expect(throws: EmulatorError.self) { try StoreOptions(json: ["transactionIdleSeconds": bad]) }
+    }
+}

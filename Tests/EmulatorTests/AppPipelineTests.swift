@@ -93,3 +93,10 @@ import Testing
         await #expect(throws: CLIError.self) { _ = try await EmulatorRuntime.start(config: c, logger: NullLogSink()) }
     }
 }
+
+/// The request log's milliseconds: a clock stepping back once made `repeating:count:` negative.
+@Test func latencyFormattingNeverTraps() {
+    #expect(format3(1.5) == "1.500" && format3(12.0405) == "12.041" && format3(0) == "0.000")
+    #expect(format3(-0.5) == "-0.500" && format3(-2.25) == "-2.250")
+    #expect(format3(.nan) == "nan" && format3(1e300) == "1e+300")
+}

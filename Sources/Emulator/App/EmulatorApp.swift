@@ -159,8 +159,10 @@ extension EmulatorApp {
 }
 
 /// Milliseconds with three decimals, without Foundation's formatter.
+/// Negative, huge and non-finite values (a clock stepping back) print plainly, never trap.
 func format3(_ v: Double) -> String {
+    guard v.isFinite, abs(v) < 1e12 else { return "\(v)" }
     let scaled = Int64((v * 1000).rounded())
-    let frac = String(scaled % 1000)
-    return "\(scaled / 1000).\(String(repeating: "0", count: 3 - frac.count))\(frac)"
+    let frac = String(scaled.magnitude % 1000)
+    return "\(scaled < 0 ? "-" : "")\(scaled.magnitude / 1000).\(String(repeating: "0", count: 3 - frac.count))\(frac)"
 }

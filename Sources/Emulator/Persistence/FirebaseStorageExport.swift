@@ -262,9 +262,13 @@ enum FirebaseStorageExport {
         }
         let created = time("timeCreated") ?? now
         let metadata = ObjectMetadata(headersFrom: m, customTime: time("customTime"), custom: custom, acl: m["acl"])
+        // Counters outside 1..<2^53 are not kept: the next write adds one to them.
+        let range = StorageObject.counterRange
+        let generation = m["generation"]?.intValue.flatMap { range.contains($0) ? $0 : nil } ?? max(1, created.microseconds)
+        let metageneration = m["metageneration"]?.intValue.flatMap { range.contains($0) ? $0 : nil } ?? 1
         return StorageObject(
-            bucket: bucket, name: name, generation: m["generation"]?.intValue ?? created.microseconds,
-            metageneration: max(1, m["metageneration"]?.intValue ?? 1), metadata: metadata, downloadTokens: tokens,
+            bucket: bucket, name: name, generation: generation,
+            metageneration: metageneration, metadata: metadata, downloadTokens: tokens,
             storageClass: m["storageClass"]?.stringValue ?? "STANDARD", timeCreated: created, updated: time("updated") ?? created, blob: blob)
     }
 

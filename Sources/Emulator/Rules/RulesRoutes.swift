@@ -77,7 +77,9 @@ enum RulesRoutes {
         }
         var time = s.projects.environment(for: project).clock.now()
         if let t = b["time"]?.stringValue {
-            guard let parsed = Timestamp(rfc3339: t) else { throw EmulatorError.invalidArgument("'time' must be RFC 3339") }
+            guard let parsed = Timestamp(rfc3339: t), parsed.isInFirestoreRange else {
+                throw EmulatorError.invalidArgument("'time' must be an RFC 3339 timestamp in years 1-9999")
+            }
             time = parsed
         }
         func data(_ key: String) throws -> [String: RulesValue]? {

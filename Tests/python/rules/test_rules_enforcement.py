@@ -159,3 +159,28 @@ def test_broken_rules_file_at_start_is_a_clear_error(tmp_path):
     r = subprocess.run([os.environ.get("EMULATOR_BIN", binary), "start", "--port", "0", "--rules", str(rules)], capture_output=True, text=True, timeout=30)
     assert r.returncode == 2
     assert "bad.rules:2:28: error: expected an expression but found ';'" in r.stderr
+
+
+def test_time_arithmetic_on_written_values_denies_instead_of_crashing(emulator):
+    # Any client could once crash the process: these rules feed a written integer to
+    # timestamp.value and duration.value, which overflowed on 2^63-1.
+    pid = "rules-" + uuid.uuid4().hex[:8]
+    requests.post(emulator.url + "/emulator/v1/projects", json={"projectId": pid}, timeout=5).raise_for_status()
+    rules = """rules_version = '2';
+service cloud.firestore { match /databases/{db}/documents {
+  match /items/{id} { allow create: if timestamp.value(request.resource.data.expiresMillis) > request.time
+                                    && request.time + duration.value(request.resource.data.days, 'd') > request.time; }
+} }"""
+    r = requests.put(f"{emulator.url}/emulator/v1/projects/{pid}:securityRules",
+                     json={"rules": {"files": [{"name": "firestore.rules", "content": rules}]}}, timeout=5)
+    assert r.status_code == 200, r.text
+
+    def create(millis, days):
+        body = {"fields": {"expiresMillis": {"integerValue": str(millis)}, "days": {"integerValue": str(days)}}}
+        return requests.post(f"{docs(emulator, pid)}/items", json=body, timeout=5)
+
+    assert create(4102444800000, 1).status_code == 200  # 2100-01-01, one day
+    for millis, days in [(2**63 - 1, 1), (-(2**63), 1), (4102444800000, 10**17), (4102444800000, -(2**63))]:
+        denied = create(millis, days)
+        assert denied.status_code == 403 and denied.json()["error"]["status"] == "PERMISSION_DENIED", denied.text
+    assert requests.get(f"{emulator.url}/emulator/v1/status", timeout=5).status_code == 200
