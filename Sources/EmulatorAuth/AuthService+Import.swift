@@ -91,6 +91,9 @@ extension AuthService {
             guard let algorithm else { throw EmulatorError.authBadRequest("MISSING_HASH_ALGORITHM") }
             guard let hash = Base64.decode(h) else { throw EmulatorError.authBadRequest("INVALID_PASSWORD_HASH") }
             let salt = r.string("salt").flatMap(Base64.decode) ?? []
+            if let problem = PasswordHash.importProblem(algorithm: algorithm, hash: hash) {
+                throw EmulatorError.authBadRequest("INVALID_PASSWORD_HASH : \(problem)")
+            }
             u.password = PasswordHash(algorithm: algorithm, hash: hash, salt: salt, parameters: params)
             if let em = u.email {
                 u.upsertProvider(ProviderUserInfo(providerId: "password", rawId: em, email: em, displayName: u.displayName, photoUrl: u.photoUrl))

@@ -30,6 +30,28 @@ public struct PasswordHash: Sendable, Equatable {
         return PasswordHash(algorithm: "PBKDF2_SHA256", hash: h, salt: salt, parameters: p)
     }
 
+    /// Why an imported hash is refused, or nil. Every later sign-in recomputes it, so its cost is
+    /// bounded here: bcrypt's cost doubles the work per step (an imported `$2b$31$` hash would
+    /// take hours per attempt, and cost 16 held every sign-in for 4 s), and a PBKDF2 hash's length
+    /// sets how many blocks each attempt derives.
+    public static func importProblem(algorithm: String, hash: [UInt8]) -> String? {
+        switch algorithm {
+        case "BCRYPT":
+            // `$2b$10$` + 53 characters of salt and hash.
+            guard hash.count == 60, hash[0] == UInt8(ascii: "$"), hash[3] == UInt8(ascii: "$"), hash[6] == UInt8(ascii: "$"),
+                let cost = Int(String(decoding: hash[4..<6], as: UTF8.self))
+            else { return "BCRYPT hashes are modular-crypt strings such as $2b$10$ and 53 more characters" }
+            return (4...maxBcryptCost).contains(cost) ? nil : "BCRYPT cost must be 4..\(maxBcryptCost), got \(cost)"
+        case "PBKDF2_SHA256":
+            return (1...64).contains(hash.count) ? nil : "PBKDF2_SHA256 hashes are 1..64 bytes, got \(hash.count)"
+        default:
+            return nil
+        }
+    }
+
+    /// The largest bcrypt cost an import may carry: about 1 s a verification on a laptop core.
+    public static let maxBcryptCost = 14
+
     /// Whether `password` matches, in constant time over the hash bytes.
     public func matches(_ password: String) -> Bool {
         if algorithm == "BCRYPT" {

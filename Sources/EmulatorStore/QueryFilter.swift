@@ -134,6 +134,14 @@ public indirect enum QueryFilter: Sendable, Equatable {
         return children.flatMap(\.allFieldOperators)
     }
 
+    /// The number of field and unary filters in the tree.
+    var leafCount: Int {
+        switch self {
+        case .field, .unary: return 1
+        default: return children.reduce(0) { $0 + $1.leafCount }
+        }
+    }
+
     func unaryCount(of ops: [UnaryOp]) -> Int {
         if case .unary(_, let op) = self { return ops.contains(op) ? 1 : 0 }
         return children.reduce(0) { $0 + $1.unaryCount(of: ops) }

@@ -95,12 +95,17 @@ public struct FieldTransform: Sendable, Equatable {
         case .appendMissing(let items):
             var arr: [Value] = []
             if case .array(let a)? = current { arr = a }
-            for i in items where !arr.contains(where: { Value.transformEquals($0, i) }) { arr.append(i) }
+            var seen = ValueSet(arr)
+            for i in items where !seen.contains(i) {
+                arr.append(i)
+                seen.insert(i)
+            }
             return (.array(arr), .null)
         case .removeAll(let items):
             var arr: [Value] = []
             if case .array(let a)? = current { arr = a }
-            arr.removeAll { v in items.contains { Value.transformEquals($0, v) } }
+            let removed = ValueSet(items)
+            arr.removeAll { removed.contains($0) }
             return (.array(arr), .null)
         }
     }

@@ -51,6 +51,9 @@ public struct StructuredQuery: Sendable, Equatable {
     /// Maximum results.
     public var limit: Int?
 
+    /// Filters plus sort orders a query may have (production counts the parent's depth too).
+    public static let maxFiltersAndOrders = 100
+
     /// Decodes and validates a REST `structuredQuery` object (string or integer enums), with
     /// production's checks and messages.
     public init(json: JSON) throws {
@@ -76,6 +79,13 @@ public struct StructuredQuery: Sendable, Equatable {
             // An empty composite filter filters nothing.
             if case .and(let fs)? = filter, fs.isEmpty { filter = nil }
             if case .or(let fs)? = filter, fs.isEmpty { filter = nil }
+        }
+        // Production's limit on filters and sort orders together, checked before the work they
+        // cost: checking an AND of 20,000 equalities took 15 s of CPU, quadratic in the count.
+        let terms = (filter?.leafCount ?? 0) + (q["orderBy"]?.arrayValue?.count ?? 0)
+        if terms > Self.maxFiltersAndOrders {
+            throw EmulatorError.invalidArgument(
+                "A query may have at most \(Self.maxFiltersAndOrders) filters and sort orders together; this one has \(terms).")
         }
         var orders: [Order] = []
         // Production (as Google's emulator answers) checks the filters' combination rules before

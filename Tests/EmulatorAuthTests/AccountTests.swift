@@ -252,3 +252,26 @@ import Testing
         await message { try await a.signInWithPassword(projectId: project, body: ["email": "b1@example.com", "password": "passwore"]) }
             == "INVALID_PASSWORD")
 }
+
+/// Every sign-in recomputes an imported hash: a bcrypt cost of 16 held each attempt for 4 s (31
+/// would take hours), and a PBKDF2 hash of 1,024 bytes cost 2 s. Such rows are refused by index.
+@Test func batchCreateRefusesHashesThatMakeSignInExpensive() async throws {
+    let (a, _) = try makeService()
+    func row(_ id: String, _ hash: [UInt8]) -> JSON {
+        ["localId": .string(id), "email": .string("\(id)@example.com"), "passwordHash": .string(Base64.encode(hash))]
+    }
+    let slow = Array(("$2b$16$" + String(repeating: "a", count: 22) + String(repeating: "b", count: 31)).utf8)
+    let fine = Array("$2b$04$abcdefghijklmnopqrstuughE8Ev8uGFaUgY2cNEySvxngrb/Jzdm".utf8)
+    let r = try a.batchCreate(
+        projectId: project, body: ["hashAlgorithm": "BCRYPT", "users": [row("s1", slow), row("s2", fine), row("s3", [1, 2])]])
+    let errors = r["error"]?.arrayValue ?? []
+    #expect(errors.map { $0["index"] } == [0, 2])
+    #expect(errors.first?["message"] == "INVALID_PASSWORD_HASH : BCRYPT cost must be 4..14, got 16")
+    let long = try a.batchCreate(
+        projectId: project,
+        body: [
+            "hashAlgorithm": "PBKDF2_SHA256", "rounds": 1000,
+            "users": [row("p1", [UInt8](repeating: 7, count: 1024)), row("p2", [UInt8](repeating: 7, count: 32))],
+        ])
+    #expect(long["error"]?.arrayValue?.map { $0["index"] } == [0])
+}

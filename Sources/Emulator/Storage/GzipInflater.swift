@@ -26,36 +26,47 @@ final class GzipInflater {
         stream.deallocate()
     }
 
-    /// The decompressed bytes of `input` (a next piece of the compressed stream); empty once the
-    /// stream has ended. Throws on corrupt data.
-    func inflate(_ input: [UInt8]) throws -> [UInt8] {
-        guard !ended, !input.isEmpty else { return [] }
+    /// Output comes in chunks of at most this many bytes, so a download costs one chunk of memory
+    /// however far its data expands (a 1 MB gzip bomb of zeros once took 3 GiB in one piece).
+    static let chunkSize = 64 * 1024
+
+    private var input: [UInt8] = []
+    private var consumed = 0
+    /// The last chunk filled the whole buffer: zlib may hold more output for the same input.
+    private var mayHaveMore = false
+
+    /// Hands the decoder the next piece of the compressed stream; read its output with `next()`.
+    func feed(_ piece: [UInt8]) {
+        input = piece
+        consumed = 0
+    }
+
+    /// The next at most `chunkSize` decompressed bytes of what was fed; nil once that is used up
+    /// (feed the next piece) or the stream has ended. Throws on corrupt data.
+    func next() throws -> [UInt8]? {
         guard !failed else { throw GzipError() }
-        var out: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        try input.withUnsafeBufferPointer { inp in
-            stream.pointee.next_in = UnsafeMutablePointer(mutating: inp.baseAddress)
-            stream.pointee.avail_in = UInt32(inp.count)
-            repeat {
-                let (rc, produced) = buffer.withUnsafeMutableBufferPointer { b -> (Int32, Int) in
-                    stream.pointee.next_out = b.baseAddress
-                    stream.pointee.avail_out = UInt32(b.count)
-                    let rc = CZlib.inflate(stream, Z_NO_FLUSH)
-                    return (rc, b.count - Int(stream.pointee.avail_out))
-                }
-                out.append(contentsOf: buffer[0..<produced])
-                if rc == Z_STREAM_END {
-                    ended = true
-                    break
-                }
-                guard rc == Z_OK || rc == Z_BUF_ERROR else {
-                    failed = true
-                    throw GzipError()
-                }
-                if rc == Z_BUF_ERROR && produced == 0 { break }
-            } while stream.pointee.avail_in > 0 || stream.pointee.avail_out == 0
+        guard !ended, consumed < input.count || mayHaveMore else { return nil }
+        var buffer = [UInt8](repeating: 0, count: Self.chunkSize)
+        let (rc, produced, left) = input.withUnsafeBufferPointer { inp in
+            buffer.withUnsafeMutableBufferPointer { b -> (Int32, Int, Int) in
+                stream.pointee.next_in = inp.baseAddress.map { UnsafeMutablePointer(mutating: $0 + consumed) }
+                stream.pointee.avail_in = UInt32(inp.count - consumed)
+                stream.pointee.next_out = b.baseAddress
+                stream.pointee.avail_out = UInt32(b.count)
+                let rc = CZlib.inflate(stream, Z_NO_FLUSH)
+                return (rc, b.count - Int(stream.pointee.avail_out), Int(stream.pointee.avail_in))
+            }
         }
-        return out
+        consumed = input.count - left
+        mayHaveMore = produced == Self.chunkSize
+        switch rc {
+        case Z_STREAM_END: ended = true
+        case Z_OK, Z_BUF_ERROR: if produced == 0 { return nil }  // needs more input
+        default:
+            failed = true
+            throw GzipError()
+        }
+        return Array(buffer[0..<produced])
     }
 }
 

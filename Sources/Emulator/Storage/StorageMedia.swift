@@ -103,8 +103,10 @@ enum StorageMedia {
             while offset < blob.size {
                 guard let piece = try? reader.read(at: offset, count: Int(min(Int64(pieceSize), blob.size - offset))), !piece.isEmpty else { return }
                 offset += Int64(piece.count)
-                guard let plain = try? inflater.inflate(piece) else { return }
-                do { if !plain.isEmpty { try await writer.write(plain) } } catch { return }
+                inflater.feed(piece)
+                do {
+                    while let plain = try inflater.next() { if !plain.isEmpty { try await writer.write(plain) } }
+                } catch { return }
             }
         }
         return r
