@@ -56,7 +56,8 @@ public final class DiskBlobStore: BlobStore {
             let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             if fd < 0 && errno == EEXIST { continue }
             guard fd >= 0 else { throw StorageIOError("cannot create \(path): \(Self.errnoText())") }
-            return DiskBlobSink(id: id, fd: fd, path: path, syncDirectory: durable ? directory : nil)
+            _ = Glibc.close(fd)  // each write opens it again: see DiskBlobSink
+            return DiskBlobSink(id: id, path: path, syncDirectory: durable ? directory : nil)
         }
         throw StorageIOError("cannot create a new file in \(directory): every name tried exists")
     }
@@ -125,57 +126,69 @@ public final class DiskBlobStore: BlobStore {
 }
 
 /// A file being written (one writer; `@unchecked Sendable` so an upload can move between tasks).
+///
+/// It holds no file descriptor between writes: each write opens the file to append and closes it.
+/// A resumable upload lives as long as its client likes, and one descriptor per session let 1,009
+/// sessions that never sent a byte use up the process's descriptors, failing every upload and
+/// connection of every client.
 final class DiskBlobSink: BlobSink, @unchecked Sendable {
     let id: String
-    private var fd: Int32
     private let path: String
+    private var closed = false
     /// Set for a durable store: the file and this directory are fsynced at `close`.
     private let syncDirectory: String?
 
-    init(id: String, fd: Int32, path: String, syncDirectory: String? = nil) {
+    init(id: String, path: String, syncDirectory: String? = nil) {
         self.id = id
-        self.fd = fd
         self.path = path
         self.syncDirectory = syncDirectory
     }
 
+    /// Runs `body` with the file open for appending.
+    private func withFile<R>(_ body: (Int32) throws(StorageIOError) -> R) throws(StorageIOError) -> R {
+        let fd = Glibc.open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard fd >= 0 else { throw StorageIOError("cannot open \(path): \(DiskBlobStore.errnoText())") }
+        let r: R
+        do throws(StorageIOError) { r = try body(fd) } catch {
+            _ = Glibc.close(fd)
+            throw error
+        }
+        guard Glibc.close(fd) == 0 else { throw StorageIOError("cannot close \(path): \(DiskBlobStore.errnoText())") }
+        return r
+    }
+
     func write(_ bytes: UnsafeRawBufferPointer) throws(StorageIOError) {
-        guard fd >= 0 else { throw StorageIOError("\(path) is already closed") }
-        guard var p = bytes.baseAddress else { return }
-        var left = bytes.count
-        while left > 0 {
-            let n = Glibc.write(fd, p, left)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw StorageIOError("cannot write \(path): \(DiskBlobStore.errnoText())")
+        guard !closed else { throw StorageIOError("\(path) is already closed") }
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        try withFile { fd throws(StorageIOError) in
+            var p = base
+            var left = bytes.count
+            while left > 0 {
+                let n = Glibc.write(fd, p, left)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw StorageIOError("cannot write \(path): \(DiskBlobStore.errnoText())")
+                }
+                p += n
+                left -= n
             }
-            p += n
-            left -= n
         }
     }
 
     func close() throws(StorageIOError) {
-        guard fd >= 0 else { return }
-        if syncDirectory != nil, fsync(fd) != 0 {
-            let reason = DiskBlobStore.errnoText()
-            _ = Glibc.close(fd)
-            fd = -1
-            throw StorageIOError("cannot flush \(path) to disk: \(reason)")
+        guard !closed else { return }
+        closed = true
+        guard let dir = syncDirectory else { return }
+        try withFile { fd throws(StorageIOError) in
+            if fsync(fd) != 0 { throw StorageIOError("cannot flush \(path) to disk: \(DiskBlobStore.errnoText())") }
         }
-        let r = Glibc.close(fd)
-        fd = -1
-        if r != 0 { throw StorageIOError("cannot close \(path): \(DiskBlobStore.errnoText())") }
-        if let dir = syncDirectory {
-            // The file's directory entry too: after a power loss the journal record must not
-            // refer to a file whose name was never written.
-            let dfd = Glibc.open(dir, O_RDONLY | O_CLOEXEC)
-            guard dfd >= 0 else { throw StorageIOError("cannot open \(dir) to flush it: \(DiskBlobStore.errnoText())") }
-            defer { _ = Glibc.close(dfd) }
-            if fsync(dfd) != 0 { throw StorageIOError("cannot flush \(dir) to disk: \(DiskBlobStore.errnoText())") }
-        }
+        // The file's directory entry too: after a power loss the journal record must not refer to
+        // a file whose name was never written.
+        let dfd = Glibc.open(dir, O_RDONLY | O_CLOEXEC)
+        guard dfd >= 0 else { throw StorageIOError("cannot open \(dir) to flush it: \(DiskBlobStore.errnoText())") }
+        defer { _ = Glibc.close(dfd) }
+        if fsync(dfd) != 0 { throw StorageIOError("cannot flush \(dir) to disk: \(DiskBlobStore.errnoText())") }
     }
-
-    deinit { if fd >= 0 { _ = Glibc.close(fd) } }
 }
 
 /// A file opened for positional reads (`pread` is safe from any thread).

@@ -368,6 +368,29 @@ let user = Caller.user(AuthContext(uid: "u1", token: [:]))
         _ = consume o
         #expect(DiskBlobStore.fileNames(in: store.directory).isEmpty)
     }
+
+    /// Sessions hold no file descriptor between requests: 1,009 sessions that never sent a byte
+    /// once used up the process's descriptors, failing every client's uploads and connections.
+    @Test func resumableSessionsHoldNoFileDescriptors() throws {
+        // Other tests may run meanwhile: the bound is loose, a descriptor per session is 300.
+        func openDescriptors() -> Int { DiskBlobStore.fileNames(in: "/proc/self/fd").count }
+        let store = try DiskBlobStore.temporary()
+        defer { store.removeEverything() }
+        let (s, _) = try makeService(blobs: store)
+        let before = openDescriptors()
+        var ids: [String] = []
+        for i in 0..<300 { ids.append(try s.startSession(.init(bucket: bucket, name: "s\(i)"), expectedSize: nil, caller: .admin)) }
+        for id in ids.prefix(100) {
+            let (upload, _) = try s.checkOutSession(id)
+            try upload.append(Array("part one, ".utf8))
+            s.checkInSession(id, upload)
+        }
+        #expect(openDescriptors() - before < 100, "\(openDescriptors() - before) descriptors held by 300 sessions")
+        let (upload, _) = try s.checkOutSession(ids[0])
+        try upload.append(Array("part two".utf8))
+        let o = try s.finalizeSession(ids[0], upload, caller: .admin)
+        #expect(try o.blob.open().read(at: 0, count: 100) == Array("part one, part two".utf8))
+    }
 }
 
 /// A record whose generation is `Int64.max` would trap the next write (generation + 1): refused.
