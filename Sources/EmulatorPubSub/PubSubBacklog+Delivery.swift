@@ -12,6 +12,8 @@ public struct PubSubDelivery: Sendable {
 
 /// A message that used up its delivery attempts, on its way to the dead-letter topic.
 struct PubSubDeadLetter: Sendable {
+    /// The entry's position in its source subscription (to put it back there).
+    let seq: Int64
     let message: PublishedMessage
     let attempts: Int32
 }
@@ -51,7 +53,7 @@ extension PubSubBacklog {
         guard entries[i].state == .leased else { return }
         let attempts = entries[i].attempts
         if let dl = config.deadLetter, attempts >= Int32(dl.maxAttempts) {
-            deadLetters.append(PubSubDeadLetter(message: entries[i].message, attempts: attempts))
+            deadLetters.append(PubSubDeadLetter(seq: entries[i].seq, message: entries[i].message, attempts: attempts))
             markAcked(i, at: now)
         } else {
             entries[i].state = .available

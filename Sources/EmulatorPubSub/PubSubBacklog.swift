@@ -49,14 +49,9 @@ public struct PubSubBacklog: Sendable {
     /// Creates an empty backlog.
     public init() {}
 
-    /// The most messages one subscription holds before publishing to its topic is refused.
-    public static let maxMessages = 500_000
-    /// The most message bytes one subscription holds before publishing to its topic is refused.
-    public static let maxBytes = 256 << 20
-
-    /// Whether `count` more messages of `bytes` bytes fit.
-    func hasRoom(count: Int, bytes: Int) -> Bool {
-        unacked + count <= Self.maxMessages && unackedBytes + bytes <= Self.maxBytes
+    /// Whether `count` more messages of `bytes` bytes fit within `limits`.
+    func hasRoom(count: Int, bytes: Int, _ limits: PubSubLimits) -> Bool {
+        unacked + count <= limits.maxMessages && unackedBytes + bytes <= limits.maxBytes
     }
 
     /// Appends a newly published message.

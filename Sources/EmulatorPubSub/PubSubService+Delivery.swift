@@ -65,7 +65,10 @@ extension PubSubService {
 
     /// Sends dead letters to the subscription's dead-letter topic (new ids, production's
     /// `CloudPubSubDeadLetterSource*` attributes), journaled with their acks on the source; when
-    /// the journal refuses, they are put back on the source and the call fails.
+    /// the journal refuses, they are put back on the source and the call fails. When a
+    /// subscription of the dead-letter topic is full they stay on the source, unacknowledged, as
+    /// a publish would be refused: a dead-letter topic that feeds the subscriptions dead lettering
+    /// into it otherwise multiplies their backlog on every round of nacks or expired leases.
     func forward(
         _ dead: [PubSubDeadLetter], from s: inout PubSubSubscriptionState, name: PubSubName, ps: inout PubSubProjectState,
         now: Timestamp, commit: (JSON) throws -> Void
@@ -86,12 +89,22 @@ extension PubSubService {
         }
         let ack: JSON = ["op": "ack", "subscription": .string(name.full), "messageIds": .array(dead.map { .string($0.message.id) })]
         let topicExists = ps.topics[dl.topic] != nil
+        let keep = { (s: inout PubSubSubscriptionState) in for d in dead { if let i = s.backlog.index(of: d.seq) { s.backlog.markUnacked(i) } } }
+        if topicExists {
+            let bytes = messages.reduce(0) { $0 + $1.size }
+            if Self.full(ps, topic: dl.topic, messages, limits) != nil
+                || (s.config.topic == dl.topic && !s.backlog.hasRoom(count: messages.count, bytes: bytes, limits))
+            {
+                keep(&s)
+                return []
+            }
+        }
         do {
             var entries = [ack]
             if topicExists { entries.append(["op": "publish", "topic": .string(dl.topic), "messages": .array(messages.map(\.stored))]) }
             try commit(["op": "batch", "entries": .array(entries)])
         } catch {
-            for d in dead { if let i = s.backlog.entries.firstIndex(where: { $0.message.id == d.message.id }) { s.backlog.markUnacked(i) } }
+            keep(&s)
             throw error
         }
         guard topicExists else { return [] }

@@ -73,16 +73,11 @@ extension PubSubService {
                 messages[i].publishTime = now
                 messages[i].serial = ps.lastSerial + Int64(i) + 1
             }
-            let targets = ps.subscriptionNames(of: topic)
-            let bytes = messages.reduce(0) { $0 + $1.size }
-            for t in targets {
-                guard let s = ps.subscriptions[t] else { continue }
-                if !s.backlog.hasRoom(count: messages.count, bytes: bytes) {
-                    throw EmulatorError(
-                        .resourceExhausted,
-                        "Subscription \(t) holds \(s.backlog.unacked) unacknowledged messages (\(s.backlog.unackedBytes) bytes), the emulator's limit (\(PubSubBacklog.maxMessages) messages or \(PubSubBacklog.maxBytes >> 20) MiB); acknowledge or seek before publishing more."
-                    )
-                }
+            if let (t, s) = Self.full(ps, topic: topic, messages, limits) {
+                throw EmulatorError(
+                    .resourceExhausted,
+                    "Subscription \(t) holds \(s.backlog.unacked) unacknowledged messages (\(s.backlog.unackedBytes) bytes), the emulator's limit (\(limits.maxMessages) messages or \(limits.maxBytes >> 20) MiB); acknowledge or seek before publishing more."
+                )
             }
             try commit(["op": "publish", "topic": .string(topic), "messages": .array(messages.map(\.stored))])
             let woken = Self.fanOut(&ps, topic: topic, messages, now: now)
@@ -93,6 +88,18 @@ extension PubSubService {
         }
         for w in woken { wakeups.wake(w) }
         return ids
+    }
+
+    /// The first subscription of `topic` in `ps` (detached ones aside) with no room for `messages`.
+    static func full(
+        _ ps: PubSubProjectState, topic: String, _ messages: [PublishedMessage], _ limits: PubSubLimits
+    ) -> (String, PubSubSubscriptionState)? {
+        let bytes = messages.reduce(0) { $0 + $1.size }
+        for t in ps.subscriptionNames(of: topic) {
+            guard let s = ps.subscriptions[t], !s.config.detached else { continue }
+            if !s.backlog.hasRoom(count: messages.count, bytes: bytes, limits) { return (t, s) }
+        }
+        return nil
     }
 
     /// Appends messages (ids and times already set) to the topic's subscriptions whose filters

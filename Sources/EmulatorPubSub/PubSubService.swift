@@ -23,10 +23,13 @@ public final class PubSubService: Sendable {
     let state = Mutex<[String: PubSubProjectState]>([:])
     let hooks = Mutex(Hooks())
     let wakeups = PubSubWakeups()
+    /// How much one subscription may hold.
+    let limits: PubSubLimits
 
     /// Creates the service over the projects' environments.
-    public init(environments: any ProjectEnvironmentProvider) {
+    public init(environments: any ProjectEnvironmentProvider, limits: PubSubLimits = .standard) {
         self.environments = environments
+        self.limits = limits
     }
 
     /// Installs the write-ahead journal (`--data-dir`); `replay(project:entry:)` reads its entries.

@@ -164,6 +164,38 @@ struct PubSubServiceTests {
         #expect(dead.first?["message"]?["attributes"]?["CloudPubSubDeadLetterSourceSubscription"] == "orders-sub")
     }
 
+    /// Two subscriptions of a topic that is also their dead-letter topic: every dead letter of
+    /// one lands on both, so nacking alone once doubled the backlog each round. Dead letters bound
+    /// for a full subscription now stay on their source, and no backlog passes the limit.
+    @Test func deadLettersIntoTheirOwnTopicStopAtTheBacklogLimit() async throws {
+        let envs = LocalEnvironmentProvider()
+        try envs.environment(for: Self.p).clock.freeze(at: Timestamp(seconds: 1_800_000_000))
+        let limits = PubSubLimits(maxMessages: 8, maxBytes: 1 << 20)
+        let s = PubSubService(environments: envs, limits: limits)
+        _ = try s.createTopic(["name": .string(Self.topic)])
+        let subs = ["projects/demo-project/subscriptions/loop-a", "projects/demo-project/subscriptions/loop-b"]
+        for sub in subs {
+            _ = try s.createSubscription([
+                "name": .string(sub), "topic": .string(Self.topic),
+                "deadLetterPolicy": ["deadLetterTopic": .string(Self.topic), "maxDeliveryAttempts": 5],
+            ])
+        }
+        _ = try Self.publish(s, [["data": Self.b64("loop")]])
+        var held: [Int] = []
+        for _ in 0..<40 {
+            for sub in subs {
+                let got = try await Self.pull(s, 100, sub: sub)
+                if !got.isEmpty {
+                    try s.modifyAckDeadline(["subscription": .string(sub), "ackIds": .array(got.compactMap { $0["ackId"] }), "ackDeadlineSeconds": 0])
+                }
+            }
+            held = subs.map { s.snapshot(project: Self.p).subscriptions[$0]?.backlog.unacked ?? -1 }
+            #expect(held.allSatisfy { $0 <= limits.maxMessages }, "\(held)")
+        }
+        #expect(held.contains(limits.maxMessages), "the loop ran until a backlog was full: \(held)")
+        #expect(throws: EmulatorError.self) { try Self.publish(s, [["data": Self.b64("more")]]) }
+    }
+
     @Test func filtersDeliverOnlyMatchingMessages() async throws {
         let (s, _) = try Self.make()
         _ = try s.createTopic(["name": .string(Self.topic)])
