@@ -25,6 +25,23 @@ import Testing
         #expect(list["projects"]?.arrayValue?.compactMap { $0["projectId"]?.stringValue } == ["demo-project", "suite-a"])
     }
 
+    /// Keys are looked up in a table kept beside the projects: a new key replaces the old one,
+    /// the last project registered with a key owns it, and removing a project drops only its own.
+    @Test func apiKeysFollowTheirLastRegistration() throws {
+        let projects = app.services.projects
+        try projects.register(projectId: "keyed-a", apiKey: "k1")
+        try projects.register(projectId: "keyed-a", apiKey: "k2")
+        #expect(projects.projectId(forAPIKey: "k1") == "demo-project")
+        #expect(projects.projectId(forAPIKey: "k2") == "keyed-a")
+        try projects.register(projectId: "keyed-b", apiKey: "k2")
+        #expect(projects.projectId(forAPIKey: "k2") == "keyed-b")
+        projects.remove("keyed-a")
+        #expect(projects.projectId(forAPIKey: "k2") == "keyed-b")
+        projects.remove("keyed-b")
+        #expect(projects.projectId(forAPIKey: "k2") == "demo-project")
+        #expect(projects.apiKey(of: "keyed-b") == nil)
+    }
+
     @Test(
         arguments: [
             (JSON.object([:]), "'projectId' must be a non-empty string"),
