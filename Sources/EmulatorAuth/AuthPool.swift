@@ -106,13 +106,29 @@ public struct AuthPool: Sendable, Equatable {
         changes.refresh.insert(token)
     }
 
-    /// Stores or (with nil) drops an SMS code.
+    /// The most unconsumed codes of each kind (OOB, SMS) one pool keeps. Past it the oldest is
+    /// dropped: a client minting codes it never uses grew the pool without bound, and listing
+    /// them answered every one. Far above what a test run leaves unconsumed.
+    public static let maxCodes = 10_000
+
+    /// Stores or (with nil) drops an SMS code; beyond `maxCodes` the oldest goes.
     public mutating func setSms(_ session: String, _ code: SmsCode?) {
         if changes.priorSms[session] == nil { changes.priorSms[session] = Prior(smsCodes[session]) }
         if changes.priorSmsOrder == nil { changes.priorSmsOrder = smsOrder }
+        let existed = smsCodes[session] != nil
         smsCodes[session] = code
-        if code == nil { smsOrder.removeAll { $0 == session } } else if !smsOrder.contains(session) { smsOrder.append(session) }
         changes.sms.insert(session)
+        if code == nil {
+            if existed { smsOrder.removeAll { $0 == session } }
+        } else if !existed {
+            smsOrder.append(session)
+            if smsOrder.count > Self.maxCodes {
+                let oldest = smsOrder.removeFirst()
+                if changes.priorSms[oldest] == nil { changes.priorSms[oldest] = Prior(smsCodes[oldest]) }
+                smsCodes[oldest] = nil
+                changes.sms.insert(oldest)
+            }
+        }
     }
 
     /// Stores or (with nil) drops an MFA session.
@@ -136,12 +152,18 @@ public struct AuthPool: Sendable, Equatable {
         if changes.priorOobOrder == nil { changes.priorOobOrder = oobOrder }
     }
 
-    /// Records an OOB code.
+    /// Records an OOB code; beyond `maxCodes` the oldest goes.
     public mutating func addOob(_ c: OobCode) {
         noteOob(c.code)
         oobCodes[c.code] = c
         oobOrder.append(c.code)
         changes.oob.insert(c.code)
+        if oobOrder.count > Self.maxCodes {
+            let oldest = oobOrder.removeFirst()
+            noteOob(oldest)
+            oobCodes[oldest] = nil
+            changes.oob.insert(oldest)
+        }
     }
 
     /// Consumes an OOB code.

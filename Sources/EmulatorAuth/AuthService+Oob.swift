@@ -1,6 +1,9 @@
 import EmulatorCore
 
 extension AuthService {
+    /// The longest `continueUrl` a code may carry (browsers' practical URL limit is near 2,000).
+    static let maxContinueUrlBytes = 4096
+
     /// `accounts:sendOobCode`. `linkBase` is the emulator's own origin (e.g. `http://127.0.0.1:9099`)
     /// so links point at `/emulator/action`. The link is returned only to privileged callers
     /// asking `returnOobLink`.
@@ -11,8 +14,14 @@ extension AuthService {
         let sc = try scope(projectId, tenantId, b)
         guard let type = b.nonEmpty("requestType") else { throw EmulatorError.authBadRequest("MISSING_REQ_TYPE") }
         if b.bool("returnOobLink") == true && !privileged { throw EmulatorError.authBadRequest("INSUFFICIENT_PERMISSION") }
-        if let c = b.nonEmpty("continueUrl"), !c.contains("://") {
-            throw EmulatorError.authBadRequest("INVALID_CONTINUE_URI : ((expected an absolute URI with valid scheme and host))")
+        if let c = b.nonEmpty("continueUrl") {
+            if !c.contains("://") {
+                throw EmulatorError.authBadRequest("INVALID_CONTINUE_URI : ((expected an absolute URI with valid scheme and host))")
+            }
+            // The URL is kept in the code's link until it is used: 8 MB of it cost 67 MB.
+            if c.utf8.count > Self.maxContinueUrlBytes {
+                throw EmulatorError.authBadRequest("INVALID_CONTINUE_URI : ((longer than \(Self.maxContinueUrlBytes) bytes))")
+            }
         }
         let cfg = try policy(sc)
         var email: String

@@ -177,3 +177,39 @@ import Testing
         }?
         .hasPrefix("INVALID_IDP_RESPONSE : Unable to parse id_token") == true)
 }
+
+/// Unused codes are bounded per pool, oldest dropped first: a client minting codes it never
+/// used grew the pool (and every listing) without limit. Dropping is journaled like consuming.
+@Test func unusedCodesStopAtTheLimitOldestFirst() {
+    var pool = AuthPool()
+    let n = AuthPool.maxCodes + 2
+    for i in 0..<n {
+        pool.addOob(OobCode(code: "oob\(i)", requestType: "VERIFY_EMAIL", email: "a@example.com", oobLink: "x"))
+        pool.setSms("sms\(i)", SmsCode(sessionInfo: "sms\(i)", phoneNumber: "+15555550100", code: "123456"))
+    }
+    #expect(pool.oobCodes.count == AuthPool.maxCodes && pool.oobOrder.count == AuthPool.maxCodes)
+    #expect(pool.oobCodes["oob1"] == nil && pool.oobOrder.first == "oob2" && pool.oobOrder.last == "oob\(n - 1)")
+    #expect(pool.smsCodes.count == AuthPool.maxCodes && pool.smsOrder.count == AuthPool.maxCodes)
+    #expect(pool.smsCodes["sms1"] == nil && pool.smsOrder.first == "sms2")
+    #expect(pool.changes.oob.contains("oob0") && pool.changes.sms.contains("sms0"))
+    // Replacing a code keeps one entry in the order; dropping one removes it.
+    pool.setSms("sms5", SmsCode(sessionInfo: "sms5", phoneNumber: "+15555550100", code: "654321"))
+    pool.setSms("sms6", nil)
+    #expect(pool.smsOrder.count == AuthPool.maxCodes - 1 && pool.smsCodes.count == AuthPool.maxCodes - 1)
+}
+
+/// A continue URL is kept in the code's link until it is used: its length is bounded.
+@Test func continueUrlsAreBounded() async throws {
+    let (a, _) = try makeService()
+    _ = try await signUp(a, "long@example.com")
+    let base = "https://app.example.com/"
+    func send(_ url: String) async throws -> JSON {
+        try await a.sendOobCode(
+            projectId: project, body: ["requestType": "PASSWORD_RESET", "email": "long@example.com", "continueUrl": .string(url)],
+            privileged: false, linkBase: "")
+    }
+    _ = try await send(base + String(repeating: "a", count: 4096 - base.utf8.count))
+    #expect(
+        await message { try await send(base + String(repeating: "a", count: 4097 - base.utf8.count)) }
+            == "INVALID_CONTINUE_URI : ((longer than 4096 bytes))")
+}
