@@ -56,10 +56,13 @@ public enum StorageErrors {
     public static func noSuchBucket(_ bucket: String) -> EmulatorError {
         .notFound("The specified bucket does not exist: \(bucket)")
     }
-    /// 503 for bytes the disk would not take (full, an I/O or fsync failure): nothing was
-    /// stored, and clients retry 503s.
+    /// 503 for bytes the disk would not take (full, an I/O or fsync failure, no file descriptor
+    /// left): nothing was stored, and clients retry 503s.
     public static func notStored(_ error: StorageIOError) -> EmulatorError {
-        EmulatorError(.unavailable, "The upload was refused and not stored: \(error.description). Free disk space, then retry.")
+        EmulatorError(
+            .unavailable,
+            "The upload was refused and not stored: \(error.description). Retry; if this persists, check the disk's free space and the emulator's open-file limit (ulimit -n)."
+        )
     }
     /// 412: a precondition did not hold.
     public static func conditionNotMet() -> EmulatorError {

@@ -11,6 +11,10 @@ public struct StorageOptions: Sendable, Equatable {
     public var verifySignedURLs = false
     /// Most resumable upload sessions open at once (each holds a file).
     public var maxUploadSessions = 10_000
+    /// At `maxUploadSessions`, a session that has had no request for this long gives its place
+    /// to a new one (its bytes go): sessions a client opened and left cannot lock every other
+    /// client's uploads out. Real clients send their next chunk within seconds.
+    public var idleUploadSessionSeconds = 60.0
 
     /// The defaults.
     public init() {}

@@ -118,25 +118,47 @@ extension StorageService {
         let id = environments.environment(for: project).ids.string(length: 40, alphabet: IDGenerator.alphanumerics)
         let upload = try startUpload()
         var evicted: [UploadSession] = []
+        let now = monotonic()
         try state.withLock { s in
             if s.sessions.count >= options.maxUploadSessions {
-                // Finished sessions are kept only for repeated finalize calls: the oldest go first.
-                let ended = s.sessions.filter { if case .active = $0.value.phase { return false } else { return true } }
-                guard let oldest = ended.min(by: { $0.value.order < $1.value.order }) else {
+                guard let victim = Self.reclaimable(s.sessions, now: now, idleSeconds: options.idleUploadSessionSeconds) else {
                     throw EmulatorError(
-                        .resourceExhausted, "Too many resumable uploads in progress (\(options.maxUploadSessions)); finish or cancel some.")
+                        .resourceExhausted,
+                        "Too many resumable uploads in progress (\(options.maxUploadSessions)); finish or cancel some. A session with no request for \(Int(options.idleUploadSessionSeconds)) s gives its place to a new one."
+                    )
                 }
-                evicted.append(oldest.value)
-                s.sessions[oldest.key] = nil
+                evicted.append(s.sessions.removeValue(forKey: victim)!)
             }
             s.sessionCounter += 1
             s.sessions[id] = UploadSession(
                 id: id, project: project, bucket: target.bucket, name: target.name, metadata: target.metadata,
                 downloadTokens: target.downloadTokens, conditions: target.conditions, firebase: target.firebase,
-                expectedSize: expectedSize, order: s.sessionCounter, upload: upload)
+                expectedSize: expectedSize, order: s.sessionCounter, lastActive: now, upload: upload)
         }
         releaseOutsideLock(evicted)
         return id
+    }
+
+    /// The session to forget when the table is full: the oldest finished one (kept only for
+    /// repeated finalize calls), else the active one idle longest, if it has been idle for
+    /// `idleSeconds` and no request holds it; nil when every session is in use.
+    static func reclaimable(_ sessions: [String: UploadSession], now: UInt64, idleSeconds: Double) -> String? {
+        var ended: (key: String, order: UInt64)?
+        var idle: (key: String, since: UInt64, order: UInt64)?
+        for (key, session) in sessions {
+            if case .active = session.phase {
+                // Ties (one clock reading) go to the older session, so the choice never depends on
+                // the dictionary's order.
+                if !session.busy, idle.map({ (session.lastActive, session.order) < ($0.since, $0.order) }) ?? true {
+                    idle = (key, session.lastActive, session.order)
+                }
+            } else if session.order < ended?.order ?? .max {
+                ended = (key, session.order)
+            }
+        }
+        if let ended { return ended.key }
+        guard let idle, MonotonicClock.deadline(afterSeconds: idleSeconds, from: idle.since) <= now else { return nil }
+        return idle.key
     }
 
     /// Where a session stands.
@@ -178,6 +200,7 @@ extension StorageService {
             }
             session.busy = true
             session.upload = nil
+            session.lastActive = monotonic()
             s.sessions[id] = session
             return (upload, Self.status(session))
         }
@@ -195,6 +218,7 @@ extension StorageService {
             }
             session.upload = upload
             session.received = upload.size
+            session.lastActive = monotonic()
             s.sessions[id] = session
             orphan = nil
         }

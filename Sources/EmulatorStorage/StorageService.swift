@@ -49,11 +49,16 @@ public final class StorageService: ProjectStateParticipant, @unchecked Sendable 
     /// While the data directory loads: every blob its records name, kept alive (nil otherwise).
     let adoption = Mutex<[String: Blob]?>(nil)
 
+    /// Monotonic nanoseconds (upload sessions' idleness; injected for tests).
+    let monotonic: @Sendable () -> UInt64
+
     /// Creates the service; the default project's buckets exist at once.
     public init(
-        environments: any ProjectEnvironmentProvider, defaultProject: String, blobs: any BlobStore, options: StorageOptions = StorageOptions()
+        environments: any ProjectEnvironmentProvider, defaultProject: String, blobs: any BlobStore, options: StorageOptions = StorageOptions(),
+        monotonic: @escaping @Sendable () -> UInt64 = { MonotonicClock.nanoseconds() }
     ) {
         self.environments = environments
+        self.monotonic = monotonic
         self.defaultProject = defaultProject
         self.blobs = blobs
         self.options = options

@@ -64,6 +64,8 @@ struct UploadSession: Sendable {
     let expectedSize: Int64?
     /// Creation order (the oldest finished sessions are forgotten first).
     let order: UInt64
+    /// When a request last used it (the service's monotonic clock).
+    var lastActive: UInt64
     var phase: Phase = .active
     /// Why finalizing failed.
     var failure: EmulatorError?

@@ -310,6 +310,36 @@ let user = Caller.user(AuthContext(uid: "u1", token: [:]))
         #expect(throws: EmulatorError.self) { try s.sessionStatus(id) }
     }
 
+    /// At the session cap a new session takes the place of one idle for a minute (the least
+    /// recently used first), never of one in use; before, sessions a client opened and left
+    /// refused every other client's uploads until a restart.
+    @Test func idleResumableSessionsGiveTheirPlaceAtTheCap() throws {
+        var options = StorageOptions()
+        options.maxUploadSessions = 3
+        let clock = Mutex<UInt64>(1_000_000_000)
+        let envs = LocalEnvironmentProvider()
+        let s = StorageService(
+            environments: envs, defaultProject: "p", blobs: MemoryBlobStore(), options: options, monotonic: { clock.withLock { $0 } })
+        let ids = try (0..<3).map { try s.startSession(.init(bucket: bucket, name: "o\($0)"), expectedSize: nil, caller: .admin) }
+        do {
+            _ = try s.startSession(.init(bucket: bucket, name: "x"), expectedSize: nil, caller: .admin)
+            Issue.record("a fourth session must be refused while the others are fresh")
+        } catch let e as EmulatorError {
+            #expect(e.code == .resourceExhausted && e.message.contains("no request for 60 s"))
+        }
+        clock.withLock { $0 += 61_000_000_000 }
+        let (u, _) = try s.checkOutSession(ids[0])  // in use: never reclaimed
+        let fourth = try s.startSession(.init(bucket: bucket, name: "x"), expectedSize: nil, caller: .admin)
+        #expect(throws: EmulatorError.self) { try s.sessionStatus(ids[1]) }
+        #expect(try s.sessionStatus(ids[2]).received == 0)
+        _ = try s.startSession(.init(bucket: bucket, name: "y"), expectedSize: nil, caller: .admin)
+        #expect(throws: EmulatorError.self) { try s.sessionStatus(ids[2]) }
+        #expect(throws: EmulatorError.self) { try s.startSession(.init(bucket: bucket, name: "z"), expectedSize: nil, caller: .admin) }
+        try u.append([1, 2])
+        s.checkInSession(ids[0], u)
+        #expect(try s.sessionStatus(ids[0]).received == 2 && s.sessionStatus(fourth).received == 0)
+    }
+
     @Test func composeConcatenatesAndCopyKeepsOrReplacesMetadata() throws {
         let (s, _) = try makeService()
         _ = try s.store(
