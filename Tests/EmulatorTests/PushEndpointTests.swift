@@ -35,4 +35,46 @@ struct PushEndpointTests {
         #expect(body["message"]?["attributes"]?["k"] == "v" && body["message"]?["data"] == "aGk=")
         #expect(PubSubService.pushBody(delivery, subscription: "s", withAttempts: false)["deliveryAttempt"] == nil)
     }
+
+    /// Endpoints that hold every POST: at most `maxDrains` are in flight (each is a thread), and
+    /// once they answer every subscription gets its message. Before the cap, every push
+    /// subscription had a POST (a thread) in flight at once.
+    @Test func pushesInFlightAreCappedAndEverySubscriptionGetsItsTurn() async throws {
+        let pubsub = PubSubService(environments: LocalEnvironmentProvider())
+        let topic = "projects/p/topics/fan"
+        _ = try pubsub.createTopic(["name": .string(topic)])
+        let count = 24
+        for i in 0..<count {
+            _ = try pubsub.createSubscription([
+                "name": .string("projects/p/subscriptions/push-\(i)"), "topic": .string(topic),
+                "pushConfig": ["pushEndpoint": .string("http://127.0.0.1:9/s\(i)")],
+            ])
+        }
+        _ = try pubsub.publish(["topic": .string(topic), "messages": [["data": "aGk="]]])
+        struct Flights { var now = 0, most = 0, open = false, delivered: Set<String> = [] }
+        let flights = Mutex(Flights())
+        let delivery = PubSubPushDelivery(pubsub: pubsub, logger: NullLogSink(), maxDrains: 4) { request, _, _ in
+            flights.withLock {
+                $0.now += 1
+                $0.most = max($0.most, $0.now)
+            }
+            while !flights.withLock({ $0.open }) { try? await Task.sleep(nanoseconds: 2_000_000) }
+            flights.withLock {
+                $0.now -= 1
+                $0.delivered.insert(request.target)
+            }
+            return 200
+        }
+        let loop = Task { await delivery.run() }
+        defer { loop.cancel() }
+        let held = ContinuousClock.now + .seconds(5)
+        while flights.withLock({ $0.now }) < 4 && ContinuousClock.now < held { try await Task.sleep(nanoseconds: 5_000_000) }
+        try await Task.sleep(nanoseconds: 300_000_000)  // a few more scans: none may start a fifth
+        #expect(flights.withLock { $0.most } == 4)
+        flights.withLock { $0.open = true }
+        let done = ContinuousClock.now + .seconds(10)
+        while flights.withLock({ $0.delivered.count }) < count && ContinuousClock.now < done { try await Task.sleep(nanoseconds: 5_000_000) }
+        #expect(flights.withLock { $0.delivered.count } == count)
+        #expect(flights.withLock { $0.most } == 4)
+    }
 }

@@ -11,9 +11,16 @@ import EmulatorPubSub
 /// dead-lettering. Only `http://` endpoints are pushed (Google's emulator does the same); an
 /// `https://` one is logged once and its messages stay for pull.
 ///
-/// State: the set of subscriptions being drained and of endpoints already warned about, behind
-/// `EmulatorCore.Mutex`. The loop is one background task of the runtime, cancelled at stop with
-/// its drains (a discarding task group).
+/// Each POST in flight holds a thread (blocking socket I/O, `HTTPClient`), so at most
+/// `maxDrains` subscriptions are drained at once; 500 subscriptions pushing to endpoints that
+/// never answer held 490 threads. So that those cannot keep the others waiting, a drain gives
+/// its place back after `turnNanoseconds` of work or at the first POST that gets no answer (the
+/// rest of its batch is pushed again after the ack deadline, as a failed push is), and each scan
+/// starts one subscription further along the list.
+///
+/// State: the set of subscriptions being drained, of endpoints already warned about and the scan
+/// position, behind `EmulatorCore.Mutex`. The loop is one background task of the runtime,
+/// cancelled at stop with its drains (a discarding task group).
 final class PubSubPushDelivery: Sendable {
     /// Wall time between scans for push subscriptions with something to deliver.
     static let scanNanoseconds: UInt64 = 50_000_000
@@ -21,15 +28,30 @@ final class PubSubPushDelivery: Sendable {
     static let idleScanNanoseconds: UInt64 = 500_000_000
     /// Messages leased per round of a drain.
     static let batch = 10
+    /// Subscriptions drained at once (each with one POST, so one thread, in flight).
+    static let maxDrains = 32
+    /// Work one drain does before giving its place back (it is claimed again at the next scan).
+    static let turnNanoseconds: UInt64 = 1_000_000_000
+
+    /// POSTs one push and answers the status, nil without an answer in `timeout` seconds.
+    typealias Sender = @Sendable (_ request: HTTPRequest, _ endpoint: PushEndpoint, _ timeout: Double) async -> Int?
 
     let pubsub: PubSubService
     let logger: any LogSink
+    let send: Sender
+    let maxDrains: Int
     private let draining = Mutex<Set<String>>([])
     private let warned = Mutex<Set<String>>([])
+    private let nextStart = Mutex(0)
 
-    init(pubsub: PubSubService, logger: any LogSink) {
+    init(pubsub: PubSubService, logger: any LogSink, maxDrains: Int = PubSubPushDelivery.maxDrains, send: Sender? = nil) {
         self.pubsub = pubsub
         self.logger = logger
+        self.maxDrains = maxDrains
+        self.send =
+            send ?? { request, endpoint, timeout in
+                try? await HTTPClient.send(request, host: endpoint.host, port: endpoint.port, timeout: timeout).status
+            }
     }
 
     /// Starts the loop as one of the runtime's background tasks.
@@ -44,7 +66,13 @@ final class PubSubPushDelivery: Sendable {
         await withDiscardingTaskGroup { group in
             while !Task.isCancelled {
                 let targets = pubsub.pushTargets()
-                for target in targets where claim(target.name.full) {
+                let start = nextStart.withLock { n in
+                    defer { n = n &+ 1 }
+                    return targets.isEmpty ? 0 : n % targets.count
+                }
+                for target in targets[start...] + targets[..<start] {
+                    guard let claimed = claim(target.name.full) else { break }
+                    guard claimed else { continue }
                     group.addTask {
                         await self.drain(target)
                         self.draining.withLock { _ = $0.remove(target.name.full) }
@@ -56,9 +84,18 @@ final class PubSubPushDelivery: Sendable {
         }
     }
 
-    private func claim(_ name: String) -> Bool { draining.withLock { $0.insert(name).inserted } }
+    /// Claims a subscription for a drain: false when it is being drained, nil when no place is free.
+    private func claim(_ name: String) -> Bool? {
+        draining.withLock { d in
+            if d.contains(name) { return false }
+            guard d.count < maxDrains else { return nil }
+            d.insert(name)
+            return true
+        }
+    }
 
-    /// Pushes what the subscription has to deliver now; returns when nothing is left to lease.
+    /// Pushes what the subscription has to deliver now; returns when nothing is left to lease,
+    /// after its turn, or at the first POST without an answer.
     func drain(_ target: PubSubService.PushTarget) async {
         guard let endpoint = PushEndpoint(target.endpoint) else {
             if warned.withLock({ $0.insert(target.endpoint).inserted }) {
@@ -69,7 +106,8 @@ final class PubSubPushDelivery: Sendable {
             }
             return
         }
-        while !Task.isCancelled {
+        let end = MonotonicClock.nanoseconds() &+ Self.turnNanoseconds
+        while !Task.isCancelled && MonotonicClock.nanoseconds() < end {
             guard let (leased, withAttempts) = try? pubsub.lease(target.name, max: Self.batch, maxBytes: nil, deadlineSeconds: nil),
                 !leased.isEmpty
             else { return }
@@ -78,10 +116,7 @@ final class PubSubPushDelivery: Sendable {
                 var headers = HTTPHeaders()
                 headers.add("Content-Type", "application/json")
                 let request = HTTPRequest(method: "POST", target: endpoint.target, headers: headers, body: body)
-                let status = try? await HTTPClient.send(
-                    request, host: endpoint.host, port: endpoint.port,
-                    timeout: Double(min(max(target.ackDeadlineSeconds, 1), 60))
-                ).status
+                let status = await send(request, endpoint, Double(min(max(target.ackDeadlineSeconds, 1), 60)))
                 if let status, [102, 200, 201, 202, 204].contains(status), let id = PubSubService.parseAckId(delivery.ackId) {
                     try? pubsub.acknowledge(target.name, [id])
                 } else {
@@ -89,6 +124,7 @@ final class PubSubPushDelivery: Sendable {
                         .debug, "pubsub",
                         "push of \(delivery.message.id) to \(target.endpoint) failed (\(status.map(String.init) ?? "no answer")); it is pushed again after the ack deadline"
                     )
+                    if status == nil { return }
                 }
             }
         }
