@@ -35,21 +35,7 @@ extension DatabaseState {
                 guard let doc = document(path, at: readTime) else { continue }
                 let full = root + path
                 if let f = query.filter, !f.matches(doc, fullName: full) { continue }
-                // Ordering by a field implies the field exists.
-                var keys: [Value] = []
-                var complete = true
-                for o in query.order {
-                    if o.field.isName {
-                        keys.append(.reference(full))
-                        continue
-                    }
-                    guard let v = o.field.get(in: doc.fields) else {
-                        complete = false
-                        break
-                    }
-                    keys.append(v)
-                }
-                if complete { rows.append((doc, keys)) }
+                if let keys = Self.orderKeys(query, doc, fullName: full) { rows.append((doc, keys)) }
             }
         }
         let order = query.order
@@ -140,6 +126,22 @@ extension DatabaseState {
             scan(collections[coll] ?? SortedPaths())
         }
         return out
+    }
+
+    /// The document's values for the query's orders (`__name__` as a reference to `fullName`);
+    /// nil when it lacks an ordered field (ordering by a field implies the field exists).
+    static func orderKeys(_ query: StructuredQuery, _ doc: Document, fullName: String) -> [Value]? {
+        var keys: [Value] = []
+        keys.reserveCapacity(query.order.count)
+        for o in query.order {
+            if o.field.isName {
+                keys.append(.reference(fullName))
+                continue
+            }
+            guard let v = o.field.get(in: doc.fields) else { return nil }
+            keys.append(v)
+        }
+        return keys
     }
 
     /// Compares order-by key tuples, honouring each field's direction.

@@ -60,7 +60,10 @@ extension StoreService {
                 }
             }
             let key = WatchKey(session: ObjectIdentifier(sink), target: target)
-            if !once { data.watch.add(WatchTarget(key: key, sink: sink, spec: spec, members: Set(current.map { UTF8Key($0.path) }))) }
+            if !once {
+                let root = DocumentName.root(project: project, database: database) + "/"
+                data.watch.add(WatchTarget(key: key, sink: sink, spec: spec, documents: current, root: root))
+            }
             sink.deliver(
                 .added(
                     target: target, reset: reset, resumed: resumed, documents: documents, removed: removed,

@@ -48,7 +48,8 @@ struct WatchDeltaCollector {
 extension WatchRegistry {
     /// Tells the sessions whose targets see any of `changes` what changed, as of `time`. The cost is
     /// the changed documents times the targets indexed under their collections (plus a re-run of
-    /// the query for limited targets whose window a change touched), never the collection's size.
+    /// the query for limited targets whose window a change may alter: a member, or a document
+    /// sorting before a full window's last), never the collection's size.
     func publish(_ changes: [AppliedWrite], state: DatabaseState, project: String, database: String, time: Timestamp) {
         guard !isEmpty else { return }
         let root = DocumentName.root(project: project, database: database) + "/"
@@ -57,9 +58,7 @@ extension WatchRegistry {
         for c in changes {
             for t in candidates(for: c.path) {
                 if t.windowed {
-                    if t.members.contains(UTF8Key(c.path)) || t.accepts(c.after, path: c.path, root: root) {
-                        windows[t.key, default: (t, [])].1.insert(UTF8Key(c.path))
-                    }
+                    if t.mayAlterWindow(c.after, path: c.path, root: root) { windows[t.key, default: (t, [])].1.insert(UTF8Key(c.path)) }
                     continue
                 }
                 let was = t.members.contains(UTF8Key(c.path))
@@ -95,6 +94,7 @@ extension WatchRegistry {
     ) {
         let previous = t.members
         let docs = Self.results(t.spec, state: state, project: project, database: database)
+        t.reruns += 1
         var now = Set<UTF8Key>()
         for d in docs {
             let key = UTF8Key(d.path)
@@ -104,7 +104,7 @@ extension WatchRegistry {
             if isNew || modified { out.entered(t, d.path, d) }
         }
         for p in previous where !now.contains(p) { out.left(t, p.string, state.docs[p.string]) }
-        t.members = now
+        t.hold(docs, root: DocumentName.root(project: project, database: database) + "/")
     }
 
     /// A target's full result in `state`.

@@ -22,15 +22,40 @@ final class WatchTarget: @unchecked Sendable {
     /// re-runs the query and compares windows (a plain query decides per document).
     let windowed: Bool
     /// Paths in the target's result now (by bytes).
-    var members: Set<UTF8Key>
+    var members: Set<UTF8Key> = []
+    /// For a full window without an offset: the order keys of its last document. A document
+    /// that is not a member and sorts after it cannot enter, so a change to it needs no re-run
+    /// (100 limit listeners re-ran their query on every write to their collection, in the
+    /// writer's lock: a bystander write took up to a second).
+    private(set) var boundary: [Value]?
+    /// How often a change made the target re-run its query (tests, diagnostics).
+    var reruns = 0
 
-    /// Creates a target holding its initial result.
-    init(key: WatchKey, sink: any WatchSink, spec: WatchSpec, members: Set<UTF8Key>) {
+    /// Creates a target holding its initial result (`documents`, in the query's order).
+    init(key: WatchKey, sink: any WatchSink, spec: WatchSpec, documents: [Document], root: String) {
         self.key = key
         self.sink = sink
         self.spec = spec
-        self.members = members
         if case .query(_, let q) = spec { windowed = q.limit != nil || q.offset > 0 } else { windowed = false }
+        hold(documents, root: root)
+    }
+
+    /// Makes `documents` (in the query's order) the target's result.
+    func hold(_ documents: [Document], root: String) {
+        members = Set(documents.map { UTF8Key($0.path) })
+        boundary = nil
+        guard windowed, case .query(_, let q) = spec, q.offset == 0, let limit = q.limit, documents.count >= limit, let last = documents.last
+        else { return }
+        boundary = DatabaseState.orderKeys(q, last, fullName: root + last.path)
+    }
+
+    /// Whether the change to `doc` at `path` can alter this window: a member, or a document the
+    /// query accepts that does not sort after a full window's last member.
+    func mayAlterWindow(_ doc: Document?, path: String, root: String) -> Bool {
+        if members.contains(UTF8Key(path)) { return true }
+        guard let doc, accepts(doc, path: path, root: root) else { return false }
+        guard let boundary, case .query(_, let q) = spec, let keys = DatabaseState.orderKeys(q, doc, fullName: root + path) else { return true }
+        return DatabaseState.compareKeys(keys, boundary, q.order) < 0
     }
 
     /// The index keys the target is found under: a collection path, a collection id (groups), the
@@ -114,15 +139,7 @@ extension DatabaseState {
     /// existence) and lies within its cursors: everything but the window (limit and offset).
     static func accepts(_ query: StructuredQuery, _ doc: Document, fullName: String) -> Bool {
         if let f = query.filter, !f.matches(doc, fullName: fullName) { return false }
-        var keys: [Value] = []
-        for o in query.order {
-            if o.field.isName {
-                keys.append(.reference(fullName))
-                continue
-            }
-            guard let v = o.field.get(in: doc.fields) else { return false }
-            keys.append(v)
-        }
+        guard let keys = orderKeys(query, doc, fullName: fullName) else { return false }
         if let s = query.startAt {
             let c = compareKeys(Array(keys.prefix(s.values.count)), s.values, query.order)
             if s.before ? c < 0 : c <= 0 { return false }

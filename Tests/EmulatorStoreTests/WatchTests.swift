@@ -120,6 +120,33 @@ func q(_ json: JSON) throws -> StructuredQuery { try StructuredQuery(json: json)
         #expect(sink.changes() == [])
     }
 
+    /// A change to a document that sorts after a full window's last member cannot alter the
+    /// window: the query is not re-run (it was, for every write to the collection, inside the
+    /// writer's lock). Changes before the boundary, and to members, still are.
+    @Test func changesBehindAFullWindowDoNotReRunItsQuery() throws {
+        let (s, _) = try makeStore()
+        for n in 1...6 { try set(s, "t/d\(n)", ["n": .integer(Int64(n * 10))]) }
+        let sink = RecordingSink()
+        try addQuery(s, sink, 2, ["from": [["collectionId": "t"]], "orderBy": [["field": ["fieldPath": "n"]]], "limit": 3])
+        _ = sink.take()
+        func reruns() throws -> Int {
+            try s.withDatabase("p", "(default)") { data, _, _ in data.watch.targets.values.map(\.reruns).reduce(0, +) }
+        }
+        try set(s, "t/d5", ["n": .integer(55)])  // after the window (10, 20, 30)
+        try set(s, "t/late", ["n": .integer(31)])
+        try set(s, "t/other", ["m": .integer(1)])  // not accepted: no order field
+        #expect(sink.changes() == [])
+        #expect(try reruns() == 0)
+        try set(s, "t/early", ["n": .integer(25)])  // before the boundary: enters, pushes d3 out
+        #expect(sink.changes() == ["t/d3:+/-2", "t/early:+2/-"])
+        #expect(try reruns() == 1)
+        try set(s, "t/d3", ["n": .integer(29)])  // after the new boundary (25): nothing to say
+        #expect(sink.changes() == [])
+        try set(s, "t/d2", ["n": .integer(99)])  // a member moves out: d3 (29) refills
+        #expect(sink.changes() == ["t/d2:+/-2", "t/d3:+2/-"])
+        #expect(try reruns() == 2)
+    }
+
     @Test func resumeSendsOnlyWhatChangedAndForeignTokensStartOver() throws {
         let (s, env) = try makeStore()
         try set(s, "t/a", ["n": .integer(1)])
