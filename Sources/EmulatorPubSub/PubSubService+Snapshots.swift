@@ -16,6 +16,21 @@ extension PubSubService {
             guard s.config.topic != "_deleted-topic_" else {
                 throw EmulatorError.failedPrecondition("The subscription's topic was deleted: it cannot be snapshotted.")
             }
+            // Checked before the copy: a snapshot copies its subscription's backlog, so 1,000
+            // snapshots of a full subscription would hold half a billion messages.
+            guard ps.snapshots.count < limits.maxSnapshots else {
+                throw EmulatorError(
+                    .resourceExhausted,
+                    "Project \(name.project) holds \(ps.snapshots.count) snapshots, the emulator's limit (\(limits.maxSnapshots)); delete some first."
+                )
+            }
+            let held = ps.snapshots.values.reduce(0) { $0 + $1.messages.count }
+            guard held + s.backlog.unacked <= limits.maxSnapshotMessages else {
+                throw EmulatorError(
+                    .resourceExhausted,
+                    "Project \(name.project)'s snapshots hold \(held) messages and this one would add \(s.backlog.unacked), past the emulator's limit (\(limits.maxSnapshotMessages)); delete some first."
+                )
+            }
             let now = self.now(name.project)
             let messages = s.backlog.unackedMessages
             let oldest = messages.first?.publishTime ?? now

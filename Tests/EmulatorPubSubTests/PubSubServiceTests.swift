@@ -196,6 +196,34 @@ struct PubSubServiceTests {
         #expect(throws: EmulatorError.self) { try Self.publish(s, [["data": Self.b64("more")]]) }
     }
 
+    /// Snapshots copy their subscription's backlog: a project holds a bounded number of them and
+    /// of messages in them, checked before the copy.
+    @Test func snapshotsAreBoundedInCountAndMessages() throws {
+        let limits = PubSubLimits(maxMessages: 100, maxBytes: 1 << 20, maxSnapshots: 2, maxSnapshotMessages: 5)
+        let s = PubSubService(environments: LocalEnvironmentProvider(), limits: limits)
+        _ = try s.createTopic(["name": .string(Self.topic)])
+        _ = try s.createSubscription(["name": .string(Self.sub), "topic": .string(Self.topic)])
+        func snap(_ id: String) throws {
+            _ = try s.createSnapshot(["name": .string("projects/demo-project/snapshots/" + id), "subscription": .string(Self.sub)])
+        }
+        func drop(_ id: String) throws { _ = try s.deleteSnapshot(["snapshot": .string("projects/demo-project/snapshots/" + id)]) }
+        _ = try Self.publish(s, [["data": Self.b64("a")], ["data": Self.b64("b")]])
+        try snap("snap-1")
+        try snap("snap-2")
+        #expect(
+            throws: EmulatorError(.resourceExhausted, "Project demo-project holds 2 snapshots, the emulator's limit (2); delete some first.")
+        ) { try snap("snap-3") }
+        try drop("snap-2")
+        _ = try Self.publish(s, [["data": Self.b64("c")], ["data": Self.b64("d")]])
+        #expect(
+            throws: EmulatorError(
+                .resourceExhausted,
+                "Project demo-project's snapshots hold 2 messages and this one would add 4, past the emulator's limit (5); delete some first.")
+        ) { try snap("snap-3") }
+        try drop("snap-1")
+        try snap("snap-3")
+    }
+
     @Test func filtersDeliverOnlyMatchingMessages() async throws {
         let (s, _) = try Self.make()
         _ = try s.createTopic(["name": .string(Self.topic)])
