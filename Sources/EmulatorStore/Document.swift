@@ -87,17 +87,13 @@ public struct Document: Sendable, Equatable {
     public var id: String { DocumentName.lastSegment(path) }
 
     /// The REST form, optionally limited to `mask` fields (an empty mask: no fields at all).
-    public func json(project: String, database: String, mask: [FieldPath]? = nil) -> JSON {
+    public func json(project: String, database: String, mask: FieldMask? = nil) -> JSON {
         var out: UTF8Dictionary<JSON> = [
             "name": .string(DocumentName.full(project: project, database: database, path: path)),
             "createTime": .string(createTime.rfc3339()),
             "updateTime": .string(updateTime.rfc3339()),
         ]
-        var f = fields
-        if let mask {
-            f = FieldMap()
-            for p in mask where !p.isName { if let v = p.get(in: fields) { p.set(v, in: &f) } }
-        }
+        let f = mask?.apply(to: fields) ?? fields
         if !f.isEmpty { out["fields"] = .object(f.mapValues(\.json)) }
         return .object(out)
     }

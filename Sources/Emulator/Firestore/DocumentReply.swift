@@ -13,7 +13,7 @@ enum DocumentReply: Sendable {
 
     /// `d` as a reply: the stored version itself, or with a `mask` (a field mask, a query's
     /// projection) the JSON of the masked fields, made for this request.
-    init(_ d: Document, _ db: DatabaseRef, mask: [FieldPath]?) {
+    init(_ d: Document, _ db: DatabaseRef, mask: FieldMask?) {
         if let mask {
             self = .json(d.json(project: db.project, database: db.database, mask: mask))
         } else {

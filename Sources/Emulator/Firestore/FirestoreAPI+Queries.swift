@@ -55,6 +55,7 @@ extension FirestoreAPI {
         // One dictionary, shared by every message that adds nothing to it: a literal per
         // document allocated and hashed its own dictionary.
         var common: UTF8Dictionary<JSON> = ["readTime": readTime]
+        let projection = query.select.map(FieldMask.init)  // once per query, not per document
         if query.offset > 0 { common["skippedResults"] = .int(Int64(query.offset)) }
         for (i, d) in docs.enumerated() {
             try Task.checkCancellation()
@@ -62,7 +63,7 @@ extension FirestoreAPI {
             if i == docs.count - 1 { e["done"] = true }
             // A projection (`select`) is built for this query; a whole document is the stored
             // version, sent from its cached encoding.
-            try await emit(.document(member: "document", DocumentReply(d, db, mask: query.select), rest: e))
+            try await emit(.document(member: "document", DocumentReply(d, db, mask: projection), rest: e))
         }
     }
 

@@ -5,11 +5,11 @@ import EmulatorStore
 /// masks, read consistency, transaction ids, timestamps, `orderBy` text.
 enum FirestoreRequest {
     /// `mask.fieldPaths` of a request (a `DocumentMask`); nil when absent.
-    static func mask(_ body: UTF8Dictionary<JSON>) throws -> [FieldPath]? {
+    static func mask(_ body: UTF8Dictionary<JSON>) throws -> FieldMask? {
         // A mask that is present but lists no paths asks for no fields (`get(field_paths=[])`).
         guard case .object(let m)? = body["mask"] else { return nil }
         guard case .array(let paths)? = m["fieldPaths"] else { return [] }
-        return try paths.map { try FieldPath(parsing: $0.stringValue ?? "") }
+        return FieldMask(try paths.map { try FieldPath(parsing: $0.stringValue ?? "") })
     }
 
     /// A transaction id (base64 bytes, non-empty); nil when absent.

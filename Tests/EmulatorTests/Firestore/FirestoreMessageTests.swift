@@ -28,7 +28,7 @@ import Testing
         let (method, member, rest) = Self.messages[index]
         let doc = DocumentReplyTests.document()
         let schema = try Self.schema(method)
-        for mask in [nil, [try FieldPath(parsing: "map.k")]] as [[FieldPath]?] {
+        for mask in [nil, [try FieldPath(parsing: "map.k")]] as [FieldMask?] {
             let message = FirestoreMessage.document(member: member, DocumentReply(doc, Self.db, mask: mask), rest: rest)
             var tree = rest
             tree[member] = doc.json(project: "p", database: "(default)", mask: mask)
@@ -57,7 +57,7 @@ import Testing
         let a = DocumentReplyTests.document(["n": .integer(1)]), b = DocumentReplyTests.document()
         let missing = DocumentReply.json(["name": "projects/p/databases/(default)/documents/c/gone"])
         for rest in [[:], ["nextPageToken": "dG9rZW4="]] as [UTF8Dictionary<JSON>] {
-            for mask in [nil, [try FieldPath(parsing: "map.k")]] as [[FieldPath]?] {
+            for mask in [nil, [try FieldPath(parsing: "map.k")]] as [FieldMask?] {
                 for docs in [[DocumentReply(a, Self.db, mask: mask), missing, DocumentReply(b, Self.db, mask: mask)], []] {
                     let message = FirestoreMessage.documents(member: "documents", docs, rest: rest)
                     var tree = rest
