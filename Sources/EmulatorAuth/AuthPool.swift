@@ -25,6 +25,9 @@ public struct AuthPool: Sendable, Equatable {
     public private(set) var smsOrder: [String] = []
     /// Refresh tokens.
     public private(set) var refreshTokens: [String: RefreshRecord] = [:]
+    /// Refresh tokens by uid (derived from `refreshTokens`): deleting a user scanned every token
+    /// of the pool, and the per-user cap needs the user's own.
+    private(set) var refreshByUser: [String: Set<String>] = [:]
     /// MFA pending credentials and TOTP enrolment sessions by handle.
     public private(set) var mfaSessions: [String: MfaSession] = [:]
     /// What changed since the journal last looked (persistence); not part of the data.
@@ -78,7 +81,7 @@ public struct AuthPool: Sendable, Equatable {
         changes.noteUser(uid, prior: old)
         users[uid] = nil
         unindex(old)
-        for (t, r) in refreshTokens where r.localId == uid { setRefresh(t, nil) }
+        for t in refreshByUser[uid] ?? [] { setRefresh(t, nil) }
         for (id, s) in mfaSessions where s.localId == uid { setMfaSession(id, nil) }
         return old
     }
@@ -95,15 +98,37 @@ public struct AuthPool: Sendable, Equatable {
         byPhone = [:]
         byFederated = [:]
         refreshTokens = [:]
+        refreshByUser = [:]
         mfaSessions = [:]
         changes.all = true
     }
 
-    /// Stores or (with nil) drops a refresh token.
+    /// The most refresh tokens one user keeps. Every sign-in issues one and nothing else ends
+    /// them, so a client signing in over and over grew the pool for ever; past this the oldest
+    /// (by issue time) is revoked. Far above the devices a test signs one user in on.
+    public static let maxRefreshTokensPerUser = 100
+
+    /// Stores or (with nil) drops a refresh token; beyond `maxRefreshTokensPerUser` the user's
+    /// oldest other token goes.
     public mutating func setRefresh(_ token: String, _ record: RefreshRecord?) {
         if changes.priorRefresh[token] == nil { changes.priorRefresh[token] = Prior(refreshTokens[token]) }
-        refreshTokens[token] = record
+        placeRefresh(token, record)
         changes.refresh.insert(token)
+        guard let uid = record?.localId, let mine = refreshByUser[uid], mine.count > Self.maxRefreshTokensPerUser else { return }
+        let oldest = mine.filter { $0 != token }.min { a, b in
+            (refreshTokens[a]?.issuedAt ?? 0, a) < (refreshTokens[b]?.issuedAt ?? 0, b)
+        }
+        if let oldest { setRefresh(oldest, nil) }
+    }
+
+    /// Puts a token in place, keeping `refreshByUser` in step (no change is recorded).
+    private mutating func placeRefresh(_ token: String, _ record: RefreshRecord?) {
+        if let old = refreshTokens[token]?.localId {
+            refreshByUser[old]?.remove(token)
+            if refreshByUser[old]?.isEmpty == true { refreshByUser[old] = nil }
+        }
+        refreshTokens[token] = record
+        if let uid = record?.localId { refreshByUser[uid, default: []].insert(token) }
     }
 
     /// The most unconsumed codes of each kind (OOB, SMS) one pool keeps. Past it the oldest is
@@ -242,7 +267,7 @@ extension AuthPool {
             users[uid] = prior.value
             if let u = prior.value { index(u) }
         }
-        for (k, p) in c.priorRefresh { refreshTokens[k] = p.value }
+        for (k, p) in c.priorRefresh { placeRefresh(k, p.value) }
         for (k, p) in c.priorOob { oobCodes[k] = p.value }
         for (k, p) in c.priorSms { smsCodes[k] = p.value }
         for (k, p) in c.priorMfa { mfaSessions[k] = p.value }

@@ -213,3 +213,27 @@ import Testing
         await message { try await send(base + String(repeating: "a", count: 4097 - base.utf8.count)) }
             == "INVALID_CONTINUE_URI : ((longer than 4096 bytes))")
 }
+
+/// Refresh tokens are indexed by user: a user keeps the newest 100 (the one just issued always
+/// among them), deleting a user drops exactly theirs, and a rolled-back write restores the index.
+@Test func refreshTokensAreCappedPerUserAndIndexedForDeletion() {
+    var pool = AuthPool()
+    pool.put(AuthUser(localId: "u1", now: start))
+    pool.put(AuthUser(localId: "u2", now: start))
+    let n = AuthPool.maxRefreshTokensPerUser + 5
+    for i in 0..<n {
+        pool.setRefresh("t\(i)", RefreshRecord(localId: "u1", provider: "password", extraClaims: [:], issuedAt: Int64(1000 + i)))
+    }
+    pool.setRefresh("other", RefreshRecord(localId: "u2", provider: "password", extraClaims: [:], issuedAt: 0))
+    #expect(pool.refreshByUser["u1"]?.count == AuthPool.maxRefreshTokensPerUser)
+    #expect((0..<5).allSatisfy { pool.refreshTokens["t\($0)"] == nil } && pool.refreshTokens["t\(n - 1)"] != nil)
+    // Issued in the same second: the token just issued is never the one dropped.
+    pool.setRefresh("same", RefreshRecord(localId: "u1", provider: "password", extraClaims: [:], issuedAt: 0))
+    #expect(pool.refreshTokens["same"] != nil && pool.refreshTokens["t5"] == nil)
+    pool.changes = AuthChangeSet()  // as after a journal write
+    let before = pool
+    pool.remove("u1")
+    #expect(pool.refreshTokens.keys.sorted() == ["other"] && pool.refreshByUser == ["u2": ["other"]])
+    pool.rollBack()
+    #expect(pool.refreshByUser == before.refreshByUser && pool.refreshTokens == before.refreshTokens)
+}
