@@ -71,14 +71,14 @@ extension FunctionsHost {
     /// back at the head after a backoff, so later events for the same document wait for it.
     func drain(_ project: String) async {
         while true {
+            // In place: a copy of the project's state out of the dictionary and back copied the
+            // whole queue on every event.
             let next = state.withLock { s -> Pending? in
-                guard var ps = s[project], !ps.queue.isEmpty else {
+                guard let item = s[project]?.queue.popFirst() else {
                     s[project]?.draining = false
                     return nil
                 }
-                let item = ps.queue.removeFirst()
-                ps.running += 1
-                s[project] = ps
+                s[project]?.running += 1
                 return item
             }
             guard let item = next else { return }
@@ -113,7 +113,7 @@ extension FunctionsHost {
             var again = item
             again.attempt += 1
             again.notBefore = MonotonicClock.deadline(afterSeconds: delay)
-            state.withLock { $0[project]?.queue.insert(again, at: 0) }
+            state.withLock { $0[project]?.queue.pushFront(again) }
         }
     }
 

@@ -21,7 +21,7 @@ public final class FunctionsHost: Sendable {
 
     struct ProjectState {
         var functions: [String: Registered] = [:]
-        var queue: [Pending] = []
+        var queue = FIFOQueue<Pending>()
         var running = 0
         var draining = false
         var logs: [InvocationRecord] = []
@@ -208,14 +208,14 @@ public final class FunctionsHost: Sendable {
 
     func clear(_ project: String) {
         state.withLock {
-            $0[project]?.queue = []
+            $0[project]?.queue.removeAll()
             $0[project]?.logs = []
         }
     }
     func clearAll() {
         state.withLock { s in
             for k in s.keys {
-                s[k]?.queue = []
+                s[k]?.queue.removeAll()
                 s[k]?.logs = []
             }
         }
