@@ -188,7 +188,7 @@ import Testing
     }
 
     @Test func sessionsWithoutClientAreReapedAndTheirStreamsClosed() async throws {
-        let f = Self.fixture()
+        let f = Self.fixture { $0.unattachedTimeout = .seconds(3600) }  // the never-attached: WebChannelSessionLimitTests
         let idle = try await Self.open(f, [])
         let attached = try await Self.open(f, [])
         let (_, t) = try await Self.get(f, attached, aid: 0, longPoll: false)
@@ -232,7 +232,7 @@ import Testing
     }
 
     @Test func dataNoBackchannelTakesDropsTheSession() async throws {
-        let f = Self.fixture()
+        let f = Self.fixture { $0.unattachedTimeout = .seconds(3600) }  // the stall drops it, not the missing GET
         let sid = try await Self.open(f, ["x"])
         var seconds = 0
         while f.server.session(sid) != nil, seconds < 100 {  // the client keeps posting (not gone) but never reads
@@ -321,9 +321,10 @@ import Testing
     @Test func terminateUnknownSessionsRefusalsAndTheSessionLimit() async throws {
         let f = Self.fixture { $0.maxSessions = 2 }
         let a = try await Self.open(f, [])
-        _ = try await Self.open(f, [])
-        await #expect(throws: EmulatorError.self) { _ = try await Self.open(f, []) }
+        let b = try await Self.open(f, [])
         let (_, t) = try await Self.get(f, a, aid: 0, longPoll: false)
+        let (_, tb) = try await Self.get(f, b, aid: 0, longPoll: false)  // attached sessions are never evicted
+        await #expect(throws: EmulatorError.self) { _ = try await Self.open(f, []) }
         let r = try await f.server.handle(HTTPRequest(method: "POST", target: "/c?SID=\(a)&RID=9&TYPE=terminate"))
         #expect(r.status == 200 && r.body.isEmpty)
         await t.value  // its backchannel ended
@@ -338,5 +339,6 @@ import Testing
         #expect(f.server.sessionCount == 1)
         f.server.closeAll()
         #expect(f.server.sessionCount == 0)
+        await tb.value  // closing the session ended its backchannel
     }
 }

@@ -33,6 +33,10 @@ public struct FirestoreWebChannelOptions: Sendable, Equatable {
     public var stallTimeoutSeconds: Double = 60
     /// Open sessions per stream kind (Listen, Write).
     public var maxSessions = 20_000
+    /// Open sessions per stream kind and client address (`WebChannelConfiguration.maxSessionsPerPeer`).
+    public var maxSessionsPerPeer = 1_000
+    /// A session that has not attached a backchannel this long after its handshake is reaped.
+    public var unattachedTimeoutSeconds: Double = 60
 
     /// The defaults.
     public init() {}
@@ -40,7 +44,8 @@ public struct FirestoreWebChannelOptions: Sendable, Equatable {
     /// Decodes the section; throws naming a bad or unknown key.
     public init(json: JSON) throws {
         guard case .object(let o) = json else { throw EmulatorError.invalidArgument("'firestore.webChannel' must be an object") }
-        let known = "sessionTimeoutSeconds, keepAliveSeconds, longPollSeconds, stallTimeoutSeconds, maxSessions"
+        let known =
+            "sessionTimeoutSeconds, keepAliveSeconds, longPollSeconds, stallTimeoutSeconds, maxSessions, maxSessionsPerPeer, unattachedTimeoutSeconds"
         for (k, v) in o {
             func seconds(_ limit: Double) throws -> Double {
                 guard let s = v.doubleValue, s > 0, s <= limit else {
@@ -58,6 +63,12 @@ public struct FirestoreWebChannelOptions: Sendable, Equatable {
                     throw EmulatorError.invalidArgument("firestore.webChannel.maxSessions must be an integer from 1 to 1000000")
                 }
                 maxSessions = Int(n)
+            case "maxSessionsPerPeer":
+                guard let n = v.intValue, n > 0, n <= 1_000_000 else {
+                    throw EmulatorError.invalidArgument("firestore.webChannel.maxSessionsPerPeer must be an integer from 1 to 1000000")
+                }
+                maxSessionsPerPeer = Int(n)
+            case "unattachedTimeoutSeconds": unattachedTimeoutSeconds = try seconds(86_400)
             default:
                 throw EmulatorError.invalidArgument("unknown key 'firestore.webChannel.\(k)' (known: \(known))")
             }
@@ -74,7 +85,9 @@ public struct FirestoreWebChannelOptions: Sendable, Equatable {
         c.longPollTimeout = duration(longPollSeconds)
         c.stallTimeout = duration(stallTimeoutSeconds)
         c.maxSessions = maxSessions
-        let shortest = min(sessionTimeoutSeconds, keepAliveSeconds, longPollSeconds, stallTimeoutSeconds)
+        c.maxSessionsPerPeer = maxSessionsPerPeer
+        c.unattachedTimeout = duration(unattachedTimeoutSeconds)
+        let shortest = min(sessionTimeoutSeconds, keepAliveSeconds, longPollSeconds, stallTimeoutSeconds, unattachedTimeoutSeconds)
         c.tick = duration(max(0.01, min(1, shortest / 4)))
         return c
     }

@@ -25,8 +25,21 @@ public struct WebChannelConfiguration: Sendable {
     public var maxQueuedBytes = 32 << 20
     /// Bytes per chunk written to the backchannel (arrays are never split).
     public var chunkBytes = 256 << 10
-    /// Open sessions per server; a handshake beyond answers `RESOURCE_EXHAUSTED`.
+    /// Open sessions per server; a handshake beyond evicts the oldest session that never
+    /// attached a backchannel, or answers `RESOURCE_EXHAUSTED` when every session has attached one.
     public var maxSessions = 20_000
+    /// Open sessions per peer (client address without its port); a handshake beyond evicts that
+    /// peer's oldest never-attached session, or answers `RESOURCE_EXHAUSTED`. A browser tab holds
+    /// one or two sessions (Listen, Write) and a test suite on one machine seldom holds hundreds at
+    /// once, so 1,000 stays far above real use; at a twentieth of `maxSessions`, one remote address
+    /// cannot take the whole table even with every session attached.
+    public var maxSessionsPerPeer = 1_000
+    /// A session that has not attached a backchannel this long after its handshake is reaped
+    /// (clients open the backchannel within milliseconds; a handshake alone is the cheapest way to
+    /// hold a session). Far below `sessionTimeout`, yet generous, so a GET delayed by a busy
+    /// machine or a browser's per-host connection limit still finds its session; one later gets
+    /// `Unknown SID` and the client opens a new session.
+    public var unattachedTimeout: Duration = .seconds(60)
     /// How often the maintenance pass runs (reaping, keep-alives, long-poll ends).
     public var tick: Duration = .seconds(1)
     /// The keep-alive the handshake announces (`["c",SID,"",8,12,<ms>]`): clients give up on a

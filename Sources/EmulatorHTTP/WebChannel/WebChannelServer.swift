@@ -7,6 +7,10 @@ import EmulatorCore
 /// (ended, reaped, or from before a restart). What the messages mean is the `WebChannelService`'s
 /// business; this type knows only the protocol (docs/webchannel.md).
 ///
+/// Sessions are bounded per server (`maxSessions`) and per peer (`maxSessionsPerPeer`); a session
+/// that never attaches a backchannel is reaped after `unattachedTimeout` and is the first to make
+/// room at either cap, so handshakes alone cannot lock other clients out (`WebChannelSessionTable`).
+///
 /// The session table is behind a `Mutex`. One maintenance task per server, started with the first
 /// session and ending with the last, reaps sessions whose client went away, drops stalled ones and
 /// wakes backchannels that owe a keep-alive or the end of a long poll.
@@ -14,7 +18,7 @@ public final class WebChannelServer: Sendable {
     /// Timings and bounds.
     public let configuration: WebChannelConfiguration
     private let service: any WebChannelService
-    private let registry = Mutex<(sessions: [String: WebChannelSession], ticking: Bool)>(([:], false))
+    private let registry = Mutex(WebChannelSessionTable())
 
     /// Creates a server for `service`.
     public init(service: any WebChannelService, configuration: WebChannelConfiguration = WebChannelConfiguration()) {
@@ -36,7 +40,7 @@ public final class WebChannelServer: Sendable {
             session.touch()
             return Self.chunkResponse(WebChannelFraming.chunk(Array("[1,\(session.lastArrayId),0]".utf8)))
         case .backchannel(let sid, let ack, let longPoll, let timeoutMilliseconds):
-            let session = try lookup(sid)
+            let session = try lookup(sid, attaching: true)
             var timeout = configuration.longPollTimeout.nanoseconds
             if let ms = timeoutMilliseconds, ms > 0 { timeout = min(timeout, UInt64(ms) * 1_000_000) }
             guard let generation = session.attach(ack: ack, longPoll: longPoll, timeout: timeout) else { throw Self.unknownSID(sid) }
@@ -44,34 +48,39 @@ public final class WebChannelServer: Sendable {
             response.stream = { writer in await session.serveBackchannel(generation, writer) }
             return response
         case .terminate(let sid):
-            guard let session = registry.withLock({ $0.sessions.removeValue(forKey: sid) }) else { throw Self.unknownSID(sid) }
+            guard let session = registry.withLock({ $0.remove(sid) }) else { throw Self.unknownSID(sid) }
             session.close()
             return Self.chunkResponse([])
         }
     }
 
     private func open(_ request: HTTPRequest, _ form: WebChannelForm, answerSessionId: Bool) async throws -> HTTPResponse {
-        let full = registry.withLock { $0.sessions.count >= configuration.maxSessions }
-        if full { throw Self.tooMany(configuration.maxSessions) }
+        let peer = WebChannelPeer(remoteAddress: request.remoteAddress)
+        if let refusal = registry.withLock({ $0.refusal(for: peer, configuration) }) { throw Self.tooMany(refusal) }
         let id = configuration.makeSessionId()
         let session = WebChannelSession(id: id, httpSessionId: "gsid-" + String(id.prefix(8)), configuration: configuration)
         let stream = try service.open(WebChannelHandshake(request: request, headers: form.headers ?? HTTPHeaders()), session: session)
         session.bind(stream)
-        let (added, startTicker) = registry.withLock { r -> (Bool, Bool) in
-            guard r.sessions.count < configuration.maxSessions, r.sessions[id] == nil else { return (false, false) }
-            r.sessions[id] = session
+        let (admission, startTicker) = registry.withLock { r -> (WebChannelSessionTable.Admission, Bool) in
+            // The clock is read under the lock, so the table's never-attached sessions are in
+            // order of their opening time (the maintenance pass stops at the first young one).
+            let admission = r.admit(session, peer: peer, now: configuration.now(), configuration)
+            guard case .admitted = admission else { return (admission, false) }
             defer { r.ticking = true }
-            return (true, !r.ticking)
+            return (admission, !r.ticking)
         }
-        guard added else {
+        switch admission {
+        case .refused(let refusal):
             session.close()
-            throw Self.tooMany(configuration.maxSessions)
+            throw Self.tooMany(refusal)
+        case .admitted(let evicted):
+            for s in evicted { s.close() }
         }
         if startTicker { startMaintenance() }
         do {
             try await session.gate.run { try await session.receive(form) }
         } catch {
-            _ = registry.withLock { $0.sessions.removeValue(forKey: id) }
+            _ = registry.withLock { $0.remove(id) }
             session.close()
             throw error
         }
@@ -81,38 +90,46 @@ public final class WebChannelServer: Sendable {
         return response
     }
 
-    /// The open session `sid`, or the `Unknown SID` error.
-    private func lookup(_ sid: String) throws -> WebChannelSession {
-        guard let s = registry.withLock({ $0.sessions[sid] }), !s.isClosed else { throw Self.unknownSID(sid) }
+    /// The open session `sid`, or the `Unknown SID` error; `attaching`: a backchannel GET asks,
+    /// and the session no longer counts as never attached.
+    private func lookup(_ sid: String, attaching: Bool = false) throws -> WebChannelSession {
+        let found = registry.withLock { attaching ? $0.attach(sid) : $0.session(sid) }
+        guard let s = found, !s.isClosed else { throw Self.unknownSID(sid) }
         return s
     }
 
     /// Open sessions.
-    public var sessionCount: Int { registry.withLock { $0.sessions.count } }
+    public var sessionCount: Int { registry.withLock { $0.count } }
+
+    /// Open sessions of the client at `remoteAddress` (as `HTTPRequest.remoteAddress` gives it).
+    public func sessionCount(remoteAddress: String?) -> Int {
+        let peer = WebChannelPeer(remoteAddress: remoteAddress)
+        return registry.withLock { $0.count(of: peer) }
+    }
 
     /// The open session `sid`, if any (for tests and diagnostics).
-    public func session(_ sid: String) -> WebChannelSession? { registry.withLock { $0.sessions[sid] } }
+    public func session(_ sid: String) -> WebChannelSession? { registry.withLock { $0.session(sid) } }
 
     /// Runs the maintenance pass now (the task runs it every `tick`); returns whether sessions
     /// remain.
     @discardableResult
     public func maintain() -> Bool {
         let now = configuration.now()
-        let sessions = registry.withLock { Array($0.sessions.values) }
+        let (unattached, sessions) = registry.withLock { r in
+            (r.removeUnattached(now: now, timeout: configuration.unattachedTimeout.nanoseconds), r.sessions)
+        }
+        for s in unattached { s.close() }
         var ended: [String] = []
         for s in sessions where s.maintain(now: now) { ended.append(s.id) }
         return registry.withLock { r -> Bool in
-            for id in ended where r.sessions[id]?.isClosed ?? false { r.sessions[id] = nil }
-            return !r.sessions.isEmpty
+            for id in ended where r.session(id)?.isClosed ?? false { r.remove(id) }
+            return r.count > 0
         }
     }
 
     /// Ends every session (shutdown, tests).
     public func closeAll() {
-        let all = registry.withLock { r -> [WebChannelSession] in
-            defer { r.sessions = [:] }
-            return Array(r.sessions.values)
-        }
+        let all = registry.withLock { $0.removeAll() }
         for s in all { s.close() }
     }
 
@@ -124,7 +141,7 @@ public final class WebChannelServer: Sendable {
                 guard let self else { return }
                 let more = self.maintain()
                 let stop = self.registry.withLock { r -> Bool in
-                    guard !more, r.sessions.isEmpty else { return false }
+                    guard !more, r.count == 0 else { return false }
                     r.ticking = false
                     return true
                 }
@@ -141,8 +158,20 @@ public final class WebChannelServer: Sendable {
         )
     }
 
-    static func tooMany(_ n: Int) -> EmulatorError {
-        EmulatorError(.resourceExhausted, "This WebChannel path already holds \(n) sessions; terminate idle ones or wait until they are reaped.")
+    /// The 429 answer for a handshake beyond a cap, naming the cap.
+    static func tooMany(_ refusal: WebChannelSessionTable.Refusal) -> EmulatorError {
+        switch refusal {
+        case .table(let n):
+            return EmulatorError(
+                .resourceExhausted,
+                "This WebChannel path already holds \(n) sessions (maxSessions), each with a backchannel; terminate idle ones or wait until they are reaped."
+            )
+        case .peer(let peer, let n):
+            return EmulatorError(
+                .resourceExhausted,
+                "The client at \(peer) already holds \(n) sessions on this WebChannel path (maxSessionsPerPeer), each with a backchannel; terminate idle ones or wait until they are reaped."
+            )
+        }
     }
 
     /// A 200 answer carrying `body` (a chunk, or nothing), never cached.

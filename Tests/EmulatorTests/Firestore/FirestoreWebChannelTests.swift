@@ -156,6 +156,11 @@ import Testing
         #expect(throws: EmulatorError.self) { _ = try FirestoreWebChannelOptions.split(["webChannel": ["nope": 1]]) }
         #expect(throws: EmulatorError.self) { _ = try FirestoreWebChannelOptions.split(["webChannel": ["keepAliveSeconds": 50]]) }
         #expect(throws: EmulatorError.self) { _ = try FirestoreWebChannelOptions.split(["webChannel": ["maxSessions": 0]]) }
+        let limits = try FirestoreWebChannelOptions(json: ["maxSessionsPerPeer": 50, "unattachedTimeoutSeconds": 10]).configuration()
+        #expect(limits.maxSessionsPerPeer == 50 && limits.unattachedTimeout == .seconds(10))
+        #expect(FirestoreWebChannelOptions().configuration().maxSessionsPerPeer == 1_000)
+        #expect(throws: EmulatorError.self) { _ = try FirestoreWebChannelOptions(json: ["maxSessionsPerPeer": 0]) }
+        #expect(throws: EmulatorError.self) { _ = try FirestoreWebChannelOptions(json: ["unattachedTimeoutSeconds": -1]) }
         var config = EmulatorConfig()
         config.firestore = ["transactionIdleSeconds": 30, "webChannel": ["longPollSeconds": 3]]
         #expect(try EmulatorServices(config: config, logger: NullLogSink()).webChannel.longPollSeconds == 3)
