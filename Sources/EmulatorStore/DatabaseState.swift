@@ -29,6 +29,13 @@ struct DatabaseState: Sendable {
     var groups = UTF8Dictionary<Set<UTF8Key>>()
     var history = UTF8Dictionary<[Version]>()
     var lastCommit = Timestamp(seconds: 0)
+    /// Counts changes to the documents (every put, remove and undo; wrapping, never trapping, and
+    /// 2^64 changes away). A transaction's query recorded at one count has the same results while
+    /// nothing it covers changed since (`unchanged(since:query:parent:)`), so its commit need not
+    /// run it again. A replaced state counts afresh: replacing drops open transactions.
+    var mutations: UInt64 = 0
+    /// `mutations` at the last change in each collection that holds documents (keys as `collections`).
+    var collectionChanged = UTF8Dictionary<UInt64>()
     /// Reads at or after this time are exact; before it, some document's history was cut (only
     /// `historyDepth` versions are kept) or the whole state was replaced (reset, restore, import).
     /// Listeners resume from a point at or after it; older points start over.
@@ -82,18 +89,41 @@ struct DatabaseState: Sendable {
     mutating func put(_ doc: Document) {
         let old = docs[doc.path]
         let isNew = old == nil
+        mutations &+= 1
         if let old { unindexFields(old) }
         indexFields(doc)
         docs[doc.path] = doc
         record(doc.path, replacing: old, Version(time: doc.updateTime, document: doc))
         if isNew { indexInsert(doc.path) }
+        stampCollection(of: doc.path)
     }
 
     mutating func remove(_ path: String, at time: Timestamp) {
         guard let old = docs.removeValue(forKey: path) else { return }
+        mutations &+= 1
         unindexFields(old)
         record(path, replacing: old, Version(time: time, document: nil))
         indexRemove(path)
+        stampCollection(of: path)
+    }
+
+    /// Records a change in `path`'s collection at the current `mutations` (forgets the
+    /// collection once it holds nothing, as `collections` does).
+    private mutating func stampCollection(of path: String) {
+        let coll = DocumentName.collection(of: path)
+        collectionChanged[coll] = collections[coll] == nil ? nil : mutations
+    }
+
+    /// True when `query` under `parent` gives now what it gave when `mutations` was `count`.
+    /// Exact for a query of one collection: only that collection's documents can be results, and
+    /// any change to one stamps it later than `count`. A collection with no stamp holds nothing
+    /// now, so running its query again costs nothing. Collection-group and kindless queries span
+    /// collections that may have emptied and gone: unchanged only if nothing changed at all.
+    func unchanged(since count: UInt64, query: StructuredQuery, parent: String) -> Bool {
+        if mutations == count { return true }
+        guard !query.from.allDescendants, !query.from.id.isEmpty else { return false }
+        guard let stamp = collectionChanged[parent.isEmpty ? query.from.id : parent + "/" + query.from.id] else { return false }
+        return stamp <= count
     }
 
     /// Adds `d`'s values of its collection's indexed fields to the equality index.
@@ -178,12 +208,14 @@ struct DatabaseState: Sendable {
     /// Puts `path` back as recorded (index included).
     mutating func restore(_ path: String, _ e: UndoEntry) {
         let exists = docs[path] != nil
+        mutations &+= 1
         if let current = docs[path] { unindexFields(current) }
         if let back = e.document { indexFields(back) }
         docs[path] = e.document
         history[path] = e.history
         if exists && e.document == nil { indexRemove(path) }
         if !exists && e.document != nil { indexInsert(path) }
+        stampCollection(of: path)
     }
 
     /// Adds `v` to `path`'s history; `old` is the document `v` replaces (whose history may be the

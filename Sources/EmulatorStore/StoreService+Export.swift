@@ -93,7 +93,10 @@ extension StoreService: PersistentParticipant {
             var state = try Self.state(of: docs)
             state.lastCommit = max(state.lastCommit, t)
             state.historyHorizon = max(state.historyHorizon, t)
-            box(project, db).data.withLock { $0.state = state }
+            box(project, db).data.withLock {
+                $0.state = state
+                $0.transactions.removeAll()  // as `replaceState`: they recorded the old state
+            }
             return
         }
         try box(project, db).data.withLock { d in

@@ -19,7 +19,7 @@ extension StoreService {
     ) throws -> ReadResult<Document> {
         try DocumentName.validateDocumentPath(path)
         return try withDatabase(project, database, wait: waitForLock) { data, env, hooks in
-            let (rt, txn, newId) = try Self.resolve(consistency, &data, env, idle: options.transactionIdleSeconds)
+            let (rt, txn, newId) = try Self.resolve(consistency, &data, env, options: options, database: database)
             let doc = data.state.document(path, at: rt)
             try authorize(
                 hooks,
@@ -27,7 +27,7 @@ extension StoreService {
                     caller: caller, project: project, database: database, method: .get, path: path,
                     resource: doc, requestResource: nil, query: nil, time: env.clock.now(),
                     reader: StateReader(before: data.state, after: data.state, readTime: rt)))
-            if let txn { data.transactions[txn]?.recordRead(path, doc) }
+            if let txn { data.transactions.update(txn) { $0.recordRead(path, doc) } }
             guard let doc else {
                 throw EmulatorError.notFound("Document \"\(DocumentName.full(project: project, database: database, path: path))\" not found.")
             }
@@ -44,7 +44,7 @@ extension StoreService {
         var seen = Set<UTF8Key>()
         let unique = paths.filter { seen.insert(UTF8Key($0)).inserted }
         return try withDatabase(project, database) { data, env, hooks in
-            let (rt, txn, newId) = try Self.resolve(consistency, &data, env, idle: options.transactionIdleSeconds)
+            let (rt, txn, newId) = try Self.resolve(consistency, &data, env, options: options, database: database)
             var out: [(String, Document?)] = []
             for p in unique {
                 let doc = data.state.document(p, at: rt)
@@ -54,7 +54,7 @@ extension StoreService {
                         caller: caller, project: project, database: database, method: .get, path: p,
                         resource: doc, requestResource: nil, query: nil, time: env.clock.now(),
                         reader: StateReader(before: data.state, after: data.state, readTime: rt)))
-                if let txn { data.transactions[txn]?.recordRead(p, doc) }
+                if let txn { data.transactions.update(txn) { $0.recordRead(p, doc) } }
                 out.append((p, doc))
             }
             return ReadResult(value: out, readTime: rt ?? env.clock.now().truncatedToMicroseconds, transaction: newId)
@@ -68,7 +68,7 @@ extension StoreService {
     ) throws -> ReadResult<[Document]> {
         if !parent.isEmpty { try DocumentName.validateDocumentPath(parent) }
         return try withDatabase(project, database) { data, env, hooks in
-            let (rt, txn, newId) = try Self.resolve(consistency, &data, env, idle: options.transactionIdleSeconds)
+            let (rt, txn, newId) = try Self.resolve(consistency, &data, env, options: options, database: database)
             let group = query.from.id.isEmpty ? "**" : "**/\(query.from.id)"
             let listPath =
                 query.from.allDescendants
@@ -80,10 +80,12 @@ extension StoreService {
                     caller: caller, project: project, database: database, method: .list, path: listPath,
                     resource: nil, requestResource: nil, query: query, time: env.clock.now(),
                     reader: StateReader(before: data.state, after: data.state, readTime: rt)))
+            try Self.checkRoomForQuery(data, txn: txn, options: options)
             if rt == nil { data.state.prepareEqualityIndexes(for: query, parent: parent) }
             let docs = data.state.run(query, parent: parent, project: project, database: database, at: rt)
             if let txn {
-                data.transactions[txn]?.queries.append((query, parent, UTF8Dictionary(docs.map { ($0.path, $0.updateTime) })))
+                let mutations = data.state.mutations
+                data.transactions.update(txn) { $0.recordQuery(query, parent: parent, results: docs, mutations: mutations) }
             }
             return ReadResult(value: docs, readTime: rt ?? env.clock.now().truncatedToMicroseconds, transaction: newId)
         }
@@ -122,7 +124,7 @@ extension StoreService {
         q.order = StructuredQuery.normalise(orderBy, inequalities: [])
         let query = q
         return try withDatabase(project, database) { data, env, hooks in
-            let (rt, txn, newId) = try Self.resolve(consistency, &data, env, idle: options.transactionIdleSeconds)
+            let (rt, txn, newId) = try Self.resolve(consistency, &data, env, options: options, database: database)
             let listed =
                 collectionId.isEmpty
                 ? data.state.collectionIds(under: parent, at: rt).map { parent.isEmpty ? $0 : parent + "/" + $0 }
@@ -135,9 +137,13 @@ extension StoreService {
                         resource: nil, requestResource: nil, query: query, time: env.clock.now(),
                         reader: StateReader(before: data.state, after: data.state, readTime: rt)))
             }
+            try Self.checkRoomForQuery(data, txn: txn, options: options)
             if rt == nil { data.state.prepareEqualityIndexes(for: query, parent: parent) }
             let all = data.state.run(query, parent: parent, project: project, database: database, at: rt)
-            if let txn { data.transactions[txn]?.queries.append((query, parent, UTF8Dictionary(all.map { ($0.path, $0.updateTime) }))) }
+            if let txn {
+                let mutations = data.state.mutations
+                data.transactions.update(txn) { $0.recordQuery(query, parent: parent, results: all, mutations: mutations) }
+            }
             var entries = all.map(DocumentListing.Entry.document)
             if showMissing {
                 let prefix = collection + "/"

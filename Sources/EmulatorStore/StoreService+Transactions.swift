@@ -7,16 +7,29 @@ extension StoreService {
     /// Begins a transaction; read-only ones read at `readTime` (default: now).
     public func beginTransaction(project: String, database: String, readOnly: Bool, readTime: Timestamp? = nil) throws -> [UInt8] {
         try withDatabase(project, database) { data, env, _ in
-            try Self.open(&data, env, readOnly: readOnly, readTime: readTime, idle: options.transactionIdleSeconds)
+            try Self.open(&data, env, readOnly: readOnly, readTime: readTime, options: options, database: database)
         }
     }
 
-    static func open(_ data: inout DatabaseData, _ env: ProjectEnvironment, readOnly: Bool, readTime: Timestamp?, idle: Double) throws -> [UInt8] {
+    /// Opens a transaction, after dropping the expired ones (so they never count against the
+    /// limit). RESOURCE_EXHAUSTED when `maxOpenTransactions` are open in the database.
+    static func open(
+        _ data: inout DatabaseData, _ env: ProjectEnvironment, readOnly: Bool, readTime: Timestamp?, options: StoreOptions, database: String
+    ) throws -> [UInt8] {
         let now = env.clock.now()
-        data.transactions = data.transactions.filter { $0.value.lastUsed.adding(seconds: idle) > now }
+        data.transactions.purge(now: now)
+        guard data.transactions.count < options.maxOpenTransactions else {
+            throw EmulatorError(
+                .resourceExhausted,
+                "Too many open transactions: database '\(database)' already has \(options.maxOpenTransactions), the limit "
+                    + "(firestore.maxOpenTransactions). Commit or roll back the ones you are done with; idle ones expire on their own.")
+        }
         let id = env.ids.bytes(transactionIdBytes)
         let snapshot = readOnly ? (readTime ?? max(now.truncatedToMicroseconds, data.state.lastCommit)) : nil
-        data.transactions[Base64.encode(id)] = StoreTransaction(readOnly: readOnly, readTime: snapshot, lastUsed: now)
+        let t = StoreTransaction(
+            readOnly: readOnly, readTime: snapshot, idleUntil: now.adding(seconds: options.transactionIdleSeconds),
+            endOfLife: now.adding(seconds: options.transactionLifetimeSeconds))
+        data.transactions.insert(t, key: Base64.encode(id))
         return id
     }
 
@@ -27,18 +40,19 @@ extension StoreService {
     public func rollback(project: String, database: String, transaction: [UInt8]) throws {
         guard transaction.count == Self.transactionIdBytes else { throw EmulatorError.invalidArgument("Invalid transaction.") }
         try withDatabase(project, database) { data, _, _ in
-            _ = data.transactions.removeValue(forKey: Base64.encode(transaction))
+            data.transactions.remove(Base64.encode(transaction))
         }
     }
 
-    /// The open transaction `id`, or the emulator's errors for unknown or expired ids.
-    static func transaction(_ data: inout DatabaseData, _ id: [UInt8], now: Timestamp, idle: Double) throws -> StoreTransaction {
+    /// The open transaction `id`, or the emulator's errors for unknown or expired ids (idle or
+    /// past its lifetime: the same answer, as production gives both).
+    static func transaction(_ data: inout DatabaseData, _ id: [UInt8], now: Timestamp) throws -> StoreTransaction {
         let key = Base64.encode(id)
         guard let t = data.transactions[key] else {
             throw EmulatorError.invalidArgument("Transaction is invalid or expired.")
         }
-        guard t.lastUsed.adding(seconds: idle) > now else {
-            data.transactions[key] = nil
+        guard now < t.deadline else {
+            data.transactions.remove(key)
             throw EmulatorError.aborted("The referenced transaction has expired or is no longer valid.")
         }
         return t
@@ -46,22 +60,30 @@ extension StoreService {
 
     /// Resolves a read's consistency inside the lock: the read time to use and the transaction
     /// to record reads in (its id, and whether a new one was begun).
-    static func resolve(_ c: ReadConsistency, _ data: inout DatabaseData, _ env: ProjectEnvironment, idle: Double) throws
-        -> (readTime: Timestamp?, txn: String?, newId: [UInt8]?)
+    static func resolve(_ c: ReadConsistency, _ data: inout DatabaseData, _ env: ProjectEnvironment, options: StoreOptions, database: String)
+        throws -> (readTime: Timestamp?, txn: String?, newId: [UInt8]?)
     {
         let now = env.clock.now()
         switch c {
         case .latest: return (nil, nil, nil)
         case .readTime(let t): return (t.truncatedToMicroseconds, nil, nil)
         case .transaction(let id):
-            var t = try transaction(&data, id, now: now, idle: idle)
-            t.lastUsed = now
-            data.transactions[Base64.encode(id)] = t
-            return (t.readTime, t.readOnly ? nil : Base64.encode(id), nil)
+            let t = try transaction(&data, id, now: now)
+            let key = Base64.encode(id)
+            // A use defers the idle expiry, never the end of the lifetime.
+            data.transactions.update(key) { $0.idleUntil = now.adding(seconds: options.transactionIdleSeconds) }
+            return (t.readTime, t.readOnly ? nil : key, nil)
         case .newTransaction(let readOnly, let readTime):
-            let id = try open(&data, env, readOnly: readOnly, readTime: readTime, idle: idle)
+            let id = try open(&data, env, readOnly: readOnly, readTime: readTime, options: options, database: database)
             guard let t = data.transactions[Base64.encode(id)] else { throw EmulatorError.internal("The new transaction was not recorded.") }
             return (t.readTime, readOnly ? nil : Base64.encode(id), id)
         }
+    }
+
+    /// Refuses a query in the read-write transaction `txn` (if any) that has already run
+    /// `transactionMaxQueries`; called before the query runs, so a refused one costs nothing.
+    static func checkRoomForQuery(_ data: DatabaseData, txn: String?, options: StoreOptions) throws {
+        guard let txn, let t = data.transactions[txn] else { return }
+        try t.checkRoomForQuery(limit: options.transactionMaxQueries)
     }
 }

@@ -18,15 +18,13 @@ extension StoreService {
         try withDatabase(project, database) { data, env, hooks in
             let now = env.clock.now()
             if let id = transaction {
-                let t = try Self.transaction(&data, id, now: now, idle: options.transactionIdleSeconds)
-                data.transactions[Base64.encode(id)] = nil  // a commit ends the transaction, whatever happens
+                let t = try Self.transaction(&data, id, now: now)
+                data.transactions.remove(Base64.encode(id))  // a commit ends the transaction, whatever happens
                 if t.readOnly && !writes.isEmpty {
                     throw EmulatorError.invalidArgument("Cannot modify entities in a read-only transaction.")
                 }
-                if let path = t.contendedDocument(in: data.state, project: project, database: database) {
-                    throw EmulatorError.aborted(
-                        "Too much contention on these documents. Please try again. (\(DocumentName.full(project: project, database: database, path: path)) changed since the transaction read it)"
-                    )
+                if let what = t.contention(in: data.state, project: project, database: database) {
+                    throw EmulatorError.aborted("Too much contention on these documents. Please try again. (\(what))")
                 }
             }
             // Writes apply in place (a copy of the state would duplicate the whole database on
@@ -153,7 +151,7 @@ extension StoreService {
                 }
             }
             for d in removed { data.state.remove(d.path, at: time) }
-            data.transactions = [:]
+            data.transactions.removeAll()
             if !removed.isEmpty {
                 hooks.observer?(StoreChangeBatch(project: project, database: database, commitTime: time, changes: changes))
                 data.watch.publish(changes, state: data.state, project: project, database: database, time: time)

@@ -14,7 +14,7 @@ public final class StoreService: Sendable {
 
     struct DatabaseData: Sendable {
         var state = DatabaseState()
-        var transactions: [String: StoreTransaction] = [:]
+        var transactions = OpenTransactions()
         /// Real-time listener targets: they outlive resets and restores, which reach them as changes.
         var watch = WatchRegistry()
 
@@ -35,7 +35,7 @@ public final class StoreService: Sendable {
                 }
             }
             state = next
-            transactions = [:]
+            transactions.removeAll()  // what they recorded (`DatabaseState.mutations`) was of the old state
             watch.reevaluateAll(state: state, project: project, database: database, time: time)
             StoreService.publishFeed(hooks, StoreFeedEvent(project: project, database: database, time: time, paths: [], replaced: true))
         }
