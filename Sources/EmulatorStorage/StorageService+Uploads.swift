@@ -127,7 +127,7 @@ extension StorageService {
                         "Too many resumable uploads in progress (\(options.maxUploadSessions)); finish or cancel some. A session with no request for \(Int(options.idleUploadSessionSeconds)) s gives its place to a new one."
                     )
                 }
-                evicted.append(s.sessions.removeValue(forKey: victim)!)
+                if let gone = s.sessions.removeValue(forKey: victim) { evicted.append(gone) }
             }
             s.sessionCounter += 1
             s.sessions[id] = UploadSession(
