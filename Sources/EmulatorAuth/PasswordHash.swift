@@ -37,10 +37,12 @@ public struct PasswordHash: Sendable, Equatable {
     public static func importProblem(algorithm: String, hash: [UInt8]) -> String? {
         switch algorithm {
         case "BCRYPT":
-            // `$2b$10$` + 53 characters of salt and hash.
-            guard hash.count == 60, hash[0] == UInt8(ascii: "$"), hash[3] == UInt8(ascii: "$"), hash[6] == UInt8(ascii: "$"),
-                let cost = Int(String(decoding: hash[4..<6], as: UTF8.self))
-            else { return "BCRYPT hashes are modular-crypt strings such as $2b$10$ and 53 more characters" }
+            // Sign-in verifies with `BCrypt.verify`, so a string it would refuse is refused here
+            // rather than imported as an account whose every password is wrong.
+            guard let cost = BCrypt.cost(ofHash: String(decoding: hash, as: UTF8.self)) else {
+                let prefixes = BCrypt.prefixes.dropLast().joined(separator: ", ") + " or " + (BCrypt.prefixes.last ?? "")
+                return "BCRYPT hashes are 60-character modular-crypt strings starting \(prefixes) and a two-digit cost, such as $2b$10$"
+            }
             return (4...maxBcryptCost).contains(cost) ? nil : "BCRYPT cost must be 4..\(maxBcryptCost), got \(cost)"
         case "PBKDF2_SHA256":
             return (1...64).contains(hash.count) ? nil : "PBKDF2_SHA256 hashes are 1..64 bytes, got \(hash.count)"

@@ -26,12 +26,26 @@ public enum BCrypt {
     /// True when the host's crypt(3) can compute bcrypt.
     public static var isAvailable: Bool { crypt != nil }
 
+    /// The modular-crypt prefixes `verify` accepts; any other string is refused before crypt(3)
+    /// sees it, so what it makes of other schemes never decides a sign-in.
+    public static let prefixes = ["$2a$", "$2b$", "$2y$"]
+
+    /// The cost (log2 of the rounds) of the modular-crypt bcrypt string `hash` (`$2b$10$` and 53
+    /// more characters), or nil when it is not one `verify` accepts. One reading of the shape for
+    /// `verify` and for imports, so an import never keeps a hash that no password would match.
+    public static func cost(ofHash hash: String) -> Int? {
+        let b = Array(hash.utf8)
+        guard b.count == 60, prefixes.contains(where: { hash.hasPrefix($0) }), b[6] == UInt8(ascii: "$") else { return nil }
+        // Two ASCII digits: `Int` alone would also take a sign (`$2b$+1$`).
+        let digits = b[4..<6]
+        guard digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        return Int(String(decoding: digits, as: UTF8.self))
+    }
+
     /// Whether `password` matches the modular-crypt bcrypt string `hash` (`$2b$10$...`).
     /// Throws when bcrypt is unavailable or the hash is not a bcrypt string.
     public static func verify(password: [UInt8], hash: String) throws -> Bool {
-        guard hash.hasPrefix("$2a$") || hash.hasPrefix("$2b$") || hash.hasPrefix("$2y$"), hash.utf8.count == 60 else {
-            throw CryptoError("bcrypt hash format")
-        }
+        guard cost(ofHash: hash) != nil else { throw CryptoError("bcrypt hash format") }
         guard let crypt else { throw CryptoError("bcrypt unavailable") }
         // bcrypt reads a NUL-terminated key; an embedded NUL would truncate it silently.
         guard !password.contains(0) else { return false }

@@ -254,19 +254,30 @@ import Testing
 }
 
 /// Every sign-in recomputes an imported hash: a bcrypt cost of 16 held each attempt for 4 s (31
-/// would take hours), and a PBKDF2 hash of 1,024 bytes cost 2 s. Such rows are refused by index.
+/// would take hours), and a PBKDF2 hash of 1,024 bytes cost 2 s. Such rows are refused by index,
+/// as are bcrypt strings sign-in would never accept (`$2x$`, `$3a$`: every password was wrong).
 @Test func batchCreateRefusesHashesThatMakeSignInExpensive() async throws {
     let (a, _) = try makeService()
     func row(_ id: String, _ hash: [UInt8]) -> JSON {
         ["localId": .string(id), "email": .string("\(id)@example.com"), "passwordHash": .string(Base64.encode(hash))]
     }
-    let slow = Array(("$2b$16$" + String(repeating: "a", count: 22) + String(repeating: "b", count: 31)).utf8)
+    func bcrypt(_ prefix: String) -> [UInt8] { Array((prefix + String(repeating: "a", count: 22) + String(repeating: "b", count: 31)).utf8) }
     let fine = Array("$2b$04$abcdefghijklmnopqrstuughE8Ev8uGFaUgY2cNEySvxngrb/Jzdm".utf8)
     let r = try a.batchCreate(
-        projectId: project, body: ["hashAlgorithm": "BCRYPT", "users": [row("s1", slow), row("s2", fine), row("s3", [1, 2])]])
+        projectId: project,
+        body: [
+            "hashAlgorithm": "BCRYPT",
+            "users": [
+                row("s1", bcrypt("$2b$16$")), row("s2", fine), row("s3", [1, 2]), row("s4", bcrypt("$2x$10$")), row("s5", bcrypt("$3a$10$")),
+                row("s6", bcrypt("$2y$10$")),
+            ],
+        ])
     let errors = r["error"]?.arrayValue ?? []
-    #expect(errors.map { $0["index"] } == [0, 2])
+    #expect(errors.map { $0["index"] } == [0, 2, 3, 4])
     #expect(errors.first?["message"] == "INVALID_PASSWORD_HASH : BCRYPT cost must be 4..14, got 16")
+    let shape =
+        "INVALID_PASSWORD_HASH : BCRYPT hashes are 60-character modular-crypt strings starting $2a$, $2b$ or $2y$ and a two-digit cost, such as $2b$10$"
+    #expect(errors.dropFirst().map { $0["message"] } == [.string(shape), .string(shape), .string(shape)])
     let long = try a.batchCreate(
         projectId: project,
         body: [

@@ -78,3 +78,15 @@ func unhex(_ s: String) -> [UInt8] {
     #expect(try !BCrypt.verify(password: Array("passwore".utf8), hash: h))
     #expect(throws: CryptoError.self) { try BCrypt.verify(password: [], hash: "$1$nope") }
 }
+
+/// The cost import bounds is read by the same rule `verify` applies: a prefix or shape it refuses
+/// has no cost, and `verify` throws for it whether or not bcrypt is available.
+@Test func bcryptCostIsReadOnlyFromHashesVerifyAccepts() throws {
+    let tail = String(repeating: "a", count: 53)
+    #expect(BCrypt.cost(ofHash: "$2b$04$abcdefghijklmnopqrstuughE8Ev8uGFaUgY2cNEySvxngrb/Jzdm") == 4)
+    #expect(["$2a$", "$2b$", "$2y$"].map { BCrypt.cost(ofHash: $0 + "31$" + tail) } == [31, 31, 31])
+    for refused in ["$2x$10$" + tail, "$3a$10$" + tail, "$2b$+1$" + tail, "$2b$1a$" + tail, "$2b$10x" + tail, "$2b$10$" + tail + "a", "$2b$10$"] {
+        #expect(BCrypt.cost(ofHash: refused) == nil, "\(refused)")
+        #expect(throws: CryptoError.self) { try BCrypt.verify(password: [], hash: refused) }
+    }
+}
