@@ -127,4 +127,20 @@ import Testing
         #expect(e?.message.contains("symbolic link") == true, "\(String(describing: e?.message))")
         #expect(throws: EmulatorError.self) { try s.object(bucket: bucket, name: "x", caller: .admin) }
     }
+
+    /// A counter outside 1..<2^53 in Firebase's metadata is replaced by its default (the creation
+    /// time in microseconds, or 1), each on its own: the next write adds one to it.
+    @Test func firebaseCountersOutsideTheirRangeFallBackToTheirDefaults() throws {
+        let blob = Blob(id: "b", size: 0, md5: [], crc32c: 0, store: MemoryBlobStore())
+        func read(_ generation: Int64, _ metageneration: Int64) -> [Int64] {
+            let m: JSON = [
+                "generation": .int(generation), "metageneration": .int(metageneration), "timeCreated": "2023-11-14T22:13:20.123Z",
+            ]
+            let o = FirebaseStorageExport.object(m, bucket: bucket, name: "a", blob: blob, now: Timestamp(seconds: 1))
+            return [o.generation, o.metageneration]
+        }
+        #expect(read(5, 2) == [5, 2])
+        #expect(read(0, 1 << 53) == [1_700_000_000_123_000, 1])
+        #expect(read((1 << 53) - 1, -1) == [(1 << 53) - 1, 1])
+    }
 }

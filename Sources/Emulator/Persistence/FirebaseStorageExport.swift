@@ -263,9 +263,9 @@ enum FirebaseStorageExport {
         let created = time("timeCreated") ?? now
         let metadata = ObjectMetadata(headersFrom: m, customTime: time("customTime"), custom: custom, acl: m["acl"])
         // Counters outside 1..<2^53 are not kept: the next write adds one to them.
-        let range = StorageObject.counterRange
-        let generation = m["generation"]?.intValue.flatMap { range.contains($0) ? $0 : nil } ?? max(1, created.microseconds)
-        let metageneration = m["metageneration"]?.intValue.flatMap { range.contains($0) ? $0 : nil } ?? 1
+        func counter(_ key: String) -> Int64? { m[key]?.intValue.flatMap { StorageObject.counterRange.contains($0) ? $0 : nil } }
+        let generation = counter("generation") ?? max(1, created.microseconds)
+        let metageneration = counter("metageneration") ?? 1
         return StorageObject(
             bucket: bucket, name: name, generation: generation,
             metageneration: metageneration, metadata: metadata, downloadTokens: tokens,
