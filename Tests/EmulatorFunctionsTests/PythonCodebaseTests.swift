@@ -247,6 +247,23 @@ final class FakeFunctionTransport: WorkerTransport, @unchecked Sendable {
         codebase.stop()
     }
 
+    @Test func aProcessThatEndsBetweenPrepareAndTheCallIsStartedAgain() async throws {
+        // The call uses the process `prepare` started while it runs; one that died meanwhile is
+        // replaced rather than called.
+        let launcher = FakeLauncher(manifest: Self.manifest)
+        let (host, codebase, _) = try await boot(launcher, source: try Self.source())
+        let endpoint = try #require(codebase.state.withLock { $0.functions["page"]?.endpoint })
+        let backend = PythonBackend(codebase: codebase, endpoint: endpoint)
+        try await backend.prepare(endpoint.definition)
+        let prepared = try #require(launcher.spawns.last?["id"]?.stringValue)
+        launcher.emit(.exited(id: prepared, pid: 0, status: nil, signal: 9))
+        let r = try await backend.http(
+            endpoint.definition, FunctionHTTPRequest(method: "GET", path: "/", headers: [], body: []), host.context("demo-p", LogBuffer()))
+        #expect(r.status == 200)
+        #expect(launcher.spawns.filter { $0["kind"] == "function" }.count == 2)
+        codebase.stop()
+    }
+
     @Test func httpFunctionsGetTheirPathAndHeadersWithoutHopByHop() async throws {
         let launcher = FakeLauncher(manifest: Self.manifest)
         let (host, codebase, transport) = try await boot(launcher, source: try Self.source())

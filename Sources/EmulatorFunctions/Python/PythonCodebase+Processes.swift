@@ -300,6 +300,28 @@ extension PythonCodebase {
         "x-emulator-invocation",
     ]
 
+    /// Opens an invocation on function `name`'s process: its spawn id and port, the invocation id,
+    /// the output it will collect and the worker deaths so far. The backend's `prepare` has started
+    /// the process, so this is one lock (the one registering the output) rather than a second
+    /// `ensureRunning`; a process that ended since, or was never prepared, is started again.
+    private func openInvocation(_ name: String) async throws -> (String, Int, String, InvocationOutput, Int) {
+        func open(_ s: inout State, _ sid: String, _ port: Int) -> (String, Int, String, InvocationOutput, Int) {
+            s.counter += 1
+            let inv = "i\(s.counter)"
+            let o = InvocationOutput()
+            s.spawns[sid]?.open[inv] = o
+            return (sid, port, inv, o, s.spawns[sid]?.workerDeaths.count ?? 0)
+        }
+        let prepared = state.withLock { s -> (String, Int, String, InvocationOutput, Int)? in
+            // A stopping codebase goes through `ensureRunning` for its error.
+            guard !s.stopped, let slot = s.functions[name], let sid = slot.spawn, let port = slot.port else { return nil }
+            return open(&s, sid, port)
+        }
+        if let prepared { return prepared }
+        let (sid, port) = try await ensureRunning(name)
+        return state.withLock { open(&$0, sid, port) }
+    }
+
     /// Sends one request to the function's process (started if needed) and returns its answer;
     /// what the function printed meanwhile goes to the invocation's log. A call that outlives the
     /// function's timeout (the host cancels it) kills the process.
@@ -308,16 +330,8 @@ extension PythonCodebase {
         ctx: FunctionContext
     ) async throws -> FunctionHTTPResponse {
         let name = endpoint.definition.name
-        let (sid, port) = try await ensureRunning(name)
-        let (inv, output) = state.withLock { s -> (String, InvocationOutput) in
-            s.counter += 1
-            let inv = "i\(s.counter)"
-            let o = InvocationOutput()
-            s.spawns[sid]?.open[inv] = o
-            return (inv, o)
-        }
+        let (sid, port, inv, output, deathsBefore) = try await openInvocation(name)
         defer { state.withLock { _ = $0.spawns[sid]?.open.removeValue(forKey: inv) } }
-        let deathsBefore = state.withLock { $0.spawns[sid]?.workerDeaths.count ?? 0 }
         var h = headers.filter { !Self.hopByHop.contains($0.0.lowercased()) }
         h.append(("X-Emulator-Invocation", inv))
         let timeout = endpoint.definition.timeoutSeconds
