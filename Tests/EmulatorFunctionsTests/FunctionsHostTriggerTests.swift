@@ -22,7 +22,7 @@ import Testing
         let ids = h.publish(
             project: "p", topic: "orders", messages: [PubSubMessage(data: [1], attributes: ["k": "v"]), PubSubMessage(data: [2])],
             time: Timestamp(seconds: 1))
-        #expect(await h.idle(project: "p", timeout: 5) == nil)
+        #expect(await h.idle(project: "p", timeout: 30) == nil)
         #expect(ids.count == 2 && Set(ids).count == 2)
         #expect(seen.all == ["a \(ids[0]) AQ== v", "b \(ids[0]) AQ== v", "a \(ids[1]) Ag== ", "b \(ids[1]) Ag== "])
     }
@@ -38,7 +38,7 @@ import Testing
                 throw HttpsError(.internal, "always fails")
             })
         _ = try h.runScheduled(project: "p", name: "tick", scheduleTime: Timestamp(seconds: 300))
-        #expect(await h.idle(project: "p", timeout: 5) == nil)
+        #expect(await h.idle(project: "p", timeout: 30) == nil)
         #expect(attempts.all == ["schedule.run 300 1", "schedule.run 300 2"])
         #expect(h.logs(project: "p").map(\.outcome) == ["error", "error", "gave-up"])
         #expect(throws: HttpsError.self) { try h.runScheduled(project: "p", name: "missing", scheduleTime: Timestamp(seconds: 0)) }
@@ -58,11 +58,11 @@ import Testing
         h.tickSchedules()  // starts the count
         try clock.advance(seconds: 60)
         h.tickSchedules()
-        #expect(await h.idle(project: "p", timeout: 5) == nil && runs.all.isEmpty)
+        #expect(await h.idle(project: "p", timeout: 30) == nil && runs.all.isEmpty)
         try clock.advance(seconds: 3600)
         h.tickSchedules()
         h.tickSchedules()
-        #expect(await h.idle(project: "p", timeout: 5) == nil)
+        #expect(await h.idle(project: "p", timeout: 30) == nil)
         #expect(runs.all == ["2026-03-01T11:00:00Z"])
     }
 
@@ -82,7 +82,7 @@ import Testing
         h.tickSchedules()
         try clock.advance(seconds: 6 * 3600)
         h.tickSchedules()
-        #expect(await h.idle(project: "p", timeout: 5) == nil)
+        #expect(await h.idle(project: "p", timeout: 30) == nil)
         #expect(runs.all == ["2026-03-01T03:30:00Z"])
     }
 
@@ -101,7 +101,7 @@ import Testing
             project: "p", queue: "work", taskId: "t1", body: [7], headers: ["X-H": "h"], scheduleTime: Timestamp(seconds: 1000, nanos: 300_000_000))
         #expect(id == "t1")
         #expect(await h.idle(project: "p", timeout: 0)?.contains("1 task(s) waiting for their schedule time") == true)
-        #expect(await h.idle(project: "p", timeout: 5) == nil)
+        #expect(await h.idle(project: "p", timeout: 30) == nil)
         #expect(seen.all == ["Bw== h"])
         #expect(throws: HttpsError.self) { try h.enqueueTask(project: "p", queue: "nope", taskId: nil, body: [], headers: [:], scheduleTime: nil) }
     }
