@@ -61,6 +61,9 @@ final class Connection {
     var bodyPaused = false
     /// Monotonic deadline for the next bytes of a streamed body (a stalled upload).
     var bodyDeadline: UInt64?
+    /// The share of the server's `RequestBodyBudget` taken by the body being read whole, or by
+    /// the request in flight (its handler holds the body until it answers).
+    var bodyCharge: RequestBodyCharge
     /// Not reading: the peer is past its output budget, has sent its end of input, or (HTTP/1.1)
     /// has sent a request ahead of the one being answered.
     var readPaused = false
@@ -82,11 +85,12 @@ final class Connection {
     var servedRequests = 0
 
     /// Creates the state of an accepted connection.
-    init(fd: Int32, id: UInt64, remote: String, parser: HTTPRequestParser) {
+    init(fd: Int32, id: UInt64, remote: String, parser: HTTPRequestParser, bodyBudget: RequestBodyBudget) {
         self.fd = fd
         self.id = id
         self.remote = remote
         self.parser = parser
+        self.bodyCharge = RequestBodyCharge(budget: bodyBudget)
     }
 
     /// Output is waiting for the socket.

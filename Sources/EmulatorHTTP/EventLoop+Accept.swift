@@ -92,7 +92,7 @@ extension EventLoop {
             fd: fd, id: nextId, remote: remote,
             parser: HTTPRequestParser(
                 maxHeaderBytes: config.maxHeaderBytes, maxBodyBytes: config.maxBodyBytes,
-                streamingPolicy: config.streamingPolicy))
+                streamingPolicy: config.streamingPolicy), bodyBudget: bodyBudget)
         nextId += 1
         c.idleDeadline = MonotonicClock.deadline(afterSeconds: config.idleTimeout)
         connections[fd] = c

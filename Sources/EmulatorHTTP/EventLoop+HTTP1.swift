@@ -24,6 +24,7 @@ extension EventLoop {
             }
             switch c.parser.next() {
             case .needMore:
+                guard coverRequestBody(c, c.parser.announcedBodyBytes) else { break }
                 if c.parser.hasPartialRequest && c.requestDeadline == nil {
                     c.requestDeadline = MonotonicClock.deadline(afterSeconds: config.headerTimeout)
                     c.idleDeadline = nil
@@ -31,11 +32,14 @@ extension EventLoop {
                 flushAtTurnEnd(c)
                 return
             case .expectContinue:
+                // Refused before the client sends the body it asked leave to send.
+                guard coverRequestBody(c, c.parser.announcedBodyBytes) else { break }
                 c.output.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
             case .error(let e):
                 c.output.append(contentsOf: Self.errorResponse(status: e.status, message: e.message).wireBytes(head: false, close: true))
                 c.closeAfterWrite = true
             case .request(var request):
+                guard coverRequestBody(c, request.body.count) else { break }
                 c.requestDeadline = nil
                 c.idleDeadline = nil
                 c.inFlight = true
@@ -47,6 +51,7 @@ extension EventLoop {
                 if streamedBody == nil, let inline = inlineResponder, let response = inline(request), response.stream == nil {
                     // Answered on this thread: as `finishResponse` does, minus the hop.
                     c.output.append(contentsOf: response.wireBytes(head: head, close: close))
+                    c.bodyCharge.release()
                     c.inFlight = false
                     c.servedRequests += 1
                     if close { c.closeAfterWrite = true } else { c.idleDeadline = MonotonicClock.deadline(afterSeconds: config.idleTimeout) }
@@ -103,6 +108,7 @@ extension EventLoop {
     /// A response is complete: the connection takes the next request (or closes).
     func finishResponse(_ c: Connection, close: Bool) {
         abandonRequestBody(c)
+        c.bodyCharge.release()  // the handler is done with the body
         let fd = c.fd
         c.inFlight = false
         c.servedRequests += 1

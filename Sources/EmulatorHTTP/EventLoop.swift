@@ -29,9 +29,10 @@ import Glibc
 /// only by that thread (`connections`, `sentToSelf`, the accept back-off, the trim counters).
 /// `inbox` (responses and commands from other threads) is behind a `Mutex`, and the loop is woken
 /// through an eventfd. What the
-/// loops share is behind locks of its own: the connection count (`ConnectionAdmission`) and the
-/// HTTP/2 stream count (`HTTP2StreamQuota`). `peers` is set before the threads start and then
-/// only read.
+/// loops share is behind locks of its own: the connection count (`ConnectionAdmission`), the
+/// HTTP/2 stream count (`HTTP2StreamQuota`) and the buffered request-body bytes
+/// (`RequestBodyBudget`, also charged by HTTP/2 handlers). `peers` is set before the threads start
+/// and then only read.
 final class EventLoop: @unchecked Sendable {
     /// The state behind `inbox`'s lock.
     struct Inbox {
@@ -109,6 +110,8 @@ final class EventLoop: @unchecked Sendable {
     let admission: ConnectionAdmission
     /// Open HTTP/2 streams of every connection of every loop, against `HTTPServerConfiguration.maxStreams`.
     let streamQuota: HTTP2StreamQuota
+    /// Request-body bytes buffered on every loop, against `HTTPServerConfiguration.maxBufferedBodyBytes`.
+    let bodyBudget: RequestBodyBudget
     /// Accepting is paused (descriptors ran out) until this monotonic time.
     var acceptPausedUntil: UInt64?
     /// The next pause's length; doubles while accepting keeps failing, up to a second.
@@ -143,7 +146,7 @@ final class EventLoop: @unchecked Sendable {
     init(
         config: HTTPServerConfiguration, responder: @escaping HTTPResponder, inline: HTTPInlineResponder? = nil,
         grpcInline: GRPCInline? = nil, streamHandler: @escaping HTTP2StreamHandler, listenFds: [Int32], index: Int = 0,
-        admission: ConnectionAdmission? = nil, streamQuota: HTTP2StreamQuota? = nil
+        admission: ConnectionAdmission? = nil, streamQuota: HTTP2StreamQuota? = nil, bodyBudget: RequestBodyBudget? = nil
     ) throws {
         self.config = config
         self.responder = responder
@@ -153,6 +156,7 @@ final class EventLoop: @unchecked Sendable {
         self.index = index
         self.admission = admission ?? ConnectionAdmission(cap: Self.connectionCap(config.maxConnections))
         self.streamQuota = streamQuota ?? HTTP2StreamQuota(limit: max(1, config.maxStreams))
+        self.bodyBudget = bodyBudget ?? RequestBodyBudget(limit: config.maxBufferedBodyBytes)
         epfd = cepoll_create()
         wakeFd = cepoll_eventfd()
         guard epfd >= 0, wakeFd >= 0 else {
@@ -329,6 +333,7 @@ final class EventLoop: @unchecked Sendable {
         c.bodyWriter = nil
         c.requestBody?.fail(HTTPBodyError(status: 499, message: "The connection closed before the request body ended."))
         c.requestBody = nil
+        c.bodyCharge.release()
         closedSinceTrim += 1
         admission.release()
         // A descriptor is free again: if accepting was paused for want of one, try now.

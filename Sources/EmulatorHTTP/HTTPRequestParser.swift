@@ -83,6 +83,19 @@ public struct HTTPRequestParser: Sendable {
     /// True when bytes of an unfinished request are buffered.
     public var hasPartialRequest: Bool { head != nil || start < buffer.count }
 
+    /// The bytes the body of the request being read whole will take, as far as its framing has
+    /// said: its `Content-Length` as soon as the head is in, or (chunked) the chunks announced so
+    /// far. 0 before a head, between requests, and for a streamed body (it is not buffered).
+    public var announcedBodyBytes: Int {
+        guard let h = head, !h.streamsBody else { return 0 }
+        switch h.framing {
+        case .length(let n): return n
+        case .chunked:
+            if case .data(let remaining) = chunk { return bodyTotal + remaining }
+            return bodyTotal
+        }
+    }
+
     /// Parses as far as the buffered bytes allow.
     public mutating func next() -> Event {
         if let failed { return .error(failed) }

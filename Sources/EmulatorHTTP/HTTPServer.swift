@@ -48,6 +48,8 @@ public final class HTTPServer: Sendable {
     let inline: HTTPInlineResponder?
     let grpc: GRPCHandler?
     let grpcInline: GRPCInline?
+    /// Request-body bytes buffered on every loop and HTTP/2 handler, against `configuration.maxBufferedBodyBytes`.
+    let bodyBudget: RequestBodyBudget
     private let loops = Mutex<[EventLoop]>([])
 
     /// Creates a server; nothing is bound until `start()`. `inline`, when given, is asked first
@@ -58,6 +60,7 @@ public final class HTTPServer: Sendable {
         grpc: GRPCHandler? = nil, grpcInline: GRPCInline? = nil
     ) {
         self.configuration = configuration
+        self.bodyBudget = RequestBodyBudget(limit: configuration.maxBufferedBodyBytes)
         self.responder = responder
         self.inline = inline
         self.grpc = grpc
@@ -66,7 +69,7 @@ public final class HTTPServer: Sendable {
 
     /// What runs for each HTTP/2 stream: a gRPC call or an HTTP request.
     var streamHandler: HTTP2StreamHandler {
-        let grpc = self.grpc, responder = self.responder, maxBody = configuration.maxBodyBytes
+        let grpc = self.grpc, responder = self.responder, maxBody = configuration.maxBodyBytes, budget = bodyBudget
         return { stream in
             if let problem = HTTP2RequestAdapter.authorityProblem(stream.requestHeaders) {
                 // Answered here, before any handler: no layer above ever sees two hosts.
@@ -85,9 +88,9 @@ public final class HTTPServer: Sendable {
                 return
             }
             if let grpc, GRPCServerCall.isGRPC(stream) {
-                await GRPCServerCall.serve(stream, grpc)
+                await GRPCServerCall.serve(stream, grpc, budget: budget)
             } else {
-                await HTTP2RequestAdapter.serve(stream, responder: responder, maxBodyBytes: maxBody)
+                await HTTP2RequestAdapter.serve(stream, responder: responder, maxBodyBytes: maxBody, budget: budget)
             }
         }
     }
@@ -114,7 +117,7 @@ public final class HTTPServer: Sendable {
                     try EventLoop(
                         config: configuration, responder: responder, inline: inline, grpcInline: grpcInline, streamHandler: handler,
                         listenFds: i == 0 ? fds : [], index: i,
-                        admission: admission, streamQuota: quota))
+                        admission: admission, streamQuota: quota, bodyBudget: bodyBudget))
             }
             if all.count > 1 { all[0].peers = all }
             loops.withLock { $0 = all }

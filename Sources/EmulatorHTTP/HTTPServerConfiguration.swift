@@ -43,6 +43,14 @@ public struct HTTPServerConfiguration: Sendable {
     /// Most HTTP/2 streams open at once on all connections together (each holds a task); new
     /// streams beyond it are refused with REFUSED_STREAM, which clients retry.
     public var maxStreams = 10_000
+    /// Request-body bytes buffered for handlers on all connections together: HTTP/1.1 bodies read
+    /// whole, HTTP/2 request bodies, gRPC messages not yet complete. Each body alone is bounded
+    /// (`maxBodyBytes`, `GRPCServerCall.maxReceiveMessageBytes`), but a thousand connections or
+    /// streams each holding most of one would add up to gigabytes. A body that would take the
+    /// total past this is refused as soon as its size is known (`503` with `Retry-After: 1`;
+    /// gRPC `UNAVAILABLE`), and its bytes count until its request is answered or its connection
+    /// or stream ends. Bodies of at most 64 KiB are not counted (`RequestBodyBudget.freeBytes`).
+    public var maxBufferedBodyBytes = 512 << 20
     /// HTTP/2 settings and limits (connections that open with the HTTP/2 preface).
     public var http2 = HTTP2Limits()
     /// Event-loop threads (each serves its share of the connections; the first also accepts and

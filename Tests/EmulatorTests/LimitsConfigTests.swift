@@ -9,19 +9,20 @@ import Testing
     @Test func defaultsAreTheDocumentedOnes() {
         let l = EmulatorConfig().limits
         #expect(l.maxConnections == nil && l.maxStreamsPerConnection == 1000 && l.maxStreams == 10_000 && l.outputBufferBytes == 1 << 20)
-        #expect(l.eventLoops == 1)
+        #expect(l.eventLoops == 1 && l.maxBufferedBodyBytes == 512 << 20)
     }
 
     @Test func theConfigFileSetsEveryLimitAndFlagsOverrideIt() throws {
         let dir = try TempDir()
         let path = try dir.write(
             "emulator.json",
-            #"{"limits": {"maxConnections": 4000, "maxStreamsPerConnection": 200, "maxStreams": 50000, "outputBufferBytes": 4194304, "eventLoops": 3}}"#
+            #"{"limits": {"maxConnections": 4000, "maxStreamsPerConnection": 200, "maxStreams": 50000, "outputBufferBytes": 4194304, "eventLoops": 3, "maxBufferedBodyBytes": 1073741824}}"#
         )
         var c = EmulatorConfig()
         try ConfigLoader.load(path: path, into: &c)
         #expect(c.limits.maxConnections == 4000 && c.limits.maxStreamsPerConnection == 200)
         #expect(c.limits.maxStreams == 50_000 && c.limits.outputBufferBytes == 4 << 20 && c.limits.eventLoops == 3)
+        #expect(c.limits.maxBufferedBodyBytes == 1 << 30)
         try CommandLineOptions.parse(["start", "--max-connections", "5000", "--max-streams-per-connection=300", "--event-loops", "2"]).apply(to: &c)
         #expect(c.limits.maxConnections == 5000 && c.limits.maxStreamsPerConnection == 300 && c.limits.maxStreams == 50_000)
         #expect(c.limits.eventLoops == 2)
@@ -30,7 +31,7 @@ import Testing
     @Test(arguments: [
         (
             #"{"limits": {"maxConnection": 5}}"#,
-            "unknown key 'limits.maxConnection' (known: eventLoops, maxConnections, maxStreams, maxStreamsPerConnection, outputBufferBytes)"
+            "unknown key 'limits.maxConnection' (known: eventLoops, maxBufferedBodyBytes, maxConnections, maxStreams, maxStreamsPerConnection, outputBufferBytes)"
         ),
         (#"{"limits": {"maxStreams": 0}}"#, "'limits.maxStreams' must be an integer from 1 to 10000000, got 0"),
         (#"{"limits": {"outputBufferBytes": "1MB"}}"#, "'limits.outputBufferBytes' must be an integer from 16384 to 1073741824, got \"1MB\""),

@@ -188,6 +188,7 @@ public enum ConfigLoader {
             case "maxStreamsPerConnection": l.maxStreamsPerConnection = Int(n)
             case "maxStreams": l.maxStreams = Int(n)
             case "eventLoops": l.eventLoops = Int(n)
+            case "maxBufferedBodyBytes": l.maxBufferedBodyBytes = Int(n)
             default: l.outputBufferBytes = Int(n)
             }
         }

@@ -69,6 +69,9 @@ public struct EmulatorConfig: Sendable, Equatable {
         public var maxStreams = 10_000
         /// Unsent output one connection may hold before the server stops reading from it.
         public var outputBufferBytes = 1 << 20
+        /// Request-body bytes buffered for handlers on all connections together; a body that
+        /// would pass it is answered 503 (gRPC `UNAVAILABLE`) with `Retry-After: 1`.
+        public var maxBufferedBodyBytes = 512 << 20
         /// Event-loop threads; each serves its share of the connections and answers what it can
         /// itself. One by default: on two cores shared with the client, a second loop gained a
         /// little throughput and lost latency (bench/RESULTS.md); more pay with cores to spare.
@@ -80,6 +83,7 @@ public struct EmulatorConfig: Sendable, Equatable {
         static let ranges: [String: ClosedRange<Int>] = [
             "maxConnections": 1...1_000_000, "maxStreamsPerConnection": 1...1_000_000,
             "maxStreams": 1...10_000_000, "outputBufferBytes": 16_384...(1 << 30),
+            "maxBufferedBodyBytes": (1 << 20)...(1 << 40),
             "eventLoops": 1...HTTPServerConfiguration.maxEventLoops,
         ]
     }

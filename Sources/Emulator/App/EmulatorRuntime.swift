@@ -76,6 +76,7 @@ public final class EmulatorRuntime: Sendable {
         serverConfig.maxConnections = config.limits.maxConnections
         serverConfig.maxStreams = config.limits.maxStreams
         serverConfig.outputBudget = config.limits.outputBufferBytes
+        serverConfig.maxBufferedBodyBytes = config.limits.maxBufferedBodyBytes
         serverConfig.http2.maxConcurrentStreams = config.limits.maxStreamsPerConnection
         serverConfig.eventLoops = config.limits.eventLoops
         let grpc = GRPCServices(services: services)

@@ -16,10 +16,24 @@ public final class GRPCServerCall: Sendable {
         var finished = false
     }
 
-    /// Received bytes not yet cut into messages.
+    /// Received bytes not yet cut into messages, and their share of the server's body budget.
     struct ReceiveState {
         var buffer: [UInt8] = []
         var start = 0
+        var charge: RequestBodyCharge?
+
+        /// What the buffer will hold before the handler sees the message in progress: its bytes so
+        /// far, or the whole message once its length prefix is in, so a message that cannot fit the
+        /// budget is refused before its bytes arrive. A length past the largest accepted is not
+        /// charged: that message is refused as too large (`RESOURCE_EXHAUSTED`) instead.
+        var announced: Int {
+            let available = buffer.count - start
+            guard available >= 5 else { return available }
+            let length =
+                Int(buffer[start + 1]) << 24 | Int(buffer[start + 2]) << 16 | Int(buffer[start + 3]) << 8 | Int(buffer[start + 4])
+            guard length <= GRPCServerCall.maxReceiveMessageBytes else { return available }
+            return max(available, 5 + length)
+        }
     }
 
     /// The largest request message accepted (RESOURCE_EXHAUSTED beyond).
@@ -30,8 +44,16 @@ public final class GRPCServerCall: Sendable {
     private let sendState = Mutex(SendState())
     private let receiveState = Mutex(ReceiveState())
 
-    /// Wraps a gRPC stream.
-    init(stream: HTTP2Stream) { self.stream = stream }
+    /// Wraps a gRPC stream; bytes of messages not yet complete are charged to `budget` (none: not counted).
+    init(stream: HTTP2Stream, budget: RequestBodyBudget? = nil) {
+        self.stream = stream
+        receiveState.withLock { $0.charge = budget.map { RequestBodyCharge(budget: $0) } }
+    }
+
+    deinit {
+        // A handler that kept receiving after `serve` ended charged again; its call is gone now.
+        receiveState.withLock { $0.charge?.release() }
+    }
 
     /// The method path, `/package.Service/Method`.
     public var method: String { stream.path }
@@ -44,7 +66,8 @@ public final class GRPCServerCall: Sendable {
 
     /// The next request message, or nil when the client has finished sending. Throws a
     /// `GRPCStatus` for a compressed or oversized message or a stream that ends inside a message,
-    /// and the stream's error when it was reset.
+    /// `UNAVAILABLE` when the server's body budget has no room for the message in progress, and
+    /// the stream's error when it was reset.
     public func receive() async throws -> [UInt8]? {
         while true {
             if let m = try takeMessage() { return m }
@@ -53,15 +76,23 @@ public final class GRPCServerCall: Sendable {
                 if left > 0 { throw GRPCStatus(code: 13, message: "The request stream ended inside a message (\(left) bytes left over).") }
                 return nil
             }
-            receiveState.withLock { s in
+            try receiveState.withLock { s throws(GRPCStatus) in
                 if s.start == s.buffer.count {
                     s.buffer.removeAll(keepingCapacity: true)
                     s.start = 0
                 }
                 s.buffer.append(contentsOf: chunk)
+                // A message is buffered whole before the handler sees it: it counts from its prefix on.
+                let wanted = s.announced
+                if let budget = s.charge?.budget, s.charge?.cover(wanted) == false {
+                    throw GRPCStatus(code: 14, message: budget.refusalMessage)
+                }
             }
         }
     }
+
+    /// Gives back the call's share of the body budget (the call has ended).
+    func releaseReceived() { receiveState.withLock { $0.charge?.release() } }
 
     private func takeMessage() throws(GRPCStatus) -> [UInt8]? {
         try receiveState.withLock { s throws(GRPCStatus) -> [UInt8]? in
@@ -85,6 +116,8 @@ public final class GRPCServerCall: Sendable {
                 s.buffer.removeSubrange(0..<s.start)
                 s.start = 0
             }
+            // What is left was charged as part of the larger total before: this only gives back.
+            _ = s.charge?.cover(s.buffer.count - s.start)
             return m
         }
     }
@@ -184,8 +217,10 @@ public final class GRPCServerCall: Sendable {
 
     /// Runs `handler` for a gRPC stream: checks method and content type, enforces `grpc-timeout`
     /// (DEADLINE_EXCEEDED, and the handler is cancelled), and makes sure a status is always sent.
-    static func serve(_ stream: HTTP2Stream, _ handler: @escaping GRPCHandler) async {
-        let call = GRPCServerCall(stream: stream)
+    /// Request bytes the call buffers are charged to `budget` until it ends.
+    static func serve(_ stream: HTTP2Stream, _ handler: @escaping GRPCHandler, budget: RequestBodyBudget? = nil) async {
+        let call = GRPCServerCall(stream: stream, budget: budget)
+        defer { call.releaseReceived() }
         let contentType = stream.header("content-type") ?? ""
         guard isServed(contentType: contentType) else {
             try? stream.write(

@@ -33,14 +33,27 @@ enum HTTP2RequestAdapter {
         return nil
     }
 
-    /// Reads the whole request body (up to `maxBodyBytes`), calls `responder`, writes the answer.
-    static func serve(_ stream: HTTP2Stream, responder: HTTPResponder, maxBodyBytes: Int) async {
+    /// Reads the whole request body (up to `maxBodyBytes`, charged to `budget` until the answer
+    /// is written, whatever ends the stream), calls `responder`, writes the answer.
+    static func serve(_ stream: HTTP2Stream, responder: HTTPResponder, maxBodyBytes: Int, budget: RequestBodyBudget) async {
         var body: [UInt8] = []
+        var charge = RequestBodyCharge(budget: budget)
+        defer { charge.release() }
+        // A declared length is charged before any byte is read, so a body that cannot fit is
+        // refused at once; the bytes that arrive are charged too, whatever was declared.
+        if let declared = stream.header("content-length").flatMap({ Int($0) }), declared <= maxBodyBytes, !charge.cover(declared) {
+            await write(budget.refusal, to: stream, head: false)
+            return
+        }
         do {
             while let chunk = try await stream.read() {
                 body.append(contentsOf: chunk)
                 if body.count > maxBodyBytes {
                     await write(EventLoop.errorResponse(status: 413, message: "Request body exceeds \(maxBodyBytes) bytes."), to: stream, head: false)
+                    return
+                }
+                if body.count > charge.bytes, !charge.cover(body.count) {
+                    await write(budget.refusal, to: stream, head: false)
                     return
                 }
             }
