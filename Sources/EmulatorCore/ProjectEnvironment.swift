@@ -18,8 +18,18 @@ public struct ProjectEnvironment: Sendable {
 
 /// Hands out the environment of a project, creating it on first use. Implemented by `Emulator`.
 public protocol ProjectEnvironmentProvider: Sendable {
-    /// The environment of `projectId`.
+    /// The environment of `projectId`, kept from now on (the project is known).
     func environment(for projectId: String) -> ProjectEnvironment
+
+    /// The environment of `projectId` without making the project known: the kept one if there is
+    /// one, else a fresh one that is not kept. Reads use it, so reading made-up project ids costs
+    /// the process nothing.
+    func peekEnvironment(for projectId: String) -> ProjectEnvironment
+}
+
+extension ProjectEnvironmentProvider {
+    /// Keeps the environment, for providers that keep every project.
+    public func peekEnvironment(for projectId: String) -> ProjectEnvironment { environment(for: projectId) }
 }
 
 /// A simple provider for tests and single-service use: one environment per project, created lazily.

@@ -68,4 +68,10 @@ public enum ReadConsistency: Sendable, Equatable {
     case newTransaction(readOnly: Bool, readTime: Timestamp?)
     /// A snapshot at a past time.
     case readTime(Timestamp)
+
+    /// True when the read begins a transaction, which its database must keep.
+    var beginsTransaction: Bool {
+        if case .newTransaction = self { return true }
+        return false
+    }
 }

@@ -39,7 +39,7 @@ extension StoreService {
     public func collections(project: String, database: String, parent: String) throws -> [CollectionSummary] {
         if !parent.isEmpty { try DocumentName.validateDocumentPath(parent) }
         let prefix = parent.isEmpty ? "" : parent + "/"
-        return try withDatabase(project, database) { data, _, _ in
+        return try withDatabase(project, database, keep: false) { data, _, _ in
             var ids = Set<UTF8Key>()
             for key in data.state.collections.keys {
                 if let id = DocumentName.child(key, under: prefix) { ids.insert(UTF8Key(id)) }
@@ -55,7 +55,7 @@ extension StoreService {
     public func documentPage(project: String, database: String, collection: String, startAfter: String?, pageSize: Int) throws -> DocumentPage {
         try DocumentName.validateCollectionPath(collection)
         guard (1...1000).contains(pageSize) else { throw EmulatorError.invalidArgument("pageSize must be between 1 and 1000.") }
-        return try withDatabase(project, database) { data, _, _ in
+        return try withDatabase(project, database, keep: false) { data, _, _ in
             let list = data.state.collections[collection] ?? SortedPaths()
             let after = startAfter.flatMap { $0.isEmpty ? nil : collection + "/" + $0 }
             // One name more than the page: whether another page follows.
@@ -80,6 +80,6 @@ extension StoreService {
     /// The document at `path`, or nil, read without the authorization hook (admin browsing).
     public func peekDocument(project: String, database: String, path: String) throws -> Document? {
         try DocumentName.validateDocumentPath(path)
-        return try withDatabase(project, database) { data, _, _ in data.state.docs[path] }
+        return try withDatabase(project, database, keep: false) { data, _, _ in data.state.docs[path] }
     }
 }

@@ -18,7 +18,7 @@ extension StoreService {
         caller: Caller, waitForLock: Bool = true
     ) throws -> ReadResult<Document> {
         try DocumentName.validateDocumentPath(path)
-        return try withDatabase(project, database, wait: waitForLock) { data, env, hooks in
+        return try withDatabase(project, database, wait: waitForLock, keep: consistency.beginsTransaction) { data, env, hooks in
             let (rt, txn, newId) = try Self.resolve(consistency, &data, env, options: options, database: database)
             let doc = data.state.document(path, at: rt)
             try authorize(
@@ -43,7 +43,7 @@ extension StoreService {
         for p in paths { try DocumentName.validateDocumentPath(p) }
         var seen = Set<UTF8Key>()
         let unique = paths.filter { seen.insert(UTF8Key($0)).inserted }
-        return try withDatabase(project, database) { data, env, hooks in
+        return try withDatabase(project, database, keep: consistency.beginsTransaction) { data, env, hooks in
             let (rt, txn, newId) = try Self.resolve(consistency, &data, env, options: options, database: database)
             var out: [(String, Document?)] = []
             for p in unique {
@@ -67,7 +67,7 @@ extension StoreService {
         consistency: ReadConsistency = .latest, caller: Caller
     ) throws -> ReadResult<[Document]> {
         if !parent.isEmpty { try DocumentName.validateDocumentPath(parent) }
-        return try withDatabase(project, database) { data, env, hooks in
+        return try withDatabase(project, database, keep: consistency.beginsTransaction) { data, env, hooks in
             let (rt, txn, newId) = try Self.resolve(consistency, &data, env, options: options, database: database)
             let group = query.from.id.isEmpty ? "**" : "**/\(query.from.id)"
             let listPath =
@@ -123,7 +123,7 @@ extension StoreService {
         q.explicitOrder = orderBy
         q.order = StructuredQuery.normalise(orderBy, inequalities: [])
         let query = q
-        return try withDatabase(project, database) { data, env, hooks in
+        return try withDatabase(project, database, keep: consistency.beginsTransaction) { data, env, hooks in
             let (rt, txn, newId) = try Self.resolve(consistency, &data, env, options: options, database: database)
             let listed =
                 collectionId.isEmpty
@@ -172,7 +172,7 @@ extension StoreService {
     ) throws -> [String] {
         guard caller.isAdmin else { throw EmulatorError.permissionDenied("Metadata operations require admin authentication.") }
         if !parent.isEmpty { try DocumentName.validateDocumentPath(parent) }
-        return try withDatabase(project, database) { data, _, _ in data.state.collectionIds(under: parent, at: readTime) }
+        return try withDatabase(project, database, keep: false) { data, _, _ in data.state.collectionIds(under: parent, at: readTime) }
     }
 }
 

@@ -75,7 +75,7 @@ extension StoreService {
     /// Removes one target of a session and delivers `removed`; false when it did not exist.
     @discardableResult
     public func removeWatch(project: String, database: String, sink: any WatchSink, target: Int32) -> Bool {
-        (try? withDatabase(project, database) { data, _, _ -> Bool in
+        (try? withDatabase(project, database, keep: false) { data, _, _ -> Bool in
             guard data.watch.remove(WatchKey(session: ObjectIdentifier(sink), target: target)) != nil else { return false }
             sink.deliver(.removed(target: target))
             return true
@@ -84,18 +84,20 @@ extension StoreService {
 
     /// Forgets every target of a session (it ended), without events.
     public func removeWatches(project: String, database: String, sink: any WatchSink) {
-        _ = try? withDatabase(project, database) { data, _, _ in data.watch.removeSession(ObjectIdentifier(sink)) }
+        _ = try? withDatabase(project, database, keep: false) { data, _, _ in data.watch.removeSession(ObjectIdentifier(sink)) }
     }
 
     /// Whether the session has target `target` (for tests and duplicate-id checks).
     public func hasWatch(project: String, database: String, sink: any WatchSink, target: Int32) -> Bool {
-        (try? withDatabase(project, database) { data, _, _ in data.watch.targets[WatchKey(session: ObjectIdentifier(sink), target: target)] != nil })
+        (try? withDatabase(project, database, keep: false) { data, _, _ in
+            data.watch.targets[WatchKey(session: ObjectIdentifier(sink), target: target)] != nil
+        })
             ?? false
     }
 
     /// How many listener targets the database has (for the status endpoint and benchmarks).
     public func watchCount(project: String, database: String) -> Int {
-        (try? withDatabase(project, database) { data, _, _ in data.watch.targets.count }) ?? 0
+        (try? withDatabase(project, database, keep: false) { data, _, _ in data.watch.targets.count }) ?? 0
     }
 }
 
@@ -103,6 +105,6 @@ extension StoreService {
     /// A fresh read time for the database that later commits come strictly after (listeners'
     /// heartbeats: a NO_CHANGE at this time is consistent for every target).
     public func reserveReadTime(project: String, database: String) -> Timestamp {
-        (try? withDatabase(project, database) { data, env, _ in data.state.reserveReadTime(env.clock.now()) }) ?? Timestamp(seconds: 0)
+        (try? withDatabase(project, database, keep: false) { data, env, _ in data.state.reserveReadTime(env.clock.now()) }) ?? Timestamp(seconds: 0)
     }
 }

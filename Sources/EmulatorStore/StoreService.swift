@@ -91,6 +91,7 @@ public final class StoreService: Sendable {
     /// sees a write the journal did not take. `replay(project:entry:)` reads the entries back.
     public func setJournal(_ j: (@Sendable (_ project: String, _ entry: JSON) throws -> Void)?) { hooks.withLock { $0.journal = j } }
 
+    /// The database's box, made on first use (a write, a listener, a transaction, an import).
     func box(_ project: String, _ database: String) -> DatabaseBox {
         boxes.withLock { b in
             let key = DatabaseKey(project: project, database: database)
@@ -105,15 +106,22 @@ public final class StoreService: Sendable {
     /// Every client operation comes through here, so this is where project and database ids from
     /// requests are checked (`ResourceId`): a database never exists under an id that is not one.
     /// With `wait` false, a database another thread holds locked throws `StoreBusy` at once.
+    /// With `keep` false (reads), a database nothing has made yet is not made: `body` sees an
+    /// empty one that is dropped afterwards, and the project is not made known either. Reading
+    /// made-up ids once kept about 1.5 KB each for the process's life.
     func withDatabase<T>(
-        _ project: String, _ database: String, wait: Bool = true,
+        _ project: String, _ database: String, wait: Bool = true, keep: Bool = true,
         _ body: (inout DatabaseData, ProjectEnvironment, Hooks) throws -> T
     ) throws -> T {
         try ResourceId.project(project)
         try ResourceId.database(database)
-        let env = environments.environment(for: project)
         let h = hooks.withLock { $0 }
-        let data = box(project, database).data
+        let existing: DatabaseBox? = keep ? box(project, database) : boxes.withLock { $0[DatabaseKey(project: project, database: database)] }
+        let env = keep ? environments.environment(for: project) : environments.peekEnvironment(for: project)
+        guard let data = existing?.data else {
+            var empty = DatabaseData()
+            return try body(&empty, env, h)
+        }
         guard !wait else { return try data.withLock { try body(&$0, env, h) } }
         guard let result = try data.withLockIfAvailable({ try body(&$0, env, h) }) else { throw StoreBusy() }
         return result

@@ -68,9 +68,25 @@ import Testing
         #expect(try await call("GET", "/emulator/v1/projects/gone/snapshots").0 == 404)
         // Used again, it starts afresh: no documents, the system clock.
         #expect(try await call("GET", "/v1/projects/gone/databases/(default)/documents/c/d").0 == 404)
+        #expect(try await call("PATCH", "/v1/projects/gone/databases/(default)/documents/c/e", ["fields": [:]]).0 == 200)
         #expect(try await call("GET", "/emulator/v1/projects/gone/clock").1["mode"] == "system")
         #expect(try await call("DELETE", "/emulator/v1/projects/never-used").0 == 404)
         #expect(try await call("DELETE", "/emulator/v1/projects/demo-project").0 == 400)
+    }
+
+    /// Reading a project nothing has written keeps nothing of it: every read of a made-up project
+    /// id once registered it (about 1.1 KB) for the process's life. A write makes it known.
+    @Test func readsOfUnusedProjectsRegisterNothing() async throws {
+        #expect(try await call("GET", "/v1/projects/only-read/databases/(default)/documents/c/d").0 == 404)
+        #expect(
+            try await call(
+                "POST", "/v1/projects/only-read/databases/(default)/documents:runQuery", ["structuredQuery": ["from": [["collectionId": "c"]]]]
+            ).0 == 200)
+        #expect(!app.services.projects.contains("only-read"))
+        let (status, body) = try await call("GET", "/emulator/v1/projects/only-read/clock")
+        #expect(status == 404 && body["error"]?["message"]?.stringValue?.contains("write to it first") == true)
+        #expect(try await call("PATCH", "/v1/projects/only-read/databases/(default)/documents/c/d", ["fields": [:]]).0 == 200)
+        #expect(app.services.projects.contains("only-read"))
     }
 
     @Test func clockFreezesAdvancesAndReturnsToSystem() async throws {

@@ -86,6 +86,25 @@ import Testing
         #expect(ids.count == 1 && ids[0] == 5)  // ids keep increasing across clears
     }
 
+    /// The log keeps the rings of the projects appended to most recently: a ring for every project
+    /// ever read made reads of made-up project ids grow the process without bound.
+    @Test func logKeepsTheProjectsAppendedToMostRecently() {
+        let log = RulesEvaluationLog(capacity: 10, maxProjects: 2)
+        func add(_ project: String) {
+            log.append(
+                RulesEvaluation(
+                    id: 0, project: project, database: "(default)", time: Timestamp(seconds: 1), method: "get", path: "c/d",
+                    callerKind: "admin", outcome: "admin", explanation: "", deciding: [], debug: []))
+        }
+        add("a")
+        add("b")
+        add("a")
+        add("c")  // b was appended to longest ago
+        #expect(log.count(project: "a") == 2 && log.count(project: "b") == 0 && log.count(project: "c") == 1)
+        for i in 0..<1000 { add("made-up-\(i)") }
+        #expect(log.projectCount == 2 && log.count(project: "made-up-999") == 1)
+    }
+
     @Test func browseListsCollectionsWithCountsAndPagesByName() async throws {
         let app = try AppPipelineTests.app()
         for i in 0..<7 {

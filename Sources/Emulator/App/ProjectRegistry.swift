@@ -1,7 +1,8 @@
 import EmulatorCore
 
 /// Every project the process knows: its environment (clock, ids) and its API key. Projects are
-/// created on first use, as in Firebase's emulators. Only `ResourceId` project ids are ever
+/// created on first use, as in Firebase's emulators; reading a project that nothing has written
+/// does not make it known (`peekEnvironment`). Only `ResourceId` project ids are ever
 /// registered, so every id the control plane lists, snapshots or exports is a valid one (an
 /// invalid id gets a throwaway environment: the service it reached refuses it). State is behind
 /// a `Mutex`.
@@ -54,6 +55,12 @@ public final class ProjectRegistry: ProjectEnvironmentProvider {
         }
     }
 
+    /// The kept environment of `projectId`, or a fresh one that is not kept (a read of a project
+    /// nothing has written leaves no entry).
+    public func peekEnvironment(for projectId: String) -> ProjectEnvironment {
+        table.withLock { $0.entries[projectId]?.environment } ?? ProjectEnvironment(projectId: projectId, clock: ProjectClock(base: base))
+    }
+
     /// Registers (or updates) a project and its optional API key; INVALID_ARGUMENT for an id that
     /// is not a project id.
     @discardableResult
@@ -96,7 +103,7 @@ public final class ProjectRegistry: ProjectEnvironmentProvider {
     public func requireKnown(_ projectId: String) throws {
         try ResourceId.project(projectId)
         guard contains(projectId) else {
-            throw EmulatorError.notFound("Project '\(projectId)' is unknown: register it with POST /emulator/v1/projects or use it first.")
+            throw EmulatorError.notFound("Project '\(projectId)' is unknown: register it with POST /emulator/v1/projects or write to it first.")
         }
     }
 

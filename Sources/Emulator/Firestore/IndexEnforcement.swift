@@ -19,6 +19,11 @@ public final class IndexEnforcement: ProjectStateParticipant, Sendable {
         var fileStamp: FileStamp?
         /// Needs seen, by project then database.
         var suggestions: [String: [String: IndexSuggestions]] = [:]
+        /// How many needs `suggestions` holds in all.
+        var kept = 0
+
+        /// Counts `kept` again (after a reset or restore, which are rare).
+        mutating func recount() { kept = suggestions.values.reduce(0) { n, dbs in dbs.values.reduce(n) { $0 + $1.needs.count } } }
     }
 
     /// What identifies one version of the index file.
@@ -40,9 +45,14 @@ public final class IndexEnforcement: ProjectStateParticipant, Sendable {
 
     /// Index files larger than this are refused (production's limits fit in far less).
     static let maxFileBytes = 4 << 20
+    /// The most needs recorded across every project and database. `IndexSuggestions` bounds one
+    /// database; without this, a query needing an index sent to made-up project ids kept a
+    /// record for each for the process's life. Past it, needs are neither recorded nor logged.
+    let maxNeeds: Int
 
     /// Loads `path` (errors name the file); `strict` turns refusal on.
-    public init(path: String?, strict: Bool, logger: any LogSink) throws(CLIError) {
+    public init(path: String?, strict: Bool, logger: any LogSink, maxNeeds: Int = 10_000) throws(CLIError) {
+        self.maxNeeds = maxNeeds
         self.path = path
         self.strict = strict
         self.logger = logger
@@ -72,7 +82,9 @@ public final class IndexEnforcement: ProjectStateParticipant, Sendable {
         var firstSeen: [IndexNeed] = []
         let missing: [IndexNeed] = state.withLock { s in
             let missing = needs.filter { !s.configuration.serves($0) }
-            for need in missing where s.suggestions[project, default: [:]][database, default: IndexSuggestions()].record(need) {
+            // The room is checked before the lookup: the defaults would make empty entries.
+            for need in missing where s.kept < maxNeeds && s.suggestions[project, default: [:]][database, default: IndexSuggestions()].record(need) {
+                s.kept += 1
                 firstSeen.append(need)
             }
             return missing
@@ -104,15 +116,28 @@ public final class IndexEnforcement: ProjectStateParticipant, Sendable {
     /// `indexes`.
     public var participantName: String { "indexes" }
     /// Forgets the project's suggestions.
-    public func resetProject(_ projectId: String) throws { state.withLock { $0.suggestions[projectId] = nil } }
+    public func resetProject(_ projectId: String) throws {
+        state.withLock {
+            $0.suggestions[projectId] = nil
+            $0.recount()
+        }
+    }
     /// Forgets every suggestion.
-    public func resetAll() throws { state.withLock { $0.suggestions = [:] } }
+    public func resetAll() throws {
+        state.withLock {
+            $0.suggestions = [:]
+            $0.kept = 0
+        }
+    }
     /// The project's suggestions.
     public func captureProject(_ projectId: String) -> any Sendable { state.withLock { $0.suggestions[projectId] ?? [:] } }
     /// Puts captured suggestions back.
     public func restoreProject(_ projectId: String, from snapshot: any Sendable) throws {
         guard let s = snapshot as? [String: IndexSuggestions] else { throw EmulatorError.internal("Snapshot is not from the index suggestions.") }
-        state.withLock { $0.suggestions[projectId] = s }
+        state.withLock {
+            $0.suggestions[projectId] = s
+            $0.recount()
+        }
     }
 
     // MARK: The file

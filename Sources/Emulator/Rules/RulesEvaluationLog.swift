@@ -88,15 +88,19 @@ public struct RulesEvaluationFilter: Sendable {
     }
 }
 
-/// The last `capacity` evaluations of each project, in a ring per project (an append costs the
-/// same however full the log is). State is behind a `Mutex` that is a leaf: nothing else is
-/// called while it is held, so the store may append from inside its database lock.
+/// The last `capacity` evaluations of each of the `maxProjects` projects appended to most
+/// recently, in a ring per project (an append costs the same however full the log is). Without
+/// the second bound, reads of made-up project ids each kept a ring for the process's life. State
+/// is behind a `Mutex` that is a leaf: nothing else is called while it is held, so the store may
+/// append from inside its database lock.
 public final class RulesEvaluationLog: Sendable {
     /// One project's ring: a class, so that an append changes it where it is rather than
     /// through the dictionary. Only touched under `state`'s lock.
     final class Ring {
         var items: [RulesEvaluation] = []
         var head = 0  // index of the oldest item once the ring is full
+        /// The id of the evaluation appended last: the ring appended to longest ago goes first.
+        var lastId: Int64 = 0
 
         /// Adds `e`, replacing the oldest item once `capacity` are kept.
         func append(_ e: RulesEvaluation, capacity: Int) {
@@ -117,6 +121,8 @@ public final class RulesEvaluationLog: Sendable {
 
     /// Evaluations kept per project.
     public let capacity: Int
+    /// Projects whose evaluations are kept.
+    public let maxProjects: Int
     private struct State {
         var next: Int64 = 1
         var rings: [String: Ring] = [:]
@@ -124,12 +130,17 @@ public final class RulesEvaluationLog: Sendable {
         /// and a string comparison costs less than hashing the project's name for each read.
         var last: (project: String, ring: Ring)?
 
-        mutating func ring(_ project: String) -> Ring {
+        mutating func ring(_ project: String, maxProjects: Int) -> Ring {
             if let last, last.project == project { return last.ring }
             let ring: Ring
             if let existing = rings[project] {
                 ring = existing
             } else {
+                // A scan of at most `maxProjects` rings, only when a project's first evaluation
+                // finds the log full.
+                if rings.count >= maxProjects, let oldest = rings.min(by: { $0.value.lastId < $1.value.lastId })?.key {
+                    rings[oldest] = nil
+                }
                 ring = Ring()
                 rings[project] = ring
             }
@@ -140,8 +151,14 @@ public final class RulesEvaluationLog: Sendable {
 
     private let state = Mutex(State())
 
-    /// Creates an empty log keeping `capacity` evaluations per project.
-    public init(capacity: Int = 1000) { self.capacity = max(1, capacity) }
+    /// Creates an empty log keeping `capacity` evaluations of each of `maxProjects` projects.
+    public init(capacity: Int = 1000, maxProjects: Int = 100) {
+        self.capacity = max(1, capacity)
+        self.maxProjects = max(1, maxProjects)
+    }
+
+    /// How many projects have evaluations kept.
+    public var projectCount: Int { state.withLock { $0.rings.count } }
 
     /// Records one evaluation; its `id` is assigned here.
     func append(_ e: consuming RulesEvaluation) {
@@ -151,7 +168,9 @@ public final class RulesEvaluationLog: Sendable {
         state.withLock { s in
             e.id = s.next
             s.next += 1
-            s.ring(e.project).append(e, capacity: capacity)
+            let ring = s.ring(e.project, maxProjects: maxProjects)
+            ring.lastId = e.id
+            ring.append(e, capacity: capacity)
         }
     }
 

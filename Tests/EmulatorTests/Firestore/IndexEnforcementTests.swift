@@ -1,5 +1,6 @@
 import EmulatorCore
 import EmulatorHTTP
+import EmulatorStore
 import Foundation
 import Testing
 
@@ -164,5 +165,26 @@ import Testing
             try CommandLineOptions.parse(["start", "--strict-indexes=on"])
         }
         #expect(CommandLineOptions.usage.contains("--strict-indexes"))
+    }
+}
+
+/// Suggestions are bounded across databases and projects, not only per database: a query
+/// needing an index, sent to made-up project ids, once kept a record for each for ever.
+@Suite struct IndexSuggestionBoundTests {
+    @Test func suggestionsStopAtTheProcessWideLimit() throws {
+        let indexes = try IndexEnforcement(path: nil, strict: false, logger: NullLogSink(), maxNeeds: 3)
+        let query = try StructuredQuery(json: [
+            "from": [["collectionId": "tasks"]],
+            "where": ["fieldFilter": ["field": ["fieldPath": "owner"], "op": "EQUAL", "value": ["stringValue": "a"]]],
+            "orderBy": [["field": ["fieldPath": "due"], "direction": "DESCENDING"]],
+        ])
+        for i in 0..<10 { try indexes.check(project: "p\(i)", database: "(default)", query: query) }
+        #expect(indexes.state.withLock { $0.suggestions.count } == 3)
+        #expect(indexes.suggested(project: "p9", database: "(default)", missingOnly: true)["indexes"]?.arrayValue?.isEmpty == true)
+        // A reset gives the room back.
+        try indexes.resetProject("p0")
+        try indexes.check(project: "p9", database: "(default)", query: query)
+        #expect(indexes.suggested(project: "p9", database: "(default)", missingOnly: true)["indexes"]?.arrayValue?.count == 1)
+        #expect(indexes.state.withLock { $0.suggestions.count } == 3)
     }
 }
