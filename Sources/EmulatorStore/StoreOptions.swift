@@ -14,15 +14,19 @@ public struct StoreOptions: Sendable, Equatable {
     /// At most this many queries per transaction: its commit may run each again inside the
     /// database lock (when what it covers changed since), so this bounds how long a commit holds it.
     public var transactionMaxQueries = 100
+    /// At most this many documents read per transaction: its commit checks each again inside the
+    /// database lock, and each is kept until the transaction ends.
+    public var transactionMaxReads = 10_000
 
     /// The keys `init(json:)` knows.
-    static let keys = ["transactionIdleSeconds", "transactionLifetimeSeconds", "maxOpenTransactions", "transactionMaxQueries"]
+    static let keys = ["transactionIdleSeconds", "transactionLifetimeSeconds", "maxOpenTransactions", "transactionMaxQueries", "transactionMaxReads"]
 
     /// Defaults.
     public init() {}
 
     /// Decodes `{"transactionIdleSeconds": 60, "transactionLifetimeSeconds": 270,
-    /// "maxOpenTransactions": 10000, "transactionMaxQueries": 100}`; unknown keys are errors.
+    /// "maxOpenTransactions": 10000, "transactionMaxQueries": 100, "transactionMaxReads": 10000}`;
+    /// unknown keys are errors.
     public init(json: JSON) throws {
         guard case .object(let o) = json else { throw EmulatorError.invalidArgument("'firestore' must be an object") }
         for (k, v) in o {
@@ -35,6 +39,8 @@ public struct StoreOptions: Sendable, Equatable {
                 maxOpenTransactions = try Self.count(k, v, max: 1_000_000)
             case "transactionMaxQueries":
                 transactionMaxQueries = try Self.count(k, v, max: 100_000)
+            case "transactionMaxReads":
+                transactionMaxReads = try Self.count(k, v, max: 10_000_000)
             default:
                 throw EmulatorError.invalidArgument("unknown key 'firestore.\(k)' (known: \(Self.keys.joined(separator: ", ")))")
             }

@@ -20,6 +20,7 @@ extension StoreService {
         try DocumentName.validateDocumentPath(path)
         return try withDatabase(project, database, wait: waitForLock, keep: consistency.beginsTransaction) { data, env, hooks in
             let (rt, txn, newId) = try Self.resolve(consistency, &data, env, options: options, database: database)
+            if let txn { try Self.checkRoomForReads(data, txn: txn, paths: [path], options: options) }
             let doc = data.state.document(path, at: rt)
             try authorize(
                 hooks,
@@ -45,6 +46,7 @@ extension StoreService {
         let unique = paths.filter { seen.insert(UTF8Key($0)).inserted }
         return try withDatabase(project, database, keep: consistency.beginsTransaction) { data, env, hooks in
             let (rt, txn, newId) = try Self.resolve(consistency, &data, env, options: options, database: database)
+            if let txn { try Self.checkRoomForReads(data, txn: txn, paths: unique, options: options) }
             var out: [(String, Document?)] = []
             for p in unique {
                 let doc = data.state.document(p, at: rt)

@@ -80,6 +80,13 @@ extension StoreService {
         }
     }
 
+    /// Refuses reading `paths` in the read-write transaction `txn` when they would take it past
+    /// `transactionMaxReads` documents.
+    static func checkRoomForReads(_ data: DatabaseData, txn: String, paths: [String], options: StoreOptions) throws {
+        guard let t = data.transactions[txn] else { return }
+        try t.checkRoomForReads(paths, limit: options.transactionMaxReads)
+    }
+
     /// Refuses a query in the read-write transaction `txn` (if any) that has already run
     /// `transactionMaxQueries`; called before the query runs, so a refused one costs nothing.
     static func checkRoomForQuery(_ data: DatabaseData, txn: String?, options: StoreOptions) throws {

@@ -32,6 +32,17 @@ struct StoreTransaction: Sendable {
         if reads[path] == nil { reads[path] = .some(doc?.updateTime) }
     }
 
+    /// Refuses a read that would take the documents read past `limit`; documents already read do
+    /// not count again. Called before anything is read, so a refused read records nothing.
+    func checkRoomForReads(_ paths: [String], limit: Int) throws {
+        let new = paths.reduce(0) { n, p in reads[p] == nil ? n + 1 : n }
+        guard reads.count + new <= limit else {
+            throw EmulatorError.invalidArgument(
+                "Transaction too big: a transaction may read at most \(limit) documents (firestore.transactionMaxReads); "
+                    + "its commit checks each again. Read fewer documents per transaction.")
+        }
+    }
+
     /// Records a query and the results it gave, as of the database's `mutations`.
     mutating func recordQuery(_ query: StructuredQuery, parent: String, results: [Document], mutations: UInt64) {
         queries.append(RecordedQuery(query: query, parent: parent, mutations: mutations, results: QueryResultDigest(results)))

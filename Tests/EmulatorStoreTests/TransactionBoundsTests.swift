@@ -87,6 +87,35 @@ import Testing
         _ = try s.commit(project: "p", database: db, writes: [], transaction: t, caller: .admin)
     }
 
+    /// Every document a transaction reads is kept and checked again by its commit inside the
+    /// database lock, and nothing bounded their number. Past the limit a read naming a document
+    /// not read before is refused whole, naming it; documents already read may be read again.
+    @Test func documentsReadPerTransactionAreLimited() throws {
+        let provider = LocalEnvironmentProvider()
+        var options = StoreOptions()
+        options.transactionMaxReads = 3
+        let s = StoreService(environments: provider, options: options)
+        try set(s, "c/a", [:])
+        let t = try s.beginTransaction(project: "p", database: db, readOnly: false)
+        _ = try s.batchGet(project: "p", database: db, paths: ["c/a", "c/b"], consistency: .transaction(t), caller: .admin)
+        _ = try s.getDocument(project: "p", database: db, path: "c/a", consistency: .transaction(t), caller: .admin)
+        func refused(_ body: () throws -> Void) {
+            do {
+                try body()
+                Issue.record("a read past the limit succeeded")
+            } catch let e as EmulatorError {
+                #expect(e.code == .invalidArgument)
+                #expect(e.message.contains("at most 3 documents") && e.message.contains("transactionMaxReads"))
+            } catch { Issue.record("\(error)") }
+        }
+        refused { _ = try s.batchGet(project: "p", database: db, paths: ["c/a", "c/c", "c/d"], consistency: .transaction(t), caller: .admin) }
+        _ = try s.batchGet(project: "p", database: db, paths: ["c/b", "c/c"], consistency: .transaction(t), caller: .admin)
+        refused { _ = try s.getDocument(project: "p", database: db, path: "c/d", consistency: .transaction(t), caller: .admin) }
+        // Reads outside the transaction are not counted, and the transaction still commits.
+        _ = try s.getDocument(project: "p", database: db, path: "c/a", caller: .admin)
+        _ = try s.commit(project: "p", database: db, writes: [], transaction: t, caller: .admin)
+    }
+
     /// What a commit checks of a query: a change to a document it returned (or one it would now
     /// return) aborts; a change elsewhere in the database does not.
     @Test func aQueryIsContendedOnlyByChangesToItsResults() throws {
