@@ -24,7 +24,7 @@ final class CounterParticipant: ProjectStateParticipant {
         let store = SnapshotStore()
         c.bump("p")
         c.bump("p")
-        store.save(name: "two", projectId: "p", participants: [c], at: Timestamp(seconds: 1), seed: nil)
+        try store.save(name: "two", projectId: "p", participants: [c], at: Timestamp(seconds: 1), seed: nil)
         c.bump("p")
         #expect(c.value("p") == 3)
         try store.restore(name: "two", projectId: "p", participants: [c])
@@ -33,6 +33,26 @@ final class CounterParticipant: ProjectStateParticipant {
         #expect(throws: EmulatorError.self) { try store.restore(name: "nope", projectId: "p", participants: [c]) }
         #expect(store.delete(name: "two", projectId: "p"))
         #expect(!store.delete(name: "two", projectId: "p"))
+    }
+
+    /// A snapshot pins every version it captured, so their number is bounded per project; saving
+    /// under a name the project already has replaces it and is always allowed.
+    @Test func snapshotsPerProjectAreLimited() throws {
+        let c = CounterParticipant()
+        let store = SnapshotStore(maxPerProject: 2)
+        try store.save(name: "a", projectId: "p", participants: [c], at: Timestamp(seconds: 1), seed: nil)
+        try store.save(name: "b", projectId: "p", participants: [c], at: Timestamp(seconds: 1), seed: nil)
+        do {
+            try store.save(name: "c", projectId: "p", participants: [c], at: Timestamp(seconds: 1), seed: nil)
+            Issue.record("a snapshot past the limit was saved")
+        } catch let e as EmulatorError {
+            #expect(e.code == .resourceExhausted && e.message.contains("keeps 2 snapshots") && e.message.contains("DELETE"))
+        }
+        try store.save(name: "b", projectId: "p", participants: [c], at: Timestamp(seconds: 2), seed: nil)
+        try store.save(name: "a", projectId: "q", participants: [c], at: Timestamp(seconds: 1), seed: nil)
+        #expect(store.delete(name: "a", projectId: "p"))
+        try store.save(name: "c", projectId: "p", participants: [c], at: Timestamp(seconds: 3), seed: nil)
+        #expect(store.list(projectId: "p").map(\.name) == ["b", "c"])
     }
 
     @Test func snapshotNamesAreValidated() throws {

@@ -74,7 +74,7 @@ public struct ControlPlane: Sendable {
     public func saveSnapshot(_ name: String, project: String) throws {
         try services.projects.requireKnown(project)
         let name = try Self.snapshotName(name)
-        services.snapshots.save(
+        try services.snapshots.save(
             name: name, projectId: project, participants: services.participants,
             at: services.projects.environment(for: project).clock.now(), seed: services.projects.seed(of: project))
     }

@@ -1,8 +1,9 @@
 import EmulatorCore
 
-/// Named in-memory snapshots of whole projects across every participating service.
-/// State is behind a `Mutex`; a snapshot holds each participant's copy-on-write value, so taking
-/// and restoring one costs no copy of the data.
+/// Named in-memory snapshots of whole projects across every participating service, at most
+/// `maxPerProject` per project. State is behind a `Mutex`; a snapshot holds each participant's
+/// copy-on-write value, so taking and restoring one costs no copy of the data, but it keeps every
+/// version it captured alive as the project changes: hence the bound.
 public final class SnapshotStore: Sendable {
     struct Snapshot: Sendable {
         var name: String
@@ -13,15 +14,36 @@ public final class SnapshotStore: Sendable {
 
     private let state: Mutex<[String: [String: Snapshot]]> = Mutex([:])
 
+    /// The most snapshots one project keeps.
+    public let maxPerProject: Int
+
     /// Creates an empty store.
-    public init() {}
+    public init(maxPerProject: Int = 100) { self.maxPerProject = max(1, maxPerProject) }
 
     /// Captures `projectId` from every participant under `name` (replacing an older one).
-    public func save(name: String, projectId: String, participants: [any ProjectStateParticipant], at time: Timestamp, seed: UInt64?) {
+    /// RESOURCE_EXHAUSTED for a new name when the project already keeps `maxPerProject`.
+    public func save(name: String, projectId: String, participants: [any ProjectStateParticipant], at time: Timestamp, seed: UInt64?) throws {
+        try checkRoom(name: name, projectId: projectId)
         var parts: [String: any Sendable] = [:]
         for p in participants { parts[p.participantName] = p.captureProject(projectId) }
         let snap = Snapshot(name: name, createdAt: time, parts: parts, seed: seed)
-        state.withLock { $0[projectId, default: [:]][name] = snap }
+        try state.withLock { s in
+            try Self.checkRoom(s[projectId], name: name, projectId: projectId, limit: maxPerProject)  // again: saves may race
+            s[projectId, default: [:]][name] = snap
+        }
+    }
+
+    /// Refuses a new name when the project is full, before anything is captured.
+    private func checkRoom(name: String, projectId: String) throws {
+        try state.withLock { try Self.checkRoom($0[projectId], name: name, projectId: projectId, limit: maxPerProject) }
+    }
+
+    private static func checkRoom(_ kept: [String: Snapshot]?, name: String, projectId: String, limit: Int) throws {
+        guard let kept, kept[name] == nil, kept.count >= limit else { return }
+        throw EmulatorError(
+            .resourceExhausted,
+            "Project '\(projectId)' already keeps \(limit) snapshots, the limit: each keeps the versions it captured alive. "
+                + "Delete one (DELETE /emulator/v1/projects/\(projectId)/snapshots/{name}) or save under an existing name.")
     }
 
     /// Restores snapshot `name` into every participant; NOT_FOUND when it does not exist.
