@@ -11,14 +11,13 @@ extension StoreService {
         }
     }
 
-    /// Opens a transaction, after dropping the expired ones (so they never count against the
-    /// limit). RESOURCE_EXHAUSTED when `maxOpenTransactions` are open in the database.
+    /// Opens a transaction. RESOURCE_EXHAUSTED when `maxOpenTransactions` are open in the
+    /// database; expired ones never count (at the limit they are dropped first).
     static func open(
         _ data: inout DatabaseData, _ env: ProjectEnvironment, readOnly: Bool, readTime: Timestamp?, options: StoreOptions, database: String
     ) throws -> [UInt8] {
         let now = env.clock.now()
-        data.transactions.purge(now: now)
-        guard data.transactions.count < options.maxOpenTransactions else {
+        guard data.transactions.makeRoom(limit: options.maxOpenTransactions, now: now) else {
             throw EmulatorError(
                 .resourceExhausted,
                 "Too many open transactions: database '\(database)' already has \(options.maxOpenTransactions), the limit "
