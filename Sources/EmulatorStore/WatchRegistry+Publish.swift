@@ -94,7 +94,6 @@ extension WatchRegistry {
     ) {
         let previous = t.members
         let docs = Self.results(t.spec, state: state, project: project, database: database)
-        t.reruns += 1
         var now = Set<UTF8Key>()
         for d in docs {
             let key = UTF8Key(d.path)

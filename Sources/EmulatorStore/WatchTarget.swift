@@ -28,8 +28,6 @@ final class WatchTarget: @unchecked Sendable {
     /// (100 limit listeners re-ran their query on every write to their collection, in the
     /// writer's lock: a bystander write took up to a second).
     private(set) var boundary: [Value]?
-    /// How often a change made the target re-run its query (tests, diagnostics).
-    var reruns = 0
 
     /// Creates a target holding its initial result (`documents`, in the query's order).
     init(key: WatchKey, sink: any WatchSink, spec: WatchSpec, documents: [Document], root: String) {
