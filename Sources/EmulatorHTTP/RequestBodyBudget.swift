@@ -11,8 +11,9 @@ import EmulatorCore
 /// large bodies still leaves the small requests it protects room to run.
 ///
 /// Shared by the server's event loops and the HTTP/2 handlers' tasks, so the count is behind a
-/// `Mutex`; a reservation checks and takes in one step, so the limit is never passed.
-final class RequestBodyBudget: @unchecked Sendable {
+/// `Mutex` (only `let`s, so the compiler checks `Sendable`); a reservation checks and takes in one
+/// step, so the limit is never passed.
+final class RequestBodyBudget: Sendable {
     /// The most bytes held at once.
     let limit: Int
     private let held = Mutex(0)
