@@ -15,14 +15,18 @@ public struct AuthPool: Sendable, Equatable {
     public private(set) var byPhone: [String: String] = [:]
     /// uid by `providerId\u{0}rawId` for federated identities.
     public private(set) var byFederated: [String: String] = [:]
+    /// Unused OOB codes by code, in issue order.
+    private(set) var oob = IssuedCodes<OobCode>()
+    /// Unused SMS codes by session, in issue order.
+    private(set) var sms = IssuedCodes<SmsCode>()
     /// OOB codes by code.
-    public private(set) var oobCodes: [String: OobCode] = [:]
+    public var oobCodes: [String: OobCode] { oob.byKey }
     /// Codes in the order they were issued.
-    public private(set) var oobOrder: [String] = []
+    public var oobOrder: [String] { oob.order }
     /// SMS codes by session.
-    public private(set) var smsCodes: [String: SmsCode] = [:]
+    public var smsCodes: [String: SmsCode] { sms.byKey }
     /// Sessions in issue order.
-    public private(set) var smsOrder: [String] = []
+    public var smsOrder: [String] { sms.order }
     /// Refresh tokens.
     public private(set) var refreshTokens: [String: RefreshRecord] = [:]
     /// Refresh tokens by uid (derived from `refreshTokens`): deleting a user scanned every token
@@ -138,22 +142,7 @@ public struct AuthPool: Sendable, Equatable {
 
     /// Stores or (with nil) drops an SMS code; beyond `maxCodes` the oldest goes.
     public mutating func setSms(_ session: String, _ code: SmsCode?) {
-        if changes.priorSms[session] == nil { changes.priorSms[session] = Prior(smsCodes[session]) }
-        if changes.priorSmsOrder == nil { changes.priorSmsOrder = smsOrder }
-        let existed = smsCodes[session] != nil
-        smsCodes[session] = code
-        changes.sms.insert(session)
-        if code == nil {
-            if existed { smsOrder.removeAll { $0 == session } }
-        } else if !existed {
-            smsOrder.append(session)
-            if smsOrder.count > Self.maxCodes {
-                let oldest = smsOrder.removeFirst()
-                if changes.priorSms[oldest] == nil { changes.priorSms[oldest] = Prior(smsCodes[oldest]) }
-                smsCodes[oldest] = nil
-                changes.sms.insert(oldest)
-            }
-        }
+        sms.set(session, code, limit: Self.maxCodes, noting: &changes.sms)
     }
 
     /// Stores or (with nil) drops an MFA session.
@@ -172,32 +161,15 @@ public struct AuthPool: Sendable, Equatable {
         }
     }
 
-    private mutating func noteOob(_ code: String) {
-        if changes.priorOob[code] == nil { changes.priorOob[code] = Prior(oobCodes[code]) }
-        if changes.priorOobOrder == nil { changes.priorOobOrder = oobOrder }
-    }
-
     /// Records an OOB code; beyond `maxCodes` the oldest goes.
     public mutating func addOob(_ c: OobCode) {
-        noteOob(c.code)
-        oobCodes[c.code] = c
-        oobOrder.append(c.code)
-        changes.oob.insert(c.code)
-        if oobOrder.count > Self.maxCodes {
-            let oldest = oobOrder.removeFirst()
-            noteOob(oldest)
-            oobCodes[oldest] = nil
-            changes.oob.insert(oldest)
-        }
+        oob.set(c.code, c, limit: Self.maxCodes, noting: &changes.oob)
     }
 
     /// Consumes an OOB code.
     public mutating func takeOob(_ code: String) -> OobCode? {
-        guard let c = oobCodes[code] else { return nil }
-        noteOob(code)
-        oobCodes[code] = nil
-        oobOrder.removeAll { $0 == code }
-        changes.oob.insert(code)
+        guard let c = oob.byKey[code] else { return nil }
+        oob.set(code, nil, limit: Self.maxCodes, noting: &changes.oob)
         return c
     }
 }
@@ -209,10 +181,10 @@ struct AuthChangeSet: Sendable, Equatable {
     var users: Set<String> = []
     /// Touched refresh tokens.
     var refresh: Set<String> = []
-    /// Touched OOB codes.
-    var oob: Set<String> = []
-    /// Touched SMS sessions.
-    var sms: Set<String> = []
+    /// Touched OOB codes, their first-touch values and the issue order before.
+    var oob = CodeChanges<OobCode>()
+    /// Touched SMS sessions, their first-touch values and the issue order before.
+    var sms = CodeChanges<SmsCode>()
     /// Touched MFA sessions.
     var mfa: Set<String> = []
     /// Every user went at once (journal the whole pool).
@@ -221,16 +193,8 @@ struct AuthChangeSet: Sendable, Equatable {
     var priorUsers: [String: Prior<AuthUser>] = [:]
     /// First-touch refresh tokens.
     var priorRefresh: [String: Prior<RefreshRecord>] = [:]
-    /// First-touch OOB codes.
-    var priorOob: [String: Prior<OobCode>] = [:]
-    /// First-touch SMS codes.
-    var priorSms: [String: Prior<SmsCode>] = [:]
     /// First-touch MFA sessions.
     var priorMfa: [String: Prior<MfaSession>] = [:]
-    /// The OOB issue order before the write.
-    var priorOobOrder: [String]?
-    /// The SMS issue order before the write.
-    var priorSmsOrder: [String]?
     /// The whole pool as it was before the write, once a wholesale change (`removeAllUsers`) made
     /// per-key records pointless.
     var priorPool: AuthPoolBox?
@@ -268,11 +232,9 @@ extension AuthPool {
             if let u = prior.value { index(u) }
         }
         for (k, p) in c.priorRefresh { placeRefresh(k, p.value) }
-        for (k, p) in c.priorOob { oobCodes[k] = p.value }
-        for (k, p) in c.priorSms { smsCodes[k] = p.value }
+        oob.undo(c.oob)
+        sms.undo(c.sms)
         for (k, p) in c.priorMfa { mfaSessions[k] = p.value }
-        if let order = c.priorOobOrder { oobOrder = order }
-        if let order = c.priorSmsOrder { smsOrder = order }
     }
 }
 

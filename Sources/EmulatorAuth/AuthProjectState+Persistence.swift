@@ -61,8 +61,8 @@ extension AuthPool {
         }
         if !c.users.isEmpty { o["users"] = delta(c.users, users, \.persisted) }
         if !c.refresh.isEmpty { o["refreshTokens"] = delta(c.refresh, refreshTokens, \.persisted) }
-        if !c.oob.isEmpty { o["oobCodes"] = delta(c.oob, oobCodes, \.persisted) }
-        if !c.sms.isEmpty { o["smsCodes"] = delta(c.sms, smsCodes, \.persisted) }
+        if !c.oob.isEmpty { o["oobCodes"] = delta(c.oob.touched, oobCodes, \.persisted) }
+        if !c.sms.isEmpty { o["smsCodes"] = delta(c.sms.touched, smsCodes, \.persisted) }
         if !c.mfa.isEmpty { o["mfaSessions"] = delta(c.mfa, mfaSessions, \.persisted) }
         return o
     }
