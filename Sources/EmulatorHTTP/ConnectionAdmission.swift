@@ -4,7 +4,7 @@ import EmulatorCore
 /// (`HTTPServerConfiguration.maxConnections` resolved by `EventLoop.connectionCap`). The accepting
 /// loop admits a connection before it hands it out; the loop that owns it releases it when it
 /// closes. The count is behind a `Mutex`.
-final class ConnectionAdmission: @unchecked Sendable {
+final class ConnectionAdmission: Sendable {
     /// The cap.
     let cap: Int
     private let open = Mutex(0)

@@ -17,7 +17,7 @@ public struct HTTPBodyClosed: Error, Sendable {
 /// The HTTP/1.1 writer: each write is posted to the event loop as a chunk and waits until the loop
 /// has taken it with little output pending, so at most one chunk per response waits in memory.
 /// State behind a `Mutex`; the loop acknowledges or fails it.
-final class HTTP1BodyWriter: HTTPBodyWriter, @unchecked Sendable {
+final class HTTP1BodyWriter: HTTPBodyWriter, Sendable {
     /// The waiting producer and whether the connection is gone.
     struct State {
         var waiter: CheckedContinuation<Void, any Error>?

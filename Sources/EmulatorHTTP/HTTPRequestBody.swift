@@ -47,7 +47,7 @@ extension HTTPRequest {
 /// The HTTP/1.1 streamed body: the event loop offers the bytes it parses, the handler reads
 /// them. Holds at most about `highWater` bytes: past it the loop stops reading the socket, and it
 /// resumes when the handler has taken half (`resume` wakes the loop). State behind a `Mutex`.
-final class HTTP1RequestBody: HTTPRequestBodyReader, @unchecked Sendable {
+final class HTTP1RequestBody: HTTPRequestBodyReader, Sendable {
     struct State {
         var chunks: [[UInt8]] = []
         var head = 0  // first chunk not yet read

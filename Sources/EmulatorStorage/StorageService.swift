@@ -16,7 +16,7 @@ import EmulatorCore
 /// applied (`StorageService+Persistence`); a refused append changes nothing and fails the request.
 /// State is behind a `Mutex`; the authorizer and observer behind another. File I/O (writing an
 /// upload, composing) never happens under the lock.
-public final class StorageService: ProjectStateParticipant, @unchecked Sendable {
+public final class StorageService: ProjectStateParticipant, Sendable {
     struct State {
         var buckets: [String: BucketState] = [:]
         var sessions: [String: UploadSession] = [:]

@@ -136,7 +136,7 @@ struct StorageFeedEvent: Sendable {
 /// read: events wait merged, one per database and one per bucket (what `format` sends anyway),
 /// each keeping at most `maxNames` + 1 distinct paths or names (the stream lists 200 and says
 /// `more`), and at most `maxKeys` of them (the oldest go first).
-final class ProjectFeedQueue: StoreFeedSink, StorageFeedSink, @unchecked Sendable {
+final class ProjectFeedQueue: StoreFeedSink, StorageFeedSink, Sendable {
     private struct State {
         var events: [ProjectFeedEvent] = []
         /// Where the waiting event of a database ("d" + name) or bucket ("b" + name) is in `events`.

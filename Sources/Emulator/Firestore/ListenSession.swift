@@ -7,7 +7,7 @@ import EmulatorStore
 /// State behind a `Mutex`; the sender parks on a continuation the store (or cancellation, or the
 /// heartbeat ticker) resumes. A sender that falls too far behind marks the queue overflowed instead of
 /// letting it grow without bound: the stream then ends and the client resumes from its token.
-final class ListenSession: WatchSink, @unchecked Sendable {
+final class ListenSession: WatchSink, Sendable {
     /// Queued events, the parked sender, and whether the queue overflowed or closed.
     struct State {
         var events: [WatchEvent] = []

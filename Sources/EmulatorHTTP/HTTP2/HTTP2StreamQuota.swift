@@ -9,7 +9,7 @@ import EmulatorCore
 /// and the open that follows it are two steps: loops opening streams at the same moment can pass
 /// the cap by at most one stream per loop. The fuzzing driver and tests give each connection its
 /// own quota.
-final class HTTP2StreamQuota: @unchecked Sendable {
+final class HTTP2StreamQuota: Sendable {
     /// The cap.
     let limit: Int
     private let counts = Mutex<(open: Int, closedSinceTrim: Int)>((0, 0))
