@@ -77,4 +77,31 @@ struct PushEndpointTests {
         #expect(flights.withLock { $0.delivered.count } == count)
         #expect(flights.withLock { $0.most } == 4)
     }
+
+    /// A drain gives its place back after its turn, measured on the injected monotonic clock
+    /// (before, it read the real one, so no test could pin it): with every POST taking 50 ms of
+    /// that clock, the first batch of ten ends at 0.5 s and the second at 1 s, the end of the
+    /// turn, so 20 of 30 messages are pushed and 10 wait for the next scan.
+    @Test func aDrainEndsAfterItsTurnOnTheInjectedClock() async throws {
+        let pubsub = PubSubService(environments: LocalEnvironmentProvider())
+        let topic = "projects/p/topics/turns"
+        _ = try pubsub.createTopic(["name": .string(topic)])
+        _ = try pubsub.createSubscription([
+            "name": "projects/p/subscriptions/turns-sub", "topic": .string(topic), "pushConfig": ["pushEndpoint": "http://127.0.0.1:9/p"],
+        ])
+        _ = try pubsub.publish(["topic": .string(topic), "messages": .array((0..<30).map { _ in ["data": "aGk="] })])
+        let clock = Mutex<UInt64>(5_000_000_000)
+        let pushed = Mutex(0)
+        let delivery = PubSubPushDelivery(
+            pubsub: pubsub, logger: NullLogSink(),
+            send: { _, _, _ in
+                clock.withLock { $0 += 50_000_000 }
+                pushed.withLock { $0 += 1 }
+                return 200
+            }, monotonic: { clock.withLock { $0 } })
+        let target = try #require(pubsub.pushTargets().first)
+        await delivery.drain(target)
+        #expect(pushed.withLock { $0 } == 20)
+        #expect(pubsub.overview(project: "p").subscriptions.first?.backlogMessages == 10)
+    }
 }

@@ -14,7 +14,7 @@ import EmulatorPubSub
 /// Each POST in flight holds a thread (blocking socket I/O, `HTTPClient`), so at most
 /// `maxDrains` subscriptions are drained at once; 500 subscriptions pushing to endpoints that
 /// never answer held 490 threads. So that those cannot keep the others waiting, a drain gives
-/// its place back after `turnNanoseconds` of work or at the first POST that gets no answer (the
+/// its place back after `turnNanoseconds` of work (read from the injected monotonic clock) or at the first POST that gets no answer (the
 /// rest of its batch is pushed again after the ack deadline, as a failed push is), and each scan
 /// starts one subscription further along the list.
 ///
@@ -40,14 +40,20 @@ final class PubSubPushDelivery: Sendable {
     let logger: any LogSink
     let send: Sender
     let maxDrains: Int
+    /// Monotonic readings in nanoseconds for a drain's turn (injected: tests step it).
+    let monotonic: @Sendable () -> UInt64
     private let draining = Mutex<Set<String>>([])
     private let warned = Mutex<Set<String>>([])
     private let nextStart = Mutex(0)
 
-    init(pubsub: PubSubService, logger: any LogSink, maxDrains: Int = PubSubPushDelivery.maxDrains, send: Sender? = nil) {
+    init(
+        pubsub: PubSubService, logger: any LogSink, maxDrains: Int = PubSubPushDelivery.maxDrains, send: Sender? = nil,
+        monotonic: @escaping @Sendable () -> UInt64 = { MonotonicClock.nanoseconds() }
+    ) {
         self.pubsub = pubsub
         self.logger = logger
         self.maxDrains = maxDrains
+        self.monotonic = monotonic
         self.send =
             send ?? { request, endpoint, timeout in
                 try? await HTTPClient.send(request, host: endpoint.host, port: endpoint.port, timeout: timeout).status
@@ -106,8 +112,8 @@ final class PubSubPushDelivery: Sendable {
             }
             return
         }
-        let end = MonotonicClock.nanoseconds() &+ Self.turnNanoseconds
-        while !Task.isCancelled && MonotonicClock.nanoseconds() < end {
+        let started = monotonic()
+        while !Task.isCancelled && MonotonicClock.elapsed(since: started, monotonic()) < Self.turnNanoseconds {
             guard let (leased, withAttempts) = try? pubsub.lease(target.name, max: Self.batch, maxBytes: nil, deadlineSeconds: nil),
                 !leased.isEmpty
             else { return }
