@@ -28,8 +28,8 @@ public struct PubSubSnapshotState: Sendable {
 public struct PubSubProjectState: Sendable {
     /// Topic resources (google.pubsub.v1.Topic, proto3 JSON) by full name.
     public var topics: UTF8Dictionary<JSON> = [:]
-    /// Subscriptions by full name.
-    public var subscriptions: [String: PubSubSubscriptionState] = [:]
+    /// Subscriptions by full name, with their backlogs' sums and each topic's list.
+    public var subscriptions = PubSubSubscriptionTable()
     /// Snapshots by full name.
     public var snapshots: [String: PubSubSnapshotState] = [:]
     /// Messages published so far (the last `serial` handed out).
@@ -45,8 +45,8 @@ public struct PubSubProjectState: Sendable {
     /// Whether there is anything to export.
     public var hasData: Bool { !topics.isEmpty || !subscriptions.isEmpty || !snapshots.isEmpty }
 
-    /// Names of the subscriptions attached to `topic`, sorted.
-    func subscriptionNames(of topic: String) -> [String] {
-        subscriptions.filter { $0.value.config.topic == topic }.keys.sorted()
-    }
+    /// Names of the subscriptions attached to `topic`, sorted (from the topic's list: filtering
+    /// every subscription of the project took a debug build 13-16 ms of CPU per publish with
+    /// 10,000 subscriptions over 1,000 topics, 0.75 ms with the list; bench/pubsub_topics.py).
+    func subscriptionNames(of topic: String) -> [String] { subscriptions.names(of: topic) }
 }

@@ -65,38 +65,39 @@ extension PubSubService {
 
     /// Sends dead letters to the subscription's dead-letter topic (new ids, production's
     /// `CloudPubSubDeadLetterSource*` attributes), journaled with their acks on the source; when
-    /// the journal refuses, they are put back on the source and the call fails. When a
-    /// subscription of the dead-letter topic is full they stay on the source, unacknowledged, as
-    /// a publish would be refused: a dead-letter topic that feeds the subscriptions dead lettering
-    /// into it otherwise multiplies their backlog on every round of nacks or expired leases.
+    /// the journal refuses, they are put back on the source and the call fails. When they do not
+    /// fit (a subscription of the dead-letter topic is full, or the project would pass its
+    /// budget: `noRoom`) they stay on the source, unacknowledged, as a publish would be refused:
+    /// a dead-letter topic that feeds the subscriptions dead lettering into it otherwise
+    /// multiplies their backlog on every round of nacks or expired leases.
     func forward(
         _ dead: [PubSubDeadLetter], from s: inout PubSubSubscriptionState, name: PubSubName, ps: inout PubSubProjectState,
         now: Timestamp, commit: (JSON) throws -> Void
     ) throws -> [String] {
         guard !dead.isEmpty, let dl = s.config.deadLetter else { return [] }
-        let env = environments.environment(for: name.project)
-        var messages: [PublishedMessage] = []
-        for (i, d) in dead.enumerated() {
+        // Built without ids first: their sizes and the filters they meet (the added attributes
+        // count) decide whether they fit, and a forward that does not fit draws nothing.
+        var messages: [PublishedMessage] = dead.map { d in
             var m = d.message
-            m.id = env.ids.digits(16)
             m.publishTime = now
-            m.serial = ps.lastSerial + Int64(i) + 1
             m.attributes["CloudPubSubDeadLetterSourceDeliveryCount"] = String(d.attempts)
             m.attributes["CloudPubSubDeadLetterSourceSubscription"] = name.id
             m.attributes["CloudPubSubDeadLetterSourceSubscriptionProject"] = name.project
             m.attributes["CloudPubSubDeadLetterSourceTopicPublishTime"] = d.message.publishTime.rfc3339()
-            messages.append(m)
+            return m
         }
         let ack: JSON = ["op": "ack", "subscription": .string(name.full), "messageIds": .array(dead.map { .string($0.message.id) })]
         let topicExists = ps.topics[dl.topic] != nil
         let keep = { (s: inout PubSubSubscriptionState) in for d in dead { if let i = s.backlog.index(of: d.seq) { s.backlog.markUnacked(i) } } }
         if topicExists {
-            let bytes = messages.reduce(0) { $0 + $1.size }
-            if Self.full(ps, topic: dl.topic, messages, limits) != nil
-                || (s.config.topic == dl.topic && !s.backlog.hasRoom(count: messages.count, bytes: bytes, limits))
-            {
+            if Self.noRoom(ps, topic: dl.topic, messages, limits, outside: (name.full, s)) != nil {
                 keep(&s)
                 return []
+            }
+            let env = environments.environment(for: name.project)
+            for i in messages.indices {
+                messages[i].id = env.ids.digits(16)
+                messages[i].serial = ps.lastSerial + Int64(i) + 1
             }
         }
         do {

@@ -102,7 +102,7 @@ extension PubSubService: PersistentParticipant {
             s.backlog.compact(now: now, config: s.config)
             ps.subscriptions[sub] = s
         case "seek":
-            try applySeek(&ps, entry, now: now)
+            applySeek(&ps, entry, now: now)
         default:
             throw EmulatorError.invalidArgument("unknown Pub/Sub journal entry '\(entry["op"]?.stringValue ?? "?")'")
         }

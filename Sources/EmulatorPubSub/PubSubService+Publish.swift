@@ -57,27 +57,24 @@ extension PubSubService {
         return PublishedMessage(id: "", data: data, attributes: attributes, orderingKey: key, publishTime: Timestamp(seconds: 0))
     }
 
-    /// Publishes validated drafts to `topic` (a full name): ids and publish time assigned, journaled,
-    /// handed to every attached subscription whose filter passes them, then to the observer.
-    /// Returns the message ids.
+    /// Publishes validated drafts to `topic` (a full name): checked against the limits, then ids
+    /// and publish time assigned, journaled, handed to every attached subscription whose filter
+    /// passes them, then to the observer. Returns the message ids. A publish that does not fit
+    /// (`noRoom`) is refused whole before any id is drawn, so a seeded project's ids do not
+    /// depend on refused requests.
     public func publish(project: String, topic: String, _ drafts: [PublishedMessage]) throws -> [String] {
         let env = environments.environment(for: project)
         let woken: [String]
         let ids: [String]
         (ids, woken) = try mutate(project) { ps, commit in
             guard ps.topics[topic] != nil else { throw EmulatorError.notFound("Topic not found") }
+            if let why = Self.noRoom(ps, topic: topic, drafts, limits) { throw Self.publishRefusal(why, ps, project: project, limits) }
             let now = env.clock.now()
             var messages = drafts
             for i in messages.indices {
                 messages[i].id = env.ids.digits(16)
                 messages[i].publishTime = now
                 messages[i].serial = ps.lastSerial + Int64(i) + 1
-            }
-            if let (t, s) = Self.full(ps, topic: topic, messages, limits) {
-                throw EmulatorError(
-                    .resourceExhausted,
-                    "Subscription \(t) holds \(s.backlog.unacked) unacknowledged messages (\(s.backlog.unackedBytes) bytes), the emulator's limit (\(limits.maxMessages) messages or \(limits.maxBytes >> 20) MiB); acknowledge or seek before publishing more."
-                )
             }
             try commit(["op": "publish", "topic": .string(topic), "messages": .array(messages.map(\.stored))])
             let woken = Self.fanOut(&ps, topic: topic, messages, now: now)
@@ -88,18 +85,6 @@ extension PubSubService {
         }
         for w in woken { wakeups.wake(w) }
         return ids
-    }
-
-    /// The first subscription of `topic` in `ps` (detached ones aside) with no room for `messages`.
-    static func full(
-        _ ps: PubSubProjectState, topic: String, _ messages: [PublishedMessage], _ limits: PubSubLimits
-    ) -> (String, PubSubSubscriptionState)? {
-        let bytes = messages.reduce(0) { $0 + $1.size }
-        for t in ps.subscriptionNames(of: topic) {
-            guard let s = ps.subscriptions[t], !s.config.detached else { continue }
-            if !s.backlog.hasRoom(count: messages.count, bytes: bytes, limits) { return (t, s) }
-        }
-        return nil
     }
 
     /// Appends messages (ids and times already set) to the topic's subscriptions whose filters

@@ -128,29 +128,41 @@ extension PubSubService {
             entry[member: "snapshot"] = .string(snap.full)
         }
         try mutate(name.project) { ps, commit in
-            guard ps.subscriptions[name.full] != nil else { throw EmulatorError.notFound("Subscription does not exist") }
+            guard var s = ps.subscriptions[name.full] else { throw EmulatorError.notFound("Subscription does not exist") }
             if let snap = entry["snapshot"]?.stringValue {
                 guard let st = ps.snapshots[snap] else { throw EmulatorError.notFound("Snapshot does not exist") }
-                guard st.resource["topic"]?.stringValue == ps.subscriptions[name.full]?.config.topic else {
+                guard st.resource["topic"]?.stringValue == s.config.topic else {
                     throw EmulatorError.failedPrecondition("The snapshot's topic is not the subscription's topic.")
                 }
             }
+            // Applied to a copy first (the entries are copied once; a seek walks them all
+            // anyway): what it adds is known exactly, and a refusal leaves the original.
+            let before = s.backlog
+            Self.seek(&s, entry, snapshots: ps.snapshots, now: self.now(name.project))
+            if let refusal = Self.seekRefusal(ps, name: name.full, before: before, after: s.backlog, project: name.project, limits) {
+                throw refusal
+            }
             try commit(entry)
-            try Self.applySeek(&ps, entry, now: self.now(name.project))
+            ps.subscriptions[name.full] = s
         }
         wakeups.wake(name.full)
         return .object([:])
     }
 
-    /// Applies a seek entry (live and on journal replay).
-    static func applySeek(_ ps: inout PubSubProjectState, _ entry: JSON, now: Timestamp) throws {
+    /// Applies a seek entry on journal replay.
+    static func applySeek(_ ps: inout PubSubProjectState, _ entry: JSON, now: Timestamp) {
         guard let sub = entry["subscription"]?.stringValue, var s = ps.subscriptions.removeValue(forKey: sub) else { return }
-        defer { ps.subscriptions[sub] = s }
+        seek(&s, entry, snapshots: ps.snapshots, now: now)
+        ps.subscriptions[sub] = s
+    }
+
+    /// Applies a seek entry to one subscription (live and on journal replay).
+    static func seek(_ s: inout PubSubSubscriptionState, _ entry: JSON, snapshots: [String: PubSubSnapshotState], now: Timestamp) {
         if let t = entry["time"]?.stringValue.flatMap({ Timestamp(rfc3339: $0) }) {
             for i in s.backlog.entries.indices {
                 if s.backlog.entries[i].message.publishTime < t { s.backlog.markAcked(i, at: now) } else { s.backlog.markUnacked(i) }
             }
-        } else if let name = entry["snapshot"]?.stringValue, let snap = ps.snapshots[name] {
+        } else if let name = entry["snapshot"]?.stringValue, let snap = snapshots[name] {
             let held = Set(snap.messages.map(\.id))
             var present: Set<String> = []
             for i in s.backlog.entries.indices {

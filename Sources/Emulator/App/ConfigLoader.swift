@@ -189,6 +189,8 @@ public enum ConfigLoader {
             case "maxStreams": l.maxStreams = Int(n)
             case "eventLoops": l.eventLoops = Int(n)
             case "maxBufferedBodyBytes": l.maxBufferedBodyBytes = Int(n)
+            case "pubsubMaxProjectMessages": l.pubsubMaxProjectMessages = Int(n)
+            case "pubsubMaxProjectBytes": l.pubsubMaxProjectBytes = Int(n)
             default: l.outputBufferBytes = Int(n)
             }
         }

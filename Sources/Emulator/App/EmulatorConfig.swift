@@ -1,5 +1,6 @@
 import EmulatorCore
 import EmulatorHTTP
+import EmulatorPubSub
 
 /// The effective configuration of one emulator process: defaults, then a config file
 /// (`emulator.json` or a Firebase `firebase.json`), then command-line flags.
@@ -53,9 +54,9 @@ public struct EmulatorConfig: Sendable, Equatable {
     public var importDir: String?
     /// Export directory written on clean exit.
     public var exportOnExit: String?
-    /// The HTTP server's limits on connections, streams and unread output, and its event-loop
-    /// count (`limits` in emulator.json; `--max-connections`, `--max-streams-per-connection`,
-    /// `--event-loops`).
+    /// The HTTP server's limits on connections, streams and unread output, its event-loop
+    /// count, and the Pub/Sub project budget (`limits` in emulator.json; `--max-connections`,
+    /// `--max-streams-per-connection`, `--event-loops`).
     public var limits = Limits()
 
     /// Limits that keep one client from taking what the others need (docs/robustness.md, "Limits").
@@ -76,8 +77,22 @@ public struct EmulatorConfig: Sendable, Equatable {
         /// itself. One by default: on two cores shared with the client, a second loop gained a
         /// little throughput and lost latency (bench/RESULTS.md); more pay with cores to spare.
         public var eventLoops = 1
+        /// Unacknowledged message entries all Pub/Sub subscriptions of one project hold together
+        /// (a message counts once per subscription it reaches); a publish that would pass it is
+        /// refused `RESOURCE_EXHAUSTED` (`PubSubLimits.maxProjectMessages`).
+        public var pubsubMaxProjectMessages = PubSubLimits.standard.maxProjectMessages
+        /// Bytes of those entries, each counting its message's size (`PubSubLimits.maxProjectBytes`).
+        public var pubsubMaxProjectBytes = PubSubLimits.standard.maxProjectBytes
         /// The defaults.
         public init() {}
+
+        /// The Pub/Sub service's limits: the standard ones with the project budget set here.
+        var pubsub: PubSubLimits {
+            var l = PubSubLimits.standard
+            l.maxProjectMessages = pubsubMaxProjectMessages
+            l.maxProjectBytes = pubsubMaxProjectBytes
+            return l
+        }
 
         /// The accepted range of each key, for errors that say what would be accepted.
         static let ranges: [String: ClosedRange<Int>] = [
@@ -85,6 +100,7 @@ public struct EmulatorConfig: Sendable, Equatable {
             "maxStreams": 1...10_000_000, "outputBufferBytes": 16_384...(1 << 30),
             "maxBufferedBodyBytes": (1 << 20)...(1 << 40),
             "eventLoops": 1...HTTPServerConfiguration.maxEventLoops,
+            "pubsubMaxProjectMessages": 1...1_000_000_000, "pubsubMaxProjectBytes": 1...(1 << 40),
         ]
     }
 

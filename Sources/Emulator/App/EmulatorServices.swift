@@ -149,7 +149,7 @@ public final class EmulatorServices: Sendable {
         let storageRules = try StorageRulesets(filePath: config.storageRulesPath, bucketPaths: config.storageBucketRulesPaths, logger: logger)
         self.storageRules = storageRules
         storage.setAuthorizer(StorageRulesAuthorizer(rulesets: storageRules, log: rulesLog, store: store))
-        let pubsub = PubSubService(environments: projects)
+        let pubsub = PubSubService(environments: projects, limits: config.limits.pubsub)
         self.pubsub = pubsub
         PubSubWiring.connect(pubsub: pubsub, functions: functions, revisions: revisions)
         if let dir = config.dataDir {
