@@ -38,7 +38,7 @@ extension StoreService {
     /// are not remembered.)
     public func rollback(project: String, database: String, transaction: [UInt8]) throws {
         guard transaction.count == Self.transactionIdBytes else { throw EmulatorError.invalidArgument("Invalid transaction.") }
-        try withDatabase(project, database, keep: false) { data, _, _ in
+        _ = try withDatabase(project, database, keep: false) { data, _, _ in
             data.transactions.remove(Base64.encode(transaction))
         }
     }
