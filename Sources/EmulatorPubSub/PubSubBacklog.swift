@@ -2,8 +2,9 @@ import EmulatorCore
 
 /// One subscription's messages and their delivery state: available (maybe backing off until
 /// `notBefore`), leased under an ack id until a deadline, or acknowledged (kept only for seek when
-/// the subscription retains acknowledged messages). Entries are in publish order. A value type
-/// owned by `PubSubProjectState` (so snapshots of the project copy it on write).
+/// the subscription retains acknowledged messages, within `RetainRoom`). Entries are in publish
+/// order. A value type owned by `PubSubProjectState` (so snapshots of the project copy it on
+/// write), behind `PubSubService`'s lock like the rest of a project's state.
 public struct PubSubBacklog: Sendable {
     /// Delivery state of one entry.
     enum State: Sendable, Equatable {
@@ -45,6 +46,30 @@ public struct PubSubBacklog: Sendable {
     public private(set) var unacked = 0
     /// Bytes of the unacknowledged entries' messages.
     public private(set) var unackedBytes = 0
+    /// Bytes of the acknowledged entries' messages still held (retained for seek, or not yet
+    /// compacted away).
+    public private(set) var ackedBytes = 0
+
+    /// Acknowledged entries still held: everything that is not unacknowledged.
+    public var acked: Int { entries.count - unacked }
+
+    /// How many acknowledged entries, and bytes of them, a subscription that retains them may
+    /// keep: `maxMessages`/`maxBytes` of its own, less when the rest of the project already holds
+    /// most of `maxProjectMessages`/`maxProjectBytes` (`PubSubSubscriptionTable.retainRoom`).
+    /// Without it a client publishing and acknowledging on such a subscription grew the process
+    /// for the whole retention period (up to 31 days).
+    public struct RetainRoom: Sendable, Equatable {
+        /// The most acknowledged entries kept.
+        public var messages: Int
+        /// The most bytes of them kept.
+        public var bytes: Int
+
+        /// Creates a room.
+        public init(messages: Int, bytes: Int) {
+            self.messages = messages
+            self.bytes = bytes
+        }
+    }
 
     /// Creates an empty backlog.
     public init() {}
@@ -78,6 +103,7 @@ public struct PubSubBacklog: Sendable {
         entries[i].state = .acked(now)
         unacked -= 1
         unackedBytes -= entries[i].message.size
+        ackedBytes += entries[i].message.size
     }
 
     /// Marks entry `i` unacknowledged and available again (seek).
@@ -85,6 +111,7 @@ public struct PubSubBacklog: Sendable {
         if entries[i].isAcked {
             unacked += 1
             unackedBytes += entries[i].message.size
+            ackedBytes -= entries[i].message.size
         }
         entries[i].state = .available
         entries[i].notBefore = nil
@@ -97,17 +124,20 @@ public struct PubSubBacklog: Sendable {
     /// The unacknowledged messages, oldest first (export, the UI).
     public var unackedMessages: [PublishedMessage] { entries.filter { !$0.isAcked }.map(\.message) }
 
-    /// Drops what no longer needs keeping: acknowledged entries (unless retained for seek) and
-    /// anything older than the retention period. Cheap when nothing is due: a prefix check, and
-    /// a full pass only when at least half the entries are acknowledged.
-    mutating func compact(now: Timestamp, config: PubSubSubscriptionConfig) {
+    /// Drops what no longer needs keeping: acknowledged entries (unless retained for seek, and
+    /// then the oldest past `room`) and anything older than the retention period. Cheap when
+    /// nothing is due: a prefix check, and a full pass only when at least half the entries are
+    /// acknowledged (or, retaining, more than `room` of them are).
+    mutating func compact(now: Timestamp, config: PubSubSubscriptionConfig, room: RetainRoom) {
         let horizon = now.adding(seconds: -config.retentionSeconds)
         var drop = 0
         while drop < entries.count {
             let e = entries[drop]
             let expired = e.message.publishTime < horizon
             guard expired || (e.isAcked && !config.retainAcked) else { break }
-            if !e.isAcked {
+            if e.isAcked {
+                ackedBytes -= e.message.size
+            } else {
                 unacked -= 1
                 unackedBytes -= e.message.size
             }
@@ -116,6 +146,33 @@ public struct PubSubBacklog: Sendable {
         if drop > 0 { entries.removeFirst(drop) }
         if !config.retainAcked, entries.count >= 64, entries.count - unacked > entries.count / 2 {
             entries.removeAll { $0.isAcked }
+            ackedBytes = 0
         }
+        if config.retainAcked { trimRetained(room) }
+    }
+
+    /// Drops the oldest acknowledged entries when more than `room` are held, down to an eighth
+    /// under it, so the pass (a scan of the front and a shift of the rest) is paid for by that
+    /// many acknowledgements rather than run on each. Unacknowledged entries stay, wherever they
+    /// sit among them. While the acknowledged entries are under an eighth of the entries (and of
+    /// their bytes) they wait: `room` can be near 0 when the rest of the project holds its
+    /// budget, and a pass per acknowledgement over a large unacknowledged backlog would cost its
+    /// length each time; what waits is bounded by that backlog, itself within the limits.
+    mutating func trimRetained(_ room: RetainRoom) {
+        let count = acked
+        guard count > room.messages || ackedBytes > room.bytes else { return }
+        guard entries.count < 64 || count >= entries.count / 8 || ackedBytes >= (unackedBytes + ackedBytes) / 8 else { return }
+        let keep = max(0, room.messages - room.messages / 8), keepBytes = max(0, room.bytes - room.bytes / 8)
+        var dropped = 0, droppedBytes = 0, cut = 0
+        while cut < entries.count, count - dropped > keep || ackedBytes - droppedBytes > keepBytes {
+            if entries[cut].isAcked {
+                dropped += 1
+                droppedBytes += entries[cut].message.size
+            }
+            cut += 1
+        }
+        guard dropped > 0 else { return }
+        entries.replaceSubrange(0..<cut, with: entries[0..<cut].filter { !$0.isAcked })
+        ackedBytes -= droppedBytes
     }
 }

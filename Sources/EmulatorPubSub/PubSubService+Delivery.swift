@@ -44,7 +44,7 @@ extension PubSubService {
             }
             let now = self.now(name.project)
             woken = try expire(&s, name: name, ps: &ps, now: now, commit: commit)
-            s.backlog.compact(now: now, config: s.config)
+            s.backlog.compact(now: now, config: s.config, room: ps.subscriptions.retainRoom(limits))
             let got = s.backlog.lease(
                 max: max, maxBytes: maxBytes, deadlineSeconds: deadlineSeconds ?? s.config.ackDeadlineSeconds, now: now, config: s.config)
             return (got, s.config.deadLetter != nil)
@@ -111,7 +111,7 @@ extension PubSubService {
         guard topicExists else { return [] }
         // The source subscription is out of `ps` now; a dead-letter topic that feeds it gets the
         // messages when it is put back (fanOut only sees subscriptions in `ps`).
-        var woken = Self.fanOut(&ps, topic: dl.topic, messages, now: now)
+        var woken = Self.fanOut(&ps, topic: dl.topic, messages, now: now, limits: limits)
         if s.config.topic == dl.topic {
             for m in messages where s.config.filter?.matches(m.attributes) ?? true { s.backlog.append(m) }
             woken.append(name.full)
@@ -156,7 +156,7 @@ extension PubSubService {
                     "op": "ack", "subscription": .string(name.full), "messageIds": .array(targets.map { .string(s.backlog.entries[$0].message.id) }),
                 ])
                 for i in targets { s.backlog.markAcked(i, at: now) }
-                s.backlog.compact(now: now, config: s.config)
+                s.backlog.compact(now: now, config: s.config, room: ps.subscriptions.retainRoom(limits))
             }
             return failed
         }
@@ -192,6 +192,9 @@ extension PubSubService {
             var dead: [PubSubDeadLetter] = []
             s.backlog.modifyDeadline(ids, seconds: Int(seconds), now: now, config: s.config, deadLetters: &dead)
             woken = try forward(dead, from: &s, name: name, ps: &ps, now: now, commit: commit)
+            // Dead letters are acknowledged here; compacting now, as replaying their journaled
+            // ack does, keeps what a retaining subscription holds the same live and replayed.
+            s.backlog.compact(now: now, config: s.config, room: ps.subscriptions.retainRoom(limits))
             if seconds == 0 { woken.append(name.full) }
         }
         for w in woken { wakeups.wake(w) }

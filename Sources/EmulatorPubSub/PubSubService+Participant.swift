@@ -59,17 +59,19 @@ extension PubSubService: PersistentParticipant {
         let now = self.now(project)
         try state.withLock { all in
             var ps = all[project] ?? PubSubProjectState()
-            try Self.apply(entry, to: &ps, now: now)
+            try Self.apply(entry, to: &ps, now: now, limits: limits)
             if ps.hasData || ps.lastSerial > 0 { all[project] = ps } else { all[project] = nil }
         }
     }
 
-    static func apply(_ entry: JSON, to ps: inout PubSubProjectState, now: Timestamp) throws {
+    /// Applies one journal entry; `limits` are the live service's, so acknowledged entries are
+    /// trimmed at the same points as they were live and a replayed seek brings back the same.
+    static func apply(_ entry: JSON, to ps: inout PubSubProjectState, now: Timestamp, limits: PubSubLimits) throws {
         switch entry["op"]?.stringValue ?? "" {
         case "replace":
             ps = try imported(entry["data"] ?? .object([:]))
         case "batch":
-            for e in entry["entries"]?.arrayValue ?? [] { try apply(e, to: &ps, now: now) }
+            for e in entry["entries"]?.arrayValue ?? [] { try apply(e, to: &ps, now: now, limits: limits) }
         case "topic":
             guard let t = entry["topic"], let name = t["name"]?.stringValue else { throw EmulatorError.invalidArgument("topic entry without a name") }
             ps.topics[name] = t
@@ -94,15 +96,15 @@ extension PubSubService: PersistentParticipant {
             ps.snapshots[entry["name"]?.stringValue ?? ""] = nil
         case "publish":
             let messages = try (entry["messages"]?.arrayValue ?? []).map { try PublishedMessage(json: $0) }.filter { $0.serial > ps.lastSerial }
-            if !messages.isEmpty { _ = fanOut(&ps, topic: entry["topic"]?.stringValue ?? "", messages, now: now) }
+            if !messages.isEmpty { _ = fanOut(&ps, topic: entry["topic"]?.stringValue ?? "", messages, now: now, limits: limits) }
         case "ack":
             guard let sub = entry["subscription"]?.stringValue, var s = ps.subscriptions.removeValue(forKey: sub) else { return }
             let ids = Set((entry["messageIds"]?.arrayValue ?? []).compactMap(\.stringValue))
             for i in s.backlog.entries.indices where ids.contains(s.backlog.entries[i].message.id) { s.backlog.markAcked(i, at: now) }
-            s.backlog.compact(now: now, config: s.config)
+            s.backlog.compact(now: now, config: s.config, room: ps.subscriptions.retainRoom(limits))
             ps.subscriptions[sub] = s
         case "seek":
-            applySeek(&ps, entry, now: now)
+            applySeek(&ps, entry, now: now, limits: limits)
         default:
             throw EmulatorError.invalidArgument("unknown Pub/Sub journal entry '\(entry["op"]?.stringValue ?? "?")'")
         }

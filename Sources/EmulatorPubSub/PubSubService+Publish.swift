@@ -77,7 +77,7 @@ extension PubSubService {
                 messages[i].serial = ps.lastSerial + Int64(i) + 1
             }
             try commit(["op": "publish", "topic": .string(topic), "messages": .array(messages.map(\.stored))])
-            let woken = Self.fanOut(&ps, topic: topic, messages, now: now)
+            let woken = Self.fanOut(&ps, topic: topic, messages, now: now, limits: limits)
             if let observer = hooks.withLock({ $0.observer }) {
                 observer.call(project, PubSubName(project: project, kind: .topics, id: String(topic.split(separator: "/").last ?? "")).id, messages)
             }
@@ -88,14 +88,17 @@ extension PubSubService {
     }
 
     /// Appends messages (ids and times already set) to the topic's subscriptions whose filters
-    /// pass them; advances the publish counter. Returns the subscriptions that got any.
-    static func fanOut(_ ps: inout PubSubProjectState, topic: String, _ messages: [PublishedMessage], now: Timestamp) -> [String] {
+    /// pass them, compacting each first (`limits` bound what a retaining one keeps); advances the
+    /// publish counter. Returns the subscriptions that got any.
+    static func fanOut(
+        _ ps: inout PubSubProjectState, topic: String, _ messages: [PublishedMessage], now: Timestamp, limits: PubSubLimits
+    ) -> [String] {
         var woken: [String] = []
         for t in ps.subscriptionNames(of: topic) {
             guard var s = ps.subscriptions.removeValue(forKey: t) else { continue }
             var any = false
             if !s.config.detached {
-                s.backlog.compact(now: now, config: s.config)
+                s.backlog.compact(now: now, config: s.config, room: ps.subscriptions.retainRoom(limits))
                 for m in messages where s.config.filter?.matches(m.attributes) ?? true {
                     s.backlog.append(m)
                     any = true

@@ -138,7 +138,8 @@ extension PubSubService {
             // Applied to a copy first (the entries are copied once; a seek walks them all
             // anyway): what it adds is known exactly, and a refusal leaves the original.
             let before = s.backlog
-            Self.seek(&s, entry, snapshots: ps.snapshots, now: self.now(name.project))
+            let room = ps.subscriptions.retainRoom(limits, stored: s.backlog)
+            Self.seek(&s, entry, snapshots: ps.snapshots, now: self.now(name.project), room: room)
             if let refusal = Self.seekRefusal(ps, name: name.full, before: before, after: s.backlog, project: name.project, limits) {
                 throw refusal
             }
@@ -150,14 +151,17 @@ extension PubSubService {
     }
 
     /// Applies a seek entry on journal replay.
-    static func applySeek(_ ps: inout PubSubProjectState, _ entry: JSON, now: Timestamp) {
+    static func applySeek(_ ps: inout PubSubProjectState, _ entry: JSON, now: Timestamp, limits: PubSubLimits) {
         guard let sub = entry["subscription"]?.stringValue, var s = ps.subscriptions.removeValue(forKey: sub) else { return }
-        seek(&s, entry, snapshots: ps.snapshots, now: now)
+        seek(&s, entry, snapshots: ps.snapshots, now: now, room: ps.subscriptions.retainRoom(limits))
         ps.subscriptions[sub] = s
     }
 
-    /// Applies a seek entry to one subscription (live and on journal replay).
-    static func seek(_ s: inout PubSubSubscriptionState, _ entry: JSON, snapshots: [String: PubSubSnapshotState], now: Timestamp) {
+    /// Applies a seek entry to one subscription (live and on journal replay); `room` bounds the
+    /// acknowledged entries it then retains (`PubSubBacklog.compact`).
+    static func seek(
+        _ s: inout PubSubSubscriptionState, _ entry: JSON, snapshots: [String: PubSubSnapshotState], now: Timestamp, room: PubSubBacklog.RetainRoom
+    ) {
         if let t = entry["time"]?.stringValue.flatMap({ Timestamp(rfc3339: $0) }) {
             for i in s.backlog.entries.indices {
                 if s.backlog.entries[i].message.publishTime < t { s.backlog.markAcked(i, at: now) } else { s.backlog.markUnacked(i) }
@@ -182,6 +186,6 @@ extension PubSubService {
                 s.backlog = rebuilt
             }
         }
-        s.backlog.compact(now: now, config: s.config)
+        s.backlog.compact(now: now, config: s.config, room: room)
     }
 }
