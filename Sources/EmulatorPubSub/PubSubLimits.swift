@@ -5,7 +5,9 @@
 /// would not fit is refused, so no path (a publish, a dead-letter topic that feeds subscriptions
 /// dead lettering into it, a seek) grows a backlog or a project past these. Imports and restores
 /// are taken whole (they hold what was acknowledged before; publishes are refused until there is
-/// room). Injected so tests can reach them cheaply.
+/// room). Acknowledged messages a subscription retains for seek are bounded by the same figures,
+/// counted apart: past them the oldest are dropped, nothing is refused (`PubSubBacklog.
+/// RetainRoom`). Injected so tests can reach them cheaply.
 public struct PubSubLimits: Sendable, Equatable {
     /// The most unacknowledged messages one subscription holds.
     public var maxMessages: Int

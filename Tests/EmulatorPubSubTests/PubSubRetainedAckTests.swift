@@ -170,3 +170,36 @@ extension PubSubRetainedAckTests {
         #expect(try await T.pull(replayed, 10, sub: B.sub("kept")).map(T.data) == live)
     }
 }
+
+extension PubSubRetainedAckTests {
+    /// A backlog of `unacked` unacknowledged entries followed by `acked` acknowledged ones,
+    /// three bytes each as sizes count ("AA==").
+    static func backlog(unacked: Int, acked: Int) -> PubSubBacklog {
+        var b = PubSubBacklog()
+        let t = Timestamp(seconds: 1_800_000_000)
+        for i in 0..<(unacked + acked) { b.append(PublishedMessage(id: String(i), data: "AA==", publishTime: t)) }
+        for i in unacked..<(unacked + acked) { b.markAcked(i, at: t) }
+        return b
+    }
+
+    /// With little room (the rest of the project holds its budget) behind a large unacknowledged
+    /// backlog, acknowledged entries wait until they are an eighth of the entries, then go in one
+    /// pass: a pass per acknowledgement would cost the backlog's length each time.
+    @Test func littleRoomBehindALargeBacklogWaitsForAnEighth() throws {
+        let config = try PubSubSubscriptionConfig(["topic": .string(T.topic), "retainAckedMessages": true])
+        let now = Timestamp(seconds: 1_800_000_000)
+        let none = PubSubBacklog.RetainRoom(messages: 0, bytes: 1 << 20)
+        var b = Self.backlog(unacked: 700, acked: 98)
+        b.compact(now: now, config: config, room: none)
+        #expect(b.acked == 98, "under an eighth of 798 (and of their bytes): kept for now")
+        b = Self.backlog(unacked: 700, acked: 100)
+        b.compact(now: now, config: config, room: none)
+        #expect(b.acked == 0)
+        #expect(b.unacked == 700)
+        #expect(b.ackedBytes == 0)
+        b = Self.backlog(unacked: 700, acked: 100)
+        b.compact(now: now, config: config, room: PubSubBacklog.RetainRoom(messages: 1 << 20, bytes: 240))
+        #expect(b.acked == 70, "the byte room (240, three bytes each) trims down to an eighth under it")
+        #expect(b.ackedBytes == 210)
+    }
+}
